@@ -1,0 +1,65 @@
+package dev.kernelweave.agent.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/** {@code java -jar kernelweave-agent.jar COMMAND ...}: the command line. */
+public final class Main {
+
+  /** Exit code for a usage error or an input that cannot be read. */
+  public static final int USAGE = 2;
+
+  static final String HELP = """
+      KernelWeave: runs the independent GPU work of unmodified JCuda programs concurrently.
+
+      As an agent:
+        java -javaagent:kernelweave-agent.jar[=key=value,...] -cp APP MAIN
+        options (also -Dkernelweave.KEY=VALUE):
+          mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
+                                      passthrough: change nothing, only journal
+          journal=DIR|off             where the launch journal goes (default: a new directory
+                                      under java.io.tmpdir, printed at start)
+          streams=N                   streams per CUDA context, 1..64 (default 16)
+          ptx=on|off                  read kernels' read/write sets from their PTX (default on)
+          log=quiet|info|debug        how much the agent prints on stderr (default info)
+
+      Commands:
+        inspect stats DIR                      calls per kind, kernel and thread; bytes; syncs; streams
+        inspect tail DIR [-f]                  one line per call; -f follows a live journal
+        inspect dag DIR [--from SEQ] [--to SEQ] --dot
+                                               the dependency graph in Graphviz DOT
+        inspect trace DIR -o FILE.json         a timeline for Perfetto (Chrome Trace Event Format)
+        ptx FILE.ptx                           each kernel's parameters: R, W, RW or V (and OTHER)
+        selftest --sim [--seed S] [--programs N] [--mutant drop-raw|drop-war|no-free-wait]
+                                               differential fuzz of the scheduler on a simulated GPU
+        selftest --gpu [--seed S] [--programs N]
+                                               the same on this machine's GPU (JCuda on the class path)
+        --help                                 this text
+      """;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /** Runs one command and returns its exit code. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
+      out.print(HELP);
+      return args.length == 0 ? USAGE : 0;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    switch (args[0]) {
+      case "inspect":
+        return InspectCommand.run(rest, out, err);
+      case "ptx":
+        return PtxCommand.run(rest, out, err);
+      case "selftest":
+        return SelfTestCommand.run(rest, out, err);
+      default:
+        err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest or --help");
+        return USAGE;
+    }
+  }
+}

@@ -1,0 +1,12 @@
+package dev.kernelweave.agent.cli;
+
+import java.io.PrintStream;
+
+final class SelfTestCommand {
+  private SelfTestCommand() {}
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    err.println("kernelweave: not built yet");
+    return 3;
+  }
+}

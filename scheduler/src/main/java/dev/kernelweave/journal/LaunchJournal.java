@@ -1,0 +1,28 @@
+package dev.kernelweave.journal;
+
+import dev.kernelweave.call.CallRecord;
+
+/**
+ * Where every intercepted call is recorded. {@link #append} copies the record and returns without
+ * touching the disk, so a slow or full disk never stalls a launch.
+ *
+ * <p>Thread-safe: any application thread may append.
+ */
+public interface LaunchJournal extends AutoCloseable {
+
+  /** Records the call; the caller may reuse {@code call} as soon as this returns. */
+  void append(CallRecord call);
+
+  /** Writes what is pending and releases the files. */
+  @Override
+  void close();
+
+  /** A journal that records nothing: {@code journal=off}. */
+  LaunchJournal OFF = new LaunchJournal() {
+    @Override
+    public void append(CallRecord call) {}
+
+    @Override
+    public void close() {}
+  };
+}

@@ -1,0 +1,219 @@
+package dev.kernelweave.memory;
+
+import java.util.Arrays;
+
+/**
+ * The live allocations of the process, so that an address anywhere inside one resolves to it.
+ *
+ * <p>Each allocation has an {@code id}, unique for the life of the process (what the journal
+ * shows), and a {@code slot}, a small index that is reused after a free (what the scheduler indexes
+ * its per-allocation history by). A new allocation at an address that was freed gets a new id and a
+ * slot whose history starts empty.
+ *
+ * <p>Thread safety: lookups are lock-free and allocate nothing; they read an immutable snapshot that
+ * {@link #add} and {@link #remove} replace under a lock. Allocations and frees are rare next to
+ * launches, so copying the snapshot on each change is the cheaper side of the trade.
+ */
+public final class AllocationTable {
+
+  /** Returned by {@link #find} when the address lies in no live allocation. */
+  public static final int NOT_FOUND = -1;
+
+  private static final class Snapshot {
+    final long[] bases;
+    final long[] ends;
+    final int[] ids;
+    final int[] slots;
+    final byte[] kinds;
+
+    Snapshot(long[] bases, long[] ends, int[] ids, int[] slots, byte[] kinds) {
+      this.bases = bases;
+      this.ends = ends;
+      this.ids = ids;
+      this.slots = slots;
+      this.kinds = kinds;
+    }
+
+    int size() {
+      return bases.length;
+    }
+  }
+
+  private volatile Snapshot snapshot = new Snapshot(new long[0], new long[0], new int[0], new int[0], new byte[0]);
+  private int nextId = 1;
+  private boolean[] slotInUse = new boolean[64];
+
+  /**
+   * Records a new allocation and returns its index in the current snapshot's order is not stable;
+   * callers keep the id. An existing allocation overlapping the range (a free the agent did not see)
+   * is dropped first.
+   *
+   * @return the new allocation's id
+   */
+  public synchronized int add(long base, long size, MemoryKind kind) {
+    if (size <= 0) {
+      size = 1;
+    }
+    long end = base + size;
+    Snapshot s = snapshot;
+    int n = s.size();
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+      if (s.ends[i] <= base || s.bases[i] >= end) {
+        kept++;
+      } else {
+        slotInUse[s.slots[i]] = false;
+      }
+    }
+    long[] bases = new long[kept + 1];
+    long[] ends = new long[kept + 1];
+    int[] ids = new int[kept + 1];
+    int[] slots = new int[kept + 1];
+    byte[] kinds = new byte[kept + 1];
+    int id = nextId++;
+    int slot = claimSlot();
+    int j = 0;
+    boolean placed = false;
+    for (int i = 0; i < n; i++) {
+      if (!(s.ends[i] <= base || s.bases[i] >= end)) {
+        continue;
+      }
+      if (!placed && s.bases[i] > base) {
+        bases[j] = base; ends[j] = end; ids[j] = id; slots[j] = slot; kinds[j] = (byte) kind.ordinal();
+        j++;
+        placed = true;
+      }
+      bases[j] = s.bases[i]; ends[j] = s.ends[i]; ids[j] = s.ids[i]; slots[j] = s.slots[i]; kinds[j] = s.kinds[i];
+      j++;
+    }
+    if (!placed) {
+      bases[j] = base; ends[j] = end; ids[j] = id; slots[j] = slot; kinds[j] = (byte) kind.ordinal();
+    }
+    snapshot = new Snapshot(bases, ends, ids, slots, kinds);
+    return id;
+  }
+
+  /**
+   * Forgets the allocation that starts at {@code base}.
+   *
+   * @return its id, or {@link #NOT_FOUND} when no allocation starts there
+   */
+  public synchronized int remove(long base) {
+    Snapshot s = snapshot;
+    int i = Arrays.binarySearch(s.bases, base);
+    if (i < 0) {
+      return NOT_FOUND;
+    }
+    int n = s.size();
+    int id = s.ids[i];
+    slotInUse[s.slots[i]] = false;
+    snapshot = new Snapshot(
+        removeAt(s.bases, i), removeAt(s.ends, i), removeAt(s.ids, i), removeAt(s.slots, i), removeAt(s.kinds, i, n));
+    return id;
+  }
+
+  /**
+   * Resolves an address to the index of the allocation holding it, in the snapshot returned with it.
+   * Use {@link #lookup} for a self-contained answer.
+   */
+  public int find(long address) {
+    return indexOf(snapshot, address);
+  }
+
+  /**
+   * Resolves {@code address} into {@code into}. Allocation-free.
+   *
+   * @return false when the address lies in no live allocation
+   */
+  public boolean lookup(long address, Allocation into) {
+    Snapshot s = snapshot;
+    int i = indexOf(s, address);
+    if (i < 0) {
+      return false;
+    }
+    into.id = s.ids[i];
+    into.slot = s.slots[i];
+    into.base = s.bases[i];
+    into.size = s.ends[i] - s.bases[i];
+    into.kind = MemoryKind.ofOrdinal(s.kinds[i]);
+    return true;
+  }
+
+  /** The number of live allocations. */
+  public int size() {
+    return snapshot.size();
+  }
+
+  /** One more than the largest slot in use: the size per-slot arrays need. */
+  public synchronized int slotCapacity() {
+    return slotInUse.length;
+  }
+
+  /** A mutable holder for {@link #lookup} results, reused by its owner to avoid allocation. */
+  public static final class Allocation {
+    public int id;
+    public int slot;
+    public long base;
+    public long size;
+    public MemoryKind kind;
+
+    @Override
+    public String toString() {
+      return "allocation #" + id + " [0x" + Long.toHexString(base) + ", +" + size + ") " + kind;
+    }
+  }
+
+  private static int indexOf(Snapshot s, long address) {
+    long[] bases = s.bases;
+    int lo = 0;
+    int hi = bases.length - 1;
+    int found = -1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(bases[mid], address) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (found >= 0 && Long.compareUnsigned(address, s.ends[found]) < 0) {
+      return found;
+    }
+    return NOT_FOUND;
+  }
+
+  private int claimSlot() {
+    for (int i = 0; i < slotInUse.length; i++) {
+      if (!slotInUse[i]) {
+        slotInUse[i] = true;
+        return i;
+      }
+    }
+    int slot = slotInUse.length;
+    slotInUse = Arrays.copyOf(slotInUse, slotInUse.length * 2);
+    slotInUse[slot] = true;
+    return slot;
+  }
+
+  private static long[] removeAt(long[] a, int i) {
+    long[] r = new long[a.length - 1];
+    System.arraycopy(a, 0, r, 0, i);
+    System.arraycopy(a, i + 1, r, i, a.length - i - 1);
+    return r;
+  }
+
+  private static int[] removeAt(int[] a, int i) {
+    int[] r = new int[a.length - 1];
+    System.arraycopy(a, 0, r, 0, i);
+    System.arraycopy(a, i + 1, r, i, a.length - i - 1);
+    return r;
+  }
+
+  private static byte[] removeAt(byte[] a, int i, int n) {
+    byte[] r = new byte[n - 1];
+    System.arraycopy(a, 0, r, 0, i);
+    System.arraycopy(a, i + 1, r, i, n - i - 1);
+    return r;
+  }
+}

@@ -1,0 +1,32 @@
+package dev.kernelweave.scheduler;
+
+/**
+ * The handful of stream and event operations the scheduler itself issues, on lanes it numbers.
+ * Lanes {@code 0 .. streams-1} are the agent's own non-blocking streams; lane {@code streams} is
+ * the application's legacy default stream, where calls that keep their synchronous meaning run as
+ * written.
+ *
+ * <p>Implemented over JCuda in the interceptor and simulated in tests. Implementations may throw;
+ * the scheduler lets the exception through, and the interceptor then falls back to pass-through.
+ * Called only while the scheduler's owner holds its lock.
+ */
+public interface StreamDevice {
+
+  /** Creates the agent's stream for a pool lane; called once per lane, before its first use. */
+  void createStream(int lane);
+
+  /** Creates a pooled event; called once per event id, before its first use. Events need no timing. */
+  void createEvent(int event);
+
+  /** Records {@code event} on {@code lane}: it completes when all work issued there so far has. */
+  void recordEvent(int event, int lane);
+
+  /** Makes all later work on {@code lane} wait for the last recording of {@code event}; the host does not wait. */
+  void waitEvent(int lane, int event);
+
+  /** The host waits for the last recording of {@code event}. */
+  void synchronizeEvent(int event);
+
+  /** The host waits for all work on every stream of the context. */
+  void synchronizeDevice();
+}
