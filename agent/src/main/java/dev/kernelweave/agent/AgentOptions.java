@@ -1,0 +1,115 @@
+package dev.kernelweave.agent;
+
+import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.Mode;
+import dev.kernelweave.scheduler.Scheduler;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The agent's options, from {@code -javaagent:kernelweave-agent.jar=key=value,...} and
+ * {@code -Dkernelweave.key=value} (the agent argument wins where both are given). Immutable.
+ *
+ * @param mode what the agent does with the calls
+ * @param journal where the journal goes; null when off, {@link #DEFAULT_JOURNAL} for a new
+ *     directory under {@code java.io.tmpdir}
+ * @param streams the agent's streams per context
+ * @param ptx whether kernels' read/write sets come from their PTX
+ * @param log how much the agent says
+ */
+public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, AgentLog.Level log) {
+
+  /** {@link #journal} when none was named: a new directory is made at the first CUDA call. */
+  public static final Path DEFAULT_JOURNAL = Path.of("");
+
+  static final String KEYS = "mode, journal, streams, ptx, log";
+  static final int MAX_STREAMS = 64;
+
+  /** An option the agent cannot accept; the message names it and the accepted values. */
+  public static final class InvalidOption extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    InvalidOption(String message) {
+      super(message);
+    }
+  }
+
+  /** The defaults: schedule, a journal under the temporary directory, 16 streams, PTX analysis on. */
+  public static AgentOptions defaults() {
+    return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, Scheduler.DEFAULT_STREAMS, true, AgentLog.Level.INFO);
+  }
+
+  /**
+   * Parses the agent argument and the {@code kernelweave.*} system properties.
+   *
+   * @throws InvalidOption naming the first option that is unknown or has a bad value
+   */
+  public static AgentOptions parse(String agentArgument, Properties system) {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String name : system.stringPropertyNames()) {
+      if (name.startsWith("kernelweave.")) {
+        values.put(name.substring("kernelweave.".length()), system.getProperty(name));
+      }
+    }
+    if (agentArgument != null && !agentArgument.isBlank()) {
+      for (String pair : agentArgument.split(",")) {
+        int eq = pair.indexOf('=');
+        if (eq <= 0) {
+          throw new InvalidOption("option '" + pair.trim() + "' is not key=value; accepted keys: " + KEYS);
+        }
+        values.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+      }
+    }
+    AgentOptions o = defaults();
+    Mode mode = o.mode();
+    Path journal = o.journal();
+    int streams = o.streams();
+    boolean ptx = o.ptx();
+    AgentLog.Level log = o.log();
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      String v = e.getValue();
+      switch (e.getKey()) {
+        case "mode" -> mode = switch (v) {
+          case "schedule" -> Mode.SCHEDULE;
+          case "passthrough" -> Mode.PASSTHROUGH;
+          default -> throw bad("mode", v, "schedule or passthrough");
+        };
+        case "journal" -> {
+          if (v.isEmpty()) {
+            throw bad("journal", v, "a directory or off");
+          }
+          journal = v.equals("off") ? null : Path.of(v);
+        }
+        case "streams" -> {
+          try {
+            streams = Integer.parseInt(v);
+          } catch (NumberFormatException ex) {
+            streams = -1;
+          }
+          if (streams < 1 || streams > MAX_STREAMS) {
+            throw bad("streams", v, "a whole number from 1 to " + MAX_STREAMS);
+          }
+        }
+        case "ptx" -> ptx = switch (v) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw bad("ptx", v, "on or off");
+        };
+        case "log" -> log = switch (v) {
+          case "quiet" -> AgentLog.Level.QUIET;
+          case "info" -> AgentLog.Level.INFO;
+          case "debug" -> AgentLog.Level.DEBUG;
+          default -> throw bad("log", v, "quiet, info or debug");
+        };
+        default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
+      }
+    }
+    return new AgentOptions(mode, journal, streams, ptx, log);
+  }
+
+  private static InvalidOption bad(String key, String value, String accepted) {
+    return new InvalidOption("option " + key + "=" + value + " is not valid; accepted: " + accepted);
+  }
+}

@@ -1,0 +1,46 @@
+package dev.kernelweave.agent;
+
+import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.InterceptorInstaller;
+import dev.kernelweave.interceptor.InterceptorSettings;
+import dev.kernelweave.interceptor.Interception;
+import java.lang.instrument.Instrumentation;
+
+/**
+ * The agent's entry points. Does as little as possible: parses the options, opens what the journal
+ * needs of the JDK, installs the instrumentation. No CUDA is touched and no thread or file is made
+ * until the program makes its first CUDA call. Nothing thrown here reaches the program.
+ */
+public final class KernelWeaveAgent {
+
+  private KernelWeaveAgent() {}
+
+  public static void premain(String argument, Instrumentation jvm) {
+    start(argument, jvm);
+  }
+
+  public static void agentmain(String argument, Instrumentation jvm) {
+    start(argument, jvm);
+  }
+
+  private static void start(String argument, Instrumentation jvm) {
+    AgentOptions options;
+    try {
+      options = AgentOptions.parse(argument, System.getProperties());
+    } catch (AgentOptions.InvalidOption e) {
+      System.err.println("[kernelweave] " + e.getMessage() + "; the agent is off for this run");
+      return;
+    }
+    try {
+      AgentLog.configure(options.log(), System.err);
+      JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
+      Interception.activate(new InterceptorSettings(options.mode(), options.streams(), options.ptx(),
+          () -> Journals.open(options)));
+      InterceptorInstaller.install(jvm);
+      Runtime.getRuntime().addShutdownHook(new Thread(Interception::shutdown, "kernelweave-shutdown"));
+      AgentLog.debug("installed: " + options);
+    } catch (Throwable t) {
+      System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.kernelweave.interceptor;
+
+import java.io.PrintStream;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The agent's few words on stderr, prefixed {@code [kernelweave]}. Warnings that could repeat (a
+ * journal that cannot be written, a fallback to pass-through) are said once per key. Thread-safe.
+ */
+public final class AgentLog {
+
+  /** How much the agent says. */
+  public enum Level {
+    QUIET, INFO, DEBUG
+  }
+
+  private static volatile Level level = Level.INFO;
+  private static volatile PrintStream out = System.err;
+  private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
+
+  private AgentLog() {}
+
+  public static void configure(Level newLevel, PrintStream stream) {
+    level = newLevel;
+    out = stream;
+  }
+
+  public static boolean debugEnabled() {
+    return level == Level.DEBUG;
+  }
+
+  public static void info(String message) {
+    if (level != Level.QUIET) {
+      out.println("[kernelweave] " + message);
+    }
+  }
+
+  public static void debug(String message) {
+    if (level == Level.DEBUG) {
+      out.println("[kernelweave] " + message);
+    }
+  }
+
+  /** A warning is said even when quiet: it reports something the user lost. Once per key. */
+  public static void warnOnce(String key, String message) {
+    if (SAID.add(key)) {
+      out.println("[kernelweave] warning: " + message);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallKind;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What a call the agent has no dedicated advice for means, decided from its name once and cached:
+ * host-only calls (queries, handles, settings) are journaled and pass; everything else is a
+ * barrier. When unsure, a barrier: it costs time, never a result.
+ *
+ * @param kind how the journal files the call
+ * @param placement {@link Placement#NONE} or {@link Placement#BARRIER}
+ */
+public record CallClassification(CallKind kind, Placement placement) {
+
+  private static final ConcurrentHashMap<String, CallClassification> CACHE = new ConcurrentHashMap<>();
+
+  private static final CallClassification HOST = new CallClassification(CallKind.HOST, Placement.NONE);
+  private static final CallClassification CONTEXT = new CallClassification(CallKind.CONTEXT, Placement.NONE);
+  private static final CallClassification STREAM = new CallClassification(CallKind.STREAM, Placement.NONE);
+  private static final CallClassification EVENT = new CallClassification(CallKind.EVENT, Placement.NONE);
+  private static final CallClassification SYNC = new CallClassification(CallKind.SYNC, Placement.NONE);
+  private static final CallClassification MODULE = new CallClassification(CallKind.MODULE, Placement.NONE);
+  private static final CallClassification OPAQUE = new CallClassification(CallKind.OPAQUE, Placement.BARRIER);
+
+  /** The classification of a method of one of JCuda's library classes, by its name. */
+  public static CallClassification of(String method) {
+    CallClassification c = CACHE.get(method);
+    if (c == null) {
+      c = classify(method);
+      CACHE.put(method, c);
+    }
+    return c;
+  }
+
+  static CallClassification classify(String m) {
+    if (m.startsWith("nvrtc") || m.startsWith("nvPTXCompiler")) {
+      return HOST;
+    }
+    if (m.equals("cuInit") || m.startsWith("cuDriverGet") || m.startsWith("cuDeviceGet")
+        || m.startsWith("cuDeviceTotalMem") || m.startsWith("cuDeviceComputeCapability")
+        || m.startsWith("cuDeviceCanAccessPeer") || m.startsWith("cuFuncGet") || m.startsWith("cuFuncSet")
+        || m.startsWith("cuKernelGet") || m.startsWith("cuMemGetInfo") || m.startsWith("cuPointerGetAttribute")
+        || m.startsWith("cuMemGetAddressRange") || m.startsWith("cuOccupancy") || m.startsWith("cuGetError")
+        || m.startsWith("cuGetExportTable") || m.startsWith("cuLink") || m.startsWith("cuFuncGetAttribute")
+        || m.startsWith("cudaGet") || m.equals("cudaPeekAtLastError") || m.startsWith("cudaRuntimeGetVersion")
+        || m.startsWith("cudaDriverGetVersion") || m.startsWith("cudaDeviceGet") || m.startsWith("cudaChooseDevice")
+        || m.startsWith("cudaPointerGetAttributes") || m.startsWith("cudaMemGetInfo") || m.startsWith("cudaFuncGet")
+        || m.startsWith("cudaFuncSet") || m.startsWith("cudaOccupancy") || m.startsWith("cudaDeviceCanAccessPeer")
+        || m.startsWith("cudaDeviceSetCacheConfig") || m.startsWith("cudaDeviceSetSharedMemConfig")
+        || m.startsWith("cudaDeviceSetLimit") || m.startsWith("cuCtxSetLimit") || m.startsWith("cuCtxSetCacheConfig")) {
+      return HOST;
+    }
+    if (m.startsWith("cuCtx") && !m.equals("cuCtxSynchronize") && !m.equals("cuCtxDestroy")
+        || m.startsWith("cuDevicePrimaryCtx") || m.equals("cudaSetDevice") || m.equals("cudaSetDeviceFlags")
+        || m.equals("cudaSetValidDevices") || m.equals("cudaFree0")) {
+      return CONTEXT;
+    }
+    if (m.startsWith("cuStreamCreate") || m.equals("cuStreamDestroy") || m.startsWith("cuStreamGet")
+        || m.startsWith("cudaStreamCreate") || m.equals("cudaStreamDestroy") || m.startsWith("cudaStreamGet")) {
+      return STREAM;
+    }
+    if (m.startsWith("cuEventCreate") || m.equals("cuEventDestroy") || m.equals("cuEventElapsedTime")
+        || m.equals("cuEventQuery") || m.equals("cuStreamWaitEvent") || m.startsWith("cudaEventCreate")
+        || m.equals("cudaEventDestroy") || m.equals("cudaEventElapsedTime") || m.equals("cudaEventQuery")
+        || m.equals("cudaStreamWaitEvent")) {
+      return EVENT;
+    }
+    if (m.equals("cuEventSynchronize") || m.equals("cudaEventSynchronize")) {
+      return SYNC;
+    }
+    if (m.startsWith("cuModuleGet") || m.startsWith("cuModuleLoad") || m.startsWith("cuLibraryGet")) {
+      return MODULE;
+    }
+    return OPAQUE;
+  }
+}

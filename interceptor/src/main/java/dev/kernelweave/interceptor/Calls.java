@@ -1,0 +1,325 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.AllocationTable;
+import dev.kernelweave.memory.MemoryKind;
+import jcuda.NativePointerObject;
+import jcuda.Pointer;
+import jcuda.driver.CUstream;
+import jcuda.runtime.cudaStream_t;
+
+/**
+ * The steps every intercepted call goes through, called from the advice: {@link #begin} fills the
+ * thread's record, the advice adds what the call touches, {@link #place} asks the scheduler where
+ * it runs, the real call runs (on the agent's stream when placed), and {@link #end} commits the
+ * decision and journals the record.
+ *
+ * <p>Every method here is called on the application's thread, inside its CUDA call, and must not
+ * throw: a failure switches the agent to pass-through ({@link Interception#fail}).
+ */
+public final class Calls {
+
+  /** Addresses below this are taken for small integers, never for pointers. */
+  private static final long LOWEST_ADDRESS = 1L << 32;
+  /** Addresses at or above this are outside every address space CUDA hands out on x86-64 and ARM. */
+  private static final long HIGHEST_ADDRESS = 1L << 49;
+
+  private Calls() {}
+
+  /**
+   * Starts a call: returns the thread's reused record, or null when the call is not tracked (the
+   * agent is inactive, or this call runs inside another intercepted call).
+   */
+  public static CallRecord begin(CallKind kind, String name, long appStream) {
+    if (!Interception.active()) {
+      return null;
+    }
+    CallThread t = CallThread.current();
+    if (t.depth > 0) {
+      return null;
+    }
+    t.depth = 1;
+    t.placement = Placement.NONE;
+    t.startNano = System.nanoTime();
+    CallRecord r = t.record;
+    r.reset();
+    r.seq = Interception.SEQUENCE.incrementAndGet();
+    r.startNanos = Clock.epochNanos(t.startNano);
+    r.threadId = t.id;
+    r.threadName = t.name;
+    r.kind = kind;
+    r.name = name;
+    r.appStream = appStream;
+    try {
+      r.context = JCudaNatives.currentContext(t.scratchContext);
+    } catch (Throwable e) {
+      r.context = 0;
+    }
+    return r;
+  }
+
+  /** The same, for a call on an application stream object (null is the default stream). */
+  public static CallRecord begin(CallKind kind, String name, NativePointerObject appStream) {
+    return begin(kind, name, JCudaPointers.nativePointer(appStream));
+  }
+
+  /**
+   * Asks the scheduler where the call runs. On return, when the call was placed on one of the
+   * agent's streams, {@link #stream} gives it; the context's lock is held until {@link #end}.
+   */
+  public static void place(CallRecord r, Placement placement) {
+    if (r == null || placement == Placement.NONE || !Interception.scheduling() || r.context == 0) {
+      return;
+    }
+    CallThread t = CallThread.current();
+    ContextScheduling cs;
+    try {
+      cs = Interception.scheduling(r.context);
+    } catch (Throwable e) {
+      Interception.fail(e);
+      return;
+    }
+    cs.lock.lock();
+    t.locked = cs;
+    t.placement = placement;
+    try {
+      switch (placement) {
+        case ASYNC -> r.stream = cs.scheduler.beforeAsyncWork(r);
+        case SYNC -> cs.scheduler.beforeSyncWork(r);
+        case FREE -> cs.scheduler.beforeFree(r);
+        case BARRIER -> cs.scheduler.beforeBarrier(r);
+        case STREAM_SYNC -> cs.scheduler.beforeStreamSynchronize(r);
+        case EVENT_RECORD -> r.stream = cs.scheduler.beforeEventRecord(r);
+        case DEVICE_SYNC, NONE -> { }
+      }
+    } catch (Throwable e) {
+      r.stream = CallRecord.NO_STREAM;
+      t.locked = null;
+      t.placement = Placement.NONE;
+      cs.lock.unlock();
+      Interception.fail(e);
+    }
+  }
+
+  /** The stream the real call must use: the agent's lane when placed, else the application's. */
+  public static CUstream stream(CallRecord r, CUstream requested) {
+    if (r == null || r.stream < 0) {
+      return requested;
+    }
+    ContextScheduling cs = CallThread.current().locked;
+    return cs == null ? requested : cs.device.stream(r.stream);
+  }
+
+  /** {@link #stream} for the runtime API and cuBLAS. */
+  public static cudaStream_t runtimeStream(CallRecord r, cudaStream_t requested) {
+    if (r == null || r.stream < 0) {
+      return requested;
+    }
+    ContextScheduling cs = CallThread.current().locked;
+    return cs == null ? requested : cs.device.runtimeStream(r.stream);
+  }
+
+  /** Ends the call: commits the scheduler's decision, releases the context, journals the record. */
+  public static void end(CallRecord r, int result, Throwable thrown) {
+    if (r == null) {
+      return;
+    }
+    CallThread t = CallThread.current();
+    t.depth = 0;
+    r.durationNanos = System.nanoTime() - t.startNano;
+    r.result = thrown == null ? result : CallRecord.RESULT_THREW;
+    boolean succeeded = thrown == null && result == 0;
+    if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
+      Interception.ALLOCATIONS.remove(r.accessBase[0]);
+    }
+    ContextScheduling cs = t.locked;
+    if (cs != null) {
+      t.locked = null;
+      try {
+        switch (t.placement) {
+          case ASYNC, SYNC, EVENT_RECORD -> cs.scheduler.afterWork(r, succeeded);
+          case FREE -> cs.scheduler.afterFree(r);
+          case BARRIER -> cs.scheduler.afterBarrier(r);
+          case DEVICE_SYNC -> {
+            if (succeeded) {
+              cs.scheduler.afterDeviceSynchronize();
+            }
+          }
+          case STREAM_SYNC, NONE -> { }
+        }
+      } catch (Throwable e) {
+        Interception.fail(e);
+      } finally {
+        cs.lock.unlock();
+      }
+    }
+    try {
+      Interception.journal().append(r);
+    } catch (Throwable e) {
+      AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
+    }
+  }
+
+  // ---------------------------------------------------------------- what a call touches
+
+  /**
+   * Adds an access to device memory at {@code address}, {@code size} bytes (0: to the end of the
+   * allocation). An address in no known allocation makes the call a barrier.
+   */
+  public static void device(CallRecord r, long address, long size, AccessMode mode) {
+    if (r == null || address == 0) {
+      return;
+    }
+    if (!addKnown(r, address, size, mode)) {
+      r.touchesUnknownMemory = true;
+    }
+  }
+
+  /** {@link #device} for a JCuda device pointer object. */
+  public static void device(CallRecord r, NativePointerObject pointer, long size, AccessMode mode) {
+    if (r != null && pointer != null) {
+      device(r, JCudaPointers.address(pointer), size, mode);
+    }
+  }
+
+  /**
+   * Adds an access to host memory: only pinned memory the agent saw allocated is tracked (the device
+   * reads it asynchronously); Java arrays and other host memory are read or written while the call
+   * runs, so they order nothing.
+   */
+  public static void host(CallRecord r, Pointer pointer, long size, AccessMode mode) {
+    if (r == null || pointer == null || JCudaPointers.isJavaMemory(pointer)) {
+      return;
+    }
+    addKnown(r, JCudaPointers.address(pointer), size, mode);
+  }
+
+  /**
+   * Adds a pointer whose side is not known until looked up (the runtime's {@code cudaMemcpy} with
+   * {@code cudaMemcpyDefault}, cuBLAS operands): tracked when it lies in a known allocation; a
+   * native address in no allocation makes the call a barrier when it could be device memory.
+   */
+  public static void anyPointer(CallRecord r, Pointer pointer, long size, AccessMode mode) {
+    if (r == null || pointer == null || JCudaPointers.isJavaMemory(pointer)) {
+      return;
+    }
+    long address = JCudaPointers.address(pointer);
+    if (address != 0 && !addKnown(r, address, size, mode)) {
+      r.touchesUnknownMemory = true;
+    }
+  }
+
+  /**
+   * Copies a launch's parameters into the record and adds the device memory they point to, with
+   * the kernel's read/write set where its PTX was analyzed.
+   */
+  public static void launch(CallRecord r, KernelInfo kernel, Pointer kernelParams, Pointer extra) {
+    if (r == null) {
+      return;
+    }
+    r.kernel = kernel.name();
+    if (kernel.touchesOtherMemory() || extra != null) {
+      r.touchesUnknownMemory = true;
+    }
+    if (kernelParams == null) {
+      return;
+    }
+    NativePointerObject[] params = JCudaPointers.pointers(kernelParams);
+    if (params == null) {
+      r.touchesUnknownMemory = true;
+      return;
+    }
+    for (int i = 0; i < params.length; i++) {
+      if (!(params[i] instanceof Pointer p)) {
+        r.touchesUnknownMemory = true;
+        continue;
+      }
+      int size = JCudaPointers.parameterSize(p);
+      if (size < 0) {
+        r.touchesUnknownMemory = true;
+        r.addParam(0);
+        continue;
+      }
+      int at = r.addParam(size);
+      JCudaPointers.copyParameter(p, r.paramBytes, at);
+      int use = kernel.use(i);
+      if (use == KernelInfo.VALUE) {
+        continue;
+      }
+      AccessMode mode = AccessMode.ofOrdinal(use);
+      for (int word = 0; word + 8 <= size; word += 8) {
+        long value = littleEndianLong(r.paramBytes, at + word);
+        if (value == 0) {
+          continue;
+        }
+        if (!addKnown(r, value, 0, mode) && value >= LOWEST_ADDRESS && value < HIGHEST_ADDRESS) {
+          r.touchesUnknownMemory = true;
+        }
+      }
+    }
+  }
+
+  /** Records a new allocation after the real call succeeded, and shows it in the call's record. */
+  public static void allocated(CallRecord r, long address, long size, MemoryKind kind) {
+    if (r == null || address == 0) {
+      return;
+    }
+    int id = Interception.ALLOCATIONS.add(address, size, kind);
+    AllocationTable.Allocation found = CallThread.current().found;
+    if (Interception.ALLOCATIONS.lookup(address, found) && found.id == id) {
+      r.addAccess(id, found.slot, address, 0, size, AccessMode.WRITE);
+    }
+  }
+
+  /**
+   * Names the allocation a free releases (the record's first access), so that the scheduler waits
+   * for its users and {@link #end} forgets it.
+   */
+  public static void freeing(CallRecord r, long address) {
+    if (r == null || address == 0) {
+      return;
+    }
+    AllocationTable.Allocation found = CallThread.current().found;
+    if (Interception.ALLOCATIONS.lookup(address, found) && found.base == address) {
+      r.addAccess(found.id, found.slot, found.base, 0, found.size, AccessMode.WRITE);
+    }
+  }
+
+  private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {
+    AllocationTable.Allocation found = CallThread.current().found;
+    if (!Interception.ALLOCATIONS.lookup(address, found)) {
+      return false;
+    }
+    if (found.kind == MemoryKind.MANAGED) {
+      r.touchesUnknownMemory = true;
+    }
+    long offset = address - found.base;
+    long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
+    for (int i = 0; i < r.accessCount; i++) {
+      if (r.accessId[i] == found.id) {
+        if (r.accessMode[i] != mode.ordinal()) {
+          r.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
+        }
+        long start = Math.min(r.accessOffset[i], offset);
+        long end = Math.max(r.accessOffset[i] + r.accessSize[i], offset + length);
+        r.accessOffset[i] = start;
+        r.accessSize[i] = end - start;
+        return true;
+      }
+    }
+    r.addAccess(found.id, found.slot, found.base, offset, length, mode);
+    return true;
+  }
+
+  private static long littleEndianLong(byte[] a, int at) {
+    long v = 0;
+    for (int b = 7; b >= 0; b--) {
+      v = (v << 8) | (a[at + b] & 0xFFL);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,114 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.memory.AllocationTable;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The interceptor's process-wide state: the settings, the allocation table, the kernels, one
+ * scheduler per context, and the journal. Advice reaches it through {@link Calls}.
+ *
+ * <p>Invariant: once scheduling has failed it stays off for the rest of the run; every later call
+ * passes through as written.
+ */
+public final class Interception {
+
+  private static volatile InterceptorSettings settings;
+  private static volatile boolean scheduling;
+  private static volatile LaunchJournal journal;
+
+  static final AllocationTable ALLOCATIONS = new AllocationTable();
+  static final LongMap<KernelInfo> KERNELS = new LongMap<>();
+  static final LongMap<ContextScheduling> CONTEXTS = new LongMap<>();
+  static final AtomicLong SEQUENCE = new AtomicLong();
+
+  private Interception() {}
+
+  /** Activates interception with these settings; calls before this pass through untouched. */
+  public static synchronized void activate(InterceptorSettings newSettings) {
+    settings = newSettings;
+    scheduling = newSettings.mode() == Mode.SCHEDULE;
+  }
+
+  /** Flushes and closes the journal; calls after this are no longer journaled. */
+  public static synchronized void shutdown() {
+    LaunchJournal j = journal;
+    journal = LaunchJournal.OFF;
+    if (j != null) {
+      j.close();
+    }
+  }
+
+  static boolean active() {
+    return settings != null;
+  }
+
+  static boolean scheduling() {
+    return scheduling;
+  }
+
+  static InterceptorSettings settings() {
+    return settings;
+  }
+
+  /** The allocation table, for tests and the self-test on a GPU. */
+  public static AllocationTable allocations() {
+    return ALLOCATIONS;
+  }
+
+  static LaunchJournal journal() {
+    LaunchJournal j = journal;
+    if (j == null) {
+      synchronized (Interception.class) {
+        j = journal;
+        if (j == null) {
+          InterceptorSettings s = settings;
+          j = s == null ? LaunchJournal.OFF : s.journal().get();
+          journal = j;
+        }
+      }
+    }
+    return j;
+  }
+
+  static ContextScheduling scheduling(long context) {
+    ContextScheduling cs = CONTEXTS.get(context);
+    if (cs == null) {
+      synchronized (CONTEXTS) {
+        cs = CONTEXTS.get(context);
+        if (cs == null) {
+          cs = new ContextScheduling(context, settings.streams());
+          CONTEXTS.put(context, cs);
+        }
+      }
+    }
+    return cs;
+  }
+
+  /** Forgets a destroyed context's scheduler; its streams went with it. */
+  public static void contextDestroyed(long context) {
+    CONTEXTS.remove(context);
+  }
+
+  /**
+   * Something inside the agent failed: stop scheduling for the rest of the run, say so once, and
+   * let the work already on the agent's streams finish, so that pass-through calls on the default
+   * stream cannot overtake it.
+   */
+  static void fail(Throwable cause) {
+    boolean wasScheduling = scheduling;
+    scheduling = false;
+    if (wasScheduling) {
+      AgentLog.warnOnce("scheduling-failed", "scheduling stopped, every call now runs as written: " + cause);
+      if (AgentLog.debugEnabled()) {
+        cause.printStackTrace();
+      }
+      try {
+        JCudaNatives.synchronizeContext();
+      } catch (Throwable ignored) {
+        // Nothing more can be done; the application's next call reports any CUDA error.
+      }
+    }
+  }
+}

@@ -1,0 +1,554 @@
+package dev.kernelweave.interceptor.driver;
+
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.CallClassification;
+import dev.kernelweave.interceptor.Calls;
+import dev.kernelweave.interceptor.Instrumentation;
+import dev.kernelweave.interceptor.Modules;
+import dev.kernelweave.interceptor.Placement;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.MemoryKind;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.description.method.MethodDescription;
+
+/**
+ * {@code jcuda.driver.JCudaDriver}: launches, copies, memsets, allocations and frees,
+ * synchronization, events, modules; every other {@code cu*} method is classified by name.
+ *
+ * <p>Each advice hands over to {@link Calls} in a few lines and suppresses every {@code Throwable}
+ * of its own: whatever happens inside the agent, the application's call runs.
+ */
+public final class JCudaDriverInstrumentation implements Instrumentation {
+
+  static final String[] DEDICATED = {
+    "cuLaunchKernel",
+    "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpy",
+    "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemcpyAsync",
+    "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async",
+    "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async",
+    "cuMemAlloc", "cuMemAllocPitch", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocManaged",
+    "cuMemFree", "cuMemFreeHost",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuCtxDestroy",
+    "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
+  };
+
+  @Override
+  public ElementMatcher<? super TypeDescription> types() {
+    return named("jcuda.driver.JCudaDriver");
+  }
+
+  @Override
+  public void advise(Instrumentation.Visitor visitor) {
+    ElementMatcher.Junction<MethodDescription> api =
+        isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
+    visitor.visit("Launch", named("cuLaunchKernel").and(takesArguments(11)));
+    visitor.visit("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
+    visitor.visit("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
+    visitor.visit("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
+    visitor.visit("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
+    visitor.visit("CopyToHostAsync", named("cuMemcpyDtoHAsync").and(takesArguments(4)));
+    visitor.visit("CopyOnDeviceAsync", namedOneOf("cuMemcpyDtoDAsync", "cuMemcpyAsync").and(takesArguments(4)));
+    visitor.visit("Memset", namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
+    visitor.visit("MemsetAsync",
+        namedOneOf("cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async").and(takesArguments(4)));
+    visitor.visit("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
+    visitor.visit("Memset2DAsync",
+        namedOneOf("cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async").and(takesArguments(6)));
+    visitor.visit("DeviceAlloc", namedOneOf("cuMemAlloc", "cuMemAllocManaged"));
+    visitor.visit("PitchAlloc", named("cuMemAllocPitch"));
+    visitor.visit("HostAlloc", namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
+    visitor.visit("Free", namedOneOf("cuMemFree", "cuMemFreeHost"));
+    visitor.visit("ContextSynchronize", named("cuCtxSynchronize"));
+    visitor.visit("StreamSynchronize", named("cuStreamSynchronize"));
+    visitor.visit("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
+    visitor.visit("ContextDestroy", named("cuCtxDestroy"));
+    visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
+    visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
+    visitor.visit("GetFunction", named("cuModuleGetFunction"));
+    visitor.visit("GetGlobal", named("cuModuleGetGlobal"));
+    visitor.visit("Classified", api.and(not(namedOneOf(DEDICATED))));
+  }
+
+  // ------------------------------------------------------------------ launches
+
+  static final class Launch {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(
+        @Advice.Argument(0) CUfunction f,
+        @Advice.Argument(1) int gridX, @Advice.Argument(2) int gridY, @Advice.Argument(3) int gridZ,
+        @Advice.Argument(4) int blockX, @Advice.Argument(5) int blockY, @Advice.Argument(6) int blockZ,
+        @Advice.Argument(7) int sharedMem,
+        @Advice.Argument(value = 8, readOnly = false) CUstream stream,
+        @Advice.Argument(9) Pointer params, @Advice.Argument(10) Pointer extra) {
+      CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", stream);
+      if (r != null) {
+        r.gridX = gridX; r.gridY = gridY; r.gridZ = gridZ;
+        r.blockX = blockX; r.blockY = blockY; r.blockZ = blockZ;
+        r.sharedMemBytes = sharedMem;
+        Calls.launch(r, Modules.kernel(f), params, extra);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  // ------------------------------------------------------------------ copies
+
+  static final class CopyToDevice {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
+        @Advice.Argument(2) long bytes) {
+      CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        Calls.host(r, src, bytes, AccessMode.READ);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyToHost {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
+        @Advice.Argument(2) long bytes) {
+      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0L);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, src, bytes, AccessMode.READ);
+        Calls.host(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyOnDevice {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(1) CUdeviceptr src, @Advice.Argument(2) long bytes) {
+      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_DEVICE, name, 0L);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.anyPointer(r, src, bytes, AccessMode.READ);
+        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyToDeviceAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
+        @Advice.Argument(2) long bytes, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoDAsync", stream);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        Calls.host(r, src, bytes, AccessMode.READ);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyToHostAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
+        @Advice.Argument(2) long bytes, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoHAsync", stream);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, src, bytes, AccessMode.READ);
+        Calls.host(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyOnDeviceAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(1) CUdeviceptr src, @Advice.Argument(2) long bytes,
+        @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_DEVICE, name, stream);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.anyPointer(r, src, bytes, AccessMode.READ);
+        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  // ------------------------------------------------------------------ memsets
+
+  static final class Memset {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(2) long count) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, name, 0L);
+      if (r != null) {
+        r.bytes = count * DriverCalls.memsetElementSize(name);
+        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class MemsetAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(2) long count, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, name, stream);
+      if (r != null) {
+        r.bytes = count * DriverCalls.memsetElementSize(name);
+        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Memset2D {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(1) long pitch, @Advice.Argument(4) long height) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, name, 0L);
+      if (r != null) {
+        r.bytes = pitch * height;
+        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Memset2DAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+        @Advice.Argument(1) long pitch, @Advice.Argument(4) long height,
+        @Advice.Argument(value = 5, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, name, stream);
+      if (r != null) {
+        r.bytes = pitch * height;
+        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  // ------------------------------------------------------------------ allocations
+
+  static final class DeviceAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) CUdeviceptr ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size,
+            name.equals("cuMemAllocManaged") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class PitchAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.ALLOC, "cuMemAllocPitch", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdeviceptr ptr,
+        @Advice.Argument(1) long[] pitch, @Advice.Argument(3) long height,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = pitch[0] * height;
+        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class HostAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Free {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
+      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
+      if (r != null) {
+        Calls.freeing(r, JCudaPointers.address(ptr));
+        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  // ------------------------------------------------------------------ synchronization and events
+
+  static final class ContextSynchronize {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      CallRecord r = Calls.begin(CallKind.SYNC, "cuCtxSynchronize", 0L);
+      Calls.place(r, Placement.DEVICE_SYNC);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class StreamSynchronize {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.SYNC, "cuStreamSynchronize", stream);
+      Calls.place(r, Placement.STREAM_SYNC);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class EventRecord {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
+      if (r != null) {
+        Calls.place(r, Placement.EVENT_RECORD);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class ContextDestroy {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuCtxDestroy", 0L);
+      Calls.place(r, Placement.BARRIER);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+      if (thrown == null && result == 0) {
+        DriverCalls.contextDestroyed(context);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ modules
+
+  static final class ModuleLoadFile {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.MODULE, "cuModuleLoad", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
+        @Advice.Argument(1) String fileName, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        Modules.loadedFile(module, fileName);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class ModuleLoadImage {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.MODULE, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
+        @Advice.Argument(1) Object image, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        Modules.loadedImage(module, image);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class GetFunction {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.MODULE, "cuModuleGetFunction", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUfunction function,
+        @Advice.Argument(1) CUmodule module, @Advice.Argument(2) String name,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null) {
+        r.kernel = name;
+        if (thrown == null && result == 0) {
+          Modules.functionFound(function, module, name);
+        }
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class GetGlobal {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdeviceptr ptr,
+        @Advice.Argument(1) long[] bytes, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0 && ptr != null) {
+        long size = bytes != null && bytes.length > 0 ? bytes[0] : 1;
+        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.MODULE_GLOBAL);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  // ------------------------------------------------------------------ everything else
+
+  static final class Classified {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      CallClassification c = CallClassification.of(name);
+      CallRecord r = Calls.begin(c.kind(), name, 0L);
+      Calls.place(r, c.placement());
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package dev.kernelweave.interceptor.jcuda;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
+import jcuda.NativePointerObject;
+import jcuda.Pointer;
+
+/**
+ * Reads what a JCuda {@link Pointer} holds without going through native code: its native address,
+ * its byte offset, the Java buffer or the pointer array it wraps.
+ *
+ * <p>JCuda keeps these fields private; they are read through {@link VarHandle}s found once, which
+ * costs a field read per access and allocates nothing. Thread-safe.
+ */
+public final class JCudaPointers {
+
+  private static final VarHandle NATIVE_POINTER;
+  private static final VarHandle BYTE_OFFSET;
+  private static final VarHandle BUFFER;
+  private static final VarHandle POINTERS;
+
+  static {
+    try {
+      MethodHandles.Lookup npo = MethodHandles.privateLookupIn(NativePointerObject.class, MethodHandles.lookup());
+      NATIVE_POINTER = npo.findVarHandle(NativePointerObject.class, "nativePointer", long.class);
+      MethodHandles.Lookup p = MethodHandles.privateLookupIn(Pointer.class, MethodHandles.lookup());
+      BYTE_OFFSET = p.findVarHandle(Pointer.class, "byteOffset", long.class);
+      BUFFER = p.findVarHandle(Pointer.class, "buffer", Buffer.class);
+      POINTERS = p.findVarHandle(Pointer.class, "pointers", NativePointerObject[].class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private JCudaPointers() {}
+
+  /** The raw handle or address held by a JCuda object (0 for null). */
+  public static long nativePointer(NativePointerObject object) {
+    return object == null ? 0 : (long) NATIVE_POINTER.get(object);
+  }
+
+  /** Sets the raw handle of a JCuda object, to hand an application an object it would have received. */
+  public static void setNativePointer(NativePointerObject object, long value) {
+    NATIVE_POINTER.set(object, value);
+  }
+
+  /**
+   * The address a pointer designates: its native address plus its byte offset. Meaningful for
+   * device pointers and native host pointers, 0 for a null pointer.
+   */
+  public static long address(NativePointerObject object) {
+    if (object == null) {
+      return 0;
+    }
+    long base = (long) NATIVE_POINTER.get(object);
+    if (object instanceof Pointer) {
+      base += (long) BYTE_OFFSET.get(object);
+    }
+    return base;
+  }
+
+  /** The Java buffer or array a pointer wraps ({@code Pointer.to(float[])}), or null. */
+  public static Buffer buffer(Pointer pointer) {
+    return (Buffer) BUFFER.get(pointer);
+  }
+
+  /** The objects a pointer to pointers holds ({@code Pointer.to(devicePtr, ...)}), or null. */
+  public static NativePointerObject[] pointers(Pointer pointer) {
+    return (NativePointerObject[]) POINTERS.get(pointer);
+  }
+
+  /** Whether the pointer designates Java memory (an array or a buffer) rather than a native address. */
+  public static boolean isJavaMemory(Pointer pointer) {
+    return pointer != null && (BUFFER.get(pointer) != null || POINTERS.get(pointer) != null);
+  }
+
+  /**
+   * Copies the bytes a kernel parameter pointer designates into {@code into} at {@code at}, in the
+   * device's little-endian order, and returns how many were written, or -1 when they cannot be
+   * read from Java (a native host address). {@link #parameterSize} gives the size to reserve.
+   */
+  public static int copyParameter(Pointer parameter, byte[] into, int at) {
+    NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
+    if (pointers != null) {
+      int n = 0;
+      for (NativePointerObject p : pointers) {
+        putLong(into, at + n, address(p));
+        n += 8;
+      }
+      return n;
+    }
+    Buffer buffer = (Buffer) BUFFER.get(parameter);
+    if (buffer == null) {
+      return -1;
+    }
+    long offset = (long) BYTE_OFFSET.get(parameter);
+    int n = parameterSize(parameter);
+    if (buffer instanceof ByteBuffer b) {
+      for (int i = 0; i < n; i++) {
+        into[at + i] = b.get((int) (b.position() + offset + i));
+      }
+    } else if (buffer instanceof IntBuffer b) {
+      int first = (int) (b.position() + offset / 4);
+      for (int i = 0; i < n / 4; i++) {
+        putInt(into, at + 4 * i, b.get(first + i));
+      }
+    } else if (buffer instanceof FloatBuffer b) {
+      int first = (int) (b.position() + offset / 4);
+      for (int i = 0; i < n / 4; i++) {
+        putInt(into, at + 4 * i, Float.floatToRawIntBits(b.get(first + i)));
+      }
+    } else if (buffer instanceof LongBuffer b) {
+      int first = (int) (b.position() + offset / 8);
+      for (int i = 0; i < n / 8; i++) {
+        putLong(into, at + 8 * i, b.get(first + i));
+      }
+    } else if (buffer instanceof DoubleBuffer b) {
+      int first = (int) (b.position() + offset / 8);
+      for (int i = 0; i < n / 8; i++) {
+        putLong(into, at + 8 * i, Double.doubleToRawLongBits(b.get(first + i)));
+      }
+    } else if (buffer instanceof ShortBuffer b) {
+      int first = (int) (b.position() + offset / 2);
+      for (int i = 0; i < n / 2; i++) {
+        short v = b.get(first + i);
+        into[at + 2 * i] = (byte) v;
+        into[at + 2 * i + 1] = (byte) (v >> 8);
+      }
+    } else {
+      return -1;
+    }
+    return n;
+  }
+
+  /** The number of bytes a kernel parameter pointer designates, as far as Java can tell; -1 when unknown. */
+  public static int parameterSize(Pointer parameter) {
+    NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
+    if (pointers != null) {
+      return 8 * pointers.length;
+    }
+    Buffer buffer = (Buffer) BUFFER.get(parameter);
+    if (buffer == null) {
+      return -1;
+    }
+    long offset = (long) BYTE_OFFSET.get(parameter);
+    int elementSize = elementSize(buffer);
+    long bytes = (long) buffer.remaining() * elementSize - offset;
+    return (int) Math.max(0, Math.min(bytes, 4096));
+  }
+
+  private static int elementSize(Buffer buffer) {
+    if (buffer instanceof ByteBuffer) {
+      return 1;
+    } else if (buffer instanceof ShortBuffer) {
+      return 2;
+    } else if (buffer instanceof IntBuffer || buffer instanceof FloatBuffer) {
+      return 4;
+    } else {
+      return 8;
+    }
+  }
+
+  private static void putInt(byte[] a, int at, int v) {
+    a[at] = (byte) v;
+    a[at + 1] = (byte) (v >> 8);
+    a[at + 2] = (byte) (v >> 16);
+    a[at + 3] = (byte) (v >> 24);
+  }
+
+  private static void putLong(byte[] a, int at, long v) {
+    putInt(a, at, (int) v);
+    putInt(a, at + 4, (int) (v >>> 32));
+  }
+
+  static {
+    // Kernel parameters are copied in the device's byte order.
+    assert ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+  }
+}

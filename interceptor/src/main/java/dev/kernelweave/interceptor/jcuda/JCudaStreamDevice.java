@@ -1,0 +1,91 @@
+package dev.kernelweave.interceptor.jcuda;
+
+import dev.kernelweave.scheduler.StreamDevice;
+import java.util.Arrays;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import jcuda.runtime.cudaStream_t;
+
+/**
+ * The scheduler's lanes and events as JCuda streams and events of one context. Lane
+ * {@code streams} is the legacy default stream (a null handle).
+ *
+ * <p>A driver error in one of these calls throws {@link DeviceCallFailed}; the interceptor then
+ * falls back to pass-through. Not thread-safe: used under the context's scheduling lock.
+ */
+public final class JCudaStreamDevice implements StreamDevice {
+
+  /** An agent-issued CUDA call failed; the agent stops scheduling. */
+  public static final class DeviceCallFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    DeviceCallFailed(String call, int result) {
+      super(call + " failed with CUDA error " + result);
+    }
+  }
+
+  private final CUstream[] lanes;
+  private final cudaStream_t[] runtimeLanes;
+  private CUevent[] events = new CUevent[32];
+
+  public JCudaStreamDevice(int streams) {
+    lanes = new CUstream[streams + 1];
+    runtimeLanes = new cudaStream_t[streams + 1];
+    lanes[streams] = new CUstream();
+    runtimeLanes[streams] = new cudaStream_t();
+  }
+
+  /** The JCuda stream of a lane, to hand to the real call in place of the application's. */
+  public CUstream stream(int lane) {
+    return lanes[lane];
+  }
+
+  /** The same stream for the runtime API and cuBLAS. */
+  public cudaStream_t runtimeStream(int lane) {
+    return runtimeLanes[lane];
+  }
+
+  @Override
+  public void createStream(int lane) {
+    CUstream s = new CUstream();
+    check("cuStreamCreate", JCudaNatives.createNonBlockingStream(s));
+    lanes[lane] = s;
+    runtimeLanes[lane] = new cudaStream_t(s);
+  }
+
+  @Override
+  public void createEvent(int event) {
+    if (event >= events.length) {
+      events = Arrays.copyOf(events, Math.max(event + 1, events.length * 2));
+    }
+    CUevent e = new CUevent();
+    check("cuEventCreate", JCudaNatives.createEvent(e));
+    events[event] = e;
+  }
+
+  @Override
+  public void recordEvent(int event, int lane) {
+    check("cuEventRecord", JCudaNatives.recordEvent(events[event], lanes[lane]));
+  }
+
+  @Override
+  public void waitEvent(int lane, int event) {
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], events[event]));
+  }
+
+  @Override
+  public void synchronizeEvent(int event) {
+    check("cuEventSynchronize", JCudaNatives.synchronizeEvent(events[event]));
+  }
+
+  @Override
+  public void synchronizeDevice() {
+    check("cuCtxSynchronize", JCudaNatives.synchronizeContext());
+  }
+
+  private static void check(String call, int result) {
+    if (result != 0) {
+      throw new DeviceCallFailed(call, result);
+    }
+  }
+}

@@ -1,0 +1,265 @@
+package dev.kernelweave.interceptor.runtime;
+
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.CallClassification;
+import dev.kernelweave.interceptor.Calls;
+import dev.kernelweave.interceptor.Instrumentation;
+import dev.kernelweave.interceptor.Placement;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.MemoryKind;
+import jcuda.Pointer;
+import jcuda.runtime.cudaStream_t;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+
+/**
+ * {@code jcuda.runtime.JCuda}, the runtime API: allocations, copies, memsets, synchronization and
+ * events; every other {@code cuda*} method is classified by name.
+ */
+public final class JCudaRuntimeInstrumentation implements Instrumentation {
+
+  static final String[] DEDICATED = {
+    "cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
+    "cudaFree", "cudaFreeHost", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord",
+  };
+
+  @Override
+  public ElementMatcher<? super TypeDescription> types() {
+    return named("jcuda.runtime.JCuda");
+  }
+
+  @Override
+  public void advise(Visitor visitor) {
+    visitor.visit("DeviceAlloc", namedOneOf("cudaMalloc", "cudaMallocManaged"));
+    visitor.visit("HostAlloc", namedOneOf("cudaMallocHost", "cudaHostAlloc"));
+    visitor.visit("PitchAlloc", named("cudaMallocPitch").and(takesArguments(4)));
+    visitor.visit("Free", namedOneOf("cudaFree", "cudaFreeHost").and(takesArguments(1)));
+    visitor.visit("Copy", named("cudaMemcpy").and(takesArguments(4)));
+    visitor.visit("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
+    visitor.visit("Memset", named("cudaMemset").and(takesArguments(3)));
+    visitor.visit("MemsetAsync", named("cudaMemsetAsync").and(takesArguments(4)));
+    visitor.visit("DeviceSynchronize", named("cudaDeviceSynchronize"));
+    visitor.visit("StreamSynchronize", named("cudaStreamSynchronize"));
+    visitor.visit("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
+    visitor.visit("Classified", isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
+        .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
+  }
+
+  static final class DeviceAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size,
+            name.equals("cudaMallocManaged") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class HostAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class PitchAlloc {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.ALLOC, "cudaMallocPitch", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long[] pitch,
+        @Advice.Argument(3) long height, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = pitch[0] * height;
+        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Free {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
+      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
+      if (r != null) {
+        Calls.freeing(r, JCudaPointers.address(ptr));
+        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Copy {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) Pointer src,
+        @Advice.Argument(2) long bytes, @Advice.Argument(3) int kind) {
+      CallRecord r = Calls.begin(RuntimeCalls.copyKind(kind), "cudaMemcpy", 0L);
+      RuntimeCalls.copy(r, dst, src, bytes, kind);
+      Calls.place(r, Placement.SYNC);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class CopyAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) Pointer src,
+        @Advice.Argument(2) long bytes, @Advice.Argument(3) int kind,
+        @Advice.Argument(value = 4, readOnly = false) cudaStream_t stream) {
+      CallRecord r = Calls.begin(RuntimeCalls.copyKind(kind), "cudaMemcpyAsync", stream);
+      if (r != null) {
+        RuntimeCalls.copy(r, dst, src, bytes, kind);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.runtimeStream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Memset {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(2) long bytes) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, "cudaMemset", 0L);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.SYNC);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class MemsetAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(2) long bytes,
+        @Advice.Argument(value = 3, readOnly = false) cudaStream_t stream) {
+      CallRecord r = Calls.begin(CallKind.MEMSET, "cudaMemsetAsync", stream);
+      if (r != null) {
+        r.bytes = bytes;
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.runtimeStream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class DeviceSynchronize {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      CallRecord r = Calls.begin(CallKind.SYNC, "cudaDeviceSynchronize", 0L);
+      Calls.place(r, Placement.DEVICE_SYNC);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class StreamSynchronize {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(0) cudaStream_t stream) {
+      CallRecord r = Calls.begin(CallKind.SYNC, "cudaStreamSynchronize", stream);
+      Calls.place(r, Placement.STREAM_SYNC);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class EventRecord {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Argument(value = 1, readOnly = false) cudaStream_t stream) {
+      CallRecord r = Calls.begin(CallKind.EVENT, "cudaEventRecord", stream);
+      if (r != null) {
+        Calls.place(r, Placement.EVENT_RECORD);
+        stream = Calls.runtimeStream(r, stream);
+      }
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Classified {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      CallClassification c = CallClassification.of(name);
+      CallRecord r = Calls.begin(c.kind(), name, 0L);
+      Calls.place(r, c.placement());
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.kernelweave.interceptor.runtime;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.Calls;
+import jcuda.Pointer;
+
+/** The runtime API's copies, whose direction is an argument rather than part of the name. */
+public final class RuntimeCalls {
+
+  private RuntimeCalls() {}
+
+  /** The journal's kind for a {@code cudaMemcpyKind}. */
+  public static CallKind copyKind(int cudaMemcpyKind) {
+    return switch (cudaMemcpyKind) {
+      case 1 -> CallKind.COPY_HOST_TO_DEVICE;
+      case 2 -> CallKind.COPY_DEVICE_TO_HOST;
+      default -> CallKind.COPY_DEVICE_TO_DEVICE;
+    };
+  }
+
+  /** Adds what a copy reads and writes, by its {@code cudaMemcpyKind}. */
+  public static void copy(CallRecord r, Pointer dst, Pointer src, long bytes, int cudaMemcpyKind) {
+    if (r == null) {
+      return;
+    }
+    r.bytes = bytes;
+    switch (cudaMemcpyKind) {
+      case 0 -> { }
+      case 1 -> {
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        Calls.host(r, src, bytes, AccessMode.READ);
+      }
+      case 2 -> {
+        Calls.device(r, src, bytes, AccessMode.READ);
+        Calls.host(r, dst, bytes, AccessMode.WRITE);
+      }
+      case 3 -> {
+        Calls.device(r, src, bytes, AccessMode.READ);
+        Calls.device(r, dst, bytes, AccessMode.WRITE);
+      }
+      default -> {
+        Calls.anyPointer(r, src, bytes, AccessMode.READ);
+        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
+      }
+    }
+  }
+}
