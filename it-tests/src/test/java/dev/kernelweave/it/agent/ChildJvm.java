@@ -1,0 +1,76 @@
+package dev.kernelweave.it.agent;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a main class of this module's test class path in a new JVM, with or without the packaged agent. */
+final class ChildJvm {
+
+  /** What a child printed and how it ended. */
+  record Result(int exitCode, String stdout, String stderr) {
+    /** The lines a program prints as its observable output: results and checksums, not times. */
+    List<String> observable() {
+      List<String> lines = new ArrayList<>();
+      for (String line : stdout.split("\n")) {
+        if (line.startsWith("result") || line.startsWith("checksum") || line.startsWith("dot")) {
+          lines.add(line);
+        }
+      }
+      return lines;
+    }
+  }
+
+  private ChildJvm() {}
+
+  /** The packaged agent, built by the agent module before this module's tests run. */
+  static Path agentJar() {
+    for (Path candidate : List.of(Path.of("../agent/target/kernelweave-agent.jar"),
+        Path.of("agent/target/kernelweave-agent.jar"))) {
+      if (Files.isRegularFile(candidate)) {
+        return candidate.toAbsolutePath();
+      }
+    }
+    throw new IllegalStateException("agent/target/kernelweave-agent.jar is missing: run mvn package first");
+  }
+
+  static String java(String javaHome) {
+    return Path.of(javaHome, "bin", "java").toString();
+  }
+
+  /**
+   * @param agentOptions null for no agent, else the text after {@code -javaagent:jar=}
+   */
+  static Result run(String java, String agentOptions, Class<?> main, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    if (agentOptions != null) {
+      command.add("-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile("kw-child", ".out");
+    Path err = Files.createTempFile("kw-child", ".err");
+    Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    if (!p.waitFor(5, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("timed out: " + command);
+    }
+    Result r = new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.deleteIfExists(out);
+    Files.deleteIfExists(err);
+    return r;
+  }
+
+  static Result run(String agentOptions, Class<?> main, String... args) throws IOException, InterruptedException {
+    return run(java(System.getProperty("java.home")), agentOptions, main, args);
+  }
+}
