@@ -44,9 +44,8 @@ public final class AllocationTable {
   private boolean[] slotInUse = new boolean[64];
 
   /**
-   * Records a new allocation and returns its index in the current snapshot's order is not stable;
-   * callers keep the id. An existing allocation overlapping the range (a free the agent did not see)
-   * is dropped first.
+   * Records a new allocation. An existing allocation overlapping the range (a free the agent did not
+   * see) is dropped first.
    *
    * @return the new allocation's id
    */
@@ -110,14 +109,6 @@ public final class AllocationTable {
     snapshot = new Snapshot(
         removeAt(s.bases, i), removeAt(s.ends, i), removeAt(s.ids, i), removeAt(s.slots, i), removeAt(s.kinds, i, n));
     return id;
-  }
-
-  /**
-   * Resolves an address to the index of the allocation holding it, in the snapshot returned with it.
-   * Use {@link #lookup} for a self-contained answer.
-   */
-  public int find(long address) {
-    return indexOf(snapshot, address);
   }
 
   /**

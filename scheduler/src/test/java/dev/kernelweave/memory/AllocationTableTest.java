@@ -1,0 +1,93 @@
+package dev.kernelweave.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class AllocationTableTest {
+
+  private final AllocationTable table = new AllocationTable();
+  private final AllocationTable.Allocation found = new AllocationTable.Allocation();
+
+  @Test
+  void addressInsideResolvesToTheAllocationWithItsBase() {
+    int id = table.add(0x7000_0000_0000L, 1024, MemoryKind.DEVICE);
+    assertTrue(table.lookup(0x7000_0000_0000L + 100, found));
+    assertEquals(id, found.id);
+    assertEquals(0x7000_0000_0000L, found.base);
+    assertEquals(1024, found.size);
+    assertEquals(MemoryKind.DEVICE, found.kind);
+  }
+
+  @Test
+  void lastByteIsInsideAndTheEndIsNot() {
+    table.add(0x1000_0000L, 256, MemoryKind.DEVICE);
+    assertTrue(table.lookup(0x1000_0000L + 255, found));
+    assertFalse(table.lookup(0x1000_0000L + 256, found));
+    assertFalse(table.lookup(0x1000_0000L - 1, found));
+  }
+
+  @Test
+  void neighboursResolveToThemselves() {
+    int a = table.add(0x2000_0000L, 512, MemoryKind.DEVICE);
+    int b = table.add(0x2000_0200L, 512, MemoryKind.DEVICE);
+    int c = table.add(0x1000_0000L, 16, MemoryKind.PINNED_HOST);
+    assertTrue(table.lookup(0x2000_01FFL, found));
+    assertEquals(a, found.id);
+    assertTrue(table.lookup(0x2000_0200L, found));
+    assertEquals(b, found.id);
+    assertTrue(table.lookup(0x1000_0008L, found));
+    assertEquals(c, found.id);
+    assertEquals(MemoryKind.PINNED_HOST, found.kind);
+    assertEquals(3, table.size());
+  }
+
+  @Test
+  void freedAddressResolvesToNothing() {
+    int id = table.add(0x3000_0000L, 64, MemoryKind.DEVICE);
+    assertEquals(id, table.remove(0x3000_0000L));
+    assertFalse(table.lookup(0x3000_0010L, found));
+    assertEquals(AllocationTable.NOT_FOUND, table.remove(0x3000_0000L));
+  }
+
+  @Test
+  void newAllocationAtAFreedAddressGetsANewIdAndReusesTheSlot() {
+    int first = table.add(0x4000_0000L, 64, MemoryKind.DEVICE);
+    table.lookup(0x4000_0000L, found);
+    int firstSlot = found.slot;
+    table.remove(0x4000_0000L);
+    int second = table.add(0x4000_0000L, 128, MemoryKind.DEVICE);
+    table.lookup(0x4000_0040L, found);
+    assertNotEquals(first, second);
+    assertEquals(second, found.id);
+    assertEquals(firstSlot, found.slot);
+    assertEquals(128, found.size);
+  }
+
+  @Test
+  void overlappingAllocationReplacesAStaleOne() {
+    table.add(0x5000_0000L, 1024, MemoryKind.DEVICE);
+    int fresh = table.add(0x5000_0100L, 64, MemoryKind.DEVICE);
+    assertEquals(1, table.size());
+    assertFalse(table.lookup(0x5000_0000L, found));
+    assertTrue(table.lookup(0x5000_0100L, found));
+    assertEquals(fresh, found.id);
+  }
+
+  @Test
+  void liveSlotsAreDistinct() {
+    boolean[] seen = new boolean[table.slotCapacity() * 4];
+    for (int i = 0; i < 100; i++) {
+      table.add(0x6000_0000L + i * 0x1000L, 0x1000, MemoryKind.DEVICE);
+    }
+    for (int i = 0; i < 100; i++) {
+      assertTrue(table.lookup(0x6000_0000L + i * 0x1000L + 8, found));
+      assertFalse(seen[found.slot], "slot " + found.slot + " used twice");
+      seen[found.slot] = true;
+    }
+    assertTrue(table.slotCapacity() >= 100);
+  }
+}
