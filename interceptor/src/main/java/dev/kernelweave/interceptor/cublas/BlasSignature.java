@@ -11,8 +11,8 @@ package dev.kernelweave.interceptor.cublas;
  * exactly the parameters whose role is not {@code NONE}. An {@link BlasRoutineKind#UNKNOWN}
  * signature has no name, no descriptor and only {@code NONE} roles.
  *
- * <p>Instances are immutable and shared; every method is safe from any thread and allocates
- * nothing.
+ * <p>Instances are immutable and shared; every method is safe from any thread, and every method
+ * but {@link #toString()} allocates nothing.
  */
 public final class BlasSignature {
 
