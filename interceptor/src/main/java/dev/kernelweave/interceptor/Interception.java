@@ -3,6 +3,8 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.AllocationTable;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,6 +24,7 @@ public final class Interception {
   static final LongMap<KernelInfo> KERNELS = new LongMap<>();
   static final LongMap<ContextScheduling> CONTEXTS = new LongMap<>();
   static final AtomicLong SEQUENCE = new AtomicLong();
+  private static final List<Runnable> FALLBACKS = new CopyOnWriteArrayList<>();
 
   private Interception() {}
 
@@ -86,6 +89,11 @@ public final class Interception {
     return cs;
   }
 
+  /** Registers what must be undone when scheduling stops, such as handles pointed at the agent's streams. */
+  public static void onFallback(Runnable action) {
+    FALLBACKS.add(action);
+  }
+
   /** Forgets a destroyed context's scheduler; its streams went with it. */
   public static void contextDestroyed(long context) {
     CONTEXTS.remove(context);
@@ -103,6 +111,13 @@ public final class Interception {
       AgentLog.warnOnce("scheduling-failed", "scheduling stopped, every call now runs as written: " + cause);
       if (AgentLog.debugEnabled()) {
         cause.printStackTrace();
+      }
+      for (Runnable action : FALLBACKS) {
+        try {
+          action.run();
+        } catch (Throwable ignored) {
+          // Keep undoing the rest.
+        }
       }
       try {
         JCudaNatives.synchronizeContext();

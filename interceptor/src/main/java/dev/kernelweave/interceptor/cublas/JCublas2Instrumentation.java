@@ -9,14 +9,16 @@ import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.CallClassification;
-import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
-/** {@code jcuda.jcublas.JCublas2}: handles, streams, pointer modes and every routine. */
+/**
+ * {@code jcuda.jcublas.JCublas2}: every routine with its operands' roles, handles, streams and
+ * pointer modes. One advice serves all methods; {@link BlasCalls} looks the routine up by name and
+ * descriptor.
+ */
 public final class JCublas2Instrumentation implements Instrumentation {
 
   @Override
@@ -26,22 +28,22 @@ public final class JCublas2Instrumentation implements Instrumentation {
 
   @Override
   public void advise(Visitor visitor) {
-    visitor.visit("Classified",
+    visitor.visit("Routine",
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cublas")));
   }
 
-  static final class Classified {
+  static final class Routine {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.place(r, c.placement());
-      return r;
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
+        @Advice.AllArguments Object[] args) {
+      return BlasCalls.enter(name, descriptor, args);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
+    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
+        @Advice.Origin("#d") String descriptor, @Advice.AllArguments Object[] args,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      BlasCalls.exit(r, name, descriptor, args, result, thrown);
     }
   }
 }
