@@ -1,0 +1,72 @@
+package dev.kernelweave.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.Mode;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class AgentOptionsTest {
+
+  private final Properties none = new Properties();
+
+  @Test
+  void defaultsScheduleOnSixteenStreamsWithAJournalUnderTheTemporaryDirectory() {
+    AgentOptions o = AgentOptions.parse(null, none);
+    assertEquals(Mode.SCHEDULE, o.mode());
+    assertEquals(16, o.streams());
+    assertEquals(AgentOptions.DEFAULT_JOURNAL, o.journal());
+    assertTrue(o.ptx());
+    assertEquals(AgentLog.Level.INFO, o.log());
+  }
+
+  @Test
+  void everyKeyIsRead() {
+    AgentOptions o = AgentOptions.parse("mode=passthrough,journal=/tmp/j,streams=4,ptx=off,log=debug", none);
+    assertEquals(Mode.PASSTHROUGH, o.mode());
+    assertEquals(Path.of("/tmp/j"), o.journal());
+    assertEquals(4, o.streams());
+    assertFalse(o.ptx());
+    assertEquals(AgentLog.Level.DEBUG, o.log());
+  }
+
+  @Test
+  void journalOffMeansNoJournal() {
+    assertNull(AgentOptions.parse("journal=off", none).journal());
+  }
+
+  @Test
+  void systemPropertiesAreReadAndTheAgentArgumentWins() {
+    Properties p = new Properties();
+    p.setProperty("kernelweave.streams", "8");
+    p.setProperty("kernelweave.mode", "passthrough");
+    AgentOptions o = AgentOptions.parse("mode=schedule", p);
+    assertEquals(8, o.streams());
+    assertEquals(Mode.SCHEDULE, o.mode());
+  }
+
+  @Test
+  void badValueNamesTheOptionAndTheAcceptedValues() {
+    var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("streams=0", none));
+    assertTrue(e.getMessage().contains("streams=0"), e.getMessage());
+    assertTrue(e.getMessage().contains("1 to 64"), e.getMessage());
+    e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("log=loud", none));
+    assertTrue(e.getMessage().contains("quiet, info or debug"), e.getMessage());
+    e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("ptx=yes", none));
+    assertTrue(e.getMessage().contains("on or off"), e.getMessage());
+  }
+
+  @Test
+  void unknownKeyAndMissingValueAreNamed() {
+    var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("speed=max", none));
+    assertTrue(e.getMessage().contains("'speed'") && e.getMessage().contains("mode, journal"), e.getMessage());
+    e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("schedule", none));
+    assertTrue(e.getMessage().contains("'schedule'") && e.getMessage().contains("key=value"), e.getMessage());
+  }
+}

@@ -1,0 +1,145 @@
+package dev.kernelweave.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.memory.MemoryKind;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What a launch's parameters resolve to, with JCuda's own pointer objects and no GPU. */
+class CallsTest {
+
+  private static final long BASE = 0x7f00_0000_0000L;
+  private static final byte R = (byte) AccessMode.READ.ordinal();
+  private static final byte W = (byte) AccessMode.WRITE.ordinal();
+  private int id;
+
+  @BeforeEach
+  void activate() {
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, () -> LaunchJournal.OFF));
+    id = Interception.ALLOCATIONS.add(BASE, 4096, MemoryKind.DEVICE);
+  }
+
+  @AfterEach
+  void forget() {
+    Interception.ALLOCATIONS.remove(BASE);
+  }
+
+  private static CUdeviceptr device(long address) {
+    CUdeviceptr p = new CUdeviceptr();
+    JCudaPointers.setNativePointer(p, address);
+    return p;
+  }
+
+  private static CallRecord launch(KernelInfo kernel, Pointer params) {
+    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    Calls.launch(r, kernel, params, null);
+    Calls.end(r, 0, null);
+    return r;
+  }
+
+  @Test
+  void pointerIntoAnAllocationResolvesWithItsOffsetAndScalarsAreCopied() {
+    Pointer params = Pointer.to(Pointer.to(device(BASE).withByteOffset(256)), Pointer.to(new int[] {5}),
+        Pointer.to(new float[] {2.5f}));
+    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    assertEquals(1, r.accessCount);
+    assertEquals(id, r.accessId[0]);
+    assertEquals(BASE, r.accessBase[0]);
+    assertEquals(256, r.accessOffset[0]);
+    assertEquals(4096 - 256, r.accessSize[0]);
+    assertEquals(AccessMode.READ_WRITE, r.accessMode(0));
+    assertEquals(3, r.paramCount);
+    assertEquals(BASE + 256, r.paramAsLong(0));
+    assertEquals(5, r.paramAsLong(1));
+    assertEquals(Float.floatToRawIntBits(2.5f), (int) r.paramAsLong(2));
+    assertFalse(r.touchesUnknownMemory);
+    assertEquals("k", r.kernel);
+  }
+
+  @Test
+  void readOnlyParameterFromPtxIsARead() {
+    KernelInfo k = new KernelInfo("k", new byte[] {R, KernelInfo.VALUE}, false);
+    CallRecord r = launch(k, Pointer.to(Pointer.to(device(BASE)), Pointer.to(new int[] {1})));
+    assertEquals(AccessMode.READ, r.accessMode(0));
+  }
+
+  @Test
+  void sameAllocationReadAndWrittenIsOneReadWriteAccessCoveringBoth() {
+    KernelInfo k = new KernelInfo("k", new byte[] {W, R}, false);
+    CallRecord r = launch(k, Pointer.to(Pointer.to(device(BASE + 1024)), Pointer.to(device(BASE))));
+    assertEquals(1, r.accessCount);
+    assertEquals(AccessMode.READ_WRITE, r.accessMode(0));
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(4096, r.accessSize[0]);
+  }
+
+  @Test
+  void unknownAddressMakesTheLaunchABarrierUnlessThePtxSaysItIsAValue() {
+    Pointer params = Pointer.to(Pointer.to(new long[] {0x7e00_0000_0000L}));
+    assertTrue(launch(KernelInfo.unknown("k"), params).touchesUnknownMemory);
+    KernelInfo scalar = new KernelInfo("k", new byte[] {KernelInfo.VALUE}, false);
+    assertFalse(launch(scalar, params).touchesUnknownMemory);
+  }
+
+  @Test
+  void addressJustPastTheEndIsNotTheAllocation() {
+    CallRecord r = launch(KernelInfo.unknown("k"), Pointer.to(Pointer.to(device(BASE + 4096))));
+    assertEquals(0, r.accessCount);
+    assertTrue(r.touchesUnknownMemory);
+  }
+
+  @Test
+  void smallIntegersAndDoublesAreNeverTakenForPointers() {
+    Pointer params = Pointer.to(Pointer.to(new long[] {1L << 20}), Pointer.to(new double[] {1.0}));
+    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    assertEquals(0, r.accessCount);
+    assertFalse(r.touchesUnknownMemory);
+  }
+
+  @Test
+  void pointerInsideAStructParameterIsFound() {
+    Pointer params = Pointer.to(Pointer.to(new long[] {7, BASE + 8}));
+    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    assertEquals(16, r.paramSize(0));
+    assertEquals(1, r.accessCount);
+    assertEquals(8, r.accessOffset[0]);
+  }
+
+  @Test
+  void kernelTouchingOtherMemoryIsABarrier() {
+    CallRecord r = launch(new KernelInfo("k", null, true), Pointer.to(Pointer.to(device(BASE))));
+    assertTrue(r.touchesUnknownMemory);
+  }
+
+  @Test
+  void javaArraysOnTheHostOrderNothing() {
+    CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
+    Calls.device(r, device(BASE), 64, AccessMode.WRITE);
+    Calls.host(r, Pointer.to(new float[16]), 64, AccessMode.READ);
+    Calls.end(r, 0, null);
+    assertEquals(1, r.accessCount);
+    assertEquals(AccessMode.WRITE, r.accessMode(0));
+    assertEquals(64, r.accessSize[0]);
+  }
+
+  @Test
+  void nestedCallIsNotTracked() {
+    CallRecord outer = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    assertEquals(null, Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L));
+    Calls.end(outer, 0, null);
+    CallRecord next = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    assertTrue(next != null);
+    Calls.end(next, 0, null);
+  }
+}
