@@ -48,7 +48,7 @@ final class DependencyTracker {
     byte[] modes = call.accessMode;
     for (int i = 0, n = call.accessCount; i < n; i++) {
       int slot = slots[i];
-      if (slot >= capacity) {
+      if (slot < 0 || slot >= capacity) {
         continue;
       }
       int mode = modes[i];

@@ -33,7 +33,9 @@ public sealed interface Op {
     /** A parameter points into unknown memory: the agent makes the launch a barrier. */
     UNKNOWN_POINTER,
     /** A library call the agent does not understand, issued by the library on the legacy stream. */
-    OPAQUE
+    OPAQUE,
+    /** The real launch fails (say, too many resources requested): nothing runs. */
+    FAILS
   }
 
   /** Page-locked host memory, for asynchronous reads. */
@@ -82,6 +84,8 @@ public sealed interface Op {
         s.append("  (parameters unknown: all RW)");
       } else if (mode == LaunchMode.UNKNOWN_POINTER) {
         s.append("  (a pointer into unknown memory)");
+      } else if (mode == LaunchMode.FAILS) {
+        s.append("  (fails: nothing runs)");
       }
       return s.toString();
     }

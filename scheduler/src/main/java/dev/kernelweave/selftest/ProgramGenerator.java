@@ -91,7 +91,8 @@ public final class ProgramGenerator {
       if (r < 40) {
         launch(Op.LaunchMode.PRECISE);
       } else if (r < 43) {
-        launch(random.nextBoolean() ? Op.LaunchMode.CONSERVATIVE : Op.LaunchMode.UNKNOWN_POINTER);
+        int m = random.nextInt(5);
+        launch(m < 2 ? Op.LaunchMode.CONSERVATIVE : m < 4 ? Op.LaunchMode.UNKNOWN_POINTER : Op.LaunchMode.FAILS);
       } else if (r < 45) {
         launch(Op.LaunchMode.OPAQUE);
       } else if (r < 52) {

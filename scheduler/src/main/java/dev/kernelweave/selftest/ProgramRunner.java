@@ -153,7 +153,9 @@ public final class ProgramRunner {
       long in2 = l.in2() == null ? 0 : address(l.in2());
       Kernel kernel = l.kernel();
       if (scheduler == null) {
-        target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
+        if (l.mode() != Op.LaunchMode.FAILS) {
+          target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
+        }
         return;
       }
       boolean opaque = l.mode() == Op.LaunchMode.OPAQUE;
@@ -178,6 +180,10 @@ public final class ProgramRunner {
         call.touchesUnknownMemory = true;
       }
       int lane = scheduler.beforeAsyncWork(call);
+      if (l.mode() == Op.LaunchMode.FAILS) {
+        scheduler.afterWork(call, false);
+        return;
+      }
       target.launch(lane, kernel, out, in1, in2, l.n(), l.k());
       scheduler.afterWork(call, true);
     }

@@ -14,8 +14,10 @@ import java.util.List;
  * the legacy lane).
  *
  * <p>Every operation with a {@code lane} is asynchronous with respect to the host unless said
- * otherwise: it is queued behind the lane's earlier work. Addresses are device (or pinned host)
- * addresses in one address space; a freed address may be handed out again.
+ * otherwise: it is queued behind the lane's earlier work. Addresses are the device's own (device
+ * or page-locked host memory, one address space), not handles: the runner adds byte offsets to
+ * them, and an address handed out again after a free must come back as the same number, so that
+ * the scheduler meets reused addresses as it does under the agent.
  *
  * <p>Implementations are used by one thread, one program run per instance ({@link Factory#open}),
  * and release everything in {@link #close}.

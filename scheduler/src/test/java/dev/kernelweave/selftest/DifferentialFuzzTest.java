@@ -40,6 +40,16 @@ class DifferentialFuzzTest {
     }
   }
 
+  @ParameterizedTest(name = "{0} streams")
+  @ValueSource(ints = {2, 5})
+  void longProgramsObserveWhatSerialRunsObserve(int streams) {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, Mutant.NONE, new ProgramGenerator(400));
+    DifferentialFuzz.Report report = fuzz.run(streams * 77L, 300, 1, null);
+    if (report.failed() > 0) {
+      throw new AssertionError("the scheduler broke a program:\n" + fuzz.shrink(report.failures().get(0)).describe());
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT"})
   void eachMutantIsCaughtAndShrunk(Mutant mutant) {
