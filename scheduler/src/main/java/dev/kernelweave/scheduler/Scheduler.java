@@ -1,5 +1,6 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 
 /**
@@ -42,29 +43,63 @@ public final class Scheduler {
   /** Streams per context when the option {@code streams} is not given. */
   public static final int DEFAULT_STREAMS = 16;
 
+  private final StreamDevice device;
+  private final Mutant mutant;
+  private final StreamPool pool;
+  private final EventPool events;
+  private final DependencyTracker tracker;
+  private final AppStreamFootprints footprints;
+  /** Scratch: what the call being placed must follow, or the users a host wait covers. */
+  private final LanePositions needs;
+
   /**
    * @param device the stream and event operations to issue
    * @param streams the number of pool lanes, at least 1
    * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
    */
   public Scheduler(StreamDevice device, int streams, Mutant mutant) {
-    throw new UnsupportedOperationException("not built yet");
+    if (streams < 1) {
+      throw new IllegalArgumentException("streams must be at least 1, was " + streams);
+    }
+    this.device = device;
+    this.mutant = mutant;
+    this.pool = new StreamPool(streams);
+    this.events = new EventPool(pool.laneCount);
+    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR);
+    this.footprints = new AppStreamFootprints(pool.laneCount);
+    this.needs = new LanePositions(pool.laneCount);
   }
 
   /** The lane index of the application's legacy default stream: {@code streams}. */
   public int legacyLane() {
-    throw new UnsupportedOperationException("not built yet");
+    return pool.legacy;
   }
 
   /**
    * Places device work that has a stream parameter: computes its predecessors from the call's
    * accesses, picks a pool lane, issues the waits it needs. A call with
-   * {@code touchesUnknownMemory} becomes a barrier and runs on the legacy lane.
+   * {@code touchesUnknownMemory} (or one the interceptor already marked {@code barrier}) becomes a
+   * barrier and runs on the legacy lane.
+   *
+   * <p>A call with no pending predecessor goes to the pool lane chosen longest ago. A call whose
+   * predecessor is the newest call on its lane extends that chain on the same lane. Otherwise (the
+   * producer already has a successor on its lane: a fork) it takes the lane chosen longest ago and
+   * waits.
    *
    * @return the lane to issue the real call on
    */
   public int beforeAsyncWork(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    if (call.touchesUnknownMemory || call.barrier) {
+      return placeBarrier(call);
+    }
+    needs.clear();
+    tracker.collect(call, pool, needs);
+    int lane = chooseLane();
+    pool.ensureCreated(lane, device);
+    pool.touch(lane);
+    waitForNeeds(call, lane);
+    call.stream = lane;
+    return lane;
   }
 
   /**
@@ -72,37 +107,78 @@ public final class Scheduler {
    * synchronous meaning: makes the legacy lane wait for the call's predecessors only.
    */
   public void beforeSyncWork(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    if (call.touchesUnknownMemory || call.barrier) {
+      placeBarrier(call);
+      return;
+    }
+    needs.clear();
+    tracker.collect(call, pool, needs);
+    waitForNeeds(call, pool.legacy);
+    call.stream = pool.legacy;
   }
 
   /** Records a placed call in the history once the real call returned; a failed call leaves none. */
   public void afterWork(CallRecord call, boolean succeeded) {
-    throw new UnsupportedOperationException("not built yet");
+    int lane = call.stream;
+    if (call.barrier) {
+      if (succeeded) {
+        pool.issue(lane);
+      }
+      device.synchronizeDevice();
+      pool.completeAll();
+      return;
+    }
+    if (!succeeded || lane < 0) {
+      return;
+    }
+    long position = pool.issue(lane);
+    tracker.record(call, lane, position);
+    LanePositions footprint = footprints.of(call.appStream);
+    if (call.kind == CallKind.EVENT) {
+      // The record waited for every other lane of the stream: its position now stands for all of it.
+      footprint.clear();
+    }
+    footprint.add(lane, position, call.seq);
+    if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
+      // A synchronous device-to-host copy returns once it, and everything before it there, is done.
+      pool.completeThrough(lane, position);
+    }
   }
 
   /** The host waits for every pending user of the allocation the call frees (its first access). */
   public void beforeFree(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
+      return;
+    }
+    needs.clear();
+    tracker.collectUsers(call.accessSlot[0], pool, needs);
+    hostWait(call, needs, -1);
   }
 
   /** Forgets the freed allocation's history, so that a new allocation in its slot starts fresh. */
   public void afterFree(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    if (call.accessCount > 0) {
+      tracker.clear(call.accessSlot[0]);
+    }
   }
 
   /** The host waits for all work, before a call the agent does not understand. */
   public void beforeBarrier(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    device.synchronizeDevice();
+    pool.completeAll();
+    call.barrier = true;
+    call.hostWaited = true;
   }
 
   /** The host waits for whatever the opaque call queued anywhere; all history is complete. */
   public void afterBarrier(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    device.synchronizeDevice();
+    pool.completeAll();
   }
 
   /** Everything issued so far has completed (the application synchronized the device). */
   public void afterDeviceSynchronize() {
-    throw new UnsupportedOperationException("not built yet");
+    pool.completeAll();
   }
 
   /**
@@ -110,14 +186,107 @@ public final class Scheduler {
    * work went, and for nothing else.
    */
   public void beforeStreamSynchronize(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    LanePositions footprint = footprints.of(call.appStream);
+    hostWait(call, footprint, footprint.lastLane());
+    footprint.clear();
   }
 
   /**
    * Chooses the lane on which the application's event for {@code call.appStream} is recorded, after
-   * making it wait for every call the application issued on that stream.
+   * making it wait for every call the application issued on that stream: the lane that holds the
+   * stream's newest call, or the legacy lane when the stream has none.
    */
   public int beforeEventRecord(CallRecord call) {
-    throw new UnsupportedOperationException("not built yet");
+    LanePositions footprint = footprints.of(call.appStream);
+    int lane = footprint.lastLane();
+    if (lane < 0) {
+      lane = pool.legacy;
+    }
+    needs.clear();
+    for (int i = 0, n = footprint.count(); i < n; i++) {
+      int l = footprint.lane(i);
+      long p = footprint.position(l);
+      if (pool.pending(l, p)) {
+        needs.add(l, p, footprint.seq(l));
+      }
+    }
+    pool.ensureCreated(lane, device);
+    waitForNeeds(call, lane);
+    call.stream = lane;
+    return lane;
+  }
+
+  private int placeBarrier(CallRecord call) {
+    device.synchronizeDevice();
+    pool.completeAll();
+    call.barrier = true;
+    call.hostWaited = true;
+    call.stream = pool.legacy;
+    return pool.legacy;
+  }
+
+  /** Picks the pool lane for a call whose predecessors are in {@link #needs}. */
+  private int chooseLane() {
+    int chain = -1;
+    long chainSeq = Long.MIN_VALUE;
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      if (lane != pool.legacy && needs.position(lane) == pool.tail(lane) && needs.seq(lane) > chainSeq) {
+        chain = lane;
+        chainSeq = needs.seq(lane);
+      }
+    }
+    return chain >= 0 ? chain : pool.leastRecentlyUsed();
+  }
+
+  /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */
+  private void waitForNeeds(CallRecord call, int lane) {
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int from = needs.lane(i);
+      long p = needs.position(from);
+      if (from == lane || pool.waited(lane, from) >= p || !pool.pending(from, p)) {
+        continue;
+      }
+      int event = events.cover(from, p, pool, device);
+      call.eventRecorded |= events.recorded;
+      device.waitEvent(lane, event);
+      pool.mergeWait(lane, from, events.recordedAt(event), events.clocks(), events.clockOffset(event));
+      call.addPredecessor(needs.seq(from));
+    }
+  }
+
+  /**
+   * The host waits for each pending position in {@code positions}, {@code first} (a lane, or -1)
+   * before the others, since its wait often covers theirs.
+   */
+  private void hostWait(CallRecord call, LanePositions positions, int first) {
+    int active = pool.activeLanes();
+    int waitedLanes = 0;
+    if (first >= 0 && hostWaitOne(call, positions, first)) {
+      waitedLanes++;
+    }
+    for (int i = 0, n = positions.count(); i < n; i++) {
+      int lane = positions.lane(i);
+      if (lane != first && hostWaitOne(call, positions, lane)) {
+        waitedLanes++;
+      }
+    }
+    if (waitedLanes > 0) {
+      call.hostWaited = true;
+      call.hostWaitNarrowed = waitedLanes < active;
+    }
+  }
+
+  private boolean hostWaitOne(CallRecord call, LanePositions positions, int lane) {
+    long p = positions.position(lane);
+    if (!pool.pending(lane, p)) {
+      return false;
+    }
+    int event = events.cover(lane, p, pool, device);
+    call.eventRecorded |= events.recorded;
+    device.synchronizeEvent(event);
+    pool.complete(lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
+    call.addPredecessor(positions.seq(lane));
+    return true;
   }
 }

@@ -1,12 +1,159 @@
 package dev.kernelweave.agent.cli;
 
+import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.selftest.DifferentialFuzz;
+import dev.kernelweave.sim.SimDevice;
 import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Locale;
 
+/**
+ * {@code selftest --sim|--gpu [--seed S] [--programs N] [--mutant M] [--streams K]}: the differential
+ * fuzz of the scheduler, on the simulated GPU or on this machine's GPU.
+ */
 final class SelfTestCommand {
+
+  /** Exit code when the GPU self-test cannot run here (not in this build, or no JCuda). */
+  static final int UNAVAILABLE = 3;
+
+  /** The GPU self-test, looked up by name: it lives in the interceptor and needs JCuda. */
+  static final String GPU_SELF_TEST = "dev.kernelweave.interceptor.selftest.GpuSelfTest";
+
+  private static final String USAGE = """
+      usage: selftest --sim [--seed S] [--programs N] [--mutant drop-raw|drop-war|no-free-wait] [--streams K]
+             selftest --gpu [--seed S] [--programs N]
+        --sim        run on the simulated GPU
+        --gpu        run on this machine's GPU (JCuda and the interceptor on the class path)
+        --seed S     the first program's seed (default: a new one, printed)
+        --programs N programs to generate and check, at least 1 (default 1000)
+        --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it
+        --streams K  streams per scheduler, 1..64 (default 16)
+      """;
+
   private SelfTestCommand() {}
 
   static int run(String[] args, PrintStream out, PrintStream err) {
-    err.println("kernelweave: not built yet");
-    return 3;
+    String mode = null;
+    Long seed = null;
+    int programs = 1000;
+    Mutant mutant = null;
+    Integer streams = null;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      switch (arg) {
+        case "--help", "-h" -> {
+          out.print(USAGE);
+          return 0;
+        }
+        case "--sim", "--gpu" -> {
+          if (mode != null && !mode.equals(arg)) {
+            return usage(err, "choose one of --sim and --gpu, not both");
+          }
+          mode = arg;
+        }
+        case "--seed", "--programs", "--mutant", "--streams" -> {
+          if (i + 1 >= args.length) {
+            return usage(err, arg + " needs a value");
+          }
+          String value = args[++i];
+          try {
+            switch (arg) {
+              case "--seed" -> seed = Long.decode(value);
+              case "--programs" -> programs = Integer.parseInt(value);
+              case "--mutant" -> mutant = Mutant.ofOption(value);
+              default -> streams = Integer.parseInt(value);
+            }
+          } catch (NumberFormatException e) {
+            return usage(err, arg + ": expected " + (arg.equals("--seed") ? "an integer" : "a whole number") + ", got '"
+                + value + "'");
+          } catch (IllegalArgumentException e) {
+            return usage(err, "--mutant: unknown mutant '" + value + "': expected one of drop-raw, drop-war, no-free-wait");
+          }
+        }
+        default -> {
+          return usage(err, "unknown option '" + arg + "': expected --sim, --gpu, --seed S, --programs N, "
+              + "--mutant drop-raw|drop-war|no-free-wait or --streams K");
+        }
+      }
+    }
+    if (mode == null) {
+      return usage(err, "choose --sim (the simulated GPU) or --gpu (this machine's GPU)");
+    }
+    if (programs < 1) {
+      return usage(err, "--programs: expected at least 1, got " + programs);
+    }
+    if (streams != null && (streams < 1 || streams > 64)) {
+      return usage(err, "--streams: expected 1..64, got " + streams);
+    }
+    if (seed == null) {
+      seed = System.nanoTime() & 0xFFFF_FFFFL;
+    }
+    if (mode.equals("--gpu")) {
+      if (mutant != null || streams != null) {
+        return usage(err, "--mutant and --streams apply to --sim only");
+      }
+      return runGpu(seed, programs, out, err);
+    }
+    return runSim(seed, programs, mutant == null ? Mutant.NONE : mutant,
+        streams == null ? Scheduler.DEFAULT_STREAMS : streams, out);
+  }
+
+  private static int runSim(long seed, int programs, Mutant mutant, int streams, PrintStream out) {
+    out.printf(Locale.ROOT, "selftest --sim: seed %d, %d programs, %d streams, %s%n", seed, programs, streams,
+        mutant == Mutant.NONE ? "the real scheduler" : "mutant " + mutant.option() + " (it should be caught)");
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, mutant);
+    long start = System.nanoTime();
+    DifferentialFuzz.Report report = fuzz.run(seed, programs, 0, out);
+    out.printf(Locale.ROOT, "scheduler: %s%n", report.stats());
+    out.printf(Locale.ROOT, "%.1f s%n", (System.nanoTime() - start) / 1e9);
+    if (report.failed() > 0) {
+      DifferentialFuzz.Failure first = report.failures().get(0);
+      out.println();
+      out.println("first failing program, shrunk:");
+      out.print(fuzz.shrink(first).describe().indent(2));
+      out.println();
+    }
+    out.println(report.summary());
+    return report.failed() > 0 ? 1 : 0;
+  }
+
+  private static int runGpu(long seed, int programs, PrintStream out, PrintStream err) {
+    ClassLoader loader = SelfTestCommand.class.getClassLoader();
+    Class<?> gpuSelfTest;
+    try {
+      gpuSelfTest = Class.forName(GPU_SELF_TEST, false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      err.println("kernelweave selftest --gpu: the GPU self-test (" + GPU_SELF_TEST + ") is not in this build; "
+          + "use --sim");
+      return UNAVAILABLE;
+    }
+    try {
+      Class.forName("jcuda.driver.JCudaDriver", false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      err.println("kernelweave selftest --gpu: JCuda is not on the class path; run\n"
+          + "  java -cp kernelweave-agent.jar:jcuda-12.6.0.jar:jcuda-natives-12.6.0-linux-x86_64.jar "
+          + "dev.kernelweave.agent.cli.Main selftest --gpu");
+      return UNAVAILABLE;
+    }
+    try {
+      Method run = gpuSelfTest.getMethod("run", long.class, int.class, PrintStream.class, PrintStream.class);
+      return (Integer) run.invoke(null, seed, programs, out, err);
+    } catch (InvocationTargetException e) {
+      err.println("kernelweave selftest --gpu: failed: " + e.getCause());
+      e.getCause().printStackTrace(err);
+      return 1;
+    } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
+      err.println("kernelweave selftest --gpu: " + GPU_SELF_TEST
+          + " has no usable static int run(long, int, PrintStream, PrintStream): " + e);
+      return UNAVAILABLE;
+    }
+  }
+
+  private static int usage(PrintStream err, String message) {
+    err.println("kernelweave selftest: " + message);
+    err.print(USAGE);
+    return Main.USAGE;
   }
 }

@@ -1,0 +1,254 @@
+package dev.kernelweave.selftest;
+
+import dev.kernelweave.scheduler.Mutant;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The differential fuzz: random programs, each run serially (the reference) and through the
+ * scheduler on a {@link ProgramTarget}; every byte the program can observe must be the same, and
+ * the device must report no fault. A failing program is shrunk (delta debugging over its calls) to
+ * a few calls that still fail.
+ *
+ * <p>Knows nothing of any particular target: the simulator and a real GPU run the same programs.
+ */
+public final class DifferentialFuzz {
+
+  /** Timing seeds a shrinking step tries before it concludes that a smaller program passes. */
+  private static final int SHRINK_SEEDS = 6;
+
+  private final ProgramTarget.Factory targets;
+  private final int streams;
+  private final Mutant mutant;
+  private final ProgramGenerator generator;
+
+  /**
+   * @param targets opens a fresh target for each run
+   * @param streams pool lanes per scheduler
+   * @param mutant {@link Mutant#NONE}, or a broken scheduler the fuzz should catch
+   */
+  public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant, ProgramGenerator generator) {
+    this.targets = targets;
+    this.streams = streams;
+    this.mutant = mutant;
+    this.generator = generator;
+  }
+
+  public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant) {
+    this(targets, streams, mutant, new ProgramGenerator());
+  }
+
+  /** A program that failed, the target seed it failed with, and why. */
+  public record Failure(Program program, long targetSeed, String reason, int originalSize) {
+    /** The program, numbered call by call, and what went wrong. */
+    public String describe() {
+      StringBuilder s = new StringBuilder();
+      s.append(String.format(Locale.ROOT, "program seed 0x%x, target seed 0x%x", program.seed(), targetSeed));
+      if (originalSize != program.size()) {
+        s.append(", shrunk from ").append(originalSize).append(" to ").append(program.size()).append(" calls");
+      }
+      s.append(":\n").append(program.describe());
+      s.append(reason.indent(2));
+      return s.toString();
+    }
+  }
+
+  /** What a fuzz run found. */
+  public record Report(int programs, int passed, List<Failure> failures, RunStats stats) {
+    public int failed() {
+      return failures.size();
+    }
+
+    /** The summary line: {@code N passed, M failed}. */
+    public String summary() {
+      return passed + " passed, " + failures.size() + " failed";
+    }
+  }
+
+  /** The seed of the {@code i}th program of a run seeded {@code seed}. */
+  public static long programSeed(long seed, int i) {
+    return mix(seed * 0x9E3779B97F4A7C15L + i);
+  }
+
+  /**
+   * Generates and checks {@code programs} programs; prints a progress line about every tenth of the
+   * way (nothing when {@code progress} is null).
+   *
+   * @param stopAfter stop once this many programs failed (0: never)
+   */
+  public Report run(long seed, int programs, int stopAfter, PrintStream progress) {
+    List<Failure> failures = new ArrayList<>();
+    RunStats stats = new RunStats();
+    int passed = 0;
+    int step = Math.max(1, programs / 10);
+    int done = 0;
+    for (int i = 0; i < programs; i++) {
+      Program program = generator.generate(programSeed(seed, i));
+      long targetSeed = mix(program.seed() ^ 0x5DEECE66DL);
+      Verdict verdict = verdict(program, targetSeed);
+      stats.add(verdict.stats);
+      if (verdict.reason == null) {
+        passed++;
+      } else {
+        failures.add(new Failure(program, targetSeed, verdict.reason, program.size()));
+      }
+      done = i + 1;
+      if (progress != null && (done % step == 0 || done == programs)) {
+        progress.printf(Locale.ROOT, "  %d/%d programs, %d failed%n", done, programs, failures.size());
+      }
+      if (stopAfter > 0 && failures.size() >= stopAfter) {
+        break;
+      }
+    }
+    return new Report(done, passed, failures, stats);
+  }
+
+  /** Why {@code program} fails with {@code targetSeed}, or null when it passes. */
+  public String check(Program program, long targetSeed) {
+    return verdict(program, targetSeed).reason;
+  }
+
+  private record Verdict(String reason, RunStats stats) {}
+
+  private Verdict verdict(Program program, long targetSeed) {
+    RunResult serial;
+    try (ProgramTarget target = targets.open(streams, targetSeed ^ 0x2545F4914F6CDD1DL)) {
+      serial = ProgramRunner.runSerial(program, target);
+    }
+    RunResult scheduled;
+    try (ProgramTarget target = targets.open(streams, targetSeed)) {
+      scheduled = ProgramRunner.runScheduled(program, target, mutant);
+    }
+    return new Verdict(compare(program, serial, scheduled), scheduled.stats());
+  }
+
+  /** Shrinks a failure to a program with fewer calls that still fails. */
+  public Failure shrink(Failure failure) {
+    List<Op> ops = new ArrayList<>(failure.program().ops());
+    Failure best = failure;
+    int chunks = 2;
+    while (ops.size() >= 2) {
+      boolean reduced = false;
+      int size = ops.size();
+      for (int c = 0; c < chunks && !reduced; c++) {
+        int from = c * size / chunks;
+        int to = (c + 1) * size / chunks;
+        List<Op> rest = new ArrayList<>(ops.subList(0, from));
+        rest.addAll(ops.subList(to, size));
+        Failure smaller = fails(failure.program().subset(rest), best);
+        if (smaller != null) {
+          best = smaller;
+          ops = new ArrayList<>(smaller.program().ops());
+          chunks = Math.max(chunks - 1, 2);
+          reduced = true;
+        }
+      }
+      if (!reduced) {
+        if (chunks >= size) {
+          break;
+        }
+        chunks = Math.min(chunks * 2, size);
+      }
+    }
+    return new Failure(best.program(), best.targetSeed(), best.reason(), failure.originalSize());
+  }
+
+  /** The failure of {@code candidate} with the last failing seed or a few others; null if it passes. */
+  private Failure fails(Program candidate, Failure last) {
+    if (candidate.size() >= last.program().size()) {
+      return null;
+    }
+    for (int i = 0; i < SHRINK_SEEDS; i++) {
+      long seed = i == 0 ? last.targetSeed() : mix(last.targetSeed() + i);
+      String reason = verdict(candidate, seed).reason;
+      if (reason != null) {
+        return new Failure(candidate, seed, reason, last.originalSize());
+      }
+    }
+    return null;
+  }
+
+  /** Why the scheduled run differs from the serial one, or null when it does not. */
+  static String compare(Program program, RunResult serial, RunResult scheduled) {
+    StringBuilder why = new StringBuilder();
+    if (serial.error() != null || !serial.faults().isEmpty()) {
+      why.append("the serial reference run itself failed: ")
+          .append(serial.error() != null ? serial.error() : serial.faults().get(0)).append('\n');
+    }
+    if (scheduled.error() != null) {
+      why.append("the scheduled run threw ").append(scheduled.error()).append('\n');
+    }
+    if (!scheduled.faults().isEmpty()) {
+      why.append("the device reported ").append(scheduled.faults().size()).append(" fault(s); the first: ")
+          .append(scheduled.faults().get(0)).append('\n');
+    }
+    List<Observation> expected = serial.observations();
+    List<Observation> actual = scheduled.observations();
+    int differing = 0;
+    String first = null;
+    for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
+      Observation e = expected.get(i);
+      Observation a = actual.get(i);
+      int at = firstDifference(e.bytes(), a.bytes());
+      if (at >= 0 || !e.label().equals(a.label())) {
+        differing++;
+        if (first == null) {
+          first = describeDifference(e, a, at);
+        }
+      }
+    }
+    if (scheduled.error() == null && serial.error() == null && expected.size() != actual.size()) {
+      why.append("observed ").append(actual.size()).append(" results, expected ").append(expected.size()).append('\n');
+    }
+    if (first != null) {
+      why.append(differing).append(" of ").append(expected.size()).append(" observed results differ; the first: ")
+          .append(first).append('\n');
+    }
+    return why.length() == 0 ? null : why.toString().stripTrailing();
+  }
+
+  private static int firstDifference(byte[] a, byte[] b) {
+    if (a.length != b.length) {
+      return Math.min(a.length, b.length);
+    }
+    for (int i = 0; i < a.length; i++) {
+      if (a[i] != b[i]) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static String describeDifference(Observation expected, Observation actual, int at) {
+    String where = expected.call() >= 0 ? "call #" + expected.call() + " " + expected.label() : expected.label();
+    if (!expected.label().equals(actual.label())) {
+      return where + ": observed " + actual.label() + " instead";
+    }
+    int from = Math.max(0, at / 4 * 4 - 4);
+    return where + ", from byte " + at + ":\n    serial:    " + hex(expected.bytes(), from) + "\n    scheduled: "
+        + hex(actual.bytes(), from);
+  }
+
+  private static String hex(byte[] bytes, int from) {
+    StringBuilder s = new StringBuilder();
+    s.append('@').append(from).append(' ');
+    for (int i = from; i < Math.min(bytes.length, from + 16); i++) {
+      s.append(String.format(Locale.ROOT, "%02x", bytes[i] & 0xFF));
+      if (i % 4 == 3) {
+        s.append(' ');
+      }
+    }
+    if (bytes.length > from + 16) {
+      s.append("...");
+    }
+    return s.toString().stripTrailing();
+  }
+
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+}

@@ -1,0 +1,335 @@
+package dev.kernelweave.selftest;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.memory.AllocationTable;
+import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs a program on a {@link ProgramTarget} in one of two ways: {@linkplain #runSerial serially}, as
+ * the reference, or {@linkplain #runScheduled through a Scheduler}, exactly as the interceptor
+ * would: each call becomes a {@link CallRecord} whose accesses come from an {@link AllocationTable},
+ * and the scheduler is driven by the protocol in its javadoc.
+ */
+public final class ProgramRunner {
+
+  private ProgramRunner() {}
+
+  /**
+   * The reference: every call on the legacy lane, in program order, so that each call sees the
+   * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
+   */
+  public static RunResult runSerial(Program program, ProgramTarget target) {
+    return new Run(program, target, null).execute();
+  }
+
+  /** Every call placed by a new {@link Scheduler} on {@code target}'s lanes. */
+  public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant) {
+    return new Run(program, target, new Scheduler(target, target.streams(), mutant)).execute();
+  }
+
+  private static final class Run {
+    final Program program;
+    final ProgramTarget target;
+    final Scheduler scheduler;
+    final int legacy;
+    final AllocationTable table = new AllocationTable();
+    final AllocationTable.Allocation found = new AllocationTable.Allocation();
+    final Map<Integer, Long> devices = new TreeMap<>();
+    final Map<Integer, Integer> elements = new TreeMap<>();
+    final Map<Integer, Long> hosts = new TreeMap<>();
+    final Map<Integer, Integer> hostElements = new TreeMap<>();
+    final List<Observation> observations = new ArrayList<>();
+    final List<CallRecord> records = new ArrayList<>();
+    final RunStats stats = new RunStats();
+    CallRecord current;
+    long seq;
+    int index;
+
+    Run(Program program, ProgramTarget target, Scheduler scheduler) {
+      this.program = program;
+      this.target = target;
+      this.scheduler = scheduler;
+      this.legacy = target.streams();
+    }
+
+    RunResult execute() {
+      RuntimeException error = null;
+      try {
+        for (index = 0; index < program.size(); index++) {
+          execute(program.ops().get(index));
+        }
+        target.synchronizeDevice();
+        if (scheduler != null) {
+          scheduler.afterDeviceSynchronize();
+        }
+        for (Map.Entry<Integer, Long> b : devices.entrySet()) {
+          byte[] bytes = new byte[elements.get(b.getKey()) * 4];
+          target.copyDeviceToHost(bytes, b.getValue());
+          observations.add(new Observation(-1, "final b" + b.getKey(), bytes));
+        }
+        for (Map.Entry<Integer, Long> h : hosts.entrySet()) {
+          observations.add(
+              new Observation(-1, "final h" + h.getKey(), target.readHost(h.getValue(), hostElements.get(h.getKey()) * 4)));
+        }
+      } catch (RuntimeException e) {
+        error = e;
+      }
+      finishCall();
+      return new RunResult(List.copyOf(observations), List.copyOf(target.faults()), error, stats);
+    }
+
+    void execute(Op op) {
+      if (op instanceof Op.AllocHost a) {
+        long address = target.allocHost(a.elements() * 4);
+        hosts.put(a.host(), address);
+        hostElements.put(a.host(), a.elements());
+        table.add(address, a.elements() * 4L, MemoryKind.PINNED_HOST);
+      } else if (op instanceof Op.Alloc a) {
+        long address = target.allocDevice(a.elements() * 4);
+        devices.put(a.buf(), address);
+        elements.put(a.buf(), a.elements());
+        table.add(address, a.elements() * 4L, MemoryKind.DEVICE);
+        write(a.thread(), address, Program.data(a.dataSeed(), a.elements()));
+      } else if (op instanceof Op.Free f) {
+        free(f);
+      } else if (op instanceof Op.Launch l) {
+        launch(l);
+      } else if (op instanceof Op.Memset m) {
+        memset(m);
+      } else if (op instanceof Op.Write w) {
+        write(w.thread(), address(w.dst()), Program.data(w.dataSeed(), w.n()));
+      } else if (op instanceof Op.Read r) {
+        read(r);
+      } else if (op instanceof Op.ReadAsync r) {
+        readAsync(r);
+      } else if (op instanceof Op.Copy c) {
+        copy(c);
+      } else if (op instanceof Op.SyncContext) {
+        target.synchronizeDevice();
+        if (scheduler != null) {
+          scheduler.afterDeviceSynchronize();
+        }
+      } else if (op instanceof Op.StreamSync s) {
+        streamSync(s);
+      } else if (op instanceof Op.EventRecord e) {
+        eventRecord(e);
+      } else if (op instanceof Op.EventSync e) {
+        target.synchronizeAppEvent(e.event());
+      } else if (op instanceof Op.ObserveHost o) {
+        observations.add(new Observation(index, "h" + o.host(), target.readHost(hosts.get(o.host()),
+            hostElements.get(o.host()) * 4)));
+      } else {
+        throw new IllegalArgumentException("unknown call " + op);
+      }
+    }
+
+    void free(Op.Free f) {
+      long address = devices.remove(f.buf());
+      elements.remove(f.buf());
+      if (scheduler == null) {
+        target.synchronizeDevice();
+        target.freeDevice(address);
+        return;
+      }
+      CallRecord call = start(f.thread(), CallKind.FREE, "cuMemFree", 0);
+      access(call, address, 1, AccessMode.READ_WRITE);
+      scheduler.beforeFree(call);
+      target.freeDevice(address);
+      table.remove(address);
+      scheduler.afterFree(call);
+    }
+
+    void launch(Op.Launch l) {
+      long out = address(l.out());
+      long in1 = l.in1() == null ? 0 : address(l.in1());
+      long in2 = l.in2() == null ? 0 : address(l.in2());
+      Kernel kernel = l.kernel();
+      if (scheduler == null) {
+        if (l.mode() != Op.LaunchMode.FAILS) {
+          target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
+        }
+        return;
+      }
+      boolean opaque = l.mode() == Op.LaunchMode.OPAQUE;
+      CallRecord call = start(l.thread(), opaque ? CallKind.OPAQUE : CallKind.LAUNCH,
+          opaque ? "cufftExecC2C" : "cuLaunchKernel", opaque ? 0 : l.stream());
+      call.kernel = kernel.name();
+      if (opaque) {
+        scheduler.beforeBarrier(call);
+        target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
+        scheduler.afterBarrier(call);
+        return;
+      }
+      boolean conservative = l.mode() == Op.LaunchMode.CONSERVATIVE;
+      access(call, out, kernel.outElements(l.n()) * 4L, conservative ? AccessMode.READ_WRITE : kernel.outMode());
+      if (l.in1() != null) {
+        access(call, in1, l.n() * 4L, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
+      }
+      if (l.in2() != null) {
+        access(call, in2, l.n() * 4L, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
+      }
+      if (l.mode() == Op.LaunchMode.UNKNOWN_POINTER) {
+        call.touchesUnknownMemory = true;
+      }
+      int lane = scheduler.beforeAsyncWork(call);
+      if (l.mode() == Op.LaunchMode.FAILS) {
+        scheduler.afterWork(call, false);
+        return;
+      }
+      target.launch(lane, kernel, out, in1, in2, l.n(), l.k());
+      scheduler.afterWork(call, true);
+    }
+
+    void memset(Op.Memset m) {
+      long dst = address(m.dst());
+      if (scheduler == null) {
+        target.memset(legacy, dst, m.value(), m.n() * 4);
+        return;
+      }
+      CallRecord call = start(m.thread(), CallKind.MEMSET, m.sync() ? "cuMemsetD8" : "cuMemsetD8Async", m.stream());
+      call.bytes = m.n() * 4L;
+      access(call, dst, m.n() * 4L, AccessMode.WRITE);
+      int lane;
+      if (m.sync()) {
+        scheduler.beforeSyncWork(call);
+        lane = legacy;
+      } else {
+        lane = scheduler.beforeAsyncWork(call);
+      }
+      target.memset(lane, dst, m.value(), m.n() * 4);
+      scheduler.afterWork(call, true);
+    }
+
+    void write(int thread, long dst, byte[] data) {
+      if (scheduler == null) {
+        target.copyHostToDevice(dst, data);
+        return;
+      }
+      CallRecord call = start(thread, CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0);
+      call.bytes = data.length;
+      access(call, dst, data.length, AccessMode.WRITE);
+      scheduler.beforeSyncWork(call);
+      target.copyHostToDevice(dst, data);
+      scheduler.afterWork(call, true);
+    }
+
+    void read(Op.Read r) {
+      long src = address(r.src());
+      byte[] bytes = new byte[r.n() * 4];
+      if (scheduler == null) {
+        target.copyDeviceToHost(bytes, src);
+      } else {
+        CallRecord call = start(r.thread(), CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0);
+        call.bytes = bytes.length;
+        access(call, src, bytes.length, AccessMode.READ);
+        scheduler.beforeSyncWork(call);
+        target.copyDeviceToHost(bytes, src);
+        scheduler.afterWork(call, true);
+      }
+      observations.add(new Observation(index, r.src().describe(r.n()), bytes));
+    }
+
+    void readAsync(Op.ReadAsync r) {
+      long src = address(r.src());
+      long dst = hosts.get(r.host()) + 4L * r.hostOffset();
+      int bytes = r.n() * 4;
+      if (scheduler == null) {
+        target.copyDeviceToHostAsync(legacy, dst, src, bytes);
+        return;
+      }
+      CallRecord call = start(r.thread(), CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoHAsync", r.stream());
+      call.bytes = bytes;
+      access(call, src, bytes, AccessMode.READ);
+      access(call, dst, bytes, AccessMode.WRITE);
+      int lane = scheduler.beforeAsyncWork(call);
+      target.copyDeviceToHostAsync(lane, dst, src, bytes);
+      scheduler.afterWork(call, true);
+    }
+
+    void copy(Op.Copy c) {
+      long dst = address(c.dst());
+      long src = address(c.src());
+      int bytes = c.n() * 4;
+      if (scheduler == null) {
+        target.copyDeviceToDevice(legacy, dst, src, bytes);
+        return;
+      }
+      CallRecord call = start(c.thread(), CallKind.COPY_DEVICE_TO_DEVICE, "cuMemcpyDtoDAsync", c.stream());
+      call.bytes = bytes;
+      access(call, src, bytes, AccessMode.READ);
+      access(call, dst, bytes, AccessMode.WRITE);
+      int lane = scheduler.beforeAsyncWork(call);
+      target.copyDeviceToDevice(lane, dst, src, bytes);
+      scheduler.afterWork(call, true);
+    }
+
+    void streamSync(Op.StreamSync s) {
+      if (scheduler == null) {
+        target.synchronizeLane(legacy);
+        return;
+      }
+      CallRecord call = start(s.thread(), CallKind.SYNC, "cuStreamSynchronize", s.stream());
+      scheduler.beforeStreamSynchronize(call);
+      // The real call: the application's own streams never received work; the default one is the legacy lane.
+      if (s.stream() == 0) {
+        target.synchronizeLane(legacy);
+      }
+    }
+
+    void eventRecord(Op.EventRecord e) {
+      if (scheduler == null) {
+        target.recordAppEvent(e.event(), legacy);
+        return;
+      }
+      CallRecord call = start(e.thread(), CallKind.EVENT, "cuEventRecord", e.stream());
+      int lane = scheduler.beforeEventRecord(call);
+      target.recordAppEvent(e.event(), lane);
+      scheduler.afterWork(call, true);
+    }
+
+    long address(Op.At at) {
+      return devices.get(at.buf()) + 4L * at.offset();
+    }
+
+    CallRecord start(int thread, CallKind kind, String name, long appStream) {
+      finishCall();
+      while (records.size() <= thread) {
+        records.add(new CallRecord());
+      }
+      CallRecord call = records.get(thread);
+      call.reset();
+      call.seq = ++seq;
+      call.threadId = thread;
+      call.kind = kind;
+      call.name = name;
+      call.appStream = appStream;
+      current = call;
+      return call;
+    }
+
+    /** Counts the decisions of the call made last, once it is complete. */
+    void finishCall() {
+      if (current != null) {
+        stats.note(current, legacy);
+        current = null;
+      }
+    }
+
+    /** Adds an access as the interceptor does: the allocation holding the address, or unknown memory. */
+    void access(CallRecord call, long address, long size, AccessMode mode) {
+      if (table.lookup(address, found)) {
+        call.addAccess(found.id, found.slot, found.base, address - found.base, size, mode);
+      } else {
+        call.touchesUnknownMemory = true;
+      }
+    }
+  }
+}

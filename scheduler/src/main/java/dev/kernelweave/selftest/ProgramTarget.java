@@ -1,0 +1,99 @@
+package dev.kernelweave.selftest;
+
+import dev.kernelweave.scheduler.StreamDevice;
+import java.util.List;
+
+/**
+ * A device that runs self-test programs: the simulated GPU, or a real one through JCuda.
+ *
+ * <p>Lanes are numbered as in {@link StreamDevice}: {@code 0 .. streams()-1} are pool streams,
+ * created through {@link #createStream} before first use; {@code streams()} is the legacy default
+ * stream, which needs no creation. The scheduler drives the {@link StreamDevice} methods; the
+ * program runners ({@link ProgramRunner}) drive the rest with exactly the calls an application
+ * would make, issued on the lane the scheduler chose (or, in the serial reference run, always on
+ * the legacy lane).
+ *
+ * <p>Every operation with a {@code lane} is asynchronous with respect to the host unless said
+ * otherwise: it is queued behind the lane's earlier work. Addresses are the device's own (device
+ * or page-locked host memory, one address space), not handles: the runner adds byte offsets to
+ * them, and an address handed out again after a free must come back as the same number, so that
+ * the scheduler meets reused addresses as it does under the agent.
+ *
+ * <p>Implementations are used by one thread, one program run per instance ({@link Factory#open}),
+ * and release everything in {@link #close}.
+ */
+public interface ProgramTarget extends StreamDevice, AutoCloseable {
+
+  /** Opens a fresh target for one program run. */
+  @FunctionalInterface
+  interface Factory {
+    /**
+     * @param streams pool lanes the scheduler may use
+     * @param seed for targets with their own randomness (the simulator's clock); others ignore it
+     */
+    ProgramTarget open(int streams, long seed);
+  }
+
+  /** The number of pool lanes; also the index of the legacy lane. */
+  int streams();
+
+  /** {@code cuMemAlloc}: device memory, contents undefined. */
+  long allocDevice(int bytes);
+
+  /** {@code cuMemFree}: takes effect at once; the caller has made sure no pending work uses it. */
+  void freeDevice(long address);
+
+  /** {@code cuMemAllocHost}: page-locked host memory, zeroed, that the host reads directly. */
+  long allocHost(int bytes);
+
+  /** The host reads page-locked memory as it is now, without any synchronization. */
+  byte[] readHost(long address, int bytes);
+
+  /**
+   * {@code cuLaunchKernel} of {@code kernel} (see {@link Kernel}) on {@code lane}, with one thread
+   * per element.
+   */
+  void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k);
+
+  /**
+   * {@code cuMemcpyHtoD} as written: a synchronous copy on the legacy lane. {@code src} is read
+   * before this returns; the device copy may complete later.
+   */
+  void copyHostToDevice(long dst, byte[] src);
+
+  /**
+   * {@code cuMemcpyDtoH} as written: a synchronous copy on the legacy lane, which returns once the
+   * copy (and so all earlier work on the legacy lane) has completed.
+   */
+  void copyDeviceToHost(byte[] dst, long src);
+
+  /** {@code cuMemcpyDtoHAsync} into page-locked memory on {@code lane}. */
+  void copyDeviceToHostAsync(int lane, long hostDst, long src, int bytes);
+
+  /** {@code cuMemcpyDtoDAsync} on {@code lane}; the ranges do not overlap. */
+  void copyDeviceToDevice(int lane, long dst, long src, int bytes);
+
+  /** {@code cuMemsetD8Async} on {@code lane}; on the legacy lane, {@code cuMemsetD8} as written. */
+  void memset(int lane, long dst, byte value, int bytes);
+
+  /** {@code cuStreamSynchronize} of a lane: the host waits for the work issued there so far. */
+  void synchronizeLane(int lane);
+
+  /** {@code cuEventRecord} of an application event (ids apart from the scheduler's) on {@code lane}. */
+  void recordAppEvent(int appEvent, int lane);
+
+  /** {@code cuEventSynchronize} of an application event; returns at once if it was never recorded. */
+  void synchronizeAppEvent(int appEvent);
+
+  /**
+   * Problems the device itself saw (a race, a use after free, a stream used before creation), in
+   * the order seen; empty for a device that cannot tell.
+   */
+  default List<String> faults() {
+    return List.of();
+  }
+
+  /** Frees everything this target allocated or created. */
+  @Override
+  void close();
+}

@@ -1,0 +1,615 @@
+package dev.kernelweave.sim;
+
+import dev.kernelweave.selftest.Kernel;
+import dev.kernelweave.selftest.ProgramTarget;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A simulated GPU with CUDA's stream semantics, as a discrete-event simulation on a seeded clock:
+ * deterministic for a seed, and a different interleaving of independent work for each seed.
+ *
+ * <ul>
+ *   <li>Each lane is a FIFO queue: an operation starts only after the one before it on its lane
+ *       completed. Lanes progress concurrently; each operation takes a random time, and each host
+ *       call lets a random amount of time pass, so that work ready on different lanes runs in a
+ *       random order and may overlap.
+ *   <li>An event recording is a marker on its lane; it completes when the work before it has.
+ *       {@code waitEvent} captures the event's latest recording at the time of the call (an event
+ *       never recorded imposes nothing) and holds back later work on its lane until that recording
+ *       completes. Recording the event again later does not affect a wait already issued.
+ *   <li>The legacy lane ({@code streams}) is just another FIFO lane here: the pool's streams are
+ *       non-blocking, so nothing orders the legacy lane and the pool lanes but events.
+ *   <li>Memory is bytes at addresses; the allocator reuses freed addresses (first fit). An operation
+ *       reads its inputs at a random moment while it runs and writes its outputs when it completes,
+ *       so a read that runs before its producer completes sees stale bytes, and a write that
+ *       overtakes a reader changes what the reader sees.
+ *   <li>A free takes effect at once and poisons the memory. An operation that runs on memory freed
+ *       (or freed and allocated again) since it was issued is reported as a fault, and so is a
+ *       free of memory in use, and any two operations that run at the same time on overlapping
+ *       bytes when one of them writes: a race, whatever the bytes turn out to be.
+ * </ul>
+ *
+ * <p>Not thread-safe, like the stream device it stands in for.
+ */
+public final class SimDevice implements ProgramTarget {
+
+  /** Opens simulated devices: {@code SimDevice::new}. */
+  public static final ProgramTarget.Factory FACTORY = SimDevice::new;
+
+  private static final long DEVICE_BASE = 0x7f3a_0000_0000L;
+  private static final long HOST_BASE = 0x7f9c_0000_0000L;
+  private static final long ARENA_SIZE = 1L << 30;
+  private static final byte UNINITIALIZED = (byte) 0xCD;
+
+  /**
+   * How long things take, in ticks: a host call lets up to {@code hostStep} ticks pass, a device
+   * operation takes 1 to {@code duration}, and ready work starts after up to {@code jitter}.
+   */
+  public record Timing(int hostStep, int duration, int jitter) {
+    /** A random mix: sometimes the host outruns the device, sometimes the other way round. */
+    static Timing random(SplittableRandom random) {
+      int[] hostSteps = {0, 1, 5, 20, 100};
+      int[] durations = {1, 3, 10, 50, 200};
+      return new Timing(hostSteps[random.nextInt(hostSteps.length)], durations[random.nextInt(durations.length)],
+          random.nextInt(4));
+    }
+  }
+
+  private enum Kind { WORK, RECORD, WAIT }
+
+  /** What a device operation does: reads when it starts, writes when it completes. */
+  private interface Work {
+    void begin();
+
+    void end();
+  }
+
+  private static final class SimOp {
+    final long number;
+    final int lane;
+    final Kind kind;
+    final String label;
+    SimOp waitFor;
+    Work work;
+    final List<long[]> ranges = new ArrayList<>(3); // {address, length, writes (0/1), allocation id}
+    long duration;
+    /** Ticks after its start at which the operation reads its inputs, before {@code duration}. */
+    long readAfter;
+    long time;
+    boolean scheduled;
+    boolean running;
+    boolean hasRead;
+    boolean done;
+
+    SimOp(long number, int lane, Kind kind, String label) {
+      this.number = number;
+      this.lane = lane;
+      this.kind = kind;
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label + " (#" + number + ", lane " + lane + ")";
+    }
+  }
+
+  private final int streams;
+  private final int laneCount;
+  private final SplittableRandom random;
+  private final Timing timing;
+  private final List<ArrayDeque<SimOp>> lanes = new ArrayList<>();
+  private final boolean[] streamCreated;
+  private final PriorityQueue<SimOp> timeline =
+      new PriorityQueue<>(Comparator.comparingLong((SimOp o) -> o.time).thenComparingLong(o -> o.number));
+  private final List<SimOp> running = new ArrayList<>();
+  private final Map<Integer, SimOp> events = new HashMap<>();
+  private final Map<Integer, SimOp> appEvents = new HashMap<>();
+  private final Arena device = new Arena(DEVICE_BASE, ARENA_SIZE, UNINITIALIZED);
+  private final Arena host = new Arena(HOST_BASE, ARENA_SIZE, (byte) 0);
+  private final List<String> faults = new ArrayList<>();
+  private long now;
+  private long operations;
+  private int allocations;
+  private int peakConcurrency;
+
+  public SimDevice(int streams, long seed) {
+    this(streams, seed, null);
+  }
+
+  /** @param timing how long things take; null for a random mix chosen by {@code seed} */
+  public SimDevice(int streams, long seed, Timing timing) {
+    if (streams < 1) {
+      throw new IllegalArgumentException("streams must be at least 1, was " + streams);
+    }
+    this.streams = streams;
+    this.laneCount = streams + 1;
+    this.random = new SplittableRandom(seed);
+    this.timing = timing != null ? timing : Timing.random(random);
+    for (int lane = 0; lane < laneCount; lane++) {
+      lanes.add(new ArrayDeque<>());
+    }
+    streamCreated = new boolean[laneCount];
+    streamCreated[streams] = true;
+  }
+
+  /** The timing this device runs with. */
+  public Timing timing() {
+    return timing;
+  }
+
+  /** The most device operations that ever ran at the same time. */
+  public int peakConcurrency() {
+    return peakConcurrency;
+  }
+
+  /** The simulated clock, in ticks. */
+  public long now() {
+    return now;
+  }
+
+  // --- StreamDevice
+
+  @Override
+  public void createStream(int lane) {
+    hostStep();
+    if (lane < 0 || lane >= streams) {
+      fault("createStream(" + lane + "): not a pool lane (0.." + (streams - 1) + ")");
+    } else if (streamCreated[lane]) {
+      fault("createStream(" + lane + "): created twice");
+    }
+    if (lane >= 0 && lane < laneCount) {
+      streamCreated[lane] = true;
+    }
+  }
+
+  @Override
+  public void createEvent(int event) {
+    hostStep();
+    if (events.containsKey(event)) {
+      fault("createEvent(" + event + "): created twice");
+    }
+    events.put(event, null);
+  }
+
+  @Override
+  public void recordEvent(int event, int lane) {
+    hostStep();
+    checkEvent("recordEvent", event);
+    SimOp marker = new SimOp(++operations, lane, Kind.RECORD, "recordEvent " + event);
+    enqueue(lane, marker);
+    events.put(event, marker);
+  }
+
+  @Override
+  public void waitEvent(int lane, int event) {
+    hostStep();
+    checkEvent("waitEvent", event);
+    SimOp wait = new SimOp(++operations, lane, Kind.WAIT, "waitEvent " + event);
+    wait.waitFor = events.get(event);
+    enqueue(lane, wait);
+  }
+
+  @Override
+  public void synchronizeEvent(int event) {
+    hostStep();
+    checkEvent("synchronizeEvent", event);
+    SimOp marker = events.get(event);
+    runUntil(() -> marker == null || marker.done, "event " + event);
+  }
+
+  @Override
+  public void synchronizeDevice() {
+    hostStep();
+    runUntil(this::idle, "the device");
+  }
+
+  // --- ProgramTarget
+
+  @Override
+  public int streams() {
+    return streams;
+  }
+
+  @Override
+  public long allocDevice(int bytes) {
+    hostStep();
+    return device.allocate(++allocations, bytes).base();
+  }
+
+  @Override
+  public void freeDevice(long address) {
+    hostStep();
+    Arena.Allocation a = device.find(address);
+    if (a == null || a.base() != address) {
+      fault(String.format(Locale.ROOT, "free(0x%x): no allocation starts there", address));
+      return;
+    }
+    for (SimOp op : running) {
+      for (long[] r : op.ranges) {
+        if (r[3] == a.id()) {
+          fault(String.format(Locale.ROOT, "free(0x%x) at t=%d while %s is running on it", address, now, op));
+          break;
+        }
+      }
+    }
+    device.free(address);
+  }
+
+  @Override
+  public long allocHost(int bytes) {
+    hostStep();
+    Arena.Allocation a = host.allocate(++allocations, bytes);
+    host.write(a.base(), new byte[(int) a.size()], 0, (int) a.size());
+    return a.base();
+  }
+
+  @Override
+  public byte[] readHost(long address, int bytes) {
+    hostStep();
+    byte[] into = new byte[bytes];
+    if (!host.backs(address, bytes)) {
+      fault(String.format(Locale.ROOT, "readHost(0x%x, %d): not page-locked memory", address, bytes));
+      return into;
+    }
+    host.read(address, into, 0, bytes);
+    return into;
+  }
+
+  @Override
+  public void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k) {
+    hostStep();
+    SimOp op = work(lane, String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel, n, k));
+    int outBytes = kernel.outElements(n) * 4;
+    if (kernel.outMode().reads()) {
+      range(op, out, outBytes, false);
+    }
+    range(op, out, outBytes, true);
+    if (kernel.inputs() >= 1) {
+      range(op, in1, n * 4L, false);
+    }
+    if (kernel.inputs() >= 2) {
+      range(op, in2, n * 4L, false);
+    }
+    int[] result = new int[kernel.outElements(n)];
+    op.work = new Work() {
+      @Override
+      public void begin() {
+        int[] a = kernel.inputs() >= 1 ? ints(in1, n) : null;
+        int[] b = kernel.inputs() >= 2 ? ints(in2, n) : null;
+        if (kernel.outMode().reads()) {
+          int[] old = ints(out, result.length);
+          System.arraycopy(old, 0, result, 0, result.length);
+        }
+        kernel.apply(result, a, b, n, k);
+      }
+
+      @Override
+      public void end() {
+        write(out, toBytes(result));
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  @Override
+  public void copyHostToDevice(long dst, byte[] src) {
+    hostStep();
+    byte[] data = src.clone();
+    SimOp op = work(streams, "copyHtoD " + src.length + " B");
+    range(op, dst, data.length, true);
+    op.work = new Work() {
+      @Override
+      public void begin() {}
+
+      @Override
+      public void end() {
+        write(dst, data);
+      }
+    };
+    enqueue(streams, op);
+  }
+
+  @Override
+  public void copyDeviceToHost(byte[] dst, long src) {
+    hostStep();
+    SimOp op = work(streams, "copyDtoH " + dst.length + " B");
+    range(op, src, dst.length, false);
+    op.work = new Work() {
+      byte[] data;
+
+      @Override
+      public void begin() {
+        data = read(src, dst.length);
+      }
+
+      @Override
+      public void end() {
+        System.arraycopy(data, 0, dst, 0, dst.length);
+      }
+    };
+    enqueue(streams, op);
+    runUntil(() -> op.done, op.toString());
+  }
+
+  @Override
+  public void copyDeviceToHostAsync(int lane, long hostDst, long src, int bytes) {
+    hostStep();
+    copy(lane, "copyDtoHAsync", hostDst, src, bytes);
+  }
+
+  @Override
+  public void copyDeviceToDevice(int lane, long dst, long src, int bytes) {
+    hostStep();
+    copy(lane, "copyDtoDAsync", dst, src, bytes);
+  }
+
+  @Override
+  public void memset(int lane, long dst, byte value, int bytes) {
+    hostStep();
+    SimOp op = work(lane, String.format(Locale.ROOT, "memset 0x%02x %d B", value & 0xFF, bytes));
+    range(op, dst, bytes, true);
+    op.work = new Work() {
+      @Override
+      public void begin() {}
+
+      @Override
+      public void end() {
+        byte[] data = new byte[bytes];
+        Arrays.fill(data, value);
+        write(dst, data);
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  @Override
+  public void synchronizeLane(int lane) {
+    hostStep();
+    SimOp last = lanes.get(lane).peekLast();
+    runUntil(() -> last == null || last.done, "lane " + lane);
+  }
+
+  @Override
+  public void recordAppEvent(int appEvent, int lane) {
+    hostStep();
+    SimOp marker = new SimOp(++operations, lane, Kind.RECORD, "recordAppEvent " + appEvent);
+    enqueue(lane, marker);
+    appEvents.put(appEvent, marker);
+  }
+
+  @Override
+  public void synchronizeAppEvent(int appEvent) {
+    hostStep();
+    SimOp marker = appEvents.get(appEvent);
+    runUntil(() -> marker == null || marker.done, "application event " + appEvent);
+  }
+
+  @Override
+  public List<String> faults() {
+    return List.copyOf(faults);
+  }
+
+  @Override
+  public void close() {}
+
+  // --- the simulation
+
+  private SimOp work(int lane, String label) {
+    SimOp op = new SimOp(++operations, lane, Kind.WORK, label);
+    op.duration = 1 + random.nextInt(timing.duration());
+    op.readAfter = random.nextInt((int) op.duration);
+    return op;
+  }
+
+  private void copy(int lane, String name, long dst, long src, int bytes) {
+    SimOp op = work(lane, name + " " + bytes + " B");
+    range(op, src, bytes, false);
+    range(op, dst, bytes, true);
+    op.work = new Work() {
+      byte[] data;
+
+      @Override
+      public void begin() {
+        data = read(src, bytes);
+      }
+
+      @Override
+      public void end() {
+        write(dst, data);
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  /** Notes a range the operation touches, and which allocation it belongs to now. */
+  private void range(SimOp op, long address, long length, boolean writes) {
+    Arena.Allocation a = allocationAt(address);
+    if (a == null || !a.contains(address, length)) {
+      fault(String.format(Locale.ROOT, "%s issued on [0x%x, +%d), outside any allocation", op, address, length));
+    }
+    op.ranges.add(new long[] {address, length, writes ? 1 : 0, a == null ? -1 : a.id()});
+  }
+
+  private void enqueue(int lane, SimOp op) {
+    if (lane < 0 || lane >= laneCount) {
+      throw new IllegalArgumentException("no lane " + lane + " (lanes 0.." + streams + ")");
+    }
+    if (!streamCreated[lane]) {
+      fault(op + ": lane " + lane + " used before createStream");
+      streamCreated[lane] = true;
+    }
+    lanes.get(lane).addLast(op);
+    kick(lane);
+  }
+
+  /** Schedules the lane's first operation to start, if it may. */
+  private void kick(int lane) {
+    SimOp head = lanes.get(lane).peekFirst();
+    if (head == null || head.scheduled || (head.waitFor != null && !head.waitFor.done)) {
+      return;
+    }
+    head.scheduled = true;
+    head.time = now + (timing.jitter() == 0 ? 0 : random.nextInt(timing.jitter() + 1));
+    timeline.add(head);
+  }
+
+  private void step() {
+    SimOp op = timeline.poll();
+    now = Math.max(now, op.time);
+    if (op.running && !op.hasRead) {
+      op.work.begin();
+      op.hasRead = true;
+      op.time = now + op.duration - op.readAfter;
+      timeline.add(op);
+    } else if (op.running) {
+      finish(op);
+    } else if (op.kind == Kind.WORK) {
+      start(op);
+    } else {
+      finish(op);
+    }
+  }
+
+  private void start(SimOp op) {
+    for (long[] r : op.ranges) {
+      Arena.Allocation a = allocationAt(r[0]);
+      if (r[3] >= 0 && (a == null || a.id() != r[3] || !a.contains(r[0], r[1]))) {
+        fault(String.format(Locale.ROOT, "use after free: %s at t=%d touches [0x%x, +%d) of allocation #%d, since freed",
+            op, now, r[0], r[1], r[3]));
+      }
+    }
+    for (SimOp other : running) {
+      String overlap = conflict(op, other);
+      if (overlap != null) {
+        fault(String.format(Locale.ROOT, "race at t=%d: %s and %s run at the same time on %s", now, other, op, overlap));
+      }
+    }
+    op.running = true;
+    running.add(op);
+    peakConcurrency = Math.max(peakConcurrency, running.size());
+    op.time = now + op.readAfter;
+    timeline.add(op);
+  }
+
+  private void finish(SimOp op) {
+    if (op.kind == Kind.WORK) {
+      op.work.end();
+      running.remove(op);
+    }
+    op.running = false;
+    op.done = true;
+    SimOp head = lanes.get(op.lane).pollFirst();
+    if (head != op) {
+      throw new IllegalStateException("lane " + op.lane + " out of order: " + op + " completed before " + head);
+    }
+    for (int lane = 0; lane < laneCount; lane++) {
+      kick(lane);
+    }
+  }
+
+  private static String conflict(SimOp a, SimOp b) {
+    for (long[] x : a.ranges) {
+      for (long[] y : b.ranges) {
+        if ((x[2] == 1 || y[2] == 1) && x[0] < y[0] + y[1] && y[0] < x[0] + x[1]) {
+          long from = Math.max(x[0], y[0]);
+          long to = Math.min(x[0] + x[1], y[0] + y[1]);
+          return String.format(Locale.ROOT, "[0x%x, +%d)", from, to - from);
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Lets up to {@code timing.hostStep} ticks pass while the host makes a call. */
+  private void hostStep() {
+    long until = now + (timing.hostStep() == 0 ? 0 : random.nextInt(timing.hostStep() + 1));
+    while (!timeline.isEmpty() && timeline.peek().time <= until) {
+      step();
+    }
+    now = Math.max(now, until);
+  }
+
+  private void runUntil(BooleanSupplier done, String what) {
+    while (!done.getAsBoolean()) {
+      if (timeline.isEmpty()) {
+        throw new IllegalStateException("the device can never complete " + what + ": nothing left to run");
+      }
+      step();
+    }
+  }
+
+  private boolean idle() {
+    for (ArrayDeque<SimOp> lane : lanes) {
+      if (!lane.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void checkEvent(String call, int event) {
+    if (!events.containsKey(event)) {
+      fault(call + "(" + event + "): event used before createEvent");
+    }
+  }
+
+  private void fault(String message) {
+    faults.add(message);
+  }
+
+  private Arena.Allocation allocationAt(long address) {
+    Arena arena = arenaOf(address);
+    return arena == null ? null : arena.find(address);
+  }
+
+  private Arena arenaOf(long address) {
+    return device.holds(address) ? device : host.holds(address) ? host : null;
+  }
+
+  private byte[] read(long address, int length) {
+    byte[] into = new byte[length];
+    Arena arena = arenaOf(address);
+    if (arena != null && arena.backs(address, length)) {
+      arena.read(address, into, 0, length);
+    }
+    return into;
+  }
+
+  private void write(long address, byte[] data) {
+    Arena arena = arenaOf(address);
+    if (arena != null && arena.backs(address, data.length)) {
+      arena.write(address, data, 0, data.length);
+    }
+  }
+
+  private int[] ints(long address, int n) {
+    byte[] b = read(address, n * 4);
+    int[] v = new int[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = (b[4 * i] & 0xFF) | (b[4 * i + 1] & 0xFF) << 8 | (b[4 * i + 2] & 0xFF) << 16 | (b[4 * i + 3] & 0xFF) << 24;
+    }
+    return v;
+  }
+
+  private static byte[] toBytes(int[] v) {
+    byte[] b = new byte[v.length * 4];
+    for (int i = 0; i < v.length; i++) {
+      b[4 * i] = (byte) v[i];
+      b[4 * i + 1] = (byte) (v[i] >>> 8);
+      b[4 * i + 2] = (byte) (v[i] >>> 16);
+      b[4 * i + 3] = (byte) (v[i] >>> 24);
+    }
+    return b;
+  }
+}

@@ -1,0 +1,47 @@
+package dev.kernelweave.scheduler;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** A stream device that does nothing but write down, in order, what the scheduler asked of it. */
+final class RecordingDevice implements StreamDevice {
+
+  private final List<String> log = new ArrayList<>();
+
+  /** Everything asked since the last call, and forgets it. */
+  List<String> drain() {
+    List<String> drained = List.copyOf(log);
+    log.clear();
+    return drained;
+  }
+
+  @Override
+  public void createStream(int lane) {
+    log.add("createStream " + lane);
+  }
+
+  @Override
+  public void createEvent(int event) {
+    log.add("createEvent e" + event);
+  }
+
+  @Override
+  public void recordEvent(int event, int lane) {
+    log.add("record e" + event + " on " + lane);
+  }
+
+  @Override
+  public void waitEvent(int lane, int event) {
+    log.add("wait " + lane + " for e" + event);
+  }
+
+  @Override
+  public void synchronizeEvent(int event) {
+    log.add("syncEvent e" + event);
+  }
+
+  @Override
+  public void synchronizeDevice() {
+    log.add("syncDevice");
+  }
+}

@@ -1,0 +1,376 @@
+package dev.kernelweave.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler's decisions for small programs, down to every stream, event and wait it issues.
+ * Slots stand for allocations; events are numbered {@code lane * 4 + k}.
+ */
+class SchedulerTest {
+
+  private static final AccessMode R = AccessMode.READ;
+  private static final AccessMode W = AccessMode.WRITE;
+  private static final AccessMode RW = AccessMode.READ_WRITE;
+
+  private final RecordingDevice device = new RecordingDevice();
+  private Scheduler scheduler = new Scheduler(device, 4, Mutant.NONE);
+  private long seq;
+  private CallRecord last;
+
+  /** An asynchronous launch on the default stream touching (slot, mode) pairs; returns its lane. */
+  private int launch(Object... accesses) {
+    return launchOn(0, accesses);
+  }
+
+  private int launchOn(long appStream, Object... accesses) {
+    CallRecord call = call(CallKind.LAUNCH, appStream, accesses);
+    int lane = scheduler.beforeAsyncWork(call);
+    assertEquals(lane, call.stream);
+    scheduler.afterWork(call, true);
+    return lane;
+  }
+
+  private CallRecord call(CallKind kind, long appStream, Object... accesses) {
+    CallRecord call = new CallRecord();
+    call.seq = ++seq;
+    call.kind = kind;
+    call.appStream = appStream;
+    for (int i = 0; i < accesses.length; i += 2) {
+      int slot = (Integer) accesses[i];
+      call.addAccess(100 + slot, slot, 0x1000L * slot, 0, 64, (AccessMode) accesses[i + 1]);
+    }
+    last = call;
+    return call;
+  }
+
+  private long[] predecessors(CallRecord call) {
+    return Arrays.copyOf(call.predecessors, call.predecessorCount);
+  }
+
+  private CallRecord free(int slot) {
+    CallRecord call = call(CallKind.FREE, 0, slot, RW);
+    scheduler.beforeFree(call);
+    scheduler.afterFree(call);
+    return call;
+  }
+
+  @Test
+  void chainStaysOnOneLane() {
+    assertEquals(0, launch(0, W));
+    assertEquals(0, launch(0, R, 1, W));
+    assertEquals(0, launch(1, R, 2, W));
+    assertEquals(0, launch(2, RW));
+    assertEquals(List.of("createStream 0"), device.drain());
+    assertEquals(0, last.predecessorCount);
+  }
+
+  @Test
+  void independentCallsSpreadOverLanes() {
+    assertEquals(0, launch(0, W));
+    assertEquals(1, launch(1, W));
+    assertEquals(2, launch(2, W));
+    assertEquals(3, launch(3, W));
+    assertEquals(List.of("createStream 0", "createStream 1", "createStream 2", "createStream 3"), device.drain());
+  }
+
+  @Test
+  void readsOfOneBufferDoNotWaitForEachOther() {
+    launch(0, W);
+    scheduler.afterDeviceSynchronize();
+    device.drain();
+    assertEquals(1, launch(0, R, 1, W));
+    assertEquals(2, launch(0, R, 2, W));
+    assertEquals(3, launch(0, R, 3, W));
+    assertEquals(List.of("createStream 1", "createStream 2", "createStream 3"), device.drain());
+  }
+
+  @Test
+  void forkWaitsOnAnotherLane() {
+    launch(0, W); // A on lane 0
+    launch(0, R, 1, W); // B extends A's chain
+    device.drain();
+    assertEquals(1, launch(0, R, 2, W)); // C also reads A, but lane 0 moved on: fork
+    assertEquals(List.of("createStream 1", "createEvent e0", "record e0 on 0", "wait 1 for e0"), device.drain());
+    assertArrayEquals(new long[] {1}, predecessors(last));
+    assertTrue(last.eventRecorded);
+  }
+
+  @Test
+  void waitReusesAnEventRecordedAtOrAfterThePosition() {
+    launch(0, W);
+    launch(0, R, 1, W);
+    launch(0, R, 2, W); // fork: records e0 at lane 0's position 2
+    device.drain();
+    assertEquals(2, launch(0, R, 3, W)); // another fork off A: e0 already covers it
+    assertEquals(List.of("createStream 2", "wait 2 for e0"), device.drain());
+    assertFalse(last.eventRecorded);
+  }
+
+  @Test
+  void joinWaitsForTheOtherChain() {
+    launch(0, W); // lane 0
+    launch(1, W); // lane 1
+    device.drain();
+    assertEquals(1, launch(0, R, 1, R, 2, W)); // extends the newest chain, waits for the other
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 1 for e0"), device.drain());
+    assertArrayEquals(new long[] {1}, predecessors(last));
+  }
+
+  @Test
+  void diamondNeedsOneEvent() {
+    launch(0, W); // A: lane 0
+    launch(0, R, 1, W); // B: lane 0
+    launch(0, R, 2, W); // C: fork to lane 1, waits for lane 0 up to B
+    device.drain();
+    assertEquals(1, launch(1, R, 2, R, 3, W)); // D joins B and C: lane 1 already waited past B
+    assertEquals(List.of(), device.drain());
+    assertEquals(0, last.predecessorCount);
+  }
+
+  @Test
+  void eventRecordedOnlyWhenAnotherLaneNeedsIt() {
+    launch(0, W);
+    launch(0, RW);
+    launch(1, W);
+    launch(1, RW);
+    launch(2, W);
+    assertTrue(device.drain().stream().noneMatch(s -> s.startsWith("record") || s.startsWith("wait")));
+    launch(0, R, 1, R, 3, W);
+    assertEquals(1, device.drain().stream().filter(s -> s.startsWith("record")).count());
+  }
+
+  @Test
+  void writeAfterReadWaitsForTheReaders() {
+    launch(9, W); // lane 0
+    launch(0, R, 1, W); // lane 1
+    launch(0, R, 2, W); // lane 2: reads of slot 0 are independent
+    device.drain();
+    assertEquals(2, launch(0, W)); // waits for both readers, on the newest one's lane
+    assertEquals(List.of("createEvent e4", "record e4 on 1", "wait 2 for e4"), device.drain());
+    assertArrayEquals(new long[] {2}, predecessors(last));
+  }
+
+  @Test
+  void dropWarMutantForgetsTheReaders() {
+    scheduler = new Scheduler(device, 4, Mutant.DROP_WAR);
+    launch(9, W);
+    launch(0, R, 1, W);
+    launch(0, R, 2, W);
+    device.drain();
+    assertEquals(3, launch(0, W));
+    assertEquals(List.of("createStream 3"), device.drain());
+  }
+
+  @Test
+  void dropRawMutantForgetsTheWriter() {
+    scheduler = new Scheduler(device, 4, Mutant.DROP_RAW);
+    launch(0, W);
+    launch(9, W);
+    device.drain();
+    assertEquals(2, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 2"), device.drain());
+  }
+
+  @Test
+  void writeAfterWriteFollowsTheLastWriter() {
+    launch(0, W);
+    assertEquals(0, launch(0, W));
+    assertEquals(List.of("createStream 0"), device.drain());
+  }
+
+  @Test
+  void moreChainsThanLanesShareLanes() {
+    scheduler = new Scheduler(device, 2, Mutant.NONE);
+    assertEquals(0, launch(0, W)); // chain a
+    assertEquals(1, launch(1, W)); // chain b
+    assertEquals(0, launch(2, W)); // chain c shares lane 0, behind a
+    assertEquals(List.of("createStream 0", "createStream 1"), device.drain());
+    assertEquals(0, launch(2, RW)); // c goes on on its lane
+    assertEquals(List.of(), device.drain());
+    assertEquals(1, launch(0, RW)); // a's lane moved on: a continues on the older lane and waits
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 1 for e0"), device.drain());
+    assertEquals(0, launch(1, RW)); // now b's lane moved on too
+    assertEquals(List.of("createEvent e4", "record e4 on 1", "wait 0 for e4"), device.drain());
+  }
+
+  @Test
+  void syncWorkWaitsOnTheLegacyLaneAndCompletesWhatItWaitedFor() {
+    launch(0, W); // lane 0
+    device.drain();
+    CallRecord read = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);
+    scheduler.beforeSyncWork(read);
+    assertEquals(4, read.stream);
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 4 for e0"), device.drain());
+    scheduler.afterWork(read, true);
+    // The synchronous read returned: the writer and the read are complete, so a new writer is free.
+    assertEquals(1, launch(0, W));
+    assertEquals(List.of("createStream 1"), device.drain());
+  }
+
+  @Test
+  void asyncWorkWaitsForSyncWorkOnTheLegacyLane() {
+    CallRecord write = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W);
+    scheduler.beforeSyncWork(write);
+    scheduler.afterWork(write, true);
+    assertEquals(List.of(), device.drain());
+    assertEquals(0, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 0", "createEvent e16", "record e16 on 4", "wait 0 for e16"), device.drain());
+  }
+
+  @Test
+  void freeWaitsForPendingReaders() {
+    launch(0, W); // A: lane 0
+    launch(0, R, 1, W); // B: lane 0
+    launch(0, R, 2, W); // C: lane 1, e0 recorded at lane 0's position 2
+    launch(7, W); // D: lane 2, unrelated
+    device.drain();
+    CallRecord free = free(0);
+    assertEquals(List.of("syncEvent e0", "createEvent e4", "record e4 on 1", "syncEvent e4"), device.drain());
+    assertTrue(free.hostWaited);
+    assertTrue(free.hostWaitNarrowed, "lane 2 was not waited for");
+    assertArrayEquals(new long[] {2, 3}, predecessors(free));
+  }
+
+  @Test
+  void freeOfAnIdleAllocationDoesNotWait() {
+    launch(0, W);
+    scheduler.afterDeviceSynchronize();
+    device.drain();
+    CallRecord free = free(0);
+    assertEquals(List.of(), device.drain());
+    assertFalse(free.hostWaited);
+  }
+
+  @Test
+  void noFreeWaitMutantFreesAtOnce() {
+    scheduler = new Scheduler(device, 4, Mutant.NO_FREE_WAIT);
+    launch(0, W);
+    device.drain();
+    assertFalse(free(0).hostWaited);
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void reusedSlotStartsFreshHistory() {
+    // Without the free's wait the old writer is still pending; only the cleared history lets the
+    // new allocation in the same slot start without waiting for it.
+    scheduler = new Scheduler(device, 4, Mutant.NO_FREE_WAIT);
+    launch(0, W);
+    free(0);
+    device.drain();
+    assertEquals(1, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 1"), device.drain());
+  }
+
+  @Test
+  void unknownMemoryMakesABarrierOnTheLegacyLane() {
+    launch(0, W);
+    device.drain();
+    CallRecord call = call(CallKind.LAUNCH, 0, 1, W);
+    call.touchesUnknownMemory = true;
+    assertEquals(4, scheduler.beforeAsyncWork(call));
+    assertTrue(call.barrier);
+    assertEquals(List.of("syncDevice"), device.drain());
+    scheduler.afterWork(call, true);
+    assertEquals(List.of("syncDevice"), device.drain());
+    assertEquals(1, launch(0, R, 1, R, 2, W)); // everything before is complete: nothing to wait for
+    assertEquals(List.of("createStream 1"), device.drain());
+  }
+
+  @Test
+  void opaqueCallIsAFullBarrier() {
+    launch(0, W);
+    device.drain();
+    CallRecord call = call(CallKind.OPAQUE, 0);
+    scheduler.beforeBarrier(call);
+    scheduler.afterBarrier(call);
+    assertEquals(List.of("syncDevice", "syncDevice"), device.drain());
+    assertTrue(call.barrier);
+    assertEquals(1, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 1"), device.drain());
+  }
+
+  @Test
+  void deviceSynchronizeClearsHistoryWithoutWaiting() {
+    launch(0, W);
+    device.drain();
+    scheduler.afterDeviceSynchronize();
+    assertEquals(List.of(), device.drain());
+    assertEquals(1, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 1"), device.drain());
+  }
+
+  @Test
+  void failedCallLeavesNoHistory() {
+    CallRecord call = call(CallKind.LAUNCH, 0, 0, W);
+    scheduler.beforeAsyncWork(call);
+    scheduler.afterWork(call, false);
+    assertEquals(1, launch(0, R, 1, W));
+    assertEquals(List.of("createStream 0", "createStream 1"), device.drain());
+  }
+
+  @Test
+  void streamSynchronizeWaitsForThatStreamOnly() {
+    launchOn(7, 0, W); // lane 0
+    launchOn(0, 1, W); // lane 1
+    launchOn(7, 2, W); // lane 2
+    device.drain();
+    CallRecord sync = call(CallKind.SYNC, 7);
+    scheduler.beforeStreamSynchronize(sync);
+    assertEquals(List.of("createEvent e8", "record e8 on 2", "syncEvent e8", "createEvent e0", "record e0 on 0",
+        "syncEvent e0"), device.drain());
+    assertTrue(sync.hostWaited);
+    assertTrue(sync.hostWaitNarrowed);
+    CallRecord again = call(CallKind.SYNC, 7);
+    scheduler.beforeStreamSynchronize(again);
+    assertEquals(List.of(), device.drain());
+    assertFalse(again.hostWaited);
+  }
+
+  @Test
+  void eventRecordWaitsForEveryLaneOfItsStream() {
+    launchOn(7, 0, W); // lane 0
+    launchOn(0, 1, W); // lane 1
+    launchOn(7, 2, W); // lane 2
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 7);
+    assertEquals(2, scheduler.beforeEventRecord(record));
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 2 for e0"), device.drain());
+    scheduler.afterWork(record, true);
+    // The recorded position now stands for all of stream 7.
+    CallRecord sync = call(CallKind.SYNC, 7);
+    scheduler.beforeStreamSynchronize(sync);
+    assertEquals(List.of("createEvent e8", "record e8 on 2", "syncEvent e8"), device.drain());
+  }
+
+  @Test
+  void eventRecordOnAStreamWithoutWorkUsesTheLegacyLane() {
+    CallRecord record = call(CallKind.EVENT, 42);
+    assertEquals(4, scheduler.beforeEventRecord(record));
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void hostWaitCoversWhatTheWaitedLaneHadWaitedFor() {
+    launch(0, W); // lane 0
+    launch(0, R, 1, W); // lane 0
+    launchOn(7, 0, R, 2, W); // lane 1, waits for lane 0 through e0
+    device.drain();
+    CallRecord sync = call(CallKind.SYNC, 7);
+    scheduler.beforeStreamSynchronize(sync);
+    assertEquals(List.of("createEvent e4", "record e4 on 1", "syncEvent e4"), device.drain());
+    // Lane 0's work up to e0 is complete as well: a writer of slot 0 needs no wait.
+    assertEquals(2, launch(0, W));
+    assertEquals(List.of("createStream 2"), device.drain());
+  }
+}

@@ -1,0 +1,60 @@
+package dev.kernelweave.selftest;
+
+import dev.kernelweave.sim.SimDevice;
+import java.util.List;
+
+/**
+ * The simulator with its fault reports hidden: what a real GPU shows, where only the observed
+ * bytes tell a correct schedule from a wrong one.
+ */
+final class BytesOnlyTarget implements ProgramTarget {
+
+  static final ProgramTarget.Factory FACTORY = (streams, seed) -> new BytesOnlyTarget(new SimDevice(streams, seed));
+
+  private final ProgramTarget target;
+
+  BytesOnlyTarget(ProgramTarget target) {
+    this.target = target;
+  }
+
+  @Override
+  public List<String> faults() {
+    return List.of();
+  }
+
+  @Override public int streams() { return target.streams(); }
+  @Override public long allocDevice(int bytes) { return target.allocDevice(bytes); }
+  @Override public void freeDevice(long address) { target.freeDevice(address); }
+  @Override public long allocHost(int bytes) { return target.allocHost(bytes); }
+  @Override public byte[] readHost(long address, int bytes) { return target.readHost(address, bytes); }
+
+  @Override
+  public void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k) {
+    target.launch(lane, kernel, out, in1, in2, n, k);
+  }
+
+  @Override public void copyHostToDevice(long dst, byte[] src) { target.copyHostToDevice(dst, src); }
+  @Override public void copyDeviceToHost(byte[] dst, long src) { target.copyDeviceToHost(dst, src); }
+
+  @Override
+  public void copyDeviceToHostAsync(int lane, long hostDst, long src, int bytes) {
+    target.copyDeviceToHostAsync(lane, hostDst, src, bytes);
+  }
+
+  @Override
+  public void copyDeviceToDevice(int lane, long dst, long src, int bytes) {
+    target.copyDeviceToDevice(lane, dst, src, bytes);
+  }
+
+  @Override public void memset(int lane, long dst, byte value, int bytes) { target.memset(lane, dst, value, bytes); }
+  @Override public void synchronizeLane(int lane) { target.synchronizeLane(lane); }
+  @Override public void recordAppEvent(int appEvent, int lane) { target.recordAppEvent(appEvent, lane); }
+  @Override public void synchronizeAppEvent(int appEvent) { target.synchronizeAppEvent(appEvent); }
+  @Override public void createStream(int lane) { target.createStream(lane); }
+  @Override public void createEvent(int event) { target.createEvent(event); }
+  @Override public void recordEvent(int event, int lane) { target.recordEvent(event, lane); }
+  @Override public void waitEvent(int lane, int event) { target.waitEvent(lane, event); }
+  @Override public void synchronizeEvent(int event) { target.synchronizeEvent(event); }
+  @Override public void synchronizeDevice() { target.synchronizeDevice(); }
+  @Override public void close() { target.close(); }
+}

@@ -1,0 +1,142 @@
+package dev.kernelweave.selftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.sim.SimDevice;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The differential fuzz on the simulator: the real scheduler passes thousands of programs; every
+ * deliberately broken one is caught within a bounded number, and shrunk to a few calls.
+ */
+class DifferentialFuzzTest {
+
+  /** Programs within which each mutant must have been caught. */
+  private static final int MUTANT_BUDGET = 100;
+
+  @ParameterizedTest(name = "{0} streams")
+  @ValueSource(ints = {1, 2, 3, 16})
+  void scheduledRunsObserveWhatSerialRunsObserve(int streams) {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, Mutant.NONE);
+    DifferentialFuzz.Report report = fuzz.run(streams * 1000L + 1, 2500, 1, null);
+    if (report.failed() > 0) {
+      DifferentialFuzz.Failure shrunk = fuzz.shrink(report.failures().get(0));
+      throw new AssertionError("the scheduler broke a program:\n" + shrunk.describe());
+    }
+    assertEquals(2500, report.passed());
+    if (streams > 1) {
+      assertTrue(report.stats().lanesUsed() == streams, "work spread over every stream: " + report.stats());
+      assertTrue(report.stats().crossLaneWaits() > 0, report.stats().toString());
+    }
+  }
+
+  @ParameterizedTest(name = "{0} streams")
+  @ValueSource(ints = {2, 5})
+  void longProgramsObserveWhatSerialRunsObserve(int streams) {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, Mutant.NONE, new ProgramGenerator(400));
+    DifferentialFuzz.Report report = fuzz.run(streams * 77L, 300, 1, null);
+    if (report.failed() > 0) {
+      throw new AssertionError("the scheduler broke a program:\n" + fuzz.shrink(report.failures().get(0)).describe());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT"})
+  void eachMutantIsCaughtAndShrunk(Mutant mutant) {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, 4, mutant);
+    DifferentialFuzz.Report report = fuzz.run(11, MUTANT_BUDGET, 1, null);
+    assertEquals(1, report.failed(), mutant + " not caught in " + MUTANT_BUDGET + " programs");
+    DifferentialFuzz.Failure failure = report.failures().get(0);
+    DifferentialFuzz.Failure shrunk = fuzz.shrink(failure);
+    assertTrue(shrunk.program().size() <= 8, "shrunk to " + shrunk.program().size() + ":\n" + shrunk.describe());
+    assertNotNull(fuzz.check(shrunk.program(), shrunk.targetSeed()), "the shrunk program still fails");
+    assertEquals(Program.wellFormed(shrunk.program().ops()), shrunk.program().ops());
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT"})
+  void eachMutantIsCaughtByTheObservedBytesAlone(Mutant mutant) {
+    // As on a real GPU, which reports no races: only the bytes the program observes count.
+    DifferentialFuzz fuzz = new DifferentialFuzz(BytesOnlyTarget.FACTORY, 4, mutant);
+    DifferentialFuzz.Report report = fuzz.run(12, 2 * MUTANT_BUDGET, 1, null);
+    assertEquals(1, report.failed(), mutant + " not caught by bytes in " + 2 * MUTANT_BUDGET + " programs");
+    assertTrue(report.failures().get(0).reason().contains("observed results differ"));
+  }
+
+  @Test
+  void aCorrectSchedulerPassesTheShrunkProgramsOfEveryMutant() {
+    for (Mutant mutant : new Mutant[] {Mutant.DROP_RAW, Mutant.DROP_WAR, Mutant.NO_FREE_WAIT}) {
+      DifferentialFuzz broken = new DifferentialFuzz(SimDevice.FACTORY, 2, mutant);
+      DifferentialFuzz.Failure failure = broken.shrink(broken.run(5, MUTANT_BUDGET, 1, null).failures().get(0));
+      DifferentialFuzz correct = new DifferentialFuzz(SimDevice.FACTORY, 2, Mutant.NONE);
+      for (long seed = 0; seed < 50; seed++) {
+        assertNull(correct.check(failure.program(), seed), failure.describe());
+      }
+    }
+  }
+
+  @Test
+  void programsAreDeterministicAndWellFormed() {
+    ProgramGenerator generator = new ProgramGenerator();
+    for (long seed = 0; seed < 200; seed++) {
+      Program a = generator.generate(seed);
+      assertEquals(a.ops(), generator.generate(seed).ops());
+      assertEquals(Program.wellFormed(a.ops()), a.ops());
+      assertFalse(a.ops().isEmpty());
+    }
+  }
+
+  @Test
+  void programsExerciseEveryKindOfCall() {
+    ProgramGenerator generator = new ProgramGenerator();
+    Set<String> kinds = new HashSet<>();
+    Set<Op.LaunchMode> modes = new HashSet<>();
+    Set<Integer> threads = new HashSet<>();
+    boolean appStream = false;
+    for (long seed = 0; seed < 300; seed++) {
+      for (Op op : generator.generate(seed).ops()) {
+        kinds.add(op.getClass().getSimpleName());
+        threads.add(op.thread());
+        if (op instanceof Op.Launch l) {
+          modes.add(l.mode());
+          appStream |= l.stream() != 0;
+        }
+      }
+    }
+    assertEquals(Set.of("AllocHost", "Alloc", "Free", "Launch", "Memset", "Write", "Read", "ReadAsync", "Copy",
+        "SyncContext", "StreamSync", "EventRecord", "EventSync", "ObserveHost"), kinds);
+    assertEquals(Set.of(Op.LaunchMode.values()), modes);
+    assertTrue(threads.size() >= 3);
+    assertTrue(appStream);
+  }
+
+  @Test
+  void wellFormedDropsUsesOfBuffersNoLongerAllocatedAndUnsynchronizedHostReads() {
+    Op.At b0 = new Op.At(0, 0);
+    var ops = java.util.List.<Op>of(
+        new Op.AllocHost(0, 0, 8),
+        new Op.Alloc(0, 0, 8, 1),
+        new Op.ReadAsync(0, 5, 0, 0, b0, 4),
+        new Op.ObserveHost(0, 0),
+        new Op.StreamSync(0, 6),
+        new Op.ObserveHost(0, 0),
+        new Op.EventRecord(0, 1, 5),
+        new Op.EventSync(0, 1),
+        new Op.ObserveHost(0, 0),
+        new Op.Free(0, 0),
+        new Op.Read(0, b0, 4));
+    var kept = Program.wellFormed(ops);
+    assertEquals(java.util.List.of(ops.get(0), ops.get(1), ops.get(2), ops.get(4), ops.get(6), ops.get(7), ops.get(8),
+        ops.get(9)), kept);
+  }
+}
