@@ -31,6 +31,8 @@ public final class JCudaNatives {
         find("cuStreamWaitEventNative", int.class, CUstream.class, CUevent.class, int.class);
     static final MethodHandle EVENT_SYNCHRONIZE = find("cuEventSynchronizeNative", int.class, CUevent.class);
     static final MethodHandle EVENT_QUERY = find("cuEventQueryNative", int.class, CUevent.class);
+    static final MethodHandle STREAM_DESTROY = find("cuStreamDestroyNative", int.class, CUstream.class);
+    static final MethodHandle EVENT_DESTROY = find("cuEventDestroyNative", int.class, CUevent.class);
 
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.driver.JCudaDriver", name, ret, params);
@@ -115,6 +117,22 @@ public final class JCudaNatives {
   public static int queryEvent(CUevent event) {
     try {
       return (int) Driver.EVENT_QUERY.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int destroyStream(CUstream stream) {
+    try {
+      return (int) Driver.STREAM_DESTROY.invokeExact(stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int destroyEvent(CUevent event) {
+    try {
+      return (int) Driver.EVENT_DESTROY.invokeExact(event);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -83,6 +83,22 @@ public final class JCudaStreamDevice implements StreamDevice {
     check("cuCtxSynchronize", JCudaNatives.synchronizeContext());
   }
 
+  /** Destroys the streams and events this device created; the caller has synchronized. */
+  public void close() {
+    for (int lane = 0; lane < lanes.length - 1; lane++) {
+      if (lanes[lane] != null) {
+        JCudaNatives.destroyStream(lanes[lane]);
+        lanes[lane] = null;
+      }
+    }
+    for (int i = 0; i < events.length; i++) {
+      if (events[i] != null) {
+        JCudaNatives.destroyEvent(events[i]);
+        events[i] = null;
+      }
+    }
+  }
+
   private static void check(String call, int result) {
     if (result != 0) {
       throw new DeviceCallFailed(call, result);
