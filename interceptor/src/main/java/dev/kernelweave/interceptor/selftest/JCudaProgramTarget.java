@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
@@ -42,7 +43,8 @@ final class JCudaProgramTarget implements ProgramTarget {
   private final int streams;
   private final JCudaStreamDevice lanes;
   private final List<Long> deviceAllocations = new ArrayList<>();
-  private final List<Long> hostAllocations = new ArrayList<>();
+  /** JCuda's own pointer objects for page-locked memory: only they carry the buffer Java reads through. */
+  private final TreeMap<Long, Pointer> hostAllocations = new TreeMap<>();
   private final Map<Integer, CUevent> appEvents = new HashMap<>();
   private final List<CUevent> createdEvents = new ArrayList<>();
 
@@ -111,14 +113,15 @@ final class JCudaProgramTarget implements ProgramTarget {
       b.put((byte) 0);
     }
     long address = JCudaPointers.address(p);
-    hostAllocations.add(address);
+    hostAllocations.put(address, p);
     return address;
   }
 
   @Override
   public byte[] readHost(long address, int bytes) {
     byte[] copy = new byte[bytes];
-    host(address).getByteBuffer(0, bytes).get(copy);
+    Map.Entry<Long, Pointer> allocation = hostAllocations.floorEntry(address);
+    allocation.getValue().getByteBuffer(address - allocation.getKey(), bytes).get(copy);
     return copy;
   }
 
@@ -190,8 +193,8 @@ final class JCudaProgramTarget implements ProgramTarget {
     for (long a : deviceAllocations) {
       cuMemFree(device(a));
     }
-    for (long a : hostAllocations) {
-      cuMemFreeHost(host(a));
+    for (Pointer p : hostAllocations.values()) {
+      cuMemFreeHost(p);
     }
     for (CUevent e : createdEvents) {
       JCudaDriver.cuEventDestroy(e);
@@ -205,9 +208,8 @@ final class JCudaProgramTarget implements ProgramTarget {
     return p;
   }
 
-  private static Pointer host(long address) {
-    Pointer p = new Pointer();
-    JCudaPointers.setNativePointer(p, address);
-    return p;
+  private Pointer host(long address) {
+    Map.Entry<Long, Pointer> allocation = hostAllocations.floorEntry(address);
+    return allocation.getValue().withByteOffset(address - allocation.getKey());
   }
 }
