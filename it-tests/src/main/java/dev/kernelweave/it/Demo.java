@@ -35,18 +35,20 @@ public final class Demo {
    * @param classPath the workload JVMs' class path
    * @param mainClass the workloads' entry point
    * @param sampleJournal the journal shipped with the project
+   * @param out where the agent run's journal and trace go; null for a new temporary folder
    */
-  public record Setup(Jvm jvm, Path agentJar, String classPath, String mainClass, Path sampleJournal) {
+  public record Setup(Jvm jvm, Path agentJar, String classPath, String mainClass, Path sampleJournal, Path out) {
 
     /** The setup of a built checkout, run from {@code it-tests/target/classes:it-tests/target/lib/*}. */
-    public static Setup discover() {
+    public static Setup discover(Path out) {
       ProjectLayout layout = ProjectLayout.discover();
       return new Setup(
           new Jvm(Jvm.currentJava(), 600),
           layout.agentJar(),
           ProjectLayout.workloadClassPath(),
           WorkloadRunner.MAIN_CLASS,
-          layout.sampleJournal());
+          layout.sampleJournal(),
+          out);
     }
   }
 
@@ -59,11 +61,15 @@ public final class Demo {
   }
 
   public static void main(String[] args) {
-    if (args.length > 0) {
-      System.out.println("Usage: ./demo   (no options: it runs " + WORKLOAD + " with and without the agent)");
+    Path out = null;
+    if (args.length == 2 && args[0].equals("--out")) {
+      out = Path.of(args[1]);
+    } else if (args.length > 0) {
+      System.out.println("Usage: ./demo [--out DIR]   runs " + WORKLOAD + " without and with the agent;");
+      System.out.println("       DIR: where the journal and the trace go (default: a new temporary folder)");
       System.exit(args[0].equals("--help") ? 0 : 2);
     }
-    System.exit(new Demo(Setup.discover(), System.out).run());
+    System.exit(new Demo(Setup.discover(out), System.out).run());
   }
 
   /** Runs the demo and returns its exit status: 0 where every step worked. */
@@ -91,12 +97,12 @@ public final class Demo {
 
     Path dir;
     try {
-      dir = Files.createTempDirectory("kernelweave-demo-");
+      dir = setup.out() != null ? Files.createDirectories(setup.out()) : Files.createTempDirectory("kernelweave-demo-");
     } catch (IOException e) {
       out.println("demo: cannot create a folder for the journal: " + e);
       return 1;
     }
-    Path journal = dir.resolve("journal");
+    Path journal = dir.resolve(WORKLOAD + "-journal");
     WorkloadRunner.Attempt agent = runner.run(WORKLOAD, Way.AGENT, "bench", WARMUP, REPS, journal);
     if (!agent.ok()) {
       return failed(WORKLOAD + " with the agent", agent.problem(), agent.run());

@@ -76,7 +76,10 @@ public final class Benchmark {
     String timestamp = OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString();
     Path journals;
     try {
-      journals = Files.createTempDirectory("kernelweave-bench-");
+      journals =
+          options.journals() != null
+              ? Files.createDirectories(options.journals())
+              : Files.createTempDirectory("kernelweave-bench-");
     } catch (IOException e) {
       out.println("benchmark: cannot create a folder for the journals: " + e);
       return USAGE;
@@ -114,8 +117,14 @@ public final class Benchmark {
       out.println("no results written: no workload ran cleanly");
     } else {
       try {
-        out.println("results: " + report.writeJson(resultsDir));
-        out.println("chart:   " + report.writeChart(resultsDir));
+        Path json = report.writeJson(resultsDir);
+        out.println("results: " + json);
+        Path chart = report.writeChart(resultsDir);
+        out.println(
+            chart != null
+                ? "chart:   " + chart
+                : "chart:   not drawn: this Java runtime has no java.desktop module; draw it where there is one with\n"
+                    + "         java -cp it-tests/target/classes dev.kernelweave.it.bench.SpeedupChart " + json);
       } catch (IOException | RuntimeException e) {
         out.println("benchmark: could not write the results to " + resultsDir + ": " + e);
         status = FAILED;
@@ -125,7 +134,38 @@ public final class Benchmark {
     for (WorkloadMeasurement m : measured) {
       out.println("  " + m.name() + ": " + (m.journal() == null ? "none" : m.journal()));
     }
+    benchmark.writeJournalStats(measured, agent, resultsDir.resolve(DeviceName.toFileName(device) + "-journal-stats.txt"));
     return status;
+  }
+
+  /**
+   * Saves {@code inspect stats} of each workload's last journal next to the results, since the
+   * journals themselves stay in a temporary folder (on the GPU machine, one that does not outlive
+   * the session).
+   */
+  private void writeJournalStats(List<WorkloadMeasurement> measured, Path agent, Path file) {
+    StringBuilder text = new StringBuilder();
+    Jvm jvm = new Jvm(options.java(), options.timeoutSeconds());
+    for (WorkloadMeasurement m : measured) {
+      if (m.journal() == null || !Files.exists(m.journal())) {
+        continue;
+      }
+      Jvm.Run stats = jvm.run(List.of("-jar", agent.toString(), "inspect", "stats", m.journal().toString()));
+      text.append("== ").append(m.name()).append(": ").append(m.journal());
+      text.append(stats.exitCode() == 0 ? "" : " (inspect stats: exit " + stats.exitCode() + ")").append('\n');
+      stats.lines().forEach(line -> text.append(line).append('\n'));
+      text.append('\n');
+    }
+    if (text.length() == 0) {
+      return;
+    }
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.writeString(file, text);
+      out.println("journal stats: " + file);
+    } catch (IOException e) {
+      out.println("benchmark: could not write " + file + ": " + e);
+    }
   }
 
   /**

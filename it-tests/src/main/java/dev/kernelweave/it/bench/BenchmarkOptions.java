@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The benchmark's command line, parsed. Null for {@code agent}, {@code classPath}, {@code out}
- * and {@code device} means: find it.
+ * The benchmark's command line, parsed. Null for {@code agent}, {@code classPath}, {@code out},
+ * {@code journals} and {@code device} means: find it (or make it).
  */
 public record BenchmarkOptions(
     List<String> workloads,
@@ -22,6 +22,7 @@ public record BenchmarkOptions(
     String mainClass,
     List<String> jvmArgs,
     Path out,
+    Path journals,
     String device,
     long timeoutSeconds,
     boolean help) {
@@ -47,7 +48,9 @@ public record BenchmarkOptions(
         --java PATH           java for the workload JVMs (default: this JVM's)
         --jvm-arg ARG         one more JVM option for every workload JVM (repeatable)
         --main CLASS          the workloads' entry point (default %s)
-        --out DIR             where results go (default: it-tests/results in the checkout)
+        --out DIR             where results go (default: it-tests/results in the checkout); the
+                              'inspect stats' of each workload's last agent journal goes there too
+        --journals DIR        where the agent journals go (default: a new temporary folder)
         --device NAME         the device name (default: from nvidia-smi, else 'unknown')
         --timeout SECONDS     time limit of one workload JVM (default 300)
         --help                this text
@@ -80,6 +83,7 @@ public record BenchmarkOptions(
     String mainClass = WorkloadRunner.MAIN_CLASS;
     List<String> jvmArgs = new ArrayList<>();
     Path out = null;
+    Path journals = null;
     String device = null;
     long timeout = 300;
     boolean help = false;
@@ -114,6 +118,7 @@ public record BenchmarkOptions(
         case "--jvm-arg" -> jvmArgs.add(value);
         case "--main" -> mainClass = value;
         case "--out" -> out = Path.of(value);
+        case "--journals" -> journals = Path.of(value);
         case "--device" -> device = value;
         case "--timeout" -> timeout = number(key, value, 1);
         default -> throw new IllegalArgumentException("unknown option " + key);
@@ -121,7 +126,7 @@ public record BenchmarkOptions(
     }
     return new BenchmarkOptions(
         workloads, rounds, warmup, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
-        device, timeout, help);
+        journals, device, timeout, help);
   }
 
   private static List<String> names(String value) {

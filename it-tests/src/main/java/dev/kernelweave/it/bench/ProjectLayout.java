@@ -1,13 +1,19 @@
 package dev.kernelweave.it.bench;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Where things are in a built checkout: the agent jar, the sample journal, the results folder, and
@@ -66,26 +72,53 @@ public record ProjectLayout(Path root) {
   }
 
   /**
-   * The class path for workload JVMs, taken from this JVM's own: the workloads ({@code kernels})
-   * and the JCuda jars, and nothing of the agent, so that the agent's classes come only from the
-   * agent jar. Empty where this JVM does not have the workloads on its class path.
+   * The class path for workload JVMs: the workloads ({@code kernels}) and the JCuda jars, and
+   * nothing of the agent, so that the agent's classes come only from the agent jar. Taken from the
+   * first of these that holds the workloads: this JVM's class path, the class loaders that loaded
+   * this class (the JUnit console launcher's {@code -cp}), the jars in {@code
+   * it-tests/target/lib}. Empty where none does.
    */
   public static String workloadClassPath() {
-    // Surefire starts tests from a manifest-only jar and keeps the real class path here.
-    String own = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path", ""));
-    List<String> kept = new ArrayList<>();
-    boolean hasWorkloads = false;
-    for (String entry : own.split(File.pathSeparator)) {
-      if (entry.isBlank()) {
-        continue;
+    List<Path> lib = new ArrayList<>();
+    try (Stream<Path> jars = Files.list(discover().root().resolve("it-tests/target/lib"))) {
+      jars.sorted().forEach(lib::add);
+    } catch (IOException e) {
+      // No target/lib: nothing to take from there.
+    }
+    for (List<Path> entries : List.of(ownClassPath(), loaderClassPath(), lib)) {
+      List<String> kept = new ArrayList<>();
+      for (Path entry : entries) {
+        if (isWorkloads(entry) || isJCuda(entry)) {
+          kept.add(entry.toAbsolutePath().toString());
+        }
       }
-      Path path = Path.of(entry);
-      hasWorkloads |= isWorkloads(path);
-      if (isWorkloads(path) || isJCuda(path)) {
-        kept.add(path.toAbsolutePath().toString());
+      if (entries.stream().anyMatch(ProjectLayout::isWorkloads)) {
+        return String.join(File.pathSeparator, kept);
       }
     }
-    return hasWorkloads ? String.join(File.pathSeparator, kept) : "";
+    return "";
+  }
+
+  private static List<Path> ownClassPath() {
+    // Surefire starts tests from a manifest-only jar and keeps the real class path here.
+    String own = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path", ""));
+    return Arrays.stream(own.split(File.pathSeparator)).filter(e -> !e.isBlank()).map(Path::of).toList();
+  }
+
+  private static List<Path> loaderClassPath() {
+    List<Path> entries = new ArrayList<>();
+    for (ClassLoader loader = ProjectLayout.class.getClassLoader(); loader != null; loader = loader.getParent()) {
+      if (loader instanceof URLClassLoader urls) {
+        for (URL url : urls.getURLs()) {
+          try {
+            entries.add(Path.of(url.toURI()));
+          } catch (URISyntaxException | IllegalArgumentException | FileSystemNotFoundException e) {
+            // Not a file: no use to another JVM.
+          }
+        }
+      }
+    }
+    return entries;
   }
 
   /** The kernels module: its jar (plain or as copied to {@code target/lib}) or its classes. */

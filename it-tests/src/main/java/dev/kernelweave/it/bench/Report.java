@@ -191,23 +191,26 @@ public final class Report {
   }
 
   /**
-   * Writes {@code <device>.png} into {@code dir} and returns its path.
-   *
-   * @see SpeedupChart#write
+   * Writes {@code <device>.png} into {@code dir} and returns its path; null where this Java runtime
+   * cannot draw (no {@code java.desktop} module), after saying how to draw it from the JSON file.
    */
   public Path writeChart(Path dir) throws IOException {
     Path file = dir.resolve(baseName() + ".png");
-    String subtitle =
-        String.format(
-            Locale.ROOT,
-            "median of every repetition; agent geomean %s, hand-tuned %s (chain excluded); %s",
-            times(geometricMeanSpeedup(Way.AGENT)),
-            times(geometricMeanSpeedup(Way.TUNED)),
-            timestamp);
-    if (!SpeedupChart.write(workloads, "KernelWeave speedup over serial on " + device, subtitle, file)) {
-      System.err.println("chart: this JDK has no fonts; the chart has bars but no labels");
+    if (!canDraw()) {
+      return null;
+    }
+    if (!SpeedupChart.write(toJson(), file)) {
+      System.err.println("chart: this Java runtime has no fonts; the chart has bars but no labels");
     }
     return file;
+  }
+
+  /**
+   * Whether this Java runtime can draw: it has the {@code java.desktop} module (a runtime made with
+   * jlink may not). Asked here, not in {@link SpeedupChart}, which cannot even load without it.
+   */
+  public static boolean canDraw() {
+    return ModuleLayer.boot().findModule("java.desktop").isPresent();
   }
 
   static String time(Stats.Summary s) {

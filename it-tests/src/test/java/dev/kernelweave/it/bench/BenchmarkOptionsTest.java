@@ -30,7 +30,7 @@ class BenchmarkOptionsTest {
         BenchmarkOptions.parse(
             "--workloads", "rl-sim, chain", "--rounds=2", "--warmup", "0", "--reps", "4", "--size", "check",
             "--agent", "a.jar", "--agent-options", "mode=schedule,streams=4", "--classpath", "x:y", "--java", "/j",
-            "--jvm-arg", "-Xmx1g", "--jvm-arg", "-Dx=1", "--out", "res", "--device", "GPU", "--timeout", "60",
+            "--jvm-arg", "-Xmx1g", "--jvm-arg", "-Dx=1", "--out", "res", "--journals", "j", "--device", "GPU", "--timeout", "60",
             "--main", "M", "--help");
     assertEquals(List.of("rl-sim", "chain"), o.workloads());
     assertEquals(2, o.rounds());
@@ -43,6 +43,7 @@ class BenchmarkOptionsTest {
     assertEquals("/j", o.java());
     assertEquals(List.of("-Xmx1g", "-Dx=1"), o.jvmArgs());
     assertEquals(Path.of("res"), o.out());
+    assertEquals(Path.of("j"), o.journals());
     assertEquals("GPU", o.device());
     assertEquals(60, o.timeoutSeconds());
     assertEquals("M", o.mainClass());

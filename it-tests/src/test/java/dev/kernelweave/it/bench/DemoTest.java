@@ -20,7 +20,8 @@ class DemoTest {
 
   private int demo(String mainClass, Path sampleJournal) throws Exception {
     Demo.Setup setup =
-        new Demo.Setup(Fakes.jvm(60), Fakes.agentJar(dir), Fakes.testClassPath(), mainClass, sampleJournal);
+        new Demo.Setup(
+            Fakes.jvm(60), Fakes.agentJar(dir), Fakes.testClassPath(), mainClass, sampleJournal, dir.resolve("out"));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     int status = new Demo(setup, new PrintStream(bytes, true, StandardCharsets.UTF_8)).run();
     output = bytes.toString(StandardCharsets.UTF_8);
@@ -33,7 +34,9 @@ class DemoTest {
     assertTrue(output.contains("speedup:           2.00x"), output);
     assertTrue(output.contains("results equal:     yes"), output);
     String trace = output.lines().filter(l -> l.contains("trace:")).findFirst().orElseThrow();
-    assertTrue(Files.isRegularFile(Path.of(trace.replaceAll(".*trace: +(\\S+).*", "$1"))), trace);
+    assertTrue(trace.contains(dir.resolve("out/rl-sim-trace.json").toString()), trace);
+    assertTrue(Files.isRegularFile(dir.resolve("out/rl-sim-trace.json")));
+    assertTrue(Files.isDirectory(dir.resolve("out/rl-sim-journal")), "the agent was given the journal folder");
   }
 
   @Test

@@ -8,21 +8,32 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SpeedupChartTest {
 
-  @Test
-  void writesAPngOfTheExpectedSizeWithBothBars(@TempDir Path dir) throws Exception {
+  @TempDir Path dir;
+
+  @BeforeEach
+  void needsJavaDesktop() {
+    Assumptions.assumeTrue(Report.canDraw(), "skipped: this Java runtime has no java.desktop module");
+  }
+
+  static Report report() {
     WorkloadMeasurement broken = new WorkloadMeasurement("heads");
     broken.fail("agent: exit 1");
-    List<WorkloadMeasurement> workloads =
-        List.of(ReportTest.measured("branches", 10, 5, 4), ReportTest.measured("rl-sim", 12, 6, 3), broken);
-    Path png = dir.resolve("charts/device.png");
+    return ReportTest.report(
+        List.of(ReportTest.measured("branches", 10, 5, 4), ReportTest.measured("rl-sim", 12, 6, 3), broken));
+  }
 
-    SpeedupChart.write(workloads, "KernelWeave speedup over serial on a test", "subtitle", png);
+  @Test
+  void reportWritesAPngOfTheExpectedSizeWithBothBarsBesideTheJson() throws Exception {
+    Path png = report().writeChart(dir);
 
+    assertEquals(dir.resolve("NVIDIA-H100-80GB-HBM3.png"), png);
     assertTrue(Files.size(png) > 1000, "a PNG of " + Files.size(png) + " bytes");
     BufferedImage image = ImageIO.read(png.toFile());
     assertEquals(SpeedupChart.WIDTH, image.getWidth());
@@ -32,11 +43,19 @@ class SpeedupChartTest {
   }
 
   @Test
-  void reportWritesTheChartBesideTheJson(@TempDir Path dir) throws Exception {
-    Report report = ReportTest.report(List.of(ReportTest.measured("rl-sim", 12, 6, 3)));
-    Path png = report.writeChart(dir);
-    assertEquals(dir.resolve("NVIDIA-H100-80GB-HBM3.png"), png);
-    assertEquals(SpeedupChart.HEIGHT, ImageIO.read(png.toFile()).getHeight());
+  void drawsTheSameChartLaterFromTheResultsFile() throws Exception {
+    Report report = report();
+    Path json = report.writeJson(dir);
+    Path direct = report.writeChart(dir.resolve("direct"));
+
+    SpeedupChart.main(new String[] {json.toString()});
+
+    Path later = dir.resolve("NVIDIA-H100-80GB-HBM3.png");
+    assertTrue(Files.isRegularFile(later));
+    BufferedImage a = ImageIO.read(direct.toFile());
+    BufferedImage b = ImageIO.read(later.toFile());
+    assertEquals(count(a, SpeedupChart.AGENT.getRGB()), count(b, SpeedupChart.AGENT.getRGB()));
+    assertEquals(count(a, SpeedupChart.TUNED.getRGB()), count(b, SpeedupChart.TUNED.getRGB()));
   }
 
   private static int count(BufferedImage image, int rgb) {
