@@ -110,6 +110,16 @@ public final class Jvm {
       return lines.subList(Math.max(0, lines.size() - n), lines.size());
     }
 
+    /** The last line of output that is not blank, or empty. */
+    public String lastLine() {
+      for (int i = lines.size() - 1; i >= 0; i--) {
+        if (!lines.get(i).isBlank()) {
+          return lines.get(i).strip();
+        }
+      }
+      return "";
+    }
+
     /** The command line as one string a shell would accept (arguments with spaces quoted). */
     public String commandLine() {
       StringBuilder out = new StringBuilder();

@@ -99,19 +99,18 @@ public final class WorkloadRunner {
       } catch (IllegalArgumentException e) {
         unreadable = e.getMessage();
       }
-      Attempt attempt = new Attempt(run, result, null);
-      return new Attempt(run, result, attempt.problem(workload, way, unreadable));
+      return new Attempt(run, result, problem(workload, way, run, result, unreadable));
     }
 
-    private String problem(String workload, Way way, String unreadable) {
+    private static String problem(
+        String workload, Way way, Jvm.Run run, WorkloadResult result, String unreadable) {
       int exit = run.exitCode();
-      String reference = result == null ? "" : " (reference: " + result.reference() + ")";
-      if (mainClassMissing()) {
-        return "the workloads' main class is not on the class path (" + lastLine() + ")";
+      if (mainClassMissing(run)) {
+        return "the workloads' main class is not on the class path (" + run.lastLine() + ")";
       } else if (exit == NO_GPU) {
         return "no GPU";
-      } else if (exit == 1) {
-        return "exit 1: reference mismatch" + reference;
+      } else if (exit == 1 && result != null) {
+        return "exit 1: reference " + result.reference();
       } else if (exit == 2) {
         return "exit 2: bad arguments";
       } else if (exit == Jvm.TIMED_OUT) {
@@ -142,20 +141,18 @@ public final class WorkloadRunner {
 
     /** Whether the JVM could not find the workloads' main class (the workloads are not built). */
     public boolean mainClassMissing() {
+      return mainClassMissing(run);
+    }
+
+    private static boolean mainClassMissing(Jvm.Run run) {
+      // The launcher's own message only: a ClassNotFoundException from a running workload is a failure.
       return run.exitCode() != 0
-          && run.lines().stream()
-              .anyMatch(l -> l.contains("Could not find or load main class") || l.contains("ClassNotFoundException"));
+          && run.lines().stream().anyMatch(l -> l.startsWith("Error: Could not find or load main class "));
     }
 
     /** The last line of output that is not blank (where a workload says it found no GPU). */
     public String lastLine() {
-      List<String> lines = run.lines();
-      for (int i = lines.size() - 1; i >= 0; i--) {
-        if (!lines.get(i).isBlank()) {
-          return lines.get(i).strip();
-        }
-      }
-      return "";
+      return run.lastLine();
     }
   }
 }
