@@ -1,0 +1,256 @@
+package dev.kernelweave.it.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark (issue 4): every workload serial without the agent, serial with the agent, and
+ * hand-tuned without the agent, each in fresh JVMs, interleaved round by round. See {@link
+ * BenchmarkOptions#HELP} for the command line.
+ */
+public final class Benchmark {
+
+  /** Exit status where a workload failed or its outputs differed. */
+  public static final int FAILED = 1;
+
+  /** Exit status for bad arguments or nothing to run. */
+  public static final int USAGE = 2;
+
+  private static final int TAIL_LINES = 25;
+
+  private final BenchmarkOptions options;
+  private final WorkloadRunner runner;
+  private final Path journals;
+  private final PrintStream out;
+
+  private Benchmark(BenchmarkOptions options, WorkloadRunner runner, Path journals, PrintStream out) {
+    this.options = options;
+    this.runner = runner;
+    this.journals = journals;
+    this.out = out;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out));
+  }
+
+  /** Runs the benchmark and returns its exit status. */
+  public static int run(String[] args, PrintStream out) {
+    BenchmarkOptions options;
+    try {
+      options = BenchmarkOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      out.println("benchmark: " + e.getMessage() + " (see --help)");
+      return USAGE;
+    }
+    if (options.help()) {
+      out.print(BenchmarkOptions.HELP);
+      return 0;
+    }
+    ProjectLayout layout = ProjectLayout.discover();
+    Path agent = (options.agent() != null ? options.agent() : layout.agentJar()).toAbsolutePath();
+    if (!Files.isRegularFile(agent)) {
+      out.println("benchmark: no agent jar at " + agent + ": build with 'mvn -q -B -DskipTests package' or pass --agent");
+      return USAGE;
+    }
+    String classPath = options.classPath() != null ? options.classPath() : ProjectLayout.workloadClassPath();
+    if (classPath.isEmpty()) {
+      out.println(
+          "benchmark: the workloads (kernels) are not on this JVM's class path: run it with"
+              + " -cp 'it-tests/target/classes:it-tests/target/lib/*' after 'mvn -q -B -DskipTests package',"
+              + " or pass --classpath");
+      return USAGE;
+    }
+    String device = options.device() != null ? options.device() : DeviceName.detect();
+    Path resultsDir = options.out() != null ? options.out() : layout.resultsDir();
+    String timestamp = OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    Path journals;
+    try {
+      journals =
+          options.journals() != null
+              ? Files.createDirectories(options.journals())
+              : Files.createTempDirectory("kernelweave-bench-");
+    } catch (IOException e) {
+      out.println("benchmark: cannot create a folder for the journals: " + e);
+      return USAGE;
+    }
+    WorkloadRunner runner =
+        new WorkloadRunner(
+            new Jvm(options.java(), options.timeoutSeconds()),
+            classPath,
+            options.mainClass(),
+            agent,
+            options.agentOptions(),
+            options.jvmArgs());
+
+    out.printf(
+        "device %s; %d rounds x (%d warm-ups + %d reps) per way; size %s%nagent %s=%s%nworkload class path %s%n%n",
+        device, options.rounds(), options.warmup(), options.reps(), options.size(), agent, options.agentOptions(),
+        classPath);
+    List<WorkloadMeasurement> measured = new ArrayList<>();
+    Benchmark benchmark = new Benchmark(options, runner, journals, out);
+    for (String workload : options.workloads()) {
+      WorkloadMeasurement m = benchmark.measure(workload);
+      if (m == null) {
+        return WorkloadRunner.NO_GPU;
+      }
+      measured.add(m);
+    }
+
+    Report report = new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), measured);
+    out.println();
+    out.print(report.table());
+    out.println();
+    int status = measured.stream().allMatch(WorkloadMeasurement::ok) ? 0 : FAILED;
+    if (measured.stream().noneMatch(WorkloadMeasurement::ok)) {
+      // Keep an earlier results file of this device rather than replace it with nothing.
+      out.println("no results written: no workload ran cleanly");
+    } else {
+      try {
+        Path json = report.writeJson(resultsDir);
+        out.println("results: " + json);
+        Path chart = report.writeChart(resultsDir);
+        out.println(
+            chart != null
+                ? "chart:   " + chart
+                : "chart:   not drawn: this Java runtime has no java.desktop module; draw it where there is one with\n"
+                    + "         java -cp it-tests/target/classes dev.kernelweave.it.bench.SpeedupChart " + json);
+      } catch (IOException | RuntimeException e) {
+        out.println("benchmark: could not write the results to " + resultsDir + ": " + e);
+        status = FAILED;
+      }
+    }
+    out.println("last agent journal of each workload (java -jar " + agent + " inspect stats DIR):");
+    for (WorkloadMeasurement m : measured) {
+      out.println("  " + m.name() + ": " + (m.journal() == null ? "none" : m.journal()));
+    }
+    benchmark.writeJournalStats(measured, agent, resultsDir.resolve(DeviceName.toFileName(device) + "-journal-stats.txt"));
+    return status;
+  }
+
+  /**
+   * Saves {@code inspect stats} of each workload's last journal next to the results, since the
+   * journals themselves stay in a temporary folder (on the GPU machine, one that does not outlive
+   * the session).
+   */
+  private void writeJournalStats(List<WorkloadMeasurement> measured, Path agent, Path file) {
+    StringBuilder text = new StringBuilder();
+    Jvm jvm = new Jvm(options.java(), options.timeoutSeconds());
+    for (WorkloadMeasurement m : measured) {
+      if (m.journal() == null || !Files.exists(m.journal())) {
+        continue;
+      }
+      Jvm.Run stats = jvm.run(List.of("-jar", agent.toString(), "inspect", "stats", m.journal().toString()));
+      text.append("== ").append(m.name()).append(": ").append(m.journal());
+      text.append(stats.exitCode() == 0 ? "" : " (inspect stats: exit " + stats.exitCode() + ")").append('\n');
+      stats.lines().forEach(line -> text.append(line).append('\n'));
+      text.append('\n');
+    }
+    if (text.length() == 0) {
+      return;
+    }
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.writeString(file, text);
+      out.println("journal stats: " + file);
+    } catch (IOException e) {
+      out.println("benchmark: could not write " + file + ": " + e);
+    }
+  }
+
+  /**
+   * Runs one workload all three ways, round after round. Returns null where there is no GPU
+   * (after saying so), and a failed measurement at the first run that does not count.
+   */
+  private WorkloadMeasurement measure(String workload) {
+    WorkloadMeasurement m = new WorkloadMeasurement(workload);
+    for (int round = 0; round < options.rounds(); round++) {
+      String heading = String.format("%-10s round %d/%d: ", workload, round + 1, options.rounds());
+      List<String> medians = new ArrayList<>();
+      for (Way way : rotation(round)) {
+        Path journal = null;
+        if (way.withAgent()) {
+          journal = journals.resolve(workload + "-round" + (round + 1));
+          deleteTree(m.journal());
+          m.journal(journal);
+        }
+        WorkloadRunner.Attempt attempt =
+            runner.run(workload, way, options.size(), options.warmup(), options.reps(), journal);
+        if (attempt.noGpu()) {
+          out.println("benchmark: no GPU (" + attempt.lastLine() + ")");
+          return null;
+        }
+        if (!attempt.ok()) {
+          if (!medians.isEmpty()) {
+            out.println(heading + String.join(", ", medians));
+          }
+          out.println(workload + " " + way.label() + " failed: " + attempt.problem());
+          out.print(attempt.run().describeFailure(TAIL_LINES));
+          m.fail(way.label() + ": " + attempt.problem());
+          return m;
+        }
+        m.add(way, attempt.result());
+        medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms");
+      }
+      out.println(heading + String.join(", ", medians));
+    }
+    out.println(workload + ": " + m.sizes() + (m.outputsEqual() ? "" : "; OUTPUTS DIFFER: " + m.outputDifference()));
+    return m;
+  }
+
+  /** The three ways, starting one further along each round, so that no way always goes first. */
+  static List<Way> rotation(int round) {
+    Way[] ways = Way.values();
+    List<Way> order = new ArrayList<>();
+    for (int i = 0; i < ways.length; i++) {
+      order.add(ways[(round + i) % ways.length]);
+    }
+    return order;
+  }
+
+  private static Map<String, Object> settings(BenchmarkOptions options, Path agent, String classPath) {
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("rounds", options.rounds());
+    settings.put("warmup", options.warmup());
+    settings.put("reps", options.reps());
+    settings.put("size", options.size());
+    settings.put("agent", agent.toString());
+    settings.put("agent_options", options.agentOptions());
+    settings.put("java", options.java());
+    settings.put("jvm_args", options.jvmArgs());
+    settings.put("main_class", options.mainClass());
+    settings.put("classpath", classPath);
+    settings.put("java_version", System.getProperty("java.version"));
+    return settings;
+  }
+
+  private static String commandLine(String[] args) {
+    return ProcessHandle.current()
+        .info()
+        .commandLine()
+        .orElse("java " + Benchmark.class.getName() + " " + String.join(" ", args));
+  }
+
+  private static void deleteTree(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // An old journal left in the temporary folder is harmless.
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package dev.kernelweave.it.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The benchmark's command line, parsed. Null for {@code agent}, {@code classPath}, {@code out},
+ * {@code journals} and {@code device} means: find it (or make it).
+ */
+public record BenchmarkOptions(
+    List<String> workloads,
+    int rounds,
+    int warmup,
+    int reps,
+    String size,
+    Path agent,
+    String agentOptions,
+    String classPath,
+    String java,
+    String mainClass,
+    List<String> jvmArgs,
+    Path out,
+    Path journals,
+    String device,
+    long timeoutSeconds,
+    boolean help) {
+
+  public static final String HELP =
+      """
+      Usage: java -cp 'it-tests/target/classes:it-tests/target/lib/*' dev.kernelweave.it.bench.Benchmark [OPTIONS]
+
+      Runs each workload three ways: serial without the agent, serial with the agent, and the
+      hand-tuned multi-stream twin without the agent. Each round runs the three ways in a rotating
+      order, each in a fresh JVM that does the warm-ups and then the timed repetitions. Prints
+      medians and spreads, writes RESULTS/<device>.json and RESULTS/<device>.png.
+
+        --workloads a,b,...   which workloads (default: all: %s)
+        --rounds N            rounds of the three ways (default 5)
+        --warmup W            warm-ups in each JVM (default 3)
+        --reps R              timed repetitions in each JVM (default 5)
+        --size check|bench    problem size (default bench)
+        --agent PATH          the agent jar (default: agent/target/kernelweave-agent.jar in the checkout)
+        --agent-options OPTS  agent options; a journal=DIR per run is added (default mode=schedule)
+        --classpath CP        class path of the workload JVMs (default: the kernels jar and the JCuda
+                              jars on this JVM's class path, that is it-tests/target/lib)
+        --java PATH           java for the workload JVMs (default: this JVM's)
+        --jvm-arg ARG         one more JVM option for every workload JVM (repeatable)
+        --main CLASS          the workloads' entry point (default %s)
+        --out DIR             where results go (default: it-tests/results in the checkout); the
+                              'inspect stats' of each workload's last agent journal goes there too
+        --journals DIR        where the agent journals go (default: a new temporary folder)
+        --device NAME         the device name (default: from nvidia-smi, else 'unknown')
+        --timeout SECONDS     time limit of one workload JVM (default 300)
+        --help                this text
+
+      Exit status: 0 all workloads ran with equal outputs, 1 some failed or differed,
+      2 bad arguments or nothing to run, 3 no GPU.
+      """
+          .formatted(String.join(",", WorkloadRunner.WORKLOADS), WorkloadRunner.MAIN_CLASS);
+
+  public BenchmarkOptions {
+    workloads = List.copyOf(workloads);
+    jvmArgs = List.copyOf(jvmArgs);
+  }
+
+  /**
+   * Reads the command line ({@code --key value} or {@code --key=value}).
+   *
+   * @throws IllegalArgumentException for an unknown option, a missing or bad value
+   */
+  public static BenchmarkOptions parse(String... args) {
+    List<String> workloads = WorkloadRunner.WORKLOADS;
+    int rounds = 5;
+    int warmup = 3;
+    int reps = 5;
+    String size = "bench";
+    Path agent = null;
+    String agentOptions = "mode=schedule";
+    String classPath = null;
+    String java = Jvm.currentJava();
+    String mainClass = WorkloadRunner.MAIN_CLASS;
+    List<String> jvmArgs = new ArrayList<>();
+    Path out = null;
+    Path journals = null;
+    String device = null;
+    long timeout = 300;
+    boolean help = false;
+    for (int i = 0; i < args.length; i++) {
+      String key = args[i];
+      String value = null;
+      int eq = key.indexOf('=');
+      if (key.startsWith("--") && eq > 0) {
+        value = key.substring(eq + 1);
+        key = key.substring(0, eq);
+      }
+      if (key.equals("--help") || key.equals("-h")) {
+        help = true;
+        continue;
+      }
+      if (value == null) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(key + " needs a value");
+        }
+        value = args[++i];
+      }
+      switch (key) {
+        case "--workloads" -> workloads = names(value);
+        case "--rounds" -> rounds = number(key, value, 1);
+        case "--warmup" -> warmup = number(key, value, 0);
+        case "--reps" -> reps = number(key, value, 1);
+        case "--size" -> size = oneOf(key, value, "check", "bench");
+        case "--agent" -> agent = Path.of(value);
+        case "--agent-options" -> agentOptions = value;
+        case "--classpath", "--cp" -> classPath = value;
+        case "--java" -> java = value;
+        case "--jvm-arg" -> jvmArgs.add(value);
+        case "--main" -> mainClass = value;
+        case "--out" -> out = Path.of(value);
+        case "--journals" -> journals = Path.of(value);
+        case "--device" -> device = value;
+        case "--timeout" -> timeout = number(key, value, 1);
+        default -> throw new IllegalArgumentException("unknown option " + key);
+      }
+    }
+    return new BenchmarkOptions(
+        workloads, rounds, warmup, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
+        journals, device, timeout, help);
+  }
+
+  private static List<String> names(String value) {
+    List<String> names = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("--workloads names none");
+    }
+    return names;
+  }
+
+  private static int number(String key, String value, int min) {
+    try {
+      int n = Integer.parseInt(value.strip());
+      if (n < min) {
+        throw new IllegalArgumentException(key + " must be at least " + min + ", not " + n);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " needs a whole number, not '" + value + "'");
+    }
+  }
+
+  private static String oneOf(String key, String value, String... allowed) {
+    if (!Arrays.asList(allowed).contains(value)) {
+      throw new IllegalArgumentException(key + " must be one of " + String.join(", ", allowed) + ", not '" + value + "'");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,148 @@
+package dev.kernelweave.it.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole benchmark, JVMs and all, on the fake workloads and the fake agent. */
+class BenchmarkEndToEndTest {
+
+  @TempDir static Path shared;
+  static Path agentJar;
+
+  private String output;
+
+  @BeforeAll
+  static void buildFakeAgent() throws Exception {
+    agentJar = Fakes.agentJar(shared);
+  }
+
+  private int benchmark(Path out, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--agent", agentJar.toString(), "--classpath", Fakes.testClassPath(),
+                "--main", FakeWorkloadMain.class.getName(), "--out", out.toString(), "--device", "Fake GPU 1",
+                "--journals", out.resolve("journals").toString(),
+                "--rounds", "2", "--warmup", "1", "--reps", "3"));
+    args.addAll(List.of(extra));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int status = Benchmark.run(args.toArray(String[]::new), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    output = bytes.toString(StandardCharsets.UTF_8);
+    return status;
+  }
+
+  private static JsonObject workload(Path out, String name) throws Exception {
+    JsonObject json = JsonParser.parseString(Files.readString(out.resolve("Fake-GPU-1.json"))).getAsJsonObject();
+    for (var w : json.getAsJsonArray("workloads")) {
+      if (w.getAsJsonObject().get("name").getAsString().equals(name)) {
+        return w.getAsJsonObject();
+      }
+    }
+    throw new AssertionError(name + " not in the results");
+  }
+
+  @Test
+  void measuresEveryWayAndWritesTheResults(@TempDir Path out) throws Exception {
+    assertEquals(0, benchmark(out, "--workloads", "rl-sim,chain"), output);
+
+    JsonObject rl = workload(out, "rl-sim");
+    assertEquals("ok", rl.get("status").getAsString());
+    assertTrue(rl.get("outputs_equal").getAsBoolean());
+    // two rounds of three reps each way
+    assertEquals(6, rl.getAsJsonArray("serial_reps").size());
+    assertEquals(6, rl.getAsJsonArray("agent_reps").size());
+    assertEquals(6, rl.getAsJsonArray("tuned_reps").size());
+    assertEquals(2.0, rl.get("agent_speedup").getAsDouble(), 0.01);
+    assertEquals(2.5, rl.get("tuned_speedup").getAsDouble(), 0.01);
+    assertEquals(80.0, rl.get("agent_of_tuned_pct").getAsDouble(), 0.5);
+    assertTrue(rl.get("sizes").getAsString().contains("n=4096"), rl.toString());
+
+    JsonObject chain = workload(out, "chain");
+    assertEquals(5.0, chain.get("agent_overhead_pct").getAsDouble(), 0.2);
+    JsonObject summary =
+        JsonParser.parseString(Files.readString(out.resolve("Fake-GPU-1.json"))).getAsJsonObject().getAsJsonObject("summary");
+    assertEquals(2.0, summary.get("agent_speedup_geomean").getAsDouble(), 0.01);
+    assertEquals(JsonParser.parseString("[\"rl-sim\"]"), summary.getAsJsonArray("geomean_workloads"));
+
+    if (Report.canDraw()) {
+      assertEquals(SpeedupChart.WIDTH, ImageIO.read(out.resolve("Fake-GPU-1.png").toFile()).getWidth());
+    } else {
+      assertTrue(output.contains("chart:   not drawn: this Java runtime has no java.desktop module"), output);
+    }
+    assertTrue(output.contains("geometric mean of 1 workloads"), output);
+  }
+
+  @Test
+  void keepsOnlyTheLastAgentJournalOfEachWorkloadAndItsStats(@TempDir Path out) throws Exception {
+    assertEquals(0, benchmark(out, "--workloads", "rl-sim"), output);
+    Path journal = Path.of(workload(out, "rl-sim").get("journal").getAsString());
+    assertEquals(out.resolve("journals/rl-sim-round2"), journal);
+    String stats = Files.readString(out.resolve("Fake-GPU-1-journal-stats.txt"));
+    assertTrue(stats.contains("== rl-sim: " + journal + "\ncalls 42"), stats);
+    assertTrue(Files.isRegularFile(journal.resolve("fake.cq4")), "the agent was given " + journal);
+    assertTrue(journal.getFileName().toString().endsWith("round2"), journal.toString());
+    assertFalse(Files.exists(journal.resolveSibling("rl-sim-round1")), "the first round's journal is gone");
+    assertTrue(output.contains("rl-sim: " + journal), output);
+  }
+
+  @Test
+  void aFailingWorkloadIsReportedAndTheOthersStillRun(@TempDir Path out) throws Exception {
+    assertEquals(Benchmark.FAILED, benchmark(out, "--workloads", "broken,rl-sim"), output);
+    assertTrue(output.contains("broken serial failed: exit 1: reference mismatch"), output);
+    assertTrue(output.contains("command: "), output);
+    assertTrue(output.contains(FakeWorkloadMain.class.getName() + " broken --variant serial"), output);
+    assertTrue(output.contains("| step 39"), "the last lines of its output: " + output);
+    assertEquals("ok", workload(out, "rl-sim").get("status").getAsString());
+    assertTrue(workload(out, "broken").get("status").getAsString().startsWith("failed: serial: exit 1"));
+  }
+
+  @Test
+  void differentOutputsFailTheBenchmark(@TempDir Path out) throws Exception {
+    assertEquals(Benchmark.FAILED, benchmark(out, "--workloads", "differs,rl-sim"), output);
+    JsonObject differs = workload(out, "differs");
+    assertFalse(differs.get("outputs_equal").getAsBoolean());
+    assertEquals("outputs differ: tuned differs from serial", differs.get("status").getAsString());
+    JsonObject checksums = differs.getAsJsonObject("checksums");
+    assertEquals(checksums.get("serial"), checksums.get("agent"));
+    assertEquals(1, checksums.getAsJsonArray("tuned").size());
+    assertFalse(checksums.get("serial").equals(checksums.get("tuned")));
+    assertTrue(output.contains("failed differs: outputs differ: tuned differs from serial"), output);
+  }
+
+  @Test
+  void aHungWorkloadIsKilledAtTheTimeLimit(@TempDir Path out) throws Exception {
+    assertEquals(Benchmark.FAILED, benchmark(out, "--workloads", "hang", "--timeout", "2"), output);
+    assertTrue(output.contains("hang serial failed: timed out"), output);
+    assertTrue(output.contains("no results written"), output);
+    assertFalse(Files.exists(out.resolve("Fake-GPU-1.json")), "an earlier results file would survive");
+  }
+
+  @Test
+  void noGpuStopsAtOnceWithOneLine(@TempDir Path out) {
+    assertEquals(WorkloadRunner.NO_GPU, benchmark(out, "--workloads", "nogpu,rl-sim"), output);
+    assertTrue(output.contains("benchmark: no GPU (no GPU: the fake found no CUDA device)"), output);
+    assertFalse(output.contains("rl-sim"), output);
+  }
+
+  @Test
+  void badArgumentsAndAMissingAgentAreUsageErrors(@TempDir Path out) {
+    assertEquals(Benchmark.USAGE, benchmark(out, "--rounds", "zero"), output);
+    assertEquals(Benchmark.USAGE, benchmark(out, "--agent", out.resolve("none.jar").toString()), output);
+    assertTrue(output.contains("no agent jar"), output);
+  }
+}

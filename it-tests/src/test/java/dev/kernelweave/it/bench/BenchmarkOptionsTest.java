@@ -1,0 +1,74 @@
+package dev.kernelweave.it.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchmarkOptionsTest {
+
+  @Test
+  void defaultsRunEveryWorkloadOnTheBenchSize() {
+    BenchmarkOptions o = BenchmarkOptions.parse();
+    assertEquals(WorkloadRunner.WORKLOADS, o.workloads());
+    assertEquals("bench", o.size());
+    assertEquals("mode=schedule", o.agentOptions());
+    assertEquals(WorkloadRunner.MAIN_CLASS, o.mainClass());
+    assertNull(o.agent());
+    assertNull(o.classPath());
+    assertFalse(o.help());
+  }
+
+  @Test
+  void readsEveryOptionInBothSpellings() {
+    BenchmarkOptions o =
+        BenchmarkOptions.parse(
+            "--workloads", "rl-sim, chain", "--rounds=2", "--warmup", "0", "--reps", "4", "--size", "check",
+            "--agent", "a.jar", "--agent-options", "mode=schedule,streams=4", "--classpath", "x:y", "--java", "/j",
+            "--jvm-arg", "-Xmx1g", "--jvm-arg", "-Dx=1", "--out", "res", "--journals", "j", "--device", "GPU", "--timeout", "60",
+            "--main", "M", "--help");
+    assertEquals(List.of("rl-sim", "chain"), o.workloads());
+    assertEquals(2, o.rounds());
+    assertEquals(0, o.warmup());
+    assertEquals(4, o.reps());
+    assertEquals("check", o.size());
+    assertEquals(Path.of("a.jar"), o.agent());
+    assertEquals("mode=schedule,streams=4", o.agentOptions());
+    assertEquals("x:y", o.classPath());
+    assertEquals("/j", o.java());
+    assertEquals(List.of("-Xmx1g", "-Dx=1"), o.jvmArgs());
+    assertEquals(Path.of("res"), o.out());
+    assertEquals(Path.of("j"), o.journals());
+    assertEquals("GPU", o.device());
+    assertEquals(60, o.timeoutSeconds());
+    assertEquals("M", o.mainClass());
+    assertTrue(o.help());
+  }
+
+  @Test
+  void rejectsBadArguments() {
+    for (String[] bad :
+        List.of(
+            new String[] {"--rounds", "0"},
+            new String[] {"--reps", "many"},
+            new String[] {"--size", "huge"},
+            new String[] {"--workloads", " , "},
+            new String[] {"--frobnicate", "1"},
+            new String[] {"--warmup"})) {
+      assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse(bad), String.join(" ", bad));
+    }
+  }
+
+  @Test
+  void eachRoundStartsWithAnotherWay() {
+    assertEquals(List.of(Way.SERIAL, Way.AGENT, Way.TUNED), Benchmark.rotation(0));
+    assertEquals(List.of(Way.AGENT, Way.TUNED, Way.SERIAL), Benchmark.rotation(1));
+    assertEquals(List.of(Way.TUNED, Way.SERIAL, Way.AGENT), Benchmark.rotation(2));
+    assertEquals(Benchmark.rotation(0), Benchmark.rotation(3));
+  }
+}

@@ -1,0 +1,43 @@
+package dev.kernelweave.it.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A stand-in for the agent jar: as an agent it records its options and creates the journal
+ * folder it is given; as a command line it answers {@code selftest}, {@code inspect stats} and
+ * {@code inspect trace} the way the real one is meant to.
+ */
+public final class FakeAgent {
+
+  /** The system property where the agent leaves its options, so a fake workload can see it ran. */
+  public static final String OPTIONS_PROPERTY = "fake.agent.options";
+
+  private FakeAgent() {}
+
+  public static void premain(String options) throws IOException {
+    System.setProperty(OPTIONS_PROPERTY, options == null ? "" : options);
+    for (String option : (options == null ? "" : options).split(",")) {
+      if (option.startsWith("journal=")) {
+        Path journal = Path.of(option.substring("journal=".length()));
+        Files.createDirectories(journal);
+        Files.writeString(journal.resolve("fake.cq4"), "calls\n");
+      }
+    }
+  }
+
+  public static void main(String[] args) throws IOException {
+    String command = String.join(" ", args);
+    if (command.startsWith("selftest --sim")) {
+      System.out.println("selftest: 200 programs, all equal");
+    } else if (args.length == 3 && command.startsWith("inspect stats ") && Files.isDirectory(Path.of(args[2]))) {
+      System.out.println("calls 42, kernels 30, streams 4");
+    } else if (args.length == 5 && command.startsWith("inspect trace ") && args[3].equals("-o")) {
+      Files.writeString(Path.of(args[4]), "{\"traceEvents\":[]}");
+    } else {
+      System.out.println("fake agent: cannot do '" + command + "'");
+      System.exit(2);
+    }
+  }
+}

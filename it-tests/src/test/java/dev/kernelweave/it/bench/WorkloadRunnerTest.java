@@ -1,0 +1,83 @@
+package dev.kernelweave.it.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WorkloadRunnerTest {
+
+  private static final String OK_LINE = WorkloadResultTest.LINE;
+
+  private static WorkloadRunner.Attempt attempt(Way way, int exit, String... lines) {
+    return WorkloadRunner.Attempt.of("rl-sim", way, new Jvm.Run(List.of("java"), exit, List.of(lines)));
+  }
+
+  /** The command line a run would have, from a launcher that starts {@code true} instead of java. */
+  private static List<String> command(String agentOptions, Way way, Path journal) {
+    WorkloadRunner runner =
+        new WorkloadRunner(new Jvm("true", 10), "cp", "Main", Path.of("/a/agent.jar"), agentOptions, List.of("-Xmx1g"));
+    return runner.run("rl-sim", way, "check", 2, 3, journal).run().command();
+  }
+
+  @Test
+  void aCleanRunWithItsResultCounts() {
+    WorkloadRunner.Attempt a = attempt(Way.SERIAL, 0, "sizes: envs=64", OK_LINE);
+    assertTrue(a.ok());
+    assertNull(a.problem());
+    assertEquals("ab12", a.result().checksum());
+  }
+
+  @Test
+  void exitStatusesSayWhatWentWrong() {
+    WorkloadRunner.Attempt noGpu = attempt(Way.SERIAL, 3, "no CUDA device");
+    assertTrue(noGpu.noGpu());
+    assertEquals("no CUDA device", noGpu.lastLine());
+    assertEquals("exit 1: reference mismatch: at 3", attempt(Way.SERIAL, 1, OK_LINE.replace("\"ok\"", "\"mismatch: at 3\"")).problem());
+    assertEquals("exit 2: bad arguments", attempt(Way.SERIAL, 2, "usage").problem());
+    assertEquals("timed out", attempt(Way.SERIAL, Jvm.TIMED_OUT, "(killed)").problem());
+    assertEquals("exit 134", attempt(Way.SERIAL, 134, "# A fatal error has been detected").problem());
+    assertTrue(attempt(Way.SERIAL, 0, "no result").problem().startsWith("unreadable result"));
+    assertEquals("ran rl-sim/serial, expected rl-sim/tuned", attempt(Way.TUNED, 0, OK_LINE).problem());
+  }
+
+  @Test
+  void onlyTheLaunchersOwnMessageMeansTheWorkloadsAreNotBuilt() {
+    WorkloadRunner.Attempt missing =
+        attempt(
+            Way.SERIAL, 1, "Error: Could not find or load main class dev.kernelweave.kernels.WorkloadMain",
+            "Caused by: java.lang.ClassNotFoundException: dev.kernelweave.kernels.WorkloadMain");
+    assertTrue(missing.mainClassMissing());
+    WorkloadRunner.Attempt crashed =
+        attempt(Way.AGENT, 1, "Exception in thread \"main\" java.lang.NoClassDefFoundError: x/Y",
+            "Caused by: java.lang.ClassNotFoundException: x.Y");
+    assertFalse(crashed.mainClassMissing(), "a class missing at run time is a failure, not a reason to skip");
+    assertEquals("exit 1", crashed.problem());
+  }
+
+  @Test
+  void theAgentRunGetsTheAgentWithItsJournalAndTheOthersDoNot() {
+    Path journal = Path.of("/j/rl-sim-round1");
+    assertEquals(
+        List.of(
+            "true", "-Xmx1g", "-javaagent:/a/agent.jar=mode=schedule,journal=/j/rl-sim-round1", "-cp", "cp", "Main",
+            "rl-sim", "--variant", "serial", "--size", "check", "--warmup", "2", "--reps", "3"),
+        command("mode=schedule", Way.AGENT, journal));
+    assertEquals(
+        List.of("true", "-Xmx1g", "-cp", "cp", "Main", "rl-sim", "--variant", "tuned", "--size", "check", "--warmup",
+            "2", "--reps", "3"),
+        command("mode=schedule", Way.TUNED, journal));
+    assertFalse(String.join(" ", command("mode=schedule", Way.SERIAL, journal)).contains("javaagent"));
+  }
+
+  @Test
+  void agentOptionsThatNameAJournalKeepIt() {
+    assertEquals("-javaagent:/a/agent.jar=journal=/mine", command("journal=/mine", Way.AGENT, Path.of("/j")).get(2));
+    assertEquals("-javaagent:/a/agent.jar=journal=/j", command("", Way.AGENT, Path.of("/j")).get(2));
+    assertEquals("-javaagent:/a/agent.jar", command("", Way.AGENT, null).get(2));
+  }
+}
