@@ -157,6 +157,34 @@ extern "C" __global__ void clear_pitched(float* base, size_t pitch, int width, i
   if (x < width && y < height) ((float*)((char*)base + y * pitch))[x] = 0.0f;
 }
 
+//@expect tagged_pointer: W V
+extern "C" __global__ void tagged_pointer(float* tagged, float v) {
+  float* p = (float*)((uintptr_t)tagged & ~(uintptr_t)3);
+  p[TID] = v;
+}
+
+// ---- gathers: indices loaded from memory are not pointers ------------------------------------
+
+//@expect gather32: R R W V
+extern "C" __global__ void gather32(const float* in, const int* idx, float* out, int n) {
+  int i = TID;
+  if (i < n) out[i] = in[idx[i]];
+}
+
+//@expect gather64: R R W V
+extern "C" __global__ void gather64(const float* in, const long long* idx, float* out, int n) {
+  int i = TID;
+  if (i < n) out[i] = in[idx[i]];
+}
+
+// Limit: a 64-bit value loaded from memory and added unscaled to a pointer (bytes indexed by a
+// 64-bit index) cannot be told from a pointer loaded from memory.
+//@expect gather_bytes64: R R W V OTHER
+extern "C" __global__ void gather_bytes64(const char* in, const long long* idx, char* out, int n) {
+  int i = TID;
+  if (i < n) out[i] = in[idx[i]];
+}
+
 // ---- struct parameters -----------------------------------------------------------------------
 
 struct Span {
@@ -189,6 +217,15 @@ __device__ __noinline__ void copy_span(const Span* s, int i) {
 //@expect grid_constant_span: RW
 extern "C" __global__ void grid_constant_span(const __grid_constant__ Span s) {
   copy_span(&s, TID);
+}
+
+struct Pointers {
+  float* p[4];
+};
+
+//@expect param_pointer_array: W V V
+extern "C" __global__ void param_pointer_array(Pointers ps, int k, float v) {
+  ps.p[k & 3][TID] = v;
 }
 
 // ---- calls that are not inlined --------------------------------------------------------------
@@ -289,6 +326,25 @@ extern "C" __global__ void publish_pointer(float* buf, float** slot) {
   if (TID == 0) *slot = buf;
 }
 
+struct __attribute__((packed)) Packed {
+  char tag;
+  float* data;
+};
+
+//@expect packed_pointer: R OTHER
+extern "C" __global__ void packed_pointer(const Packed* items) {
+  items[blockIdx.x].data[threadIdx.x] = 1.0f;
+}
+
+//@expect heap_scratch: W V OTHER
+extern "C" __global__ void heap_scratch(float* out, int n) {
+  float* scratch = (float*)malloc(n * sizeof(float));
+  if (scratch == nullptr) return;
+  for (int k = 0; k < n; ++k) scratch[k] = (float)k;
+  out[TID] = scratch[TID % n];
+  free(scratch);
+}
+
 // ---- module variables ------------------------------------------------------------------------
 
 __device__ float g_bias[256];
@@ -378,6 +434,21 @@ extern "C" __global__ void async_stage(const float* in, float* out, int n) {
   }
   __syncthreads();
   if (i < n) out[i] = stage[t] * 2.0f;
+}
+
+//@expect shared_pointer_broadcast: W W V
+extern "C" __global__ void shared_pointer_broadcast(float* a, float* b, int use_a) {
+  __shared__ float* target;
+  if (threadIdx.x == 0) target = use_a ? a : b;
+  __syncthreads();
+  target[TID] = 1.0f;
+}
+
+//@expect shuffled_pointer: W W
+extern "C" __global__ void shuffled_pointer(float* a, float* b) {
+  float* mine = (threadIdx.x & 1) ? a : b;
+  float* p = (float*)__shfl_sync(0xffffffffu, (unsigned long long)mine, 0);
+  p[TID] = 1.0f;
 }
 
 // ---- pointer comparisons ---------------------------------------------------------------------
