@@ -1,0 +1,122 @@
+package dev.kernelweave.ptx;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Analyses each distinct PTX module once and keeps the result. Thread-safe: concurrent lookups of
+ * the same module wait for one analysis.
+ *
+ * <p>Modules are keyed by the SHA-256 of their text and its length, so the text itself is not
+ * retained. The least recently used modules are dropped beyond {@code maximumModules}.
+ */
+public final class KernelSummaryCache {
+
+  /** Modules kept by {@link #KernelSummaryCache()}. */
+  public static final long DEFAULT_MAXIMUM_MODULES = 256;
+
+  private static final byte[] ELF = {0x7f, 'E', 'L', 'F'};
+
+  private final Cache<Key, ModuleAccessSummary> cache;
+  private final Function<CharSequence, List<KernelAccessSummary>> analyzer;
+
+  public KernelSummaryCache() {
+    this(DEFAULT_MAXIMUM_MODULES);
+  }
+
+  public KernelSummaryCache(long maximumModules) {
+    this(maximumModules, PtxAnalyzer::analyze);
+  }
+
+  KernelSummaryCache(long maximumModules, Function<CharSequence, List<KernelAccessSummary>> analyzer) {
+    if (maximumModules < 1) throw new IllegalArgumentException("maximumModules < 1: " + maximumModules);
+    this.cache = Caffeine.newBuilder().maximumSize(maximumModules).build();
+    this.analyzer = analyzer;
+  }
+
+  /** The summaries of every kernel in {@code ptx}, analysed at most once per distinct text. */
+  public ModuleAccessSummary module(CharSequence ptx) {
+    Objects.requireNonNull(ptx, "ptx");
+    String text = ptx.toString();
+    return cache.get(Key.of(text), k -> new ModuleAccessSummary(analyzer.apply(text)));
+  }
+
+  /**
+   * The summaries for a module image as given to {@code cuModuleLoadData}: PTX text, possibly
+   * NUL-terminated. Empty when the image is not PTX (a cubin or a fatbin): nothing is known then.
+   */
+  public Optional<ModuleAccessSummary> module(byte[] image) {
+    Objects.requireNonNull(image, "image");
+    String text = ptxText(image);
+    return text == null ? Optional.empty() : Optional.of(module(text));
+  }
+
+  /** The kernel named {@code name} in {@code ptx}; empty if the module defines no such entry. */
+  public Optional<KernelAccessSummary> kernel(CharSequence ptx, String name) {
+    return module(ptx).kernel(name);
+  }
+
+  /** Modules held now; approximate. */
+  public long size() {
+    cache.cleanUp();
+    return cache.estimatedSize();
+  }
+
+  /** The text of a PTX image up to its first NUL, or null if it is binary. */
+  static String ptxText(byte[] image) {
+    if (image.length >= 4 && image[0] == ELF[0] && image[1] == ELF[1] && image[2] == ELF[2] && image[3] == ELF[3]) {
+      return null;
+    }
+    int end = 0;
+    while (end < image.length && image[end] != 0) end++;
+    for (int i = 0; i < end; i++) {
+      int b = image[i] & 0xff;
+      if (b < 0x09 || (b > 0x0d && b < 0x20)) return null; // a control character: not text
+    }
+    String text = new String(image, 0, end, StandardCharsets.ISO_8859_1);
+    return text.contains(".version") || text.contains(".entry") ? text : null;
+  }
+
+  private static final class Key {
+    private final long high;
+    private final long low;
+    private final int length;
+
+    private Key(long high, long low, int length) {
+      this.high = high;
+      this.low = low;
+      this.length = length;
+    }
+
+    static Key of(String text) {
+      MessageDigest sha;
+      try {
+        sha = MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+      }
+      ByteBuffer digest = ByteBuffer.wrap(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+      return new Key(digest.getLong(), digest.getLong(), text.length());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Key)) return false;
+      Key k = (Key) o;
+      return high == k.high && low == k.low && length == k.length;
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(high) * 31 + length;
+    }
+  }
+}

@@ -1,0 +1,704 @@
+package dev.kernelweave.ptx;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the addresses of one kernel may point, and so which parameters it loads through and
+ * stores through.
+ *
+ * <p>Every variable of the kernel and of the functions it calls holds a set of provenances: the
+ * kernel parameters it may derive from, a scaled derivative of one (an index, not an address),
+ * the address of a region (local, shared, a parameter), or an unknown value. The sets only grow;
+ * instructions are applied in any order until none changes them, so branches, loops, predicated
+ * instructions and recursion need no special care. Calls to defined functions are followed
+ * through their parameters and return values, one set per function for all its call sites.
+ * Memory in the regions the analysis can see (local, shared, the parameter space) has one set per
+ * region; what is loaded from global memory is unknown.
+ *
+ * <p>Then every access is classified by its address: through a parameter's provenance it is a
+ * load or store of that parameter; through an unknown value or a module variable it touches
+ * other memory. Not thread-safe; one instance analyses one kernel once.
+ */
+final class ProvenanceAnalysis {
+
+  // Flags in word 0 of a set.
+  private static final long F_UNKNOWN = 1;
+  private static final long F_SCALED_UNKNOWN = 2;
+  private static final long F_PART = 4;
+  private static final long F_GLOBAL_SYMBOL = 8;
+  private static final long F_LOCAL = 16;
+  private static final long F_SHARED = 32;
+  private static final long F_CONST = 64;
+  private static final long F_REGIONS = F_LOCAL | F_SHARED | F_CONST;
+
+  // Variables that are not the functions' own.
+  private static final int V_UNKNOWN = 0;
+  private static final int V_PART = 1;
+  private static final int V_GLOBAL_SYMBOL = 2;
+  private static final int V_LOCAL = 3;
+  private static final int V_SHARED = 4;
+  private static final int V_CONST = 5;
+  private static final int V_LOCAL_CONTENT = 6;
+  private static final int V_SHARED_CONTENT = 7;
+  /** Read by whatever reads some parameter's content: woken when any of them changes. */
+  private static final int V_PARAM_CONTENT_ANY = 8;
+  private static final int V_FIXED = 9;
+
+  private static final byte READ = 1;
+  private static final byte WRITE = 2;
+
+  private final PtxModule module;
+  private final PtxFunction kernel;
+  private final int n;
+  private final int m;
+  private final int words;
+  private final int pointerBytes;
+
+  private final Map<PtxFunction, Integer> bases = new HashMap<>();
+  private int kernelBase;
+  private Insn[] code;
+  private int[] codeBase;
+  private PtxFunction[] callees;
+  private int[] calleeBase;
+  private int varCount;
+  private long[] val;
+  private int[] readerStart;
+  private int[] readers;
+
+  private int[] queue;
+  private boolean[] queued;
+  private int head;
+  private int size;
+
+  private final long[] a;
+  private final long[] t;
+  private final long[] u;
+  private final long[] seen;
+  private final long[] twice;
+
+  private final long[] reads;
+  private final long[] writes;
+  private boolean other;
+
+  private ProvenanceAnalysis(PtxModule module, PtxFunction kernel) {
+    this.module = module;
+    this.kernel = kernel;
+    this.n = kernel.params.size();
+    this.m = (n + 63) >>> 6;
+    this.words = 1 + 3 * m;
+    this.pointerBytes = module.pointerBytes;
+    this.a = new long[words];
+    this.t = new long[words];
+    this.u = new long[words];
+    this.seen = new long[words];
+    this.twice = new long[words];
+    this.reads = new long[m];
+    this.writes = new long[m];
+  }
+
+  static KernelAccessSummary analyze(PtxModule module, PtxFunction kernel) {
+    int[] sizes = new int[kernel.params.size()];
+    for (int k = 0; k < sizes.length; k++) sizes[k] = kernel.params.get(k).size;
+    try {
+      ProvenanceAnalysis analysis = new ProvenanceAnalysis(module, kernel);
+      analysis.layOut();
+      analysis.solve();
+      analysis.classify();
+      List<ParameterUse> uses = new ArrayList<>(sizes.length);
+      for (int k = 0; k < sizes.length; k++) {
+        long bit = 1L << k;
+        uses.add(ParameterUse.of((analysis.reads[k >>> 6] & bit) != 0, (analysis.writes[k >>> 6] & bit) != 0));
+      }
+      return new KernelAccessSummary(kernel.name, uses, sizes, analysis.other);
+    } catch (RuntimeException e) {
+      return KernelAccessSummary.unknown(kernel.name, sizes);
+    }
+  }
+
+  // ---- layout ---------------------------------------------------------------------------------
+
+  private int paramRef(int k) {
+    return V_FIXED + k;
+  }
+
+  private int paramContent(int k) {
+    return V_FIXED + n + k;
+  }
+
+  private boolean pointerCapable(int k) {
+    int size = kernel.params.get(k).size;
+    return size == 0 || size >= pointerBytes;
+  }
+
+  private void layOut() {
+    List<PtxFunction> order = new ArrayList<>();
+    int next = V_FIXED + 2 * n;
+    order.add(kernel);
+    kernelBase = next;
+    bases.put(kernel, next);
+    next += kernel.varCount;
+    for (int i = 0; i < order.size(); i++) {
+      for (Insn insn : order.get(i).insns) {
+        if (insn.kind != Insn.CALL || insn.callKind != Insn.CALL_DIRECT) continue;
+        PtxFunction f = module.functions.get(insn.callee);
+        if (f != null && f.defined && !bases.containsKey(f)) {
+          bases.put(f, next);
+          next += f.varCount;
+          order.add(f);
+        }
+      }
+    }
+    varCount = next;
+    int total = 0;
+    for (PtxFunction f : order) total += f.insns.size();
+    code = new Insn[total];
+    codeBase = new int[total];
+    callees = new PtxFunction[total];
+    calleeBase = new int[total];
+    int c = 0;
+    for (PtxFunction f : order) {
+      int base = bases.get(f);
+      for (Insn insn : f.insns) {
+        code[c] = insn;
+        codeBase[c] = base;
+        if (insn.kind == Insn.CALL && insn.callKind == Insn.CALL_DIRECT) {
+          PtxFunction callee = module.functions.get(insn.callee);
+          if (callee != null && callee.defined && !callee.entry
+              && callee.params.size() == insn.args.length && callee.returns.size() == insn.rets.length) {
+            callees[c] = callee;
+            calleeBase[c] = bases.get(callee);
+          }
+        }
+        c++;
+      }
+    }
+
+    val = new long[varCount * words];
+    set(V_UNKNOWN, 0, F_UNKNOWN);
+    set(V_PART, 0, F_PART);
+    set(V_GLOBAL_SYMBOL, 0, F_GLOBAL_SYMBOL);
+    set(V_LOCAL, 0, F_LOCAL);
+    set(V_SHARED, 0, F_SHARED);
+    set(V_CONST, 0, F_CONST);
+    for (int k = 0; k < n; k++) {
+      set(paramRef(k), 1 + 2 * m + (k >>> 6), 1L << k);
+      if (pointerCapable(k)) set(paramContent(k), 1 + (k >>> 6), 1L << k);
+      else set(paramContent(k), 0, F_PART);
+    }
+    buildReaders();
+  }
+
+  private void set(int var, int word, long bits) {
+    val[var * words + word] |= bits;
+  }
+
+  private int abs(int ref, int base) {
+    if (ref >= 0) return base + ref;
+    switch (ref) {
+      case Ref.UNKNOWN:
+        return V_UNKNOWN;
+      case Ref.PART:
+        return V_PART;
+      case Ref.GLOBAL_SYMBOL:
+        return V_GLOBAL_SYMBOL;
+      case Ref.LOCAL:
+        return V_LOCAL;
+      case Ref.SHARED:
+        return V_SHARED;
+      case Ref.CONST_SYMBOL:
+        return V_CONST;
+      case Ref.NOTHING:
+        return -1;
+      default:
+        if (Ref.isKernelParam(ref)) {
+          int k = Ref.kernelParamIndex(ref);
+          return k < n && base == kernelBase ? paramRef(k) : V_UNKNOWN;
+        }
+        return V_UNKNOWN;
+    }
+  }
+
+  private void buildReaders() {
+    int[] count = new int[varCount + 1];
+    List<int[]> readLists = new ArrayList<>(code.length);
+    for (int i = 0; i < code.length; i++) {
+      int[] r = readsOf(i);
+      readLists.add(r);
+      for (int v : r) if (v >= 0) count[v]++;
+    }
+    readerStart = new int[varCount + 1];
+    for (int v = 0; v < varCount; v++) readerStart[v + 1] = readerStart[v] + count[v];
+    readers = new int[readerStart[varCount]];
+    int[] fill = new int[varCount];
+    for (int i = 0; i < code.length; i++) {
+      for (int v : readLists.get(i)) if (v >= 0) readers[readerStart[v] + fill[v]++] = i;
+    }
+  }
+
+  private int[] readsOf(int i) {
+    Insn insn = code[i];
+    int base = codeBase[i];
+    IntList r = new IntList();
+    switch (insn.kind) {
+      case Insn.MOVE:
+      case Insn.SUM:
+      case Insn.FALLBACK:
+        for (int s : insn.srcs) r.add(abs(s, base));
+        break;
+      case Insn.LOAD:
+      case Insn.STORE:
+      case Insn.ATOMIC:
+        for (int s : insn.addr) r.add(abs(s, base));
+        for (int s : insn.srcs) r.add(abs(s, base));
+        if (insn.paramVar >= 0) r.add(base + insn.paramVar);
+        r.add(V_LOCAL_CONTENT);
+        r.add(V_SHARED_CONTENT);
+        r.add(V_PARAM_CONTENT_ANY);
+        break;
+      case Insn.CALL:
+        for (int s : insn.args) r.add(abs(s, base));
+        if (callees[i] != null) {
+          for (PtxFunction.Param p : callees[i].returns) r.add(calleeBase[i] + p.var);
+        } else {
+          r.add(V_LOCAL_CONTENT);
+          r.add(V_SHARED_CONTENT);
+          r.add(V_PARAM_CONTENT_ANY);
+        }
+        break;
+      default:
+        break;
+    }
+    return r.toArray();
+  }
+
+  // ---- fixpoint -------------------------------------------------------------------------------
+
+  private void solve() {
+    queue = new int[Math.max(1, code.length)];
+    queued = new boolean[code.length];
+    for (int i = 0; i < code.length; i++) {
+      queue[i] = i;
+      queued[i] = true;
+    }
+    head = 0;
+    size = code.length;
+    while (size > 0) {
+      int i = queue[head];
+      head = (head + 1) % queue.length;
+      size--;
+      queued[i] = false;
+      transfer(i);
+    }
+  }
+
+  private void enqueueReaders(int var) {
+    for (int r = readerStart[var]; r < readerStart[var + 1]; r++) {
+      int i = readers[r];
+      if (!queued[i]) {
+        queued[i] = true;
+        queue[(head + size) % queue.length] = i;
+        size++;
+      }
+    }
+  }
+
+  /** {@code var |= set}, waking the readers of {@code var} if it grew. */
+  private void join(int var, long[] set) {
+    if (isConstant(var)) return;
+    int o = var * words;
+    boolean changed = false;
+    for (int w = 0; w < words; w++) {
+      long next = val[o + w] | set[w];
+      if (next != val[o + w]) {
+        val[o + w] = next;
+        changed = true;
+      }
+    }
+    if (changed) {
+      enqueueReaders(var);
+      if (var >= V_FIXED + n && var < V_FIXED + 2 * n) enqueueReaders(V_PARAM_CONTENT_ANY);
+    }
+  }
+
+  private boolean isConstant(int var) {
+    return var < 0 || var <= V_CONST || var == V_PARAM_CONTENT_ANY || (var >= V_FIXED && var < V_FIXED + n);
+  }
+
+  private void load(long[] into, int var) {
+    if (var < 0) return;
+    int o = var * words;
+    for (int w = 0; w < words; w++) into[w] |= val[o + w];
+  }
+
+  private static void clear(long[] s) {
+    java.util.Arrays.fill(s, 0);
+  }
+
+  private void union(long[] into, int[] refs, int base) {
+    for (int r : refs) load(into, abs(r, base));
+  }
+
+  private void transfer(int i) {
+    Insn insn = code[i];
+    int base = codeBase[i];
+    switch (insn.kind) {
+      case Insn.MOVE:
+        clear(t);
+        union(t, insn.srcs, base);
+        if ((insn.flags & Insn.RESTORE) != 0) restore(t);
+        if ((insn.flags & Insn.PROMOTE) != 0) promote(t);
+        for (int d : insn.dsts) join(abs(d, base), t);
+        break;
+      case Insn.SUM:
+        sum(insn, base);
+        for (int d : insn.dsts) join(abs(d, base), t);
+        break;
+      case Insn.LOAD:
+        loadResult(insn, base, t);
+        for (int d : insn.dsts) join(abs(d, base), t);
+        break;
+      case Insn.STORE:
+        storeValue(insn, base);
+        break;
+      case Insn.ATOMIC:
+        storeValue(insn, base);
+        loadResult(insn, base, t);
+        for (int d : insn.dsts) join(abs(d, base), t);
+        break;
+      case Insn.COPY:
+        clear(t);
+        t[0] = F_UNKNOWN;
+        if (insn.space == Insn.SHARED) join(V_SHARED_CONTENT, t);
+        else if (insn.space == Insn.LOCAL) join(V_LOCAL_CONTENT, t);
+        break;
+      case Insn.CALL:
+        call(i, insn, base);
+        break;
+      case Insn.OPAQUE:
+        clear(t);
+        t[0] = F_UNKNOWN;
+        for (int d : insn.dsts) join(abs(d, base), t);
+        break;
+      case Insn.FALLBACK:
+        clear(t);
+        union(t, insn.srcs, base);
+        t[0] |= F_UNKNOWN;
+        for (int d : insn.dsts) join(abs(d, base), t);
+        writeRegions(t, t);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Scaled provenances back to plain ones: the operation may undo a multiplication. */
+  private void restore(long[] s) {
+    for (int w = 0; w < m; w++) {
+      s[1 + w] |= s[1 + m + w];
+      s[1 + m + w] = 0;
+    }
+    if ((s[0] & F_SCALED_UNKNOWN) != 0) s[0] = (s[0] & ~F_SCALED_UNKNOWN) | F_UNKNOWN;
+  }
+
+  /** Narrow pieces may have been put back together into a whole pointer of unknown origin. */
+  private static void promote(long[] s) {
+    if ((s[0] & F_PART) != 0) s[0] |= F_UNKNOWN;
+  }
+
+  private void scale(long[] s) {
+    for (int w = 0; w < m; w++) {
+      s[1 + m + w] |= s[1 + w];
+      s[1 + w] = 0;
+    }
+    if ((s[0] & F_UNKNOWN) != 0) s[0] = (s[0] & ~F_UNKNOWN) | F_SCALED_UNKNOWN;
+  }
+
+  /**
+   * Union of the terms into {@link #t}. Two scaled terms of the same origin may add up to it
+   * again ({@code 4p - 3p}), so such a pair restores the plain provenance.
+   */
+  private void sum(Insn insn, int base) {
+    clear(t);
+    clear(seen);
+    clear(twice);
+    for (int j = 0; j < insn.srcs.length; j++) {
+      clear(u);
+      load(u, abs(insn.srcs[j], base));
+      byte f = insn.termFlags[j];
+      if ((f & Insn.SCALED) != 0) scale(u);
+      if ((f & Insn.PROMOTE) != 0) promote(u);
+      for (int w = 1 + m; w < 1 + 2 * m; w++) {
+        twice[w] |= seen[w] & u[w];
+        seen[w] |= u[w];
+      }
+      twice[0] |= seen[0] & u[0] & F_SCALED_UNKNOWN;
+      seen[0] |= u[0] & F_SCALED_UNKNOWN;
+      for (int w = 0; w < words; w++) t[w] |= u[w];
+    }
+    for (int w = 0; w < m; w++) t[1 + w] |= twice[1 + m + w];
+    if ((twice[0] & F_SCALED_UNKNOWN) != 0) t[0] |= F_UNKNOWN;
+  }
+
+  private boolean hasPointer(long[] s) {
+    for (int w = 0; w < m; w++) if (s[1 + w] != 0) return true;
+    return false;
+  }
+
+  private boolean hasParamRef(long[] s) {
+    for (int w = 0; w < m; w++) if (s[1 + 2 * m + w] != 0) return true;
+    return false;
+  }
+
+  /** Joins the content of every parameter whose address {@code s} may hold into {@code into}. */
+  private void paramContents(long[] s, long[] into) {
+    for (int w = 0; w < m; w++) {
+      long bits = s[1 + 2 * m + w];
+      while (bits != 0) {
+        int k = (w << 6) + Long.numberOfTrailingZeros(bits);
+        bits &= bits - 1;
+        load(into, paramContent(k));
+      }
+    }
+  }
+
+  private void address(Insn insn, int base, long[] into) {
+    clear(into);
+    union(into, insn.addr, base);
+  }
+
+  /** What a load through {@code insn}'s address yields, into {@code out}. */
+  private void loadResult(Insn insn, int base, long[] out) {
+    address(insn, base, a);
+    clear(out);
+    switch (insn.space) {
+      case Insn.PARAM:
+        if (insn.paramVar >= 0) {
+          load(out, base + insn.paramVar);
+        } else {
+          paramContents(a, out);
+          if (!hasParamRef(a) || hasPointer(a) || (a[0] & ~F_PART & ~F_SCALED_UNKNOWN) != 0) out[0] |= F_UNKNOWN;
+        }
+        break;
+      case Insn.LOCAL:
+        load(out, V_LOCAL_CONTENT);
+        break;
+      case Insn.SHARED:
+        load(out, V_SHARED_CONTENT);
+        break;
+      case Insn.GENERIC:
+        if ((a[0] & F_LOCAL) != 0) load(out, V_LOCAL_CONTENT);
+        if ((a[0] & F_SHARED) != 0) load(out, V_SHARED_CONTENT);
+        paramContents(a, out);
+        if (reachesGlobal(a) || (a[0] & F_CONST) != 0) out[0] |= F_UNKNOWN;
+        break;
+      default: // global, const
+        out[0] |= F_UNKNOWN;
+    }
+    if (insn.width > 0 && insn.width < pointerBytes && (out[0] & (F_UNKNOWN | F_SCALED_UNKNOWN)) != 0) {
+      out[0] = (out[0] & ~(F_UNKNOWN | F_SCALED_UNKNOWN)) | F_PART;
+    }
+  }
+
+  /** Whether a generic address may be in global memory: it names no region, or also global memory. */
+  private boolean reachesGlobal(long[] s) {
+    if (hasPointer(s) || (s[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0) return true;
+    return (s[0] & F_REGIONS) == 0 && !hasParamRef(s);
+  }
+
+  private void storeValue(Insn insn, int base) {
+    address(insn, base, a);
+    clear(t);
+    union(t, insn.srcs, base);
+    switch (insn.space) {
+      case Insn.PARAM:
+        if (insn.paramVar >= 0) {
+          join(base + insn.paramVar, t);
+        } else if (hasParamRef(a)) {
+          writeParamContents(a, t);
+        } else {
+          for (int k = 0; k < n; k++) join(paramContent(k), t);
+        }
+        break;
+      case Insn.LOCAL:
+        join(V_LOCAL_CONTENT, t);
+        break;
+      case Insn.SHARED:
+        join(V_SHARED_CONTENT, t);
+        break;
+      case Insn.GENERIC:
+        writeRegions(a, t);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Joins {@code value} into every region whose address {@code s} may hold. */
+  private void writeRegions(long[] s, long[] value) {
+    if ((s[0] & F_LOCAL) != 0) join(V_LOCAL_CONTENT, value);
+    if ((s[0] & F_SHARED) != 0) join(V_SHARED_CONTENT, value);
+    writeParamContents(s, value);
+  }
+
+  private void writeParamContents(long[] s, long[] value) {
+    for (int w = 0; w < m; w++) {
+      long bits = s[1 + 2 * m + w];
+      while (bits != 0) {
+        int k = (w << 6) + Long.numberOfTrailingZeros(bits);
+        bits &= bits - 1;
+        join(paramContent(k), value);
+      }
+    }
+  }
+
+  /** Everything reachable from the arguments through the regions they point to, into {@link #a}. */
+  private void reachable(Insn insn, int base) {
+    clear(a);
+    union(a, insn.args, base);
+    boolean grew = true;
+    while (grew) {
+      System.arraycopy(a, 0, u, 0, words);
+      if ((a[0] & F_LOCAL) != 0) load(a, V_LOCAL_CONTENT);
+      if ((a[0] & F_SHARED) != 0) load(a, V_SHARED_CONTENT);
+      paramContents(u, a);
+      grew = !java.util.Arrays.equals(a, u);
+    }
+  }
+
+  private void call(int i, Insn insn, int base) {
+    PtxFunction callee = callees[i];
+    if (callee != null) {
+      int cb = calleeBase[i];
+      for (int j = 0; j < insn.args.length; j++) {
+        clear(t);
+        load(t, abs(insn.args[j], base));
+        join(cb + callee.params.get(j).var, t);
+      }
+      for (int j = 0; j < insn.rets.length; j++) {
+        clear(t);
+        load(t, cb + callee.returns.get(j).var);
+        join(abs(insn.rets[j], base), t);
+      }
+      return;
+    }
+    clear(t);
+    switch (callKind(insn)) {
+      case Insn.CALL_PRINT:
+        t[0] = F_PART;
+        break;
+      case Insn.CALL_ALLOC:
+        t[0] = F_UNKNOWN;
+        break;
+      default:
+        reachable(insn, base);
+        System.arraycopy(a, 0, t, 0, words);
+        t[0] |= F_UNKNOWN;
+        writeRegions(t, t);
+    }
+    for (int r : insn.rets) join(abs(r, base), t);
+  }
+
+  private byte callKind(Insn insn) {
+    if (insn.callKind != Insn.CALL_DIRECT || insn.callee == null) return Insn.CALL_UNKNOWN;
+    PtxFunction f = module.functions.get(insn.callee);
+    if (f != null && f.defined) return Insn.CALL_UNKNOWN; // defined, but not callable as written
+    switch (insn.callee) {
+      case "vprintf":
+      case "__assertfail":
+      case "__assert_fail":
+        return Insn.CALL_PRINT;
+      case "malloc":
+        return Insn.CALL_ALLOC;
+      default:
+        return Insn.CALL_UNKNOWN;
+    }
+  }
+
+  // ---- classification -------------------------------------------------------------------------
+
+  private void classify() {
+    for (int i = 0; i < code.length; i++) {
+      Insn insn = code[i];
+      int base = codeBase[i];
+      switch (insn.kind) {
+        case Insn.LOAD:
+          access(insn.addr, base, insn.space, READ);
+          break;
+        case Insn.STORE:
+          access(insn.addr, base, insn.space, WRITE);
+          break;
+        case Insn.ATOMIC:
+          access(insn.addr, base, insn.space, (byte) (READ | WRITE));
+          break;
+        case Insn.COPY:
+          access(insn.addr2, base, insn.space2, READ);
+          access(insn.addr, base, insn.space, insn.reduce ? (byte) (READ | WRITE) : WRITE);
+          break;
+        case Insn.CALL:
+          if (callees[i] == null) callAccess(insn, base);
+          break;
+        case Insn.OPAQUE:
+          other = true;
+          break;
+        case Insn.FALLBACK:
+          clear(a);
+          union(a, insn.srcs, base);
+          mark(a, (byte) (READ | WRITE));
+          other = true;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private void callAccess(Insn insn, int base) {
+    switch (callKind(insn)) {
+      case Insn.CALL_ALLOC:
+        return;
+      case Insn.CALL_PRINT:
+        reachable(insn, base);
+        mark(a, READ);
+        if ((a[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0) other = true;
+        return;
+      default:
+        reachable(insn, base);
+        mark(a, (byte) (READ | WRITE));
+        other = true;
+    }
+  }
+
+  private void access(int[] addr, int base, byte space, byte mode) {
+    clear(a);
+    union(a, addr, base);
+    if (space == Insn.GLOBAL || (space == Insn.GENERIC && reachesGlobal(a))) {
+      mark(a, mode);
+      if ((a[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0 || !hasPointer(a)) other = true;
+    }
+  }
+
+  private void mark(long[] s, byte mode) {
+    for (int w = 0; w < m; w++) {
+      if ((mode & READ) != 0) reads[w] |= s[1 + w];
+      if ((mode & WRITE) != 0) writes[w] |= s[1 + w];
+    }
+  }
+
+  /** A growable int array. */
+  private static final class IntList {
+    private int[] items = new int[8];
+    private int size;
+
+    void add(int v) {
+      if (size == items.length) items = java.util.Arrays.copyOf(items, size * 2);
+      items[size++] = v;
+    }
+
+    int[] toArray() {
+      return java.util.Arrays.copyOf(items, size);
+    }
+  }
+}

@@ -1,0 +1,657 @@
+package dev.kernelweave.ptx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The analyzer on hand-written PTX: forms nvcc rarely emits, and text it must survive. */
+class PtxAnalyzerTest {
+
+  private static final String HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n\n";
+
+  /** The line of the only kernel {@code k(params) { body }}. */
+  static String kernel(String params, String body) {
+    return only(HEADER + ".visible .entry k(" + params + ")\n{\n" + body + "\n}\n");
+  }
+
+  static String only(String ptx) {
+    List<KernelAccessSummary> all = PtxAnalyzer.analyze(ptx);
+    assertEquals(1, all.size(), () -> "kernels in\n" + ptx);
+    return KernelSummaryFormat.line(all.get(0));
+  }
+
+  private static final String TWO_POINTERS = ".param .u64 k_p0, .param .u64 k_p1";
+
+  @Test
+  void loadAndStoreThroughParametersAreReadAndWrite() {
+    assertEquals("k\tR W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>; .reg .f32 %f1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.global.f32 %f1, [%rd1+16];
+        st.global.f32 [%rd2+-4], %f1;
+        ret;"""));
+  }
+
+  @Test
+  void valueUsedOnlyBeforeItIsDefinedInTheTextIsFollowedAroundTheLoop() {
+    // %rd3 is stored through at the top and derived from the parameter at the bottom.
+    assertEquals("k\tV W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<5>; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p1];
+        mov.u64 %rd4, 0;
+        LOOP:
+        @%p1 st.global.u8 [%rd3], 0;
+        add.s64 %rd3, %rd2, %rd4;
+        mov.u64 %rd2, %rd1;
+        add.s64 %rd4, %rd4, 1;
+        setp.lt.u64 %p1, %rd4, 10;
+        @%p1 bra LOOP;
+        ret;"""));
+  }
+
+  @Test
+  void selpOfTwoParametersCarriesBoth() {
+    assertEquals("k\tW W V", kernel(TWO_POINTERS + ", .param .u32 k_p2", """
+        .reg .b64 %rd<4>; .reg .b32 %r1; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.param.u32 %r1, [k_p2];
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd3, %rd1, %rd2, %p1;
+        st.u32 [%rd3], %r1;
+        ret;"""));
+  }
+
+  @Test
+  void atomicsAndReductionsAreReadWrite() {
+    assertEquals("k\tRW RW", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>; .reg .b32 %r<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        atom.global.cas.b32 %r1, [%rd1], 0, 1;
+        red.relaxed.gpu.global.add.u32 [%rd2], %r1;
+        ret;"""));
+  }
+
+  @Test
+  void prefetchIsNoAccessAndDiscardIsAWrite() {
+    assertEquals("k\tV W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        prefetch.global.L2 [%rd1];
+        prefetchu.L1 [%rd1];
+        discard.global.L2 [%rd2], 128;
+        ret;"""));
+  }
+
+  @Test
+  void sharedLocalAndConstSpacesAreNotGlobalMemory() {
+    assertEquals("k\tR V", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>; .reg .b32 %r<4>;
+        .shared .align 4 .b8 tile[64];
+        .local .align 4 .b8 depot[16];
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.global.u32 %r1, [%rd1];
+        mov.u32 %r2, tile;
+        st.shared.u32 [%r2+4], %r1;
+        atom.shared.add.u32 %r3, [%r2], 1;
+        st.local.u32 [depot+8], %r3;
+        ld.const.u32 %r3, [%rd2];
+        ret;"""));
+  }
+
+  @Test
+  void genericAccessToAStackSlotIsNotGlobalMemory() {
+    assertEquals("k\tW", kernel(".param .u64 k_p0", """
+        .local .align 8 .b8 __local_depot0[16];
+        .reg .b64 %SP; .reg .b64 %SPL; .reg .b64 %rd<4>;
+        mov.u64 %SPL, __local_depot0;
+        cvta.local.u64 %SP, %SPL;
+        ld.param.u64 %rd1, [k_p0];
+        st.u64 [%SP+8], %rd1;
+        ld.u64 %rd2, [%SP+8];
+        st.u32 [%rd2], 7;
+        ret;"""));
+  }
+
+  @Test
+  void pointerLoadedFromGlobalMemoryAndDereferencedIsOtherMemory() {
+    assertEquals("k\tR V OTHER", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.global.u64 %rd2, [%rd1];
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
+  void pointerRebuiltFromTwoHalvesLoadedFromMemoryIsOtherMemory() {
+    assertEquals("k\tR OTHER", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd<4>; .reg .b32 %r<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.global.v2.u32 {%r1, %r2}, [%rd1];
+        mov.b64 %rd2, {%r1, %r2};
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
+  void pointerRebuiltFromTwoNarrowParametersIsOtherMemory() {
+    assertEquals("k\tV V OTHER", kernel(".param .u32 k_lo, .param .u32 k_hi", """
+        .reg .b64 %rd<5>; .reg .b32 %r<3>;
+        ld.param.u32 %r1, [k_lo];
+        ld.param.u32 %r2, [k_hi];
+        cvt.u64.u32 %rd1, %r1;
+        cvt.u64.u32 %rd2, %r2;
+        shl.b64 %rd3, %rd2, 32;
+        or.b64 %rd4, %rd3, %rd1;
+        st.global.u32 [%rd4], 1;
+        ret;"""));
+  }
+
+  @Test
+  void indexLoadedFromMemoryIsNotAPointer() {
+    assertEquals("k\tR R", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<8>; .reg .b32 %r<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.global.u32 %r1, [%rd2];
+        mul.wide.s32 %rd3, %r1, 4;
+        add.s64 %rd4, %rd1, %rd3;
+        ld.global.u32 %r2, [%rd4];
+        ld.global.u64 %rd5, [%rd2+8];
+        shl.b64 %rd6, %rd5, 2;
+        add.s64 %rd7, %rd6, %rd1;
+        ld.global.u32 %r2, [%rd7];
+        ret;"""));
+  }
+
+  @Test
+  void scaledPointerThatIsScaledBackIsStillAPointer() {
+    // 4p - 3p and (p << 2) >> 2 are p again.
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<9>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        shl.b64 %rd3, %rd1, 2;
+        mul.lo.s64 %rd4, %rd1, 3;
+        sub.s64 %rd5, %rd3, %rd4;
+        st.global.u32 [%rd5], 1;
+        shl.b64 %rd6, %rd2, 2;
+        shr.u64 %rd7, %rd6, 2;
+        st.global.u32 [%rd7], 1;
+        ret;"""));
+  }
+
+  @Test
+  void addressFromConstantsOnlyIsOtherMemory() {
+    assertEquals("k\tV OTHER", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd1;
+        mov.u64 %rd1, 4096;
+        st.global.u32 [%rd1], 1;
+        ret;"""));
+  }
+
+  @Test
+  void moduleGlobalVariableIsOtherMemoryButConstantMemoryIsNot() {
+    String ptx = HEADER + """
+        .global .align 4 .u32 counter;
+        .const .align 4 .b8 table[64];
+        .visible .entry reads_const(.param .u64 reads_const_p0)
+        {
+        .reg .b64 %rd<3>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [reads_const_p0];
+        ld.const.u32 %r1, [table+4];
+        mov.u64 %rd2, table;
+        cvta.const.u64 %rd2, %rd2;
+        ld.u32 %r1, [%rd2];
+        st.global.u32 [%rd1], %r1;
+        ret;
+        }
+        .visible .entry bumps_global()
+        {
+        .reg .b32 %r1;
+        atom.global.add.u32 %r1, [counter], 1;
+        ret;
+        }
+        """;
+    List<KernelAccessSummary> all = PtxAnalyzer.analyze(ptx);
+    assertEquals("reads_const\tW", KernelSummaryFormat.line(all.get(0)));
+    assertEquals("bumps_global\tOTHER", KernelSummaryFormat.line(all.get(1)));
+  }
+
+  @Test
+  void structParameterThatHoldsAPointerIsThatParameter() {
+    assertEquals("k\tW V", kernel(".param .align 8 .b8 k_s[16], .param .u32 k_n", """
+        .reg .b64 %rd<3>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_s+8];
+        ld.param.u32 %r1, [k_n];
+        st.global.u32 [%rd1], %r1;
+        ret;"""));
+  }
+
+  @Test
+  void parameterReadThroughItsGenericAddressIsThatParameter() {
+    assertEquals("k\tR", kernel(".param .align 8 .b8 k_s[16]", """
+        .reg .b64 %rd<5>; .reg .b32 %r1;
+        mov.b64 %rd1, k_s;
+        cvta.param.u64 %rd2, %rd1;
+        ld.u64 %rd3, [%rd2+8];
+        ld.global.u32 %r1, [%rd3];
+        ret;"""));
+  }
+
+  @Test
+  void loadPastTheEndOfAParameterMayBeAnyParameter() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd1;
+        ld.param.u64 %rd1, [k_p0+8];
+        st.global.u32 [%rd1], 1;
+        ret;"""));
+  }
+
+  @Test
+  void narrowScalarsAreNeverPointersButWideOnesMayBe() {
+    assertEquals("k\tW V W", kernel(".param .u64 k_p0, .param .u32 k_off32, .param .u64 k_step", """
+        .reg .b64 %rd<8>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u32 %r1, [k_off32];
+        ld.param.u64 %rd2, [k_step];
+        cvt.u64.u32 %rd3, %r1;
+        add.s64 %rd4, %rd1, %rd3;
+        mul.lo.s64 %rd5, %rd2, %rd3;
+        add.s64 %rd6, %rd4, %rd5;
+        st.global.u8 [%rd6], 1;
+        ret;"""));
+  }
+
+  @Test
+  void pointersOnlyComparedAreUnused() {
+    assertEquals("k\tV V", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        setp.eq.s64 %p1, %rd1, %rd2;
+        ret;"""));
+  }
+
+  @Test
+  void thirtyTwoBitAddressesMakeThirtyTwoBitParametersPointers() {
+    String ptx = ".version 8.5\n.target sm_90\n.address_size 32\n"
+        + ".visible .entry k(.param .u32 k_p0, .param .u32 k_p1)\n{\n"
+        + ".reg .b32 %r<4>;\nld.param.u32 %r1, [k_p0];\nld.param.u32 %r2, [k_p1];\n"
+        + "ld.global.u32 %r3, [%r1];\nst.global.u32 [%r2], %r3;\nret;\n}\n";
+    assertEquals("k\tR W", only(ptx));
+  }
+
+  @Test
+  void moreThanSixtyFourParametersAreTrackedEachOnItsOwn() {
+    StringBuilder params = new StringBuilder();
+    for (int i = 0; i < 70; i++) params.append(i == 0 ? "" : ", ").append(".param .u64 k_p").append(i);
+    String line = kernel(params.toString(), """
+        .reg .b64 %rd<6>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_p3];
+        ld.param.u64 %rd2, [k_p66];
+        ld.param.u64 %rd3, [k_p69];
+        ld.global.u32 %r1, [%rd1];
+        st.global.u32 [%rd2], %r1;
+        shl.b64 %rd4, %rd3, 3;
+        add.s64 %rd5, %rd4, %rd2;
+        atom.global.exch.b32 %r1, [%rd5], 0;
+        ret;""");
+    String[] tokens = line.substring(2).split(" ");
+    assertEquals(70, tokens.length);
+    for (int i = 0; i < 70; i++) {
+      String expected = i == 3 ? "R" : i == 66 ? "RW" : "V";
+      assertEquals(expected, tokens[i], "parameter " + i);
+    }
+  }
+
+  // ---- calls --------------------------------------------------------------------------------
+
+  private static final String CALLEES = """
+      .func (.param .b64 pick_ret) pick(.param .b64 pick_a, .param .b64 pick_b)
+      {
+      .reg .b64 %rd<3>;
+      ld.param.u64 %rd1, [pick_a];
+      ld.param.u64 %rd2, [pick_b];
+      st.param.b64 [pick_ret+0], %rd2;
+      ret;
+      }
+      .func store_one(.param .b64 store_one_p)
+      {
+      .reg .b64 %rd1;
+      ld.param.u64 %rd1, [store_one_p];
+      st.global.u32 [%rd1], 1;
+      ret;
+      }
+      """;
+
+  @Test
+  void calleeIsFollowedThroughItsParametersAndReturnValue() {
+    String ptx = HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1, .param .u64 k_p2)
+        {
+        .reg .b64 %rd<5>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.param.u64 %rd3, [k_p2];
+        {
+        .param .b64 param0;
+        st.param.b64 [param0+0], %rd1;
+        .param .b64 param1;
+        st.param.b64 [param1+0], %rd2;
+        .param .b64 retval0;
+        call.uni (retval0), pick, (param0, param1);
+        ld.param.b64 %rd4, [retval0+0];
+        }
+        ld.global.u32 %r1, [%rd4];
+        {
+        .param .b64 param0;
+        st.param.b64 [param0+0], %rd3;
+        call.uni store_one, (param0);
+        }
+        ret;
+        }
+        """;
+    // pick returns its second argument; its first is not dereferenced.
+    assertEquals("k\tV R W", only(ptx));
+  }
+
+  @Test
+  void calleeDefinedAfterItsCallerAndRecursionAreFollowed() {
+    String ptx = HEADER + """
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .reg .b64 %rd1;
+        ld.param.u64 %rd1, [k_p0];
+        { .param .b64 param0; st.param.b64 [param0], %rd1; call.uni ping, (param0); }
+        ret;
+        }
+        .func ping(.param .b64 ping_p)
+        {
+        .reg .b64 %rd1;
+        ld.param.u64 %rd1, [ping_p];
+        { .param .b64 param0; st.param.b64 [param0], %rd1; call.uni pong, (param0); }
+        ret;
+        }
+        .func pong(.param .b64 pong_p)
+        {
+        .reg .b64 %rd<2>;
+        ld.param.u64 %rd1, [pong_p];
+        add.s64 %rd2, %rd1, 4;
+        st.global.u32 [%rd2], 0;
+        { .param .b64 param0; st.param.b64 [param0], %rd2; call.uni ping, (param0); }
+        ret;
+        }
+        """;
+    assertEquals("k\tW", only(ptx));
+  }
+
+  @Test
+  void registerParametersOfAFunctionAreFollowed() {
+    String ptx = HEADER + """
+        .func (.reg .b64 r) twice_addr(.reg .b64 a)
+        {
+        add.s64 r, a, 8;
+        ret;
+        }
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        call.uni (%rd2), twice_addr, (%rd1);
+        ld.global.u32 %r1, [%rd2];
+        ret;
+        }
+        """;
+    assertEquals("k\tR", only(ptx));
+  }
+
+  @Test
+  void unknownCalleeMakesArgumentsReadWriteAndOtherMemory() {
+    String ptx = HEADER + """
+        .extern .func library_call(.param .b64 library_call_p);
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1)
+        {
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        { .param .b64 param0; st.param.b64 [param0], %rd1; call.uni library_call, (param0); }
+        ret;
+        }
+        """;
+    assertEquals("k\tRW V OTHER", only(ptx));
+  }
+
+  @Test
+  void pointerHandedToAnUnknownCalleeThroughTheStackIsReadWrite() {
+    String ptx = HEADER + """
+        .extern .func library_call(.param .b64 library_call_p);
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .local .align 8 .b8 depot[8];
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        mov.u64 %rd2, depot;
+        st.local.u64 [%rd2], %rd1;
+        { .param .b64 param0; st.param.b64 [param0], %rd2; call.uni library_call, (param0); }
+        ret;
+        }
+        """;
+    assertEquals("k\tRW OTHER", only(ptx));
+  }
+
+  @Test
+  void indirectCallIsOtherMemory() {
+    assertEquals("k\tRW OTHER", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.global.u64 %rd2, [%rd1];
+        {
+        .param .b64 param0;
+        st.param.b64 [param0], %rd1;
+        proto : .callprototype _ (.param .b64 _);
+        call %rd2, (param0), proto;
+        }
+        ret;"""));
+  }
+
+  @Test
+  void callWithTheWrongNumberOfArgumentsIsTreatedAsUnknown() {
+    String ptx = HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .reg .b64 %rd1;
+        ld.param.u64 %rd1, [k_p0];
+        { .param .b64 param0; st.param.b64 [param0], %rd1; call.uni pick, (param0); }
+        ret;
+        }
+        """;
+    assertEquals("k\tRW OTHER", only(ptx));
+  }
+
+  @Test
+  void printfReadsItsArgumentsAndItsFormatIsAModuleVariable() {
+    String ptx = HEADER + """
+        .extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+        .global .align 1 .b8 $str[4] = {37, 115, 10, 0};
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .local .align 8 .b8 depot[8];
+        .reg .b64 %rd<5>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_p0];
+        mov.u64 %rd2, depot;
+        st.local.u64 [%rd2], %rd1;
+        mov.u64 %rd3, $str;
+        cvta.global.u64 %rd4, %rd3;
+        cvta.local.u64 %rd2, %rd2;
+        {
+        .param .b64 param0; st.param.b64 [param0], %rd4;
+        .param .b64 param1; st.param.b64 [param1], %rd2;
+        .param .b32 retval0;
+        call.uni (retval0), vprintf, (param0, param1);
+        ld.param.b32 %r1, [retval0];
+        }
+        ret;
+        }
+        """;
+    assertEquals("k\tR OTHER", only(ptx));
+  }
+
+  // ---- newer and opaque instructions ----------------------------------------------------------
+
+  @Test
+  void bulkCopiesReadTheirSourceAndWriteTheirDestination() {
+    assertEquals("k\tR W RW", kernel(TWO_POINTERS + ", .param .u64 k_p2", """
+        .reg .b64 %rd<4>; .reg .b32 %r<3>;
+        .shared .align 16 .b8 smem[256];
+        .shared .align 8 .b8 bar[8];
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.param.u64 %rd3, [k_p2];
+        mov.u32 %r1, smem;
+        mov.u32 %r2, bar;
+        cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 256, [%r2];
+        cp.async.cg.shared.global [%r1+16], [%rd1+16], 16;
+        cp.async.commit_group;
+        cp.async.wait_all;
+        cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r1], 256;
+        cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd3], [%r1], 256;
+        cp.async.bulk.prefetch.L2.global [%rd3], 256;
+        ret;"""));
+  }
+
+  @Test
+  void tensorCopiesTexturesAndSurfacesAreOtherMemory() {
+    assertEquals("k\tV OTHER", kernel(".param .u64 k_tex", """
+        .reg .b64 %rd1; .reg .f32 %f<5>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_tex];
+        tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];
+        ret;"""));
+    assertEquals("k\tV OTHER", kernel(".param .align 64 .b8 k_map[128]", """
+        .reg .b64 %rd1; .reg .b32 %r<3>;
+        mov.b64 %rd1, k_map;
+        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r2}], [%r2];
+        ret;"""));
+  }
+
+  @Test
+  void memoryInstructionNotModelledIsReadWriteAndOtherMemory() {
+    assertEquals("k\tRW V OTHER", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd1];
+        ret;"""));
+  }
+
+  @Test
+  void arithmeticNotModelledStillCarriesProvenance() {
+    assertEquals("k\tW", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        future.op.b64 %rd2, %rd1, 0;
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
+  void vectorAndCacheHintedFormsAreAccesses() {
+    assertEquals("k\tR W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>; .reg .f32 %f<5>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;
+        ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1], %rd3;
+        ldu.global.f32 %f1, [%rd1+16];
+        st.global.L1::no_allocate.v4.f32 [%rd2], {%f1, %f2, %f3, %f4};
+        ret;"""));
+  }
+
+  // ---- text it must survive -----------------------------------------------------------------
+
+  @Test
+  void commentsLabelsSectionsAndDebugDirectivesAreSkipped() {
+    String ptx = """
+        //
+        // Generated by hand
+        //
+        .version 8.5
+        .target sm_90, debug
+        .address_size 64
+        .file 1 "a//b.cu"
+        /* a block comment with ; and { braces } */
+        .visible .entry k(
+        \t.param .u64 .ptr .global .align 4 k_p0 // trailing comment; with a semicolon
+        )
+        .maxntid 128, 1, 1
+        {
+        .reg .b64 %rd<3>;
+        .loc 1 10 3
+        ld.param.u64 /* inline */ %rd1, [k_p0];
+        $L__BB0_1: $L__BB0_2:
+        .loc 1 11 3
+        st.global.u32 [%rd1], 1;
+        ret;
+        }
+        .section .debug_info
+        {
+        .b32 1234
+        .b8 0, 1, 2
+        $L__info: .b8 {1}
+        }
+        """;
+    assertEquals("k\tW", only(ptx));
+  }
+
+  @Test
+  void unreadableTextNeverThrows() {
+    assertEquals(List.of(), PtxAnalyzer.analyze(""));
+    assertEquals(List.of(), PtxAnalyzer.analyze("not ptx at all { } ; [ ] ( ) :: \"unterminated"));
+    assertEquals(List.of(), PtxAnalyzer.analyze("\u0000\u007fELF\u0002\u0001"));
+    // A body that never closes is read as far as it goes.
+    assertEquals("k\tW", only(HEADER + ".visible .entry k(.param .u64 k_p0)\n{\n.reg .b64 %rd1;\n"
+        + "ld.param.u64 %rd1, [k_p0];\nst.global.u32 [%rd1], 1;\n"));
+  }
+
+  @Test
+  void damagedCorpusNeverThrowsAndNamesNoParameterItDoesNotHave() {
+    String ptx = PtxCorpus.ptx("corpus-sm90");
+    java.util.Random random = new java.util.Random(20240905L);
+    for (int round = 0; round < 60; round++) {
+      StringBuilder damaged = new StringBuilder(ptx);
+      for (int cut = 0; cut < 1 + random.nextInt(20); cut++) {
+        int at = random.nextInt(damaged.length());
+        int len = Math.min(damaged.length() - at, random.nextInt(40));
+        if (random.nextBoolean()) damaged.delete(at, at + len);
+        else damaged.insert(at, "{[(;:%}])".charAt(random.nextInt(9)));
+      }
+      for (KernelAccessSummary s : PtxAnalyzer.analyze(damaged)) {
+        assertTrue(s.parameterCount() < 200, s.name());
+        assertEquals(s.parameterCount(), s.uses().size());
+      }
+    }
+  }
+
+  @Test
+  void aFewHundredKilobytesTakeWellUnderASecond() {
+    String ptx = PtxCorpus.ptx("corpus-sm90-debug");
+    String kernels = ptx.substring(ptx.indexOf("// .globl"));
+    StringBuilder big = new StringBuilder(ptx);
+    for (int copy = 1; big.length() < 400_000; copy++) {
+      big.append(kernels.replaceAll("\\.entry (\\w+)\\(", ".entry $1_copy" + copy + "("));
+    }
+    PtxAnalyzer.analyze(big); // warm up
+    long start = System.nanoTime();
+    List<KernelAccessSummary> all = PtxAnalyzer.analyze(big);
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertTrue(all.size() > 150, "kernels: " + all.size());
+    assertTrue(millis < 1000, big.length() + " characters took " + millis + " ms");
+  }
+}

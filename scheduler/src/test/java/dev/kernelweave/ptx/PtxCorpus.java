@@ -1,0 +1,100 @@
+package dev.kernelweave.ptx;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The CUDA corpus of {@code src/test/cuda/ptx-corpus.cu}: its expectations, and the PTX that
+ * {@code build-ptx.sh} made of it.
+ */
+final class PtxCorpus {
+  private PtxCorpus() {}
+
+  /** Built with optimization, as applications ship: held to the expected tokens exactly. */
+  static final List<String> OPTIMIZED = List.of("corpus-sm75", "corpus-sm90", "corpus-sm90-lineinfo");
+  /** Built with -G. */
+  static final List<String> DEBUG = List.of("corpus-sm75-debug", "corpus-sm90-debug");
+
+  static List<String> allVariants() {
+    List<String> all = new ArrayList<>(OPTIMIZED);
+    all.addAll(DEBUG);
+    return all;
+  }
+
+  /** What the source says of one kernel. */
+  static final class Expectation {
+    final String kernel;
+    final List<ParameterUse> uses;
+    final boolean other;
+
+    Expectation(String kernel, List<ParameterUse> uses, boolean other) {
+      this.kernel = kernel;
+      this.uses = uses;
+      this.other = other;
+    }
+
+    /** The line {@code ptx} prints for the kernel. */
+    String line() {
+      return KernelSummaryFormat.line(new KernelAccessSummary(kernel, uses, new int[uses.size()], other));
+    }
+  }
+
+  private static Map<String, Expectation> expectations;
+
+  /** The {@code //@expect} lines of the corpus, by kernel, in source order. */
+  static synchronized Map<String, Expectation> expectations() {
+    if (expectations == null) {
+      Map<String, Expectation> map = new LinkedHashMap<>();
+      for (String line : source().split("\n")) {
+        if (!line.startsWith("//@expect ")) continue;
+        String rest = line.substring("//@expect ".length());
+        int colon = rest.indexOf(':');
+        String kernel = rest.substring(0, colon).trim();
+        List<ParameterUse> uses = new ArrayList<>();
+        boolean other = false;
+        for (String token : rest.substring(colon + 1).trim().split(" +")) {
+          if (token.isEmpty()) continue;
+          if (token.equals("OTHER")) other = true;
+          else uses.add(ParameterUse.valueOf(token));
+        }
+        if (map.put(kernel, new Expectation(kernel, uses, other)) != null) {
+          throw new IllegalStateException("two expectations for " + kernel);
+        }
+      }
+      expectations = Collections.unmodifiableMap(map);
+    }
+    return expectations;
+  }
+
+  static String source() {
+    try {
+      return Files.readString(Path.of("src/test/cuda/ptx-corpus.cu"), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String ptx(String variant) {
+    try (InputStream in = PtxCorpus.class.getResourceAsStream("/ptx/" + variant + ".ptx")) {
+      if (in == null) throw new IllegalArgumentException("no test resource ptx/" + variant + ".ptx");
+      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static Map<String, KernelAccessSummary> analyzed(String variant) {
+    Map<String, KernelAccessSummary> map = new LinkedHashMap<>();
+    for (KernelAccessSummary s : PtxAnalyzer.analyze(ptx(variant))) map.put(s.name(), s);
+    return map;
+  }
+}
