@@ -59,10 +59,13 @@ public final class Modules {
 
   private static void loaded(NativePointerObject module, byte[] image) {
     InterceptorSettings s = Interception.settings();
-    if (s == null || !s.ptx() || !PtxKernels.isPtx(image)) {
+    if (s == null || !s.ptx()) {
       return;
     }
-    BY_MODULE.put(JCudaPointers.nativePointer(module), PtxKernels.analyze(image));
+    Map<String, KernelInfo> kernels = PtxKernels.analyze(image);
+    if (!kernels.isEmpty()) {
+      BY_MODULE.put(JCudaPointers.nativePointer(module), kernels);
+    }
   }
 
   /** After {@code cuModuleGetFunction}: remembers the function's name and read/write set. */
