@@ -272,6 +272,15 @@ class PtxAnalyzerTest {
   }
 
   @Test
+  void vectorLoadOverTwoParametersMayBeEither() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>;
+        ld.param.v2.u64 {%rd1, %rd2}, [k_p0];
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
   void narrowScalarsAreNeverPointersButWideOnesMayBe() {
     assertEquals("k\tW V W", kernel(".param .u64 k_p0, .param .u32 k_off32, .param .u64 k_step", """
         .reg .b64 %rd<8>; .reg .b32 %r1;
