@@ -13,9 +13,11 @@ import java.util.Objects;
  * parameter names (pointers loaded from memory, module variables, unknown calls): the parameter
  * uses are then not the whole story, and a caller must order the launch against all other work.
  *
- * <p>An 8-byte scalar that takes part in address arithmetic (a {@code size_t} offset added to a
- * pointer) cannot be told from a pointer in PTX and gets the use of the address it helps form; a
- * caller that matches parameter values against its allocations is not misled by that.
+ * <p>Parameters narrower than a pointer are never pointers: they are V. An 8-byte scalar scaled by
+ * a constant (an element index) is an index and stays V; one added to a pointer unscaled or
+ * multiplied by a run-time value (a pitch) cannot be told from a pointer in PTX and gets the use
+ * of the address it helps form. A caller that matches parameter values against its allocations
+ * is not misled by that.
  */
 public final class KernelAccessSummary {
   private final String name;

@@ -23,8 +23,6 @@ public final class KernelSummaryCache {
   /** Modules kept by {@link #KernelSummaryCache()}. */
   public static final long DEFAULT_MAXIMUM_MODULES = 256;
 
-  private static final byte[] ELF = {0x7f, 'E', 'L', 'F'};
-
   private final Cache<Key, ModuleAccessSummary> cache;
   private final Function<CharSequence, List<KernelAccessSummary>> analyzer;
 
@@ -55,8 +53,7 @@ public final class KernelSummaryCache {
    */
   public Optional<ModuleAccessSummary> module(byte[] image) {
     Objects.requireNonNull(image, "image");
-    String text = ptxText(image);
-    return text == null ? Optional.empty() : Optional.of(module(text));
+    return PtxAnalyzer.text(image).map(this::module);
   }
 
   /** The kernel named {@code name} in {@code ptx}; empty if the module defines no such entry. */
@@ -68,21 +65,6 @@ public final class KernelSummaryCache {
   public long size() {
     cache.cleanUp();
     return cache.estimatedSize();
-  }
-
-  /** The text of a PTX image up to its first NUL, or null if it is binary. */
-  static String ptxText(byte[] image) {
-    if (image.length >= 4 && image[0] == ELF[0] && image[1] == ELF[1] && image[2] == ELF[2] && image[3] == ELF[3]) {
-      return null;
-    }
-    int end = 0;
-    while (end < image.length && image[end] != 0) end++;
-    for (int i = 0; i < end; i++) {
-      int b = image[i] & 0xff;
-      if (b < 0x09 || (b > 0x0d && b < 0x20)) return null; // a control character: not text
-    }
-    String text = new String(image, 0, end, StandardCharsets.ISO_8859_1);
-    return text.contains(".version") || text.contains(".entry") ? text : null;
   }
 
   private static final class Key {

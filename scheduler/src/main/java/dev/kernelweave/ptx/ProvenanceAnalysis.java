@@ -593,6 +593,8 @@ final class ProvenanceAnalysis {
         t[0] = F_UNKNOWN;
         break;
       default:
+        // The callee may store anything it can reach into any region it can reach. Unknown calls
+        // already make the kernel touch other memory; this keeps the sets right regardless.
         reachable(insn, base);
         System.arraycopy(a, 0, t, 0, words);
         t[0] |= F_UNKNOWN;

@@ -1,8 +1,10 @@
 package dev.kernelweave.ptx;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Reads a PTX module and says, for every {@code .entry}, what the kernel does with the memory
@@ -31,5 +33,25 @@ public final class PtxAnalyzer {
     List<KernelAccessSummary> out = new ArrayList<>(module.entries.size());
     for (PtxFunction entry : module.entries) out.add(ProvenanceAnalysis.analyze(module, entry));
     return List.copyOf(out);
+  }
+
+  /**
+   * The text of a module image as given to {@code cuModuleLoadData} or read from a file: PTX,
+   * possibly NUL-terminated. Empty when the image is binary (a cubin, a fatbin) or does not look
+   * like PTX at all.
+   */
+  public static Optional<String> text(byte[] image) {
+    Objects.requireNonNull(image, "image");
+    if (image.length >= 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' && image[3] == 'F') {
+      return Optional.empty();
+    }
+    int end = 0;
+    while (end < image.length && image[end] != 0) end++;
+    for (int i = 0; i < end; i++) {
+      int b = image[i] & 0xff;
+      if (b < 0x09 || (b > 0x0d && b < 0x20)) return Optional.empty(); // a control character
+    }
+    String text = new String(image, 0, end, StandardCharsets.ISO_8859_1);
+    return text.contains(".version") || text.contains(".entry") ? Optional.of(text) : Optional.empty();
   }
 }

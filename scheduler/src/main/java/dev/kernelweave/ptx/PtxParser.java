@@ -246,16 +246,20 @@ final class PtxParser {
       }
       return;
     }
-    String[] tokens = s.split(" ");
-    for (String t : tokens) {
-      int kind = spaceSymbol(t);
+    // A variable: [.visible|.extern|.weak|.common]* space ... name[dims] [= initializer]
+    int at = 0;
+    while (true) {
+      int sp = s.indexOf(' ', at);
+      String token = sp < 0 ? s.substring(at) : s.substring(at, sp);
+      int kind = spaceSymbol(token);
       if (kind != 0) {
         for (String name : declaredNames(s)) moduleSymbols.put(name, kind);
         return;
       }
-      if (!t.startsWith(".") || !(t.equals(".visible") || t.equals(".extern") || t.equals(".weak") || t.equals(".common"))) {
-        return;
-      }
+      boolean linkage = token.equals(".visible") || token.equals(".extern") || token.equals(".weak")
+          || token.equals(".common");
+      if (!linkage || sp < 0) return;
+      at = sp + 1;
     }
   }
 
@@ -933,6 +937,15 @@ final class PtxParser {
     return sum(dst, terms.toArray(new String[0]), fl);
   }
 
+  /** Elements of a vector access ({@code .v4}: 4), 1 for a scalar one. */
+  private static int lanes(String[] mods) {
+    for (int m = 1; m < mods.length; m++) {
+      String t = mods[m];
+      if (t.length() == 2 && t.charAt(0) == 'v' && Character.isDigit(t.charAt(1))) return t.charAt(1) - '0';
+    }
+    return 1;
+  }
+
   private static int width(String[] mods) {
     return typeBits(mods) / 8;
   }
@@ -943,7 +956,7 @@ final class PtxParser {
     insn.space = space(mods);
     insn.width = width(mods);
     insn.dsts = registers(ops.get(dst));
-    insn.addr = address(ops.get(addr), insn.space, insn.width, insn);
+    insn.addr = address(ops.get(addr), insn.space, insn.width * lanes(mods), insn);
     return insn;
   }
 

@@ -141,16 +141,32 @@ class PtxAnalyzerTest {
   }
 
   @Test
+  void pointerRebuiltFromHalvesIsOtherMemoryEvenWhereAParameterMayBeChosenInstead() {
+    assertEquals("k\tRW OTHER", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd<4>; .reg .b32 %r<3>; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.global.v2.u32 {%r1, %r2}, [%rd1];
+        mov.b64 %rd2, {%r1, %r2};
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd3, %rd1, %rd2, %p1;
+        st.global.u32 [%rd3], 1;
+        ret;"""));
+  }
+
+  @Test
   void pointerRebuiltFromTwoNarrowParametersIsOtherMemory() {
-    assertEquals("k\tV V OTHER", kernel(".param .u32 k_lo, .param .u32 k_hi", """
-        .reg .b64 %rd<5>; .reg .b32 %r<3>;
+    assertEquals("k\tV V W OTHER", kernel(".param .u32 k_lo, .param .u32 k_hi, .param .u64 k_p", """
+        .reg .b64 %rd<7>; .reg .b32 %r<3>; .reg .pred %p1;
         ld.param.u32 %r1, [k_lo];
         ld.param.u32 %r2, [k_hi];
+        ld.param.u64 %rd5, [k_p];
         cvt.u64.u32 %rd1, %r1;
         cvt.u64.u32 %rd2, %r2;
         shl.b64 %rd3, %rd2, 32;
         or.b64 %rd4, %rd3, %rd1;
-        st.global.u32 [%rd4], 1;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd6, %rd4, %rd5, %p1;
+        st.global.u32 [%rd6], 1;
         ret;"""));
   }
 
@@ -252,6 +268,15 @@ class PtxAnalyzerTest {
         .reg .b64 %rd1;
         ld.param.u64 %rd1, [k_p0+8];
         st.global.u32 [%rd1], 1;
+        ret;"""));
+  }
+
+  @Test
+  void vectorLoadOverTwoParametersMayBeEither() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>;
+        ld.param.v2.u64 {%rd1, %rd2}, [k_p0];
+        st.global.u32 [%rd2], 1;
         ret;"""));
   }
 
@@ -445,6 +470,28 @@ class PtxAnalyzerTest {
         }
         """;
     assertEquals("k\tRW OTHER", only(ptx));
+  }
+
+  @Test
+  void stackSlotHandedToAnUnknownCalleeMayComeBackHoldingAnyPointer() {
+    String ptx = HEADER + """
+        .extern .func fill_slot(.param .b64 fill_slot_p);
+        .visible .entry k(.param .u64 k_p0)
+        {
+        .local .align 8 .b8 depot[8];
+        .reg .b64 %rd<4>;
+        ld.param.u64 %rd1, [k_p0];
+        mov.u64 %rd2, depot;
+        st.local.u64 [%rd2], %rd1;
+        { .param .b64 param0; st.param.b64 [param0], %rd2; call.uni fill_slot, (param0); }
+        ld.local.u64 %rd3, [%rd2];
+        st.global.u32 [%rd3], 1;
+        ret;
+        }
+        """;
+    assertEquals("k\tRW OTHER", only(ptx));
+    // Without the call, the slot holds the parameter only.
+    assertEquals("k\tW", only(ptx.replaceAll("\\{ \\.param.*\\}", "")));
   }
 
   @Test

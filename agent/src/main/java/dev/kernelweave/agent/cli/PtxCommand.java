@@ -1,12 +1,102 @@
 package dev.kernelweave.agent.cli;
 
+import dev.kernelweave.ptx.KernelAccessSummary;
+import dev.kernelweave.ptx.KernelSummaryFormat;
+import dev.kernelweave.ptx.PtxAnalyzer;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
+/** {@code ptx [--json] FILE.ptx}: what each kernel of a PTX module does with its parameters. */
 final class PtxCommand {
   private PtxCommand() {}
 
+  static final String HELP = """
+      Usage: kernelweave ptx [--json] FILE.ptx
+
+      For every kernel (.entry) of the PTX module FILE.ptx, prints one line: the kernel's name,
+      a tab, then one token per parameter in order, separated by single spaces:
+        R      the kernel only loads from the memory the parameter points to
+        W      it only stores to it
+        RW     it loads and stores, uses atomics, or cannot be shown to do only one
+        V      it never uses the parameter as a global memory address (a scalar)
+      then OTHER when the kernel may touch global memory that no parameter names (pointers loaded
+      from memory, module variables, calls it cannot follow). The answer is never optimistic.
+
+      Options:
+        --json   print a JSON array instead, with each parameter's size in bytes
+        --help   this text
+
+      Exit status: 0 on success, 2 for a usage error or a file that cannot be read as PTX.
+      """;
+
   static int run(String[] args, PrintStream out, PrintStream err) {
-    err.println("kernelweave: not built yet");
-    return 3;
+    boolean json = false;
+    String file = null;
+    for (String arg : args) {
+      switch (arg) {
+        case "--help":
+        case "-h":
+          out.print(HELP);
+          return 0;
+        case "--json":
+          json = true;
+          break;
+        default:
+          if (arg.startsWith("-") && arg.length() > 1) {
+            err.println("kernelweave ptx: unknown option '" + arg + "' (kernelweave ptx --help)");
+            return Main.USAGE;
+          }
+          if (file != null) {
+            err.println("kernelweave ptx: one FILE.ptx at a time, got '" + file + "' and '" + arg + "'");
+            return Main.USAGE;
+          }
+          file = arg;
+      }
+    }
+    if (file == null) {
+      err.println("kernelweave ptx: no FILE.ptx given (kernelweave ptx --help)");
+      return Main.USAGE;
+    }
+
+    byte[] image;
+    try {
+      Path path = Path.of(file);
+      if (Files.isDirectory(path)) {
+        err.println("kernelweave ptx: cannot read " + file + ": is a directory");
+        return Main.USAGE;
+      }
+      image = Files.readAllBytes(path);
+    } catch (NoSuchFileException e) {
+      err.println("kernelweave ptx: cannot read " + file + ": no such file");
+      return Main.USAGE;
+    } catch (AccessDeniedException e) {
+      err.println("kernelweave ptx: cannot read " + file + ": permission denied");
+      return Main.USAGE;
+    } catch (IOException | InvalidPathException e) {
+      err.println("kernelweave ptx: cannot read " + file + ": " + e.getMessage());
+      return Main.USAGE;
+    }
+    Optional<String> text = PtxAnalyzer.text(image);
+    if (text.isEmpty()) {
+      err.println("kernelweave ptx: " + file + " is not PTX text (a cubin or fatbin is binary)");
+      return Main.USAGE;
+    }
+
+    List<KernelAccessSummary> kernels = PtxAnalyzer.analyze(text.get());
+    if (json) {
+      out.println(KernelSummaryFormat.json(kernels));
+    } else {
+      for (KernelAccessSummary k : kernels) out.println(KernelSummaryFormat.line(k));
+    }
+    if (kernels.isEmpty()) err.println("kernelweave ptx: " + file + " defines no kernel (.entry)");
+    out.flush();
+    return 0;
   }
 }

@@ -1,0 +1,71 @@
+package dev.kernelweave.ptx;
+
+import static dev.kernelweave.ptx.ParameterUse.R;
+import static dev.kernelweave.ptx.ParameterUse.RW;
+import static dev.kernelweave.ptx.ParameterUse.V;
+import static dev.kernelweave.ptx.ParameterUse.W;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.kernelweave.call.AccessMode;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class KernelSummaryFormatTest {
+
+  private static final KernelAccessSummary COPY =
+      new KernelAccessSummary("copy", List.of(R, W, V), new int[] {8, 8, 4}, false);
+  private static final KernelAccessSummary GATHER =
+      new KernelAccessSummary("gather", List.of(R, RW), new int[] {8, 16}, true);
+  private static final KernelAccessSummary BARE = new KernelAccessSummary("bare", List.of(), new int[0], false);
+  private static final KernelAccessSummary BARE_OTHER = new KernelAccessSummary("g", List.of(), new int[0], true);
+
+  @Test
+  void lineIsNameTabThenOneTokenPerParameterSeparatedBySingleSpaces() {
+    assertEquals("copy\tR W V", KernelSummaryFormat.line(COPY));
+    assertEquals("gather\tR RW OTHER", KernelSummaryFormat.line(GATHER));
+    assertEquals("bare\t", KernelSummaryFormat.line(BARE));
+    assertEquals("g\tOTHER", KernelSummaryFormat.line(BARE_OTHER));
+    assertEquals(KernelSummaryFormat.line(COPY), COPY.toString());
+  }
+
+  @Test
+  void jsonHoldsUsesSizesAndOtherMemory() {
+    assertEquals("[\n"
+        + "  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"W\",\"bytes\":8},"
+        + "{\"use\":\"V\",\"bytes\":4}],\"otherMemory\":false},\n"
+        + "  {\"name\":\"gather\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"RW\",\"bytes\":16}],"
+        + "\"otherMemory\":true},\n"
+        + "  {\"name\":\"bare\",\"parameters\":[],\"otherMemory\":false}\n"
+        + "]", KernelSummaryFormat.json(List.of(COPY, GATHER, BARE)));
+    assertEquals("[]", KernelSummaryFormat.json(List.of()));
+    assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\",\"parameters\":[],\"otherMemory\":false}\n]",
+        KernelSummaryFormat.json(List.of(new KernelAccessSummary("a\"b\\c\u0001", List.of(), new int[0], false))));
+  }
+
+  @Test
+  void usesMapToAccessModesAndVToNone() {
+    assertEquals(Optional.of(AccessMode.READ), R.accessMode());
+    assertEquals(Optional.of(AccessMode.WRITE), W.accessMode());
+    assertEquals(Optional.of(AccessMode.READ_WRITE), RW.accessMode());
+    assertEquals(Optional.empty(), V.accessMode());
+    for (ParameterUse u : ParameterUse.values()) {
+      assertEquals(u, ParameterUse.of(u.reads(), u.writes()));
+      assertEquals(u.name(), u.symbol());
+    }
+  }
+
+  @Test
+  void summaryChecksItsArgumentsAndCopiesThem() {
+    int[] sizes = {8};
+    KernelAccessSummary s = new KernelAccessSummary("k", List.of(W), sizes, false);
+    sizes[0] = 1;
+    assertEquals(8, s.parameterSize(0));
+    assertThrows(IllegalArgumentException.class, () -> new KernelAccessSummary("k", List.of(W), new int[2], false));
+    assertThrows(IndexOutOfBoundsException.class, () -> s.use(1));
+    assertThrows(IndexOutOfBoundsException.class, () -> s.parameterSize(-1));
+    assertEquals(KernelAccessSummary.unknown("k", new int[] {8, 4}),
+        new KernelAccessSummary("k", List.of(RW, RW), new int[] {8, 4}, true));
+  }
+}
