@@ -1,6 +1,11 @@
 package dev.kernelweave.call;
 
 import java.util.Arrays;
+import net.openhft.chronicle.bytes.BytesIn;
+import net.openhft.chronicle.bytes.BytesOut;
+import net.openhft.chronicle.core.io.IORuntimeException;
+import net.openhft.chronicle.core.pool.StringInterner;
+import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 
 /**
  * One intercepted call: what the application asked for, the device memory it touches, what the
@@ -14,8 +19,19 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe: an instance belongs to one thread at a time; the journal copies it with
  * {@link #copyFrom} before handing it to its writer thread.
+ *
+ * <p>Journal format: {@link #writeMarshallable} writes the fields one by one, after a
+ * {@link #FORMAT_VERSION} byte, so that a reader can refuse a record it does not understand instead
+ * of misreading it. Kinds and access modes are stored by ordinal: reordering {@link CallKind} or
+ * {@link AccessMode}, like any change to the layout, needs a new version. {@code accessSlot} is not
+ * journaled (a reader gets -1): slots are reused after a free and mean nothing outside the process.
+ *
+ * <p>Equality is identity: a record is a reused, mutable buffer, not a value.
  */
-public class CallRecord {
+public class CallRecord extends BytesInBinaryMarshallable {
+
+  /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
+  public static final int FORMAT_VERSION = 1;
 
   /** {@link #result} when the call threw instead of returning a code. */
   public static final int RESULT_THREW = Integer.MIN_VALUE;
@@ -227,5 +243,188 @@ public class CallRecord {
     hostWaited = other.hostWaited;
     hostWaitNarrowed = other.hostWaitNarrowed;
     barrier = other.barrier;
+  }
+
+  /**
+   * Writes every journaled field to {@code out}. Allocation-free: strings are written char by char
+   * and arrays only up to their counts.
+   */
+  @Override
+  public void writeMarshallable(BytesOut<?> out) {
+    out.writeByte((byte) FORMAT_VERSION);
+    out.writeLong(seq);
+    out.writeLong(startNanos);
+    out.writeLong(durationNanos);
+    out.writeLong(threadId);
+    out.writeUtf8(threadName);
+    out.writeLong(context);
+    out.writeByte((byte) (kind == null ? CallKind.OPAQUE : kind).ordinal());
+    out.writeUtf8(name);
+    out.writeLong(appStream);
+    out.writeInt(result);
+    out.writeUtf8(kernel);
+    out.writeInt(gridX);
+    out.writeInt(gridY);
+    out.writeInt(gridZ);
+    out.writeInt(blockX);
+    out.writeInt(blockY);
+    out.writeInt(blockZ);
+    out.writeInt(sharedMemBytes);
+    out.writeStopBit(paramCount);
+    for (int i = 0; i < paramCount; i++) {
+      out.writeStopBit(paramSize(i));
+    }
+    out.write(paramBytes, 0, paramCount == 0 ? 0 : paramOffsets[paramCount]);
+    out.writeLong(bytes);
+    out.writeStopBit(accessCount);
+    for (int i = 0; i < accessCount; i++) {
+      out.writeInt(accessId[i]);
+      out.writeLong(accessBase[i]);
+      out.writeLong(accessOffset[i]);
+      out.writeLong(accessSize[i]);
+      out.writeByte(accessMode[i]);
+    }
+    out.writeInt(stream);
+    out.writeStopBit(predecessorCount);
+    for (int i = 0; i < predecessorCount; i++) {
+      out.writeLong(predecessors[i]);
+    }
+    out.writeByte((byte) flags());
+  }
+
+  /**
+   * Reads a record written by {@link #writeMarshallable} into this one, reusing its arrays (they
+   * only grow). Strings come from a small per-thread interner, so that reading a journal does not
+   * build a new string per field.
+   *
+   * @throws IORuntimeException when the record has another format version or is malformed
+   */
+  @Override
+  public void readMarshallable(BytesIn<?> in) {
+    int version = in.readByte() & 0xFF;
+    if (version != FORMAT_VERSION) {
+      throw new IORuntimeException(
+          "journal record format " + version + ", this reader knows " + FORMAT_VERSION);
+    }
+    Strings strings = Strings.PER_THREAD.get();
+    seq = in.readLong();
+    startNanos = in.readLong();
+    durationNanos = in.readLong();
+    threadId = in.readLong();
+    threadName = strings.read(in);
+    context = in.readLong();
+    kind = CallKind.ofOrdinal(checkedOrdinal(in.readByte(), CallKind.values().length, "call kind"));
+    name = strings.read(in);
+    appStream = in.readLong();
+    result = in.readInt();
+    kernel = strings.read(in);
+    gridX = in.readInt();
+    gridY = in.readInt();
+    gridZ = in.readInt();
+    blockX = in.readInt();
+    blockY = in.readInt();
+    blockZ = in.readInt();
+    sharedMemBytes = in.readInt();
+    int params = checkedCount(in.readStopBit(), "parameter count");
+    paramCount = 0;
+    paramOffsets[0] = 0;
+    for (int i = 0; i < params; i++) {
+      addParam(checkedCount(in.readStopBit(), "parameter size"));
+    }
+    int paramTotal = paramOffsets[paramCount];
+    if (in.read(paramBytes, 0, paramTotal) != paramTotal && paramTotal > 0) {
+      throw new IORuntimeException("journal record truncated in the parameters");
+    }
+    bytes = in.readLong();
+    int accesses = checkedCount(in.readStopBit(), "access count");
+    accessCount = 0;
+    for (int i = 0; i < accesses; i++) {
+      int id = in.readInt();
+      long base = in.readLong();
+      long offset = in.readLong();
+      long size = in.readLong();
+      int mode = checkedOrdinal(in.readByte(), AccessMode.values().length, "access mode");
+      addAccess(id, -1, base, offset, size, AccessMode.ofOrdinal(mode));
+    }
+    stream = in.readInt();
+    int predecessorsRead = checkedCount(in.readStopBit(), "predecessor count");
+    predecessorCount = 0;
+    for (int i = 0; i < predecessorsRead; i++) {
+      addPredecessor(in.readLong());
+    }
+    setFlags(in.readByte());
+  }
+
+  private static final int FLAG_UNKNOWN_MEMORY = 1;
+  private static final int FLAG_EVENT_RECORDED = 1 << 1;
+  private static final int FLAG_HOST_WAITED = 1 << 2;
+  private static final int FLAG_HOST_WAIT_NARROWED = 1 << 3;
+  private static final int FLAG_BARRIER = 1 << 4;
+
+  private int flags() {
+    return (touchesUnknownMemory ? FLAG_UNKNOWN_MEMORY : 0)
+        | (eventRecorded ? FLAG_EVENT_RECORDED : 0)
+        | (hostWaited ? FLAG_HOST_WAITED : 0)
+        | (hostWaitNarrowed ? FLAG_HOST_WAIT_NARROWED : 0)
+        | (barrier ? FLAG_BARRIER : 0);
+  }
+
+  private void setFlags(int flags) {
+    touchesUnknownMemory = (flags & FLAG_UNKNOWN_MEMORY) != 0;
+    eventRecorded = (flags & FLAG_EVENT_RECORDED) != 0;
+    hostWaited = (flags & FLAG_HOST_WAITED) != 0;
+    hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
+    barrier = (flags & FLAG_BARRIER) != 0;
+  }
+
+  /** Counts above this are a damaged record, not a real call. */
+  private static final int MAX_COUNT = 1 << 20;
+
+  private static int checkedCount(long count, String what) {
+    if (count < 0 || count > MAX_COUNT) {
+      throw new IORuntimeException("journal record has an impossible " + what + ": " + count);
+    }
+    return (int) count;
+  }
+
+  private static int checkedOrdinal(byte ordinal, int limit, String what) {
+    int o = ordinal & 0xFF;
+    if (o >= limit) {
+      throw new IORuntimeException("journal record has an unknown " + what + ": " + o);
+    }
+    return o;
+  }
+
+  /** Reads strings without building a new one for each name seen before. */
+  private static final class Strings {
+    static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);
+
+    final StringBuilder buffer = new StringBuilder(64);
+    final StringInterner interner = new StringInterner(1024);
+
+    String read(BytesIn<?> in) {
+      buffer.setLength(0);
+      if (!in.readUtf8(buffer)) {
+        return "";
+      }
+      return interner.intern(buffer);
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return this == o;
+  }
+
+  @Override
+  public int hashCode() {
+    return System.identityHashCode(this);
+  }
+
+  @Override
+  public String toString() {
+    return "CallRecord{seq=" + seq + ", " + name + (kernel.isEmpty() ? "" : " " + kernel)
+        + ", " + kind + ", thread=" + threadName + ", stream=" + stream
+        + ", accesses=" + accessCount + ", result=" + result + "}";
   }
 }
