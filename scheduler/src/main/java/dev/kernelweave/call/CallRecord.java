@@ -1,5 +1,6 @@
 package dev.kernelweave.call;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
@@ -246,23 +247,25 @@ public class CallRecord extends BytesInBinaryMarshallable {
   }
 
   /**
-   * Writes every journaled field to {@code out}. Allocation-free: strings are written char by char
-   * and arrays only up to their counts.
+   * Writes every journaled field to {@code out}. Allocation-free once warm: a string is written as a
+   * stop-bit length and its UTF-8 bytes, encoded once per distinct string instance and thread, and
+   * arrays are written only up to their counts.
    */
   @Override
   public void writeMarshallable(BytesOut<?> out) {
+    Strings strings = Strings.PER_THREAD.get();
     out.writeByte((byte) FORMAT_VERSION);
     out.writeLong(seq);
     out.writeLong(startNanos);
     out.writeLong(durationNanos);
     out.writeLong(threadId);
-    out.writeUtf8(threadName);
+    strings.write(out, threadName);
     out.writeLong(context);
     out.writeByte((byte) (kind == null ? CallKind.OPAQUE : kind).ordinal());
-    out.writeUtf8(name);
+    strings.write(out, name);
     out.writeLong(appStream);
     out.writeInt(result);
-    out.writeUtf8(kernel);
+    strings.write(out, kernel);
     out.writeInt(gridX);
     out.writeInt(gridY);
     out.writeInt(gridZ);
@@ -274,7 +277,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     for (int i = 0; i < paramCount; i++) {
       out.writeStopBit(paramSize(i));
     }
-    out.write(paramBytes, 0, paramCount == 0 ? 0 : paramOffsets[paramCount]);
+    writeBytes(out, paramBytes, 0, paramCount == 0 ? 0 : paramOffsets[paramCount]);
     out.writeLong(bytes);
     out.writeStopBit(accessCount);
     for (int i = 0; i < accessCount; i++) {
@@ -355,6 +358,17 @@ public class CallRecord extends BytesInBinaryMarshallable {
     setFlags(in.readByte());
   }
 
+  /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
+  private static void writeBytes(BytesOut<?> out, byte[] bytes, int from, int length) {
+    if (length > 48) {
+      out.write(bytes, from, length);
+      return;
+    }
+    for (int i = from, end = from + length; i < end; i++) {
+      out.writeByte(bytes[i]);
+    }
+  }
+
   private static final int FLAG_UNKNOWN_MEMORY = 1;
   private static final int FLAG_EVENT_RECORDED = 1 << 1;
   private static final int FLAG_HOST_WAITED = 1 << 2;
@@ -395,19 +409,72 @@ public class CallRecord extends BytesInBinaryMarshallable {
     return o;
   }
 
-  /** Reads strings without building a new one for each name seen before. */
+  /**
+   * Strings on the wire, per thread. Writing: the UTF-8 bytes of each string instance are cached in
+   * a small direct-mapped table keyed by identity (the strings are constants), which is several
+   * times faster than encoding per call. Reading: names are interned, so that a reader does not
+   * build a new string per field.
+   */
   private static final class Strings {
     static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);
+    private static final int SIZE = 512;
+    private static final int PROBES = 8;
 
-    final StringBuilder buffer = new StringBuilder(64);
+    final String[] encoded = new String[SIZE];
+    final byte[][] encodings = new byte[SIZE][];
+    byte[] buffer = new byte[64];
+    final StringBuilder chars = new StringBuilder(64);
     final StringInterner interner = new StringInterner(1024);
 
+    void write(BytesOut<?> out, String s) {
+      byte[] utf8 = encode(s == null ? "" : s);
+      out.writeStopBit(utf8.length);
+      writeBytes(out, utf8, 0, utf8.length);
+    }
+
+    /** Open addressing by identity, a few probes; a crowded neighbourhood evicts its home slot. */
+    private byte[] encode(String s) {
+      int home = System.identityHashCode(s) & (SIZE - 1);
+      for (int p = 0; p < PROBES; p++) {
+        int i = (home + p) & (SIZE - 1);
+        String k = encoded[i];
+        if (k == s) {
+          return encodings[i];
+        }
+        if (k == null) {
+          return put(i, s);
+        }
+      }
+      return put(home, s);
+    }
+
+    private byte[] put(int i, String s) {
+      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+      encoded[i] = s;
+      encodings[i] = utf8;
+      return utf8;
+    }
+
     String read(BytesIn<?> in) {
-      buffer.setLength(0);
-      if (!in.readUtf8(buffer)) {
+      int length = checkedCount(in.readStopBit(), "string length");
+      if (length == 0) {
         return "";
       }
-      return interner.intern(buffer);
+      if (length > buffer.length) {
+        buffer = new byte[Math.max(length, buffer.length * 2)];
+      }
+      if (in.read(buffer, 0, length) != length) {
+        throw new IORuntimeException("journal record truncated in a string");
+      }
+      chars.setLength(0);
+      for (int i = 0; i < length; i++) {
+        byte b = buffer[i];
+        if (b < 0) {
+          return interner.intern(new String(buffer, 0, length, StandardCharsets.UTF_8));
+        }
+        chars.append((char) b);
+      }
+      return interner.intern(chars);
     }
   }
 

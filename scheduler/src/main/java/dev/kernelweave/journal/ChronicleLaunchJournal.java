@@ -100,11 +100,14 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     LockSupport.unpark(writer);
     int spins = 0;
     while (state.get() == OPEN && !ring.offer(call)) {
-      if (++spins < 100) {
+      spins++;
+      if (spins < 64) {
         Thread.onSpinWait();
+      } else if (spins < 256) {
+        Thread.yield();
       } else {
         LockSupport.unpark(writer);
-        LockSupport.parkNanos(20_000);
+        LockSupport.parkNanos(10_000);
       }
     }
   }

@@ -48,7 +48,7 @@ final class RecordRing {
 
   /** @param capacity the number of slots, rounded up to a power of two, at least 2 */
   RecordRing(int capacity) {
-    int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
+    int size = capacity <= 2 ? 2 : Integer.highestOneBit(capacity - 1) << 1;
     records = new CallRecord[size];
     sequences = new long[size];
     for (int i = 0; i < size; i++) {
