@@ -8,6 +8,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
 import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.posix.internal.PosixAPIHolder;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
@@ -20,13 +21,42 @@ final class Journals {
 
   private Journals() {}
 
+  private static volatile boolean muted;
+
   /**
-   * Chronicle reports usage to its vendor over the network unless told not to; an agent inside
-   * someone else's program must not. Set before the first queue is built; an explicit setting wins.
+   * Settles what Chronicle does to the process it runs in, before its first queue is built.
+   *
+   * <ul>
+   *   <li>Usage reports: Chronicle sends them to its vendor over the network (and writes a client id
+   *       in the user's home) unless told not to; an agent inside someone else's program must not.
+   *       An explicit {@code -Dchronicle.analytics.disable} wins.
+   *   <li>Configuration files: on start Chronicle copies the entries of a {@code system.properties}
+   *       file in the working directory (or its parent) into the JVM's system properties; the
+   *       application's file of that name is not meant for it. Pointing the property of the same
+   *       name at a file that does not exist turns that off; an explicit setting wins.
+   *   <li>Native code: Chronicle loads its POSIX bindings (jnr-ffi, which unpacks a native stub
+   *       into the temporary directory and, on JDK 24 and later, draws restricted-method and
+   *       {@code sun.misc.Unsafe} warnings) only for features the journal does not use (CPU
+   *       affinity, POSIX clocks); the no-op bindings keep it out.
+   * </ul>
    */
   static void muteChronicle() {
+    if (muted) {
+      return;
+    }
+    muted = true;
     if (System.getProperty("chronicle.analytics.disable") == null) {
       System.setProperty("chronicle.analytics.disable", "true");
+    }
+    if (System.getProperty("system.properties") == null) {
+      System.setProperty("system.properties", "kernelweave-ignores-system.properties");
+    }
+    try {
+      if (PosixAPIHolder.POSIX_API == null) {
+        PosixAPIHolder.useNoOpPosixApi();
+      }
+    } catch (Throwable ignored) {
+      // Another Chronicle version: it loads its bindings as it always did.
     }
   }
 
