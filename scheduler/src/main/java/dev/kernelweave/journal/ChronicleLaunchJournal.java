@@ -27,6 +27,10 @@ import net.openhft.chronicle.wire.DocumentContext;
  * the free space falling under {@link Builder#minFreeBytes}), the journal says so once through its
  * warning sink, stops, and {@link #append} becomes a no-op: the application goes on.
  *
+ * <p>Opening creates the directory and starts the writer thread, which builds the queue: Chronicle
+ * takes most of a second to start, and the application should not wait for it. Calls appended
+ * meanwhile wait in the ring.
+ *
  * <p>Thread-safe. {@link #close} writes what is pending and releases the files; it registers no
  * shutdown hook of its own (the agent calls it from its own).
  */
@@ -49,12 +53,13 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private static final int STOPPED = 2;
 
   private static final long FREE_SPACE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-  private static final long MAX_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long MAX_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
   private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
 
   private final Path directory;
   private final RecordRing ring;
-  private final SingleChronicleQueue queue;
+  private final RollCycle rollCycle;
+  private final long blockSize;
   private final Consumer<String> warn;
   private final FileStore store;
   private final long minFreeBytes;
@@ -63,10 +68,11 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final AtomicLong fullWaits = new AtomicLong();
   private volatile long written;
 
-  private ChronicleLaunchJournal(Builder b, SingleChronicleQueue queue, FileStore store) {
+  private ChronicleLaunchJournal(Builder b, FileStore store) {
     this.directory = b.directory;
     this.ring = new RecordRing(b.ringCapacity);
-    this.queue = queue;
+    this.rollCycle = ROLL_CYCLE;
+    this.blockSize = b.blockSize;
     this.warn = b.warn;
     this.store = store;
     this.minFreeBytes = b.minFreeBytes;
@@ -91,7 +97,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         waitForRoom(call);
       }
     } catch (Throwable t) {
-      stop("cannot journal a call", t);
+      stop("stopped", t);
     }
   }
 
@@ -168,7 +174,8 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     return true;
   }
 
-  private void stop(String what, Throwable cause) {
+  /** Stops journaling and says so once: "kernelweave: journal {@code how}, cannot write to DIR: cause". */
+  private void stop(String how, Throwable cause) {
     int s;
     do {
       s = state.get();
@@ -177,31 +184,46 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       }
     } while (!state.compareAndSet(s, STOPPED));
     try {
-      warn.accept("kernelweave: journal stopped, " + what + " in " + directory + ": " + describe(cause));
+      warn.accept("kernelweave: journal " + how + ", cannot write to " + directory + ": " + describe(cause));
     } catch (Throwable ignored) {
       // A warning sink that fails must not take the application with it.
     }
   }
 
+  /** One line: the exception's simple name and the first line of its message, and a hint if known. */
   static String describe(Throwable t) {
     String message = t.getMessage();
     String name = t.getClass().getSimpleName();
-    if (message == null || message.isBlank()) {
-      return name;
+    String line = message == null || message.isBlank()
+        ? name : name + ": " + message.lines().findFirst().orElse("");
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof IllegalAccessException
+          || c.getClass().getName().equals("java.lang.reflect.InaccessibleObjectException")) {
+        return line + " (Chronicle needs the JDK packages opened: --add-opens java.base/sun.nio.ch"
+            + " and the others the agent's manifest lists)";
+      }
     }
-    return name + ": " + message.lines().findFirst().orElse("");
+    return line;
   }
 
   /** Drains the ring into the queue; the only thread that touches the appender. */
   private final class Writer implements Runnable, Consumer<CallRecord> {
+    private SingleChronicleQueue queue;
     private ExcerptAppender appender;
     private long nextSpaceCheck;
 
     @Override
     public void run() {
       try {
+        queue = Journals.writerQueue(directory, rollCycle, blockSize);
         appender = queue.createAppender();
         checkSpace(System.nanoTime());
+      } catch (Throwable t) {
+        stop("off", t);
+        discardAndClose();
+        return;
+      }
+      try {
         long idle = 0;
         while (true) {
           int n = 0;
@@ -229,14 +251,18 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
           }
         }
       } catch (Throwable t) {
-        stop("cannot write", t);
+        stop("stopped", t);
       } finally {
-        state.set(STOPPED);
-        while (ring.discard()) {
-          // Producers waiting for room see STOPPED; what is left cannot be written any more.
-        }
-        closeQuietly();
+        discardAndClose();
       }
+    }
+
+    private void discardAndClose() {
+      state.set(STOPPED);
+      while (ring.discard()) {
+        // Producers waiting for room see STOPPED; what is left cannot be written any more.
+      }
+      closeQuietly();
     }
 
     @Override
@@ -267,7 +293,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         // Closing after a failure may fail again; the warning was given.
       }
       try {
-        queue.close();
+        if (queue != null) {
+          queue.close();
+        }
       } catch (Throwable ignored) {
         // As above.
       }
@@ -314,7 +342,8 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     }
 
     /**
-     * Creates the directory and the queue and starts the writer thread.
+     * Creates the directory and starts the writer thread, which builds the queue; when that fails
+     * the journal warns once and stops.
      *
      * @throws IOException when the directory cannot be created or written
      */
@@ -323,14 +352,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       if (!Files.isWritable(directory)) {
         throw new IOException("not writable");
       }
-      FileStore store = Files.getFileStore(directory);
-      SingleChronicleQueue queue = Journals.writerQueue(directory, ROLL_CYCLE, blockSize);
-      try {
-        return new ChronicleLaunchJournal(this, queue, store);
-      } catch (Throwable t) {
-        queue.close();
-        throw t;
-      }
+      return new ChronicleLaunchJournal(this, Files.getFileStore(directory));
     }
   }
 }

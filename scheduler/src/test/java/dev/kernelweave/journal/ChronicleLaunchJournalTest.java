@@ -133,6 +133,23 @@ class ChronicleLaunchJournalTest {
   }
 
   @Test
+  void aQueueChronicleCannotOpenWarnsOnceAndAppendsAreHarmless() throws Exception {
+    Path dir = Files.createDirectories(temp.resolve("journal"));
+    Files.createDirectory(dir.resolve("metadata.cq4t"));
+    LaunchJournal journal = LaunchJournals.open(dir, warnings::add);
+    CallRecord call = TestCalls.fill(new CallRecord(), 1);
+    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+      for (int i = 0; i < 100_000; i++) {
+        journal.append(call);
+      }
+      journal.close();
+    });
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith("kernelweave: journal off, cannot write to " + dir + ": "),
+        warnings.get(0));
+  }
+
+  @Test
   void aFullDiskStopsJournalingWithOneWarningAndAppendsNeverBlock() throws Exception {
     Path dir = temp.resolve("journal");
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir)

@@ -118,7 +118,7 @@ final class InspectCommand {
       } catch (IOException | UncheckedIOException e) {
         throw new InspectException("cannot write " + o.output + ": " + e.getMessage(), OUTPUT_FAILED);
       }
-      out.println("wrote " + calls + " calls and " + trace.flows() + " cross-stream waits to " + o.output
+      out.println("wrote " + calls + " calls and " + trace.flows() + " wait arrows to " + o.output
           + " (open it in https://ui.perfetto.dev)");
     }
     return 0;
