@@ -71,7 +71,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private ChronicleLaunchJournal(Builder b, FileStore store) {
     this.directory = b.directory;
     this.ring = new RecordRing(b.ringCapacity);
-    this.rollCycle = ROLL_CYCLE;
+    this.rollCycle = b.rollCycle;
     this.blockSize = b.blockSize;
     this.warn = b.warn;
     this.store = store;
@@ -308,6 +308,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private int ringCapacity = DEFAULT_RING_CAPACITY;
     private long blockSize = DEFAULT_BLOCK_SIZE;
     private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+    private RollCycle rollCycle = ROLL_CYCLE;
     private Consumer<String> warn = System.err::println;
 
     private Builder(Path directory) {
@@ -326,6 +327,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     /** Bytes Chronicle maps at a time (it raises small values to its own minimum). */
     public Builder blockSize(long bytes) {
       this.blockSize = bytes;
+      return this;
+    }
+
+    /** How often the queue starts a new file; tests roll every second to cross a roll quickly. */
+    Builder rollCycle(RollCycle cycle) {
+      this.rollCycle = Objects.requireNonNull(cycle, "rollCycle");
       return this;
     }
 

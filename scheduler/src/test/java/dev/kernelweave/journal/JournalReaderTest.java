@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,6 +114,50 @@ class JournalReaderTest {
     assertFalse(follower.isAlive());
     assertTrue(stoppedCleanly[0], "follow returns false on interrupt and keeps the status");
     journal.close();
+  }
+
+  @Test
+  void readsAndFollowsAcrossFiles() throws Exception {
+    Path dir = temp.resolve("journal");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir)
+        .rollCycle(TestRollCycles.TEST_SECONDLY)
+        .warn(w -> { })
+        .open();
+    CallRecord call = new CallRecord();
+    journal.append(TestCalls.fill(call, 0));
+    assertTrue(journal.awaitWritten(10, TimeUnit.SECONDS));
+    BlockingQueue<Long> seen = new LinkedBlockingQueue<>();
+    Thread follower = new Thread(() -> {
+      try (JournalReader reader = JournalReader.open(dir)) {
+        CallRecord r = new CallRecord();
+        while (reader.follow(r)) {
+          seen.add(r.seq);
+        }
+      } catch (Exception e) {
+        seen.add(-1L);
+      }
+    });
+    follower.start();
+    assertEquals(0L, seen.poll(10, TimeUnit.SECONDS));
+    for (long seq = 1; seq < 3; seq++) {
+      Thread.sleep(1_100);
+      journal.append(TestCalls.fill(call, seq));
+      assertEquals(seq, seen.poll(10, TimeUnit.SECONDS), "the follower crossed into the next file");
+    }
+    follower.interrupt();
+    follower.join(10_000);
+    journal.close();
+    try (var files = Files.list(dir)) {
+      assertTrue(files.filter(p -> p.toString().endsWith(".cq4")).count() >= 3, "one file per second");
+    }
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      for (long seq = 0; seq < 3; seq++) {
+        assertTrue(reader.next(r));
+        assertEquals(seq, r.seq);
+      }
+      assertFalse(reader.next(r));
+    }
   }
 
   @Test
