@@ -104,11 +104,15 @@ final class InspectCommand {
   }
 
   private static int trace(Options o, PrintStream out) throws InspectException {
+    long[] origin = {Long.MAX_VALUE};
+    try (Journal journal = Journal.open(o.directory)) {
+      journal.forEach(r -> origin[0] = Math.min(origin[0], r.startNanos));
+    }
     long calls = 0;
     try (Journal journal = Journal.open(o.directory)) {
       ChromeTrace trace;
       try (BufferedWriter w = Files.newBufferedWriter(o.output, StandardCharsets.UTF_8)) {
-        trace = new ChromeTrace(w);
+        trace = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
         CallRecord r = new CallRecord();
         while (journal.next(r)) {
           trace.add(r);

@@ -13,7 +13,8 @@ import java.util.Set;
  * thread with a complete event ({@code "ph":"X"}) for each call's host time; process 2 ("agent
  * streams") has a track per agent stream with the calls issued there, and flow arrows from each
  * cross-stream predecessor to the call that waited for it (when the predecessor is among the last
- * {@value #FLOW_WINDOW} stream calls). Times are microseconds since the journal's first call.
+ * {@value #FLOW_WINDOW} stream calls). Times are microseconds since {@code origin}, the earliest
+ * start in the journal.
  *
  * <p>Streams the journal: the events are written as they are read.
  */
@@ -30,12 +31,14 @@ public final class ChromeTrace implements AutoCloseable {
   private final int[] windowStream = new int[FLOW_WINDOW];
   private final double[] windowTs = new double[FLOW_WINDOW];
   private final StringBuilder event = new StringBuilder(256);
-  private long origin = Long.MIN_VALUE;
+  private final long origin;
   private boolean first = true;
   private long flows;
 
-  public ChromeTrace(Writer out) throws IOException {
+  /** @param origin the time zero of the trace, nanoseconds since the epoch */
+  public ChromeTrace(Writer out, long origin) throws IOException {
     this.out = out;
+    this.origin = origin;
     java.util.Arrays.fill(windowSeq, -1);
     out.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     metadata("process_name", THREADS_PID, 0, "application threads");
@@ -45,9 +48,6 @@ public final class ChromeTrace implements AutoCloseable {
   }
 
   public void add(CallRecord r) throws IOException {
-    if (origin == Long.MIN_VALUE) {
-      origin = r.startNanos;
-    }
     double ts = (r.startNanos - origin) / 1000.0;
     double dur = Math.max(0, r.durationNanos) / 1000.0;
     if (threadsNamed.add(r.threadId)) {
