@@ -1,6 +1,12 @@
 package dev.kernelweave.call;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import net.openhft.chronicle.bytes.BytesIn;
+import net.openhft.chronicle.bytes.BytesOut;
+import net.openhft.chronicle.core.io.IORuntimeException;
+import net.openhft.chronicle.core.pool.StringInterner;
+import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 
 /**
  * One intercepted call: what the application asked for, the device memory it touches, what the
@@ -14,8 +20,19 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe: an instance belongs to one thread at a time; the journal copies it with
  * {@link #copyFrom} before handing it to its writer thread.
+ *
+ * <p>Journal format: {@link #writeMarshallable} writes the fields one by one, after a
+ * {@link #FORMAT_VERSION} byte, so that a reader can refuse a record it does not understand instead
+ * of misreading it. Kinds and access modes are stored by ordinal: reordering {@link CallKind} or
+ * {@link AccessMode}, like any change to the layout, needs a new version. {@code accessSlot} is not
+ * journaled (a reader gets -1): slots are reused after a free and mean nothing outside the process.
+ *
+ * <p>Equality is identity: a record is a reused, mutable buffer, not a value.
  */
-public class CallRecord {
+public class CallRecord extends BytesInBinaryMarshallable {
+
+  /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
+  public static final int FORMAT_VERSION = 1;
 
   /** {@link #result} when the call threw instead of returning a code. */
   public static final int RESULT_THREW = Integer.MIN_VALUE;
@@ -227,5 +244,254 @@ public class CallRecord {
     hostWaited = other.hostWaited;
     hostWaitNarrowed = other.hostWaitNarrowed;
     barrier = other.barrier;
+  }
+
+  /**
+   * Writes every journaled field to {@code out}. Allocation-free once warm: a string is written as a
+   * stop-bit length and its UTF-8 bytes, encoded once per distinct string instance and thread, and
+   * arrays are written only up to their counts.
+   */
+  @Override
+  public void writeMarshallable(BytesOut<?> out) {
+    Strings strings = Strings.PER_THREAD.get();
+    out.writeByte((byte) FORMAT_VERSION);
+    out.writeLong(seq);
+    out.writeLong(startNanos);
+    out.writeLong(durationNanos);
+    out.writeLong(threadId);
+    strings.write(out, threadName);
+    out.writeLong(context);
+    out.writeByte((byte) (kind == null ? CallKind.OPAQUE : kind).ordinal());
+    strings.write(out, name);
+    out.writeLong(appStream);
+    out.writeInt(result);
+    strings.write(out, kernel);
+    out.writeInt(gridX);
+    out.writeInt(gridY);
+    out.writeInt(gridZ);
+    out.writeInt(blockX);
+    out.writeInt(blockY);
+    out.writeInt(blockZ);
+    out.writeInt(sharedMemBytes);
+    out.writeStopBit(paramCount);
+    for (int i = 0; i < paramCount; i++) {
+      out.writeStopBit(paramSize(i));
+    }
+    writeBytes(out, paramBytes, 0, paramCount == 0 ? 0 : paramOffsets[paramCount]);
+    out.writeLong(bytes);
+    out.writeStopBit(accessCount);
+    for (int i = 0; i < accessCount; i++) {
+      out.writeInt(accessId[i]);
+      out.writeLong(accessBase[i]);
+      out.writeLong(accessOffset[i]);
+      out.writeLong(accessSize[i]);
+      out.writeByte(accessMode[i]);
+    }
+    out.writeInt(stream);
+    out.writeStopBit(predecessorCount);
+    for (int i = 0; i < predecessorCount; i++) {
+      out.writeLong(predecessors[i]);
+    }
+    out.writeByte((byte) flags());
+  }
+
+  /**
+   * Reads a record written by {@link #writeMarshallable} into this one, reusing its arrays (they
+   * only grow). Strings come from a small per-thread interner, so that reading a journal does not
+   * build a new string per field.
+   *
+   * @throws IORuntimeException when the record has another format version or is malformed
+   */
+  @Override
+  public void readMarshallable(BytesIn<?> in) {
+    int version = in.readByte() & 0xFF;
+    if (version != FORMAT_VERSION) {
+      throw new IORuntimeException(
+          "journal record format " + version + ", this reader knows " + FORMAT_VERSION);
+    }
+    Strings strings = Strings.PER_THREAD.get();
+    seq = in.readLong();
+    startNanos = in.readLong();
+    durationNanos = in.readLong();
+    threadId = in.readLong();
+    threadName = strings.read(in);
+    context = in.readLong();
+    kind = CallKind.ofOrdinal(checkedOrdinal(in.readByte(), CallKind.values().length, "call kind"));
+    name = strings.read(in);
+    appStream = in.readLong();
+    result = in.readInt();
+    kernel = strings.read(in);
+    gridX = in.readInt();
+    gridY = in.readInt();
+    gridZ = in.readInt();
+    blockX = in.readInt();
+    blockY = in.readInt();
+    blockZ = in.readInt();
+    sharedMemBytes = in.readInt();
+    int params = checkedCount(in.readStopBit(), "parameter count");
+    paramCount = 0;
+    paramOffsets[0] = 0;
+    for (int i = 0; i < params; i++) {
+      addParam(checkedCount(in.readStopBit(), "parameter size"));
+    }
+    int paramTotal = paramOffsets[paramCount];
+    if (in.read(paramBytes, 0, paramTotal) != paramTotal && paramTotal > 0) {
+      throw new IORuntimeException("journal record truncated in the parameters");
+    }
+    bytes = in.readLong();
+    int accesses = checkedCount(in.readStopBit(), "access count");
+    accessCount = 0;
+    for (int i = 0; i < accesses; i++) {
+      int id = in.readInt();
+      long base = in.readLong();
+      long offset = in.readLong();
+      long size = in.readLong();
+      int mode = checkedOrdinal(in.readByte(), AccessMode.values().length, "access mode");
+      addAccess(id, -1, base, offset, size, AccessMode.ofOrdinal(mode));
+    }
+    stream = in.readInt();
+    int predecessorsRead = checkedCount(in.readStopBit(), "predecessor count");
+    predecessorCount = 0;
+    for (int i = 0; i < predecessorsRead; i++) {
+      addPredecessor(in.readLong());
+    }
+    setFlags(in.readByte());
+  }
+
+  /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
+  private static void writeBytes(BytesOut<?> out, byte[] bytes, int from, int length) {
+    if (length > 48) {
+      out.write(bytes, from, length);
+      return;
+    }
+    for (int i = from, end = from + length; i < end; i++) {
+      out.writeByte(bytes[i]);
+    }
+  }
+
+  private static final int FLAG_UNKNOWN_MEMORY = 1;
+  private static final int FLAG_EVENT_RECORDED = 1 << 1;
+  private static final int FLAG_HOST_WAITED = 1 << 2;
+  private static final int FLAG_HOST_WAIT_NARROWED = 1 << 3;
+  private static final int FLAG_BARRIER = 1 << 4;
+
+  private int flags() {
+    return (touchesUnknownMemory ? FLAG_UNKNOWN_MEMORY : 0)
+        | (eventRecorded ? FLAG_EVENT_RECORDED : 0)
+        | (hostWaited ? FLAG_HOST_WAITED : 0)
+        | (hostWaitNarrowed ? FLAG_HOST_WAIT_NARROWED : 0)
+        | (barrier ? FLAG_BARRIER : 0);
+  }
+
+  private void setFlags(int flags) {
+    touchesUnknownMemory = (flags & FLAG_UNKNOWN_MEMORY) != 0;
+    eventRecorded = (flags & FLAG_EVENT_RECORDED) != 0;
+    hostWaited = (flags & FLAG_HOST_WAITED) != 0;
+    hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
+    barrier = (flags & FLAG_BARRIER) != 0;
+  }
+
+  /** Counts above this are a damaged record, not a real call. */
+  private static final int MAX_COUNT = 1 << 20;
+
+  private static int checkedCount(long count, String what) {
+    if (count < 0 || count > MAX_COUNT) {
+      throw new IORuntimeException("journal record has an impossible " + what + ": " + count);
+    }
+    return (int) count;
+  }
+
+  private static int checkedOrdinal(byte ordinal, int limit, String what) {
+    int o = ordinal & 0xFF;
+    if (o >= limit) {
+      throw new IORuntimeException("journal record has an unknown " + what + ": " + o);
+    }
+    return o;
+  }
+
+  /**
+   * Strings on the wire, per thread. Writing: the UTF-8 bytes of each string instance are cached in
+   * a small direct-mapped table keyed by identity (the strings are constants), which is several
+   * times faster than encoding per call. Reading: names are interned, so that a reader does not
+   * build a new string per field.
+   */
+  private static final class Strings {
+    static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);
+    private static final int SIZE = 512;
+    private static final int PROBES = 8;
+
+    final String[] encoded = new String[SIZE];
+    final byte[][] encodings = new byte[SIZE][];
+    byte[] buffer = new byte[64];
+    final StringBuilder chars = new StringBuilder(64);
+    final StringInterner interner = new StringInterner(1024);
+
+    void write(BytesOut<?> out, String s) {
+      byte[] utf8 = encode(s == null ? "" : s);
+      out.writeStopBit(utf8.length);
+      writeBytes(out, utf8, 0, utf8.length);
+    }
+
+    /** Open addressing by identity, a few probes; a crowded neighbourhood evicts its home slot. */
+    private byte[] encode(String s) {
+      int home = System.identityHashCode(s) & (SIZE - 1);
+      for (int p = 0; p < PROBES; p++) {
+        int i = (home + p) & (SIZE - 1);
+        String k = encoded[i];
+        if (k == s) {
+          return encodings[i];
+        }
+        if (k == null) {
+          return put(i, s);
+        }
+      }
+      return put(home, s);
+    }
+
+    private byte[] put(int i, String s) {
+      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+      encoded[i] = s;
+      encodings[i] = utf8;
+      return utf8;
+    }
+
+    String read(BytesIn<?> in) {
+      int length = checkedCount(in.readStopBit(), "string length");
+      if (length == 0) {
+        return "";
+      }
+      if (length > buffer.length) {
+        buffer = new byte[Math.max(length, buffer.length * 2)];
+      }
+      if (in.read(buffer, 0, length) != length) {
+        throw new IORuntimeException("journal record truncated in a string");
+      }
+      chars.setLength(0);
+      for (int i = 0; i < length; i++) {
+        byte b = buffer[i];
+        if (b < 0) {
+          return interner.intern(new String(buffer, 0, length, StandardCharsets.UTF_8));
+        }
+        chars.append((char) b);
+      }
+      return interner.intern(chars);
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return this == o;
+  }
+
+  @Override
+  public int hashCode() {
+    return System.identityHashCode(this);
+  }
+
+  @Override
+  public String toString() {
+    return "CallRecord{seq=" + seq + ", " + name + (kernel.isEmpty() ? "" : " " + kernel)
+        + ", " + kind + ", thread=" + threadName + ", stream=" + stream
+        + ", accesses=" + accessCount + ", result=" + result + "}";
   }
 }

@@ -1,0 +1,172 @@
+package dev.kernelweave.agent.cli.inspect;
+
+import dev.kernelweave.call.CallRecord;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code inspect trace}: the journal as Chrome Trace Event Format JSON, which Perfetto and
+ * {@code chrome://tracing} open. Process 1 ("application threads") has a track per application
+ * thread with a complete event ({@code "ph":"X"}) for each call's host time; process 2 ("agent
+ * streams") has a track per agent stream with the calls issued there, and flow arrows from each
+ * cross-stream predecessor to the call that waited for it (when the predecessor is among the last
+ * {@value #FLOW_WINDOW} stream calls). Times are microseconds since {@code origin}, the earliest
+ * start in the journal.
+ *
+ * <p>Streams the journal: the events are written as they are read.
+ */
+public final class ChromeTrace implements AutoCloseable {
+
+  static final int THREADS_PID = 1;
+  static final int STREAMS_PID = 2;
+  static final int FLOW_WINDOW = 1 << 16;
+
+  private final Writer out;
+  private final Set<Long> threadsNamed = new HashSet<>();
+  private final Set<Integer> streamsNamed = new HashSet<>();
+  private final long[] windowSeq = new long[FLOW_WINDOW];
+  private final int[] windowStream = new int[FLOW_WINDOW];
+  private final double[] windowTs = new double[FLOW_WINDOW];
+  private final StringBuilder event = new StringBuilder(256);
+  private final long origin;
+  private boolean first = true;
+  private long flows;
+
+  /** @param origin the time zero of the trace, nanoseconds since the epoch */
+  public ChromeTrace(Writer out, long origin) throws IOException {
+    this.out = out;
+    this.origin = origin;
+    java.util.Arrays.fill(windowSeq, -1);
+    out.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    metadata("process_name", THREADS_PID, 0, "application threads");
+    metadata("process_sort_index", THREADS_PID, 0, null);
+    metadata("process_name", STREAMS_PID, 0, "agent streams");
+    metadata("process_sort_index", STREAMS_PID, 0, null);
+  }
+
+  public void add(CallRecord r) throws IOException {
+    double ts = (r.startNanos - origin) / 1000.0;
+    double dur = Math.max(0, r.durationNanos) / 1000.0;
+    if (threadsNamed.add(r.threadId)) {
+      metadata("thread_name", THREADS_PID, r.threadId,
+          (r.threadName.isEmpty() ? "thread" : r.threadName) + " (" + r.threadId + ")");
+    }
+    complete(r, THREADS_PID, r.threadId, ts, dur);
+    if (r.stream >= 0) {
+      if (streamsNamed.add(r.stream)) {
+        metadata("thread_name", STREAMS_PID, r.stream, "stream " + r.stream);
+      }
+      complete(r, STREAMS_PID, r.stream, ts, dur);
+      for (int i = 0; i < r.predecessorCount; i++) {
+        long p = r.predecessors[i];
+        int slot = (int) (p & (FLOW_WINDOW - 1));
+        if (windowSeq[slot] == p) {
+          flow(p, r.seq, windowStream[slot], windowTs[slot], r.stream, ts);
+        }
+      }
+      int slot = (int) (r.seq & (FLOW_WINDOW - 1));
+      windowSeq[slot] = r.seq;
+      windowStream[slot] = r.stream;
+      windowTs[slot] = ts;
+    }
+  }
+
+  /** Number of flow arrows written. */
+  public long flows() {
+    return flows;
+  }
+
+  private void complete(CallRecord r, int pid, long tid, double ts, double dur) throws IOException {
+    StringBuilder b = begin();
+    b.append("{\"name\":");
+    Json.string(b, r.kernel.isEmpty() ? r.name : r.kernel);
+    b.append(",\"cat\":");
+    Json.string(b, r.kind.name().toLowerCase(Locale.ROOT));
+    b.append(",\"ph\":\"X\",\"ts\":").append(micros(ts)).append(",\"dur\":").append(micros(dur));
+    b.append(",\"pid\":").append(pid).append(",\"tid\":").append(tid);
+    b.append(",\"args\":{\"seq\":").append(r.seq).append(",\"call\":");
+    Json.string(b, r.name);
+    b.append(",\"stream\":").append(r.stream).append(",\"result\":").append(r.result);
+    if (r.bytes != 0) {
+      b.append(",\"bytes\":").append(r.bytes);
+    }
+    if (r.accessCount > 0) {
+      b.append(",\"accesses\":\"");
+      for (int i = 0; i < r.accessCount; i++) {
+        if (i > 0) {
+          b.append(' ');
+        }
+        b.append('#').append(r.accessId[i]).append("+0x").append(Long.toHexString(r.accessOffset[i]))
+            .append('[').append(r.accessSize[i]).append("] ").append(r.accessMode(i).symbol());
+      }
+      b.append('"');
+    }
+    if (r.predecessorCount > 0) {
+      b.append(",\"after\":[");
+      for (int i = 0; i < r.predecessorCount; i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        b.append(r.predecessors[i]);
+      }
+      b.append(']');
+    }
+    b.append("}}");
+    end(b);
+  }
+
+  private void flow(long fromSeq, long toSeq, int fromStream, double fromTs, int toStream, double toTs)
+      throws IOException {
+    long id = ++flows;
+    StringBuilder b = begin();
+    b.append("{\"name\":\"wait\",\"cat\":\"dependency\",\"ph\":\"s\",\"id\":").append(id)
+        .append(",\"ts\":").append(micros(fromTs)).append(",\"pid\":").append(STREAMS_PID)
+        .append(",\"tid\":").append(fromStream).append(",\"args\":{\"from\":").append(fromSeq).append("}}");
+    end(b);
+    b = begin();
+    b.append("{\"name\":\"wait\",\"cat\":\"dependency\",\"ph\":\"f\",\"bp\":\"e\",\"id\":").append(id)
+        .append(",\"ts\":").append(micros(toTs)).append(",\"pid\":").append(STREAMS_PID)
+        .append(",\"tid\":").append(toStream).append(",\"args\":{\"to\":").append(toSeq).append("}}");
+    end(b);
+  }
+
+  private void metadata(String name, int pid, long tid, String value) throws IOException {
+    StringBuilder b = begin();
+    b.append("{\"name\":\"").append(name).append("\",\"ph\":\"M\",\"pid\":").append(pid)
+        .append(",\"tid\":").append(tid).append(",\"args\":{");
+    if (value == null) {
+      b.append("\"sort_index\":").append(pid);
+    } else {
+      b.append("\"name\":");
+      Json.string(b, value);
+    }
+    b.append("}}");
+    end(b);
+  }
+
+  private StringBuilder begin() {
+    event.setLength(0);
+    if (!first) {
+      event.append(",\n");
+    }
+    first = false;
+    return event;
+  }
+
+  private void end(StringBuilder b) throws IOException {
+    out.append(b);
+  }
+
+  private static String micros(double us) {
+    return String.format(Locale.ROOT, "%.3f", us);
+  }
+
+  @Override
+  public void close() throws IOException {
+    out.write("\n]}\n");
+    out.flush();
+  }
+}

@@ -1,0 +1,262 @@
+package dev.kernelweave.agent.cli.inspect;
+
+import dev.kernelweave.call.CallRecord;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code inspect dag}: the dependencies that the device work's accesses imply, per allocation id:
+ * read-after-write (RAW: a read after the last write), write-after-read (WAR: a write after the
+ * reads since the last write) and write-after-write (WAW: a write after a write with no read in
+ * between; with reads in between, RAW and WAR already order the two writes).
+ *
+ * <p>Edges are drawn as {@code from -> to}, labelled with the kinds and allocations. When the
+ * journal carries the scheduler's decisions, solid edges are the ones the scheduler enforced
+ * itself (both calls on one stream, or a cross-stream wait it recorded) and dashed edges the ones it
+ * ordered through others; a recorded wait that no access implies is drawn grey, labelled "wait".
+ * Without decisions (a pass-through journal), dashed edges are those implied transitively by
+ * others (the transitive reduction is solid).
+ *
+ * <p>Only calls with {@code from <= seq <= to} take part (an edge needs both ends drawn, and a call
+ * before the range can only hide an edge whose source is also before it). Calls are taken in
+ * journal order, which is the order they returned in: for calls of different threads that overlap
+ * in time this may differ from the order in which the scheduler decided them.
+ */
+public final class DependencyGraph {
+
+  /** Beyond this many nodes the transitive reduction is skipped (its cost is quadratic). */
+  static final int MAX_REDUCED_NODES = 10_000;
+
+  private static final String[] PALETTE = {
+    "#cfe2f3", "#d9ead3", "#fff2cc", "#f4cccc", "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc",
+  };
+
+  private final long from;
+  private final long to;
+  private final Map<Integer, Allocation> allocations = new HashMap<>();
+  private final Map<Long, Node> nodes = new LinkedHashMap<>();
+  private final Map<Long, Map<Long, Edge>> edgesInto = new LinkedHashMap<>();
+  private final List<Edge> edges = new ArrayList<>();
+
+  private static final class Allocation {
+    long lastWriter = -1;
+    final List<Long> readers = new ArrayList<>();
+  }
+
+  private static final class Node {
+    final long seq;
+    final int index;
+    final String label;
+    final int stream;
+    final long[] predecessors;
+    final boolean barrier;
+
+    Node(CallRecord r, int index) {
+      this.seq = r.seq;
+      this.index = index;
+      String what = r.kernel.isEmpty() ? r.name : r.kernel;
+      this.label = r.seq + " " + what + (r.stream >= 0 ? "\\ns" + r.stream : "");
+      this.stream = r.stream;
+      this.predecessors = java.util.Arrays.copyOf(r.predecessors, r.predecessorCount);
+      this.barrier = r.barrier || r.touchesUnknownMemory;
+    }
+
+    boolean waitsFor(long seq) {
+      for (long p : predecessors) {
+        if (p == seq) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  private static final class Edge {
+    final long from;
+    final long to;
+    final List<String> labels = new ArrayList<>();
+    boolean implied;
+    boolean dashed;
+
+    Edge(long from, long to) {
+      this.from = from;
+      this.to = to;
+    }
+  }
+
+  public DependencyGraph(long from, long to) {
+    this.from = from;
+    this.to = to;
+  }
+
+  private boolean inRange(long seq) {
+    return seq >= from && seq <= to;
+  }
+
+  public void add(CallRecord r) {
+    if (!r.kind.isDeviceWork()) {
+      return;
+    }
+    if (!inRange(r.seq) || nodes.containsKey(r.seq)) {
+      return;
+    }
+    nodes.put(r.seq, new Node(r, nodes.size()));
+    for (int i = 0; i < r.accessCount; i++) {
+      Allocation a = allocations.computeIfAbsent(r.accessId[i], id -> new Allocation());
+      String id = "#" + r.accessId[i];
+      if (r.accessMode(i).reads() && a.lastWriter >= 0 && a.lastWriter != r.seq) {
+        edge(a.lastWriter, r.seq, "RAW " + id);
+      }
+      if (r.accessMode(i).writes()) {
+        boolean readSince = false;
+        for (long reader : a.readers) {
+          if (reader != r.seq) {
+            edge(reader, r.seq, "WAR " + id);
+            readSince = true;
+          }
+        }
+        if (!readSince && !r.accessMode(i).reads() && a.lastWriter >= 0 && a.lastWriter != r.seq) {
+          edge(a.lastWriter, r.seq, "WAW " + id);
+        }
+      }
+    }
+    for (int i = 0; i < r.accessCount; i++) {
+      Allocation a = allocations.get(r.accessId[i]);
+      if (r.accessMode(i).writes()) {
+        a.lastWriter = r.seq;
+        a.readers.clear();
+      }
+    }
+    for (int i = 0; i < r.accessCount; i++) {
+      Allocation a = allocations.get(r.accessId[i]);
+      if (a.lastWriter != r.seq && (a.readers.isEmpty() || a.readers.get(a.readers.size() - 1) != r.seq)) {
+        a.readers.add(r.seq);
+      }
+    }
+  }
+
+  private void edge(long fromSeq, long toSeq, String label) {
+    Edge e = edgesInto.computeIfAbsent(toSeq, s -> new LinkedHashMap<>()).get(fromSeq);
+    if (e == null) {
+      e = new Edge(fromSeq, toSeq);
+      e.implied = true;
+      edgesInto.get(toSeq).put(fromSeq, e);
+      edges.add(e);
+    }
+    if (!e.labels.contains(label)) {
+      e.labels.add(label);
+    }
+  }
+
+  /** Writes the graph in Graphviz DOT. */
+  public void printDot(PrintStream out) {
+    boolean decisions = nodes.values().stream().anyMatch(n -> n.stream >= 0 || n.predecessors.length > 0);
+    String note;
+    if (decisions) {
+      for (Node n : nodes.values()) {
+        for (long p : n.predecessors) {
+          if (nodes.containsKey(p) && !edgesInto.getOrDefault(n.seq, Map.of()).containsKey(p)) {
+            Edge e = new Edge(p, n.seq);
+            e.labels.add("wait");
+            edgesInto.computeIfAbsent(n.seq, s -> new LinkedHashMap<>()).put(p, e);
+            edges.add(e);
+          }
+        }
+      }
+      for (Edge e : edges) {
+        Node a = nodes.get(e.from);
+        Node b = nodes.get(e.to);
+        boolean sameStream = a.stream >= 0 && a.stream == b.stream;
+        e.dashed = e.implied && !sameStream && !b.waitsFor(a.seq);
+      }
+      note = "solid: ordered by the scheduler itself (same stream or a recorded wait); "
+          + "dashed: implied, ordered through other edges; grey: a wait no access implies";
+    } else if (nodes.size() <= MAX_REDUCED_NODES) {
+      markTransitive();
+      note = "solid: the transitive reduction; dashed: implied by other edges";
+    } else {
+      note = nodes.size() + " nodes: transitive reduction skipped, narrow with --from/--to";
+    }
+
+    out.println("digraph kernelweave {");
+    out.println("  // " + note);
+    out.println("  rankdir=TB;");
+    out.println("  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"monospace\", fontsize=10];");
+    out.println("  edge [fontname=\"monospace\", fontsize=9];");
+    for (Node n : nodes.values()) {
+      StringBuilder attrs = new StringBuilder();
+      attrs.append("label=\"").append(escape(n.label)).append('"');
+      if (n.stream >= 0) {
+        attrs.append(", fillcolor=\"").append(PALETTE[n.stream % PALETTE.length]).append('"');
+      }
+      if (n.barrier) {
+        attrs.append(", color=red, penwidth=2");
+      }
+      out.println("  n" + n.seq + " [" + attrs + "];");
+    }
+    for (Edge e : edges) {
+      StringBuilder attrs = new StringBuilder();
+      attrs.append("label=\"").append(escape(String.join("\\n", e.labels))).append('"');
+      if (e.dashed) {
+        attrs.append(", style=dashed");
+      }
+      if (!e.implied) {
+        attrs.append(", color=grey50, fontcolor=grey50");
+      }
+      out.println("  n" + e.from + " -> n" + e.to + " [" + attrs + "];");
+    }
+    out.println("}");
+  }
+
+  /** Marks as dashed each edge a -> b where a is already an ancestor of another of b's sources. */
+  private void markTransitive() {
+    Node[] byIndex = nodes.values().toArray(new Node[0]);
+    BitSet[] ancestors = new BitSet[byIndex.length];
+    for (Node b : byIndex) {
+      BitSet anc = new BitSet();
+      Map<Long, Edge> into = edgesInto.getOrDefault(b.seq, Map.of());
+      for (Edge e : into.values()) {
+        Node a = nodes.get(e.from);
+        anc.or(ancestors[a.index]);
+        anc.set(a.index);
+      }
+      ancestors[b.index] = anc;
+      for (Edge e : into.values()) {
+        int a = nodes.get(e.from).index;
+        for (Edge other : into.values()) {
+          int q = nodes.get(other.from).index;
+          if (q != a && ancestors[q].get(a)) {
+            e.dashed = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  /** Escapes a DOT string; {@code \n} sequences already in it stay line breaks. */
+  static String escape(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"') {
+        b.append("\\\"");
+      } else if (c == '\\' && i + 1 < s.length() && s.charAt(i + 1) == 'n') {
+        b.append("\\n");
+        i++;
+      } else if (c == '\\') {
+        b.append("\\\\");
+      } else if (c == '\n') {
+        b.append("\\n");
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+}

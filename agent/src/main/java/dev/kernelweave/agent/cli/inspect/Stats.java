@@ -1,0 +1,174 @@
+package dev.kernelweave.agent.cli.inspect;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@code inspect stats}: what a journal's calls add up to. Streams the journal; memory grows only with distinct kernels and threads. */
+public final class Stats {
+
+  private final long[] perKind = new long[CallKind.values().length];
+  private final Map<String, long[]> perKernel = new LinkedHashMap<>();
+  private final Map<Long, ThreadTotals> perThread = new LinkedHashMap<>();
+  private final BitSet streams = new BitSet();
+  private long calls;
+  private long failed;
+  private long firstStart = Long.MAX_VALUE;
+  private long lastEnd = Long.MIN_VALUE;
+  private long hostToDevice;
+  private long deviceToHost;
+  private long deviceToDevice;
+  private long crossStreamWaits;
+  private long eventsRecorded;
+  private long hostWaits;
+  private long hostWaitsNarrowed;
+  private long barriers;
+
+  private static final class ThreadTotals {
+    final String name;
+    long calls;
+    long hostNanos;
+
+    ThreadTotals(String name) {
+      this.name = name;
+    }
+  }
+
+  public void add(CallRecord r) {
+    calls++;
+    perKind[r.kind.ordinal()]++;
+    if (r.result != 0) {
+      failed++;
+    }
+    firstStart = Math.min(firstStart, r.startNanos);
+    lastEnd = Math.max(lastEnd, r.startNanos + r.durationNanos);
+    if (r.kind == CallKind.LAUNCH) {
+      long[] k = perKernel.computeIfAbsent(r.kernel.isEmpty() ? "(unknown kernel)" : r.kernel, n -> new long[2]);
+      k[0]++;
+      k[1] += r.durationNanos;
+    }
+    ThreadTotals t = perThread.computeIfAbsent(r.threadId, id -> new ThreadTotals(r.threadName));
+    t.calls++;
+    t.hostNanos += r.durationNanos;
+    switch (r.kind) {
+      case COPY_HOST_TO_DEVICE -> hostToDevice += r.bytes;
+      case COPY_DEVICE_TO_HOST -> deviceToHost += r.bytes;
+      case COPY_DEVICE_TO_DEVICE -> deviceToDevice += r.bytes;
+      default -> { }
+    }
+    if (r.stream >= 0) {
+      streams.set(r.stream);
+    }
+    crossStreamWaits += r.predecessorCount;
+    if (r.eventRecorded) {
+      eventsRecorded++;
+    }
+    if (r.hostWaited) {
+      hostWaits++;
+    }
+    if (r.hostWaitNarrowed) {
+      hostWaitsNarrowed++;
+    }
+    if (r.barrier) {
+      barriers++;
+    }
+  }
+
+  public long calls() {
+    return calls;
+  }
+
+  public void print(PrintStream out, String journal, ZoneId zone) {
+    out.println("journal " + journal);
+    if (calls == 0) {
+      out.println("no calls");
+      return;
+    }
+    DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(zone);
+    out.printf(Locale.ROOT, "%d calls from %s to %s (%s), %s%n", calls,
+        time.format(instant(firstStart)), time.format(instant(lastEnd)), zone.getId(),
+        duration(lastEnd - firstStart));
+    out.println();
+
+    out.println("calls by kind");
+    for (CallKind kind : CallKind.values()) {
+      if (perKind[kind.ordinal()] > 0) {
+        out.printf(Locale.ROOT, "  %-24s %10d%n", kind.name().toLowerCase(Locale.ROOT).replace('_', ' '),
+            perKind[kind.ordinal()]);
+      }
+    }
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "failed (result != 0)", failed);
+    out.println();
+
+    if (!perKernel.isEmpty()) {
+      out.printf(Locale.ROOT, "%-26s %10s %14s%n", "kernels", "launches", "mean host us");
+      perKernel.entrySet().stream()
+          .sorted(Comparator.comparingLong((Map.Entry<String, long[]> e) -> -e.getValue()[0])
+              .thenComparing(Map.Entry::getKey))
+          .forEach(e -> out.printf(Locale.ROOT, "  %-24s %10d %14.2f%n", e.getKey(), e.getValue()[0],
+              e.getValue()[1] / 1000.0 / e.getValue()[0]));
+      out.println();
+    }
+
+    out.printf(Locale.ROOT, "%-26s %10s %14s%n", "threads", "calls", "host ms");
+    perThread.entrySet().stream()
+        .sorted(Comparator.comparingLong((Map.Entry<Long, ThreadTotals> e) -> -e.getValue().calls)
+            .thenComparing(Map.Entry::getKey))
+        .forEach(e -> out.printf(Locale.ROOT, "  %-24s %10d %14.3f%n",
+            e.getValue().name + " (" + e.getKey() + ")", e.getValue().calls, e.getValue().hostNanos / 1e6));
+    out.println();
+
+    out.println("bytes copied");
+    out.printf(Locale.ROOT, "  %-24s %s%n", "host to device", bytes(hostToDevice));
+    out.printf(Locale.ROOT, "  %-24s %s%n", "device to host", bytes(deviceToHost));
+    out.printf(Locale.ROOT, "  %-24s %s%n", "device to device", bytes(deviceToDevice));
+    out.println();
+
+    out.printf(Locale.ROOT, "%-26s %10d%n", "synchronizations", perKind[CallKind.SYNC.ordinal()]);
+    out.println();
+
+    out.println("scheduling");
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "streams used", streams.cardinality());
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "cross-stream waits", crossStreamWaits);
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "events recorded", eventsRecorded);
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "host waits", hostWaits);
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "host waits narrowed", hostWaitsNarrowed);
+    out.printf(Locale.ROOT, "  %-24s %10d%n", "barriers", barriers);
+  }
+
+  static Instant instant(long epochNanos) {
+    return Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));
+  }
+
+  static String duration(long nanos) {
+    if (nanos < 1_000_000L) {
+      return String.format(Locale.ROOT, "%.3f us", nanos / 1e3);
+    }
+    if (nanos < 1_000_000_000L) {
+      return String.format(Locale.ROOT, "%.3f ms", nanos / 1e6);
+    }
+    return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
+  }
+
+  static String bytes(long n) {
+    if (n < 1024) {
+      return n + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = n;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(Locale.ROOT, "%.1f %s (%d bytes)", v, units[u], n);
+  }
+}

@@ -1,0 +1,347 @@
+package dev.kernelweave.agent.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.journal.ChronicleLaunchJournal;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InspectCommandTest {
+
+  @TempDir Path temp;
+  private Path sample;
+
+  /** What one run of the command printed and returned. */
+  record Run(int code, String out, String err) {
+    List<String> lines() {
+      return out.lines().toList();
+    }
+
+    /** The output with runs of spaces collapsed, so that column widths do not matter. */
+    String squeezed() {
+      return out.replaceAll(" +", " ");
+    }
+  }
+
+  static Run inspect(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = InspectCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), ZoneOffset.UTC);
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @BeforeEach
+  void writeTheSample() throws Exception {
+    sample = temp.resolve("sample");
+    SampleJournal.write(sample);
+  }
+
+  @Test
+  void statsAddsUpKindsKernelsThreadsBytesAndSchedulingOfAKnownJournal() {
+    Run run = inspect("stats", sample.toString());
+    assertEquals(0, run.code(), run.err());
+    String s = run.squeezed();
+    assertTrue(s.contains("41 calls from 2026-01-15 10:00:00.000000 to 2026-01-15 10:00:00."), s);
+    for (String expected : List.of(
+        " launch 8\n", " copy host to device 3\n", " copy device to host 3\n",
+        " copy device to device 1\n", " memset 1\n", " blas 1\n", " alloc 7\n", " free 7\n",
+        " sync 2\n", " opaque 1\n", " failed (result != 0) 0\n",
+        " relu 2 8.56\n", " scale 2 8.60\n", " reduce_sum 1 8.80\n", " histogram 1 8.20\n",
+        " main (1) 35 ", " worker-1 (23) 6 ",
+        " host to device 3.0 MiB (3145728 bytes)\n", " device to host 1.1 MiB (1114368 bytes)\n",
+        " device to device 1.0 MiB (1048576 bytes)\n",
+        "synchronizations 2\n",
+        " streams used 4\n", " cross-stream waits 9\n", " events recorded 7\n", " host waits 4\n",
+        " host waits narrowed 2\n", " barriers 1\n")) {
+      assertTrue(s.contains(expected), "missing '" + expected.strip() + "' in\n" + run.out());
+    }
+  }
+
+  @Test
+  void tailPrintsOneReadableLinePerCall() {
+    Run run = inspect("tail", sample.toString());
+    assertEquals(0, run.code(), run.err());
+    List<String> lines = run.lines();
+    assertEquals(41, lines.size());
+    assertEquals("0 10:00:00.000000 main cuInit s- =0", lines.get(0));
+    assertEquals("26 10:00:00.099121 main cuLaunchKernel reduce_sum grid(64,1,1) block(256,1,1) shared=1024 s0"
+        + " #2+0x0[1048576] R #3+0x0[1048576] R #5+0x40[256] W after 24 +event =0", lines.get(26));
+    assertEquals("27 10:00:00.099131 main cuMemcpyDtoH s- 256B #5+0x40[256] R after 26 +event"
+        + " host-wait(narrowed) =0", lines.get(27));
+    assertTrue(lines.get(33).endsWith("cufftExecC2C s- host-wait barrier =0"), lines.get(33));
+  }
+
+  @Test
+  void tailFollowPrintsCallsAppendedLaterUntilInterrupted() throws Exception {
+    Path live = temp.resolve("live");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(live).warn(w -> { }).open();
+    CallRecord call = new CallRecord();
+    call.name = "cuLaunchKernel";
+    call.kind = CallKind.LAUNCH;
+    call.kernel = "first";
+    journal.append(call);
+    journal.awaitWritten(10, TimeUnit.SECONDS);
+
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    int[] code = {-1};
+    Thread follower = new Thread(() -> code[0] = InspectCommand.run(
+        new String[] {"tail", live.toString(), "-f"}, out, out, ZoneOffset.UTC));
+    follower.start();
+    awaitOutput(bytes, "first");
+    call.seq = 1;
+    call.kernel = "second";
+    journal.append(call);
+    awaitOutput(bytes, "second");
+    follower.interrupt();
+    follower.join(10_000);
+    assertFalse(follower.isAlive());
+    assertEquals(0, code[0]);
+    journal.close();
+    assertEquals(2, bytes.toString(StandardCharsets.UTF_8).lines().count());
+  }
+
+  private static void awaitOutput(ByteArrayOutputStream bytes, String text) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!bytes.toString(StandardCharsets.UTF_8).contains(text)) {
+      assertTrue(System.nanoTime() < deadline, "no '" + text + "' in " + bytes);
+      Thread.sleep(10);
+    }
+  }
+
+  /** A DOT edge: from, to, label, dashed. */
+  record DotEdge(long from, long to, String label, boolean dashed) {}
+
+  private static final Pattern EDGE =
+      Pattern.compile("^  n(\\d+) -> n(\\d+) \\[label=\"([^\"]*)\"(, style=dashed)?.*\\];$");
+  private static final Pattern NODE = Pattern.compile("^  n(\\d+) \\[label=.*");
+
+  static Map<String, DotEdge> edges(String dot) {
+    Map<String, DotEdge> edges = new HashMap<>();
+    for (String line : dot.lines().toList()) {
+      Matcher m = EDGE.matcher(line);
+      if (m.matches()) {
+        DotEdge e = new DotEdge(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), m.group(3),
+            m.group(4) != null);
+        edges.put(e.from() + "->" + e.to(), e);
+      }
+    }
+    return edges;
+  }
+
+  static Set<Long> nodes(String dot) {
+    Set<Long> nodes = new HashSet<>();
+    for (String line : dot.lines().toList()) {
+      Matcher m = NODE.matcher(line);
+      if (m.matches()) {
+        nodes.add(Long.parseLong(m.group(1)));
+      }
+    }
+    return nodes;
+  }
+
+  private Path journalOf(List<CallRecord> calls) throws Exception {
+    Path dir = Files.createTempDirectory(temp, "journal");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    calls.forEach(journal::append);
+    journal.close();
+    return dir;
+  }
+
+  private static CallRecord launch(long seq, Object... accesses) {
+    CallRecord r = new CallRecord();
+    r.seq = seq;
+    r.kind = CallKind.LAUNCH;
+    r.name = "cuLaunchKernel";
+    r.kernel = "k" + seq;
+    for (int i = 0; i < accesses.length; i += 2) {
+      r.addAccess((Integer) accesses[i], 0, 0x1000, 0, 256, (AccessMode) accesses[i + 1]);
+    }
+    return r;
+  }
+
+  @Test
+  void dagDrawsReadAfterWriteWriteAfterReadAndWriteAfterWrite() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    calls.add(launch(0, 1, AccessMode.WRITE));                 // writes #1
+    calls.add(launch(1, 1, AccessMode.READ));                  // RAW 0 -> 1
+    calls.add(launch(2, 1, AccessMode.WRITE));                 // WAR 1 -> 2 (WAW 0 -> 2 implied by it)
+    calls.add(launch(3, 1, AccessMode.WRITE));                 // WAW 2 -> 3
+    calls.add(launch(4, 1, AccessMode.READ, 2, AccessMode.WRITE));  // RAW 3 -> 4
+    calls.add(launch(5, 1, AccessMode.READ, 2, AccessMode.READ));   // RAW 3 -> 5 (dashed: via 4), RAW 4 -> 5
+    CallRecord host = new CallRecord();
+    host.seq = 6;
+    host.kind = CallKind.SYNC;
+    host.name = "cuCtxSynchronize";
+    calls.add(host);
+    calls.add(launch(7, 1, AccessMode.READ_WRITE));            // RAW 3 -> 7; WAR 4 -> 7, 5 -> 7
+
+    Run run = inspect("dag", journalOf(calls).toString(), "--dot");
+    assertEquals(0, run.code(), run.err());
+    assertTrue(run.out().startsWith("digraph kernelweave {"), run.out());
+    Map<String, DotEdge> edges = edges(run.out());
+    assertEquals(Map.of(
+        "0->1", new DotEdge(0, 1, "RAW #1", false),
+        "1->2", new DotEdge(1, 2, "WAR #1", false),
+        "2->3", new DotEdge(2, 3, "WAW #1", false),
+        "3->4", new DotEdge(3, 4, "RAW #1", false),
+        "3->5", new DotEdge(3, 5, "RAW #1", true),
+        "4->5", new DotEdge(4, 5, "RAW #2", false),
+        "3->7", new DotEdge(3, 7, "RAW #1", true),
+        "4->7", new DotEdge(4, 7, "WAR #1", true),
+        "5->7", new DotEdge(5, 7, "WAR #1", false)), edges, run.out());
+    assertEquals(Set.of(0L, 1L, 2L, 3L, 4L, 5L, 7L), nodes(run.out()), "device work only");
+
+    Run range = inspect("dag", journalOf(calls).toString(), "--from", "2", "--to", "4");
+    assertEquals(Set.of(2L, 3L, 4L), nodes(range.out()));
+    assertEquals(Set.of("2->3", "3->4"), edges(range.out()).keySet());
+  }
+
+  @Test
+  void dagDrawsTheSchedulersOwnOrderingSolidAndTheRestDashed() {
+    Run run = inspect("dag", sample.toString(), "--dot");
+    assertEquals(0, run.code(), run.err());
+    Map<String, DotEdge> edges = edges(run.out());
+    assertEquals(new DotEdge(14, 18, "RAW #1", false), edges.get("14->18"), "a recorded wait");
+    assertEquals(new DotEdge(22, 23, "RAW #4", false), edges.get("22->23"), "one stream");
+    assertEquals(new DotEdge(24, 26, "RAW #3", false), edges.get("24->26"), "the join's wait");
+    assertEquals(new DotEdge(26, 29, "WAR #2", false), edges.get("26->29"));
+    assertEquals(new DotEdge(29, 32, "RAW #2", true), edges.get("29->32"),
+        "ordered by the context synchronization, not by a wait of its own");
+    assertEquals(17, edges.size(), run.out());
+    Set<Long> nodes = nodes(run.out());
+    assertTrue(nodes.contains(28L) && !nodes.contains(30L) && !nodes.contains(7L), nodes.toString());
+  }
+
+  @Test
+  void traceWritesAChromeTraceWithAThreadAndAStreamTrackPerCall() throws Exception {
+    Path file = temp.resolve("trace.json");
+    Run run = inspect("trace", sample.toString(), "-o", file.toString());
+    assertEquals(0, run.code(), run.err());
+    JsonObject trace = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+    List<JsonObject> events = new ArrayList<>();
+    for (JsonElement e : trace.getAsJsonArray("traceEvents")) {
+      events.add(e.getAsJsonObject());
+    }
+    Map<String, String> trackNames = new HashMap<>();
+    List<JsonObject> onThreads = new ArrayList<>();
+    List<JsonObject> onStreams = new ArrayList<>();
+    int flowStarts = 0;
+    for (JsonObject e : events) {
+      String ph = e.get("ph").getAsString();
+      String track = e.get("pid").getAsInt() + "/" + e.get("tid").getAsLong();
+      switch (ph) {
+        case "M" -> {
+          if (e.get("name").getAsString().equals("thread_name")) {
+            trackNames.put(track, e.getAsJsonObject("args").get("name").getAsString());
+          }
+        }
+        case "X" -> (e.get("pid").getAsInt() == 1 ? onThreads : onStreams).add(e);
+        case "s" -> flowStarts++;
+        default -> { }
+      }
+    }
+    assertEquals(41, onThreads.size(), "every call on its thread's track");
+    assertEquals(11, onStreams.size(), "every call placed on a stream, on that stream's track");
+    assertEquals(Map.of("1/1", "main (1)", "1/23", "worker-1 (23)", "2/0", "stream 0",
+        "2/1", "stream 1", "2/2", "stream 2", "2/3", "stream 3"), trackNames);
+    JsonObject reduce = onStreams.stream()
+        .filter(e -> e.get("name").getAsString().equals("reduce_sum")).findFirst().orElseThrow();
+    assertEquals(0, reduce.get("tid").getAsInt());
+    assertEquals(8.8, reduce.get("dur").getAsDouble(), 1e-9, "microseconds");
+    assertEquals(99_121.0, reduce.get("ts").getAsDouble(), 1.0, "microseconds since the first call");
+    assertEquals(26, reduce.getAsJsonObject("args").get("seq").getAsLong());
+    assertEquals(4, flowStarts, "waits between stream calls: 24->26, 18->28, 22->28, 26->29");
+    assertTrue(run.out().contains(file.toString()), run.out());
+  }
+
+  @Test
+  void aMissingDirectoryIsNamedAndExitsWithTheUsageCode() {
+    Path missing = temp.resolve("nowhere");
+    for (String command : List.of("stats", "tail", "dag")) {
+      Run run = inspect(command, missing.toString());
+      assertEquals(Main.USAGE, run.code());
+      assertEquals("kernelweave inspect: " + missing + ": no such directory\n", run.err());
+    }
+  }
+
+  @Test
+  void aDirectoryWithoutAJournalIsNamed() throws Exception {
+    Path empty = Files.createDirectory(temp.resolve("empty"));
+    Run run = inspect("stats", empty.toString());
+    assertEquals(Main.USAGE, run.code());
+    assertTrue(run.err().contains(empty + " holds no journal"), run.err());
+    Path file = Files.writeString(temp.resolve("file"), "x");
+    Run notDir = inspect("tail", file.toString());
+    assertEquals(Main.USAGE, notDir.code());
+    assertTrue(notDir.err().contains(file + ": not a directory"), notDir.err());
+  }
+
+  @Test
+  void unknownCommandsAndOptionsPrintTheErrorAndUsage() {
+    Run unknown = inspect("graph", sample.toString());
+    assertEquals(Main.USAGE, unknown.code());
+    assertTrue(unknown.err().startsWith("kernelweave inspect: unknown command 'graph'"), unknown.err());
+    assertTrue(unknown.err().contains("usage: kernelweave inspect"), unknown.err());
+
+    Run option = inspect("stats", sample.toString(), "--fast");
+    assertEquals(Main.USAGE, option.code());
+    assertTrue(option.err().startsWith("kernelweave inspect: unknown option '--fast' for stats"), option.err());
+
+    Run noOutput = inspect("trace", sample.toString());
+    assertEquals(Main.USAGE, noOutput.code());
+    assertTrue(noOutput.err().contains("trace needs -o FILE.json"), noOutput.err());
+
+    Run badSeq = inspect("dag", sample.toString(), "--from", "x");
+    assertEquals(Main.USAGE, badSeq.code());
+    assertTrue(badSeq.err().contains("--from needs a sequence number, not 'x'"), badSeq.err());
+
+    Run noDir = inspect("stats");
+    assertEquals(Main.USAGE, noDir.code());
+    assertTrue(noDir.err().contains("stats needs a journal directory"), noDir.err());
+  }
+
+  @Test
+  void helpPrintsUsage() {
+    Run help = inspect("--help");
+    assertEquals(0, help.code());
+    assertTrue(help.out().startsWith("usage: kernelweave inspect COMMAND DIR"), help.out());
+    Run bare = inspect();
+    assertEquals(Main.USAGE, bare.code());
+    assertTrue(bare.err().startsWith("usage:"), bare.err());
+  }
+
+  @Test
+  void theCommandLineRoutesInspect() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code = Main.run(new String[] {"inspect", "stats", SampleJournalTest.SHIPPED.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+    assertEquals(0, code);
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("41 calls"), out.toString());
+  }
+}

@@ -1,0 +1,365 @@
+package dev.kernelweave.journal;
+
+import dev.kernelweave.call.CallRecord;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/**
+ * A {@link LaunchJournal} on a Chronicle Queue. {@link #append} copies the call into a slot of a
+ * bounded, pre-allocated ring and returns; one daemon thread drains the ring into the queue with
+ * its own appender, one document per call.
+ *
+ * <p>When the ring is full the caller waits until the writer frees a slot: nothing is lost, and
+ * {@link #fullWaits} counts how often that happened. When writing fails (an I/O error, a full disk,
+ * the free space falling under {@link Builder#minFreeBytes}), the journal says so once through its
+ * warning sink, stops, and {@link #append} becomes a no-op: the application goes on.
+ *
+ * <p>Opening creates the directory and starts the writer thread, which builds the queue: Chronicle
+ * takes most of a second to start, and the application should not wait for it. Calls appended
+ * meanwhile wait in the ring.
+ *
+ * <p>Thread-safe. {@link #close} writes what is pending and releases the files; it registers no
+ * shutdown hook of its own (the agent calls it from its own).
+ */
+public final class ChronicleLaunchJournal implements LaunchJournal {
+
+  /** The roll cycle of the journals the agent writes: a new file every hour. */
+  public static final RollCycle ROLL_CYCLE = RollCycles.FAST_HOURLY;
+  /** Slots in the ring when not configured: about 2 MiB of records. */
+  public static final int DEFAULT_RING_CAPACITY = 4096;
+  /**
+   * Bytes Chronicle maps at a time and grows the file by when not configured. Small next to
+   * Chronicle's 64 MiB default, so that a short run leaves small (sparse) files behind.
+   */
+  public static final long DEFAULT_BLOCK_SIZE = 4L << 20;
+  /** Journaling stops when the disk has less free space than this, by default. */
+  public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
+
+  private static final int OPEN = 0;
+  private static final int CLOSING = 1;
+  private static final int STOPPED = 2;
+
+  private static final long FREE_SPACE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long MAX_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+  private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
+
+  private final Path directory;
+  private final RecordRing ring;
+  private final RollCycle rollCycle;
+  private final long blockSize;
+  private final Consumer<String> warn;
+  private final FileStore store;
+  private final long minFreeBytes;
+  private final Thread writer;
+  private final AtomicInteger state = new AtomicInteger(OPEN);
+  private final AtomicLong fullWaits = new AtomicLong();
+  private volatile long written;
+
+  private ChronicleLaunchJournal(Builder b, FileStore store) {
+    this.directory = b.directory;
+    this.ring = new RecordRing(b.ringCapacity);
+    this.rollCycle = b.rollCycle;
+    this.blockSize = b.blockSize;
+    this.warn = b.warn;
+    this.store = store;
+    this.minFreeBytes = b.minFreeBytes;
+    this.writer = new Thread(new Writer(), "kernelweave-journal");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /** A builder for a journal in {@code directory}, created if missing (rwx------ where POSIX). */
+  public static Builder builder(Path directory) {
+    return new Builder(directory);
+  }
+
+  /** Copies the call into the ring; waits only while the ring is full. Never throws. */
+  @Override
+  public void append(CallRecord call) {
+    if (state.get() != OPEN) {
+      return;
+    }
+    try {
+      if (!ring.offer(call)) {
+        waitForRoom(call);
+      }
+    } catch (Throwable t) {
+      stop("stopped", t);
+    }
+  }
+
+  private void waitForRoom(CallRecord call) {
+    fullWaits.incrementAndGet();
+    LockSupport.unpark(writer);
+    int spins = 0;
+    while (state.get() == OPEN && !ring.offer(call)) {
+      spins++;
+      if (spins < 64) {
+        Thread.onSpinWait();
+      } else if (spins < 256) {
+        Thread.yield();
+      } else {
+        LockSupport.unpark(writer);
+        LockSupport.parkNanos(10_000);
+      }
+    }
+  }
+
+  /** Writes what is pending, stops the writer thread and closes the queue. Idempotent. */
+  @Override
+  public void close() {
+    state.compareAndSet(OPEN, CLOSING);
+    LockSupport.unpark(writer);
+    if (Thread.currentThread() != writer) {
+      try {
+        writer.join(CLOSE_TIMEOUT_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The directory the journal writes to. */
+  public Path directory() {
+    return directory;
+  }
+
+  /** How many calls found the ring full and had to wait for the writer. */
+  public long fullWaits() {
+    return fullWaits.get();
+  }
+
+  /** How many calls have been written to the queue. */
+  public long written() {
+    return written;
+  }
+
+  /** Whether the journal still accepts calls (not closed, not stopped by an error). */
+  public boolean isOpen() {
+    return state.get() == OPEN;
+  }
+
+  /** The number of slots in the ring. */
+  public int ringCapacity() {
+    return ring.capacity();
+  }
+
+  /**
+   * Waits until every call appended before this returns has been written, or the timeout passes.
+   *
+   * @return whether the ring was drained in time
+   */
+  public boolean awaitWritten(long timeout, TimeUnit unit) {
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    while (!ring.isEmpty()) {
+      if (!writer.isAlive() || System.nanoTime() - deadline > 0) {
+        return ring.isEmpty();
+      }
+      LockSupport.unpark(writer);
+      LockSupport.parkNanos(100_000);
+    }
+    return true;
+  }
+
+  /** Stops journaling and says so once: "kernelweave: journal {@code how}, cannot write to DIR: cause". */
+  private void stop(String how, Throwable cause) {
+    int s;
+    do {
+      s = state.get();
+      if (s == STOPPED) {
+        return;
+      }
+    } while (!state.compareAndSet(s, STOPPED));
+    try {
+      warn.accept("kernelweave: journal " + how + ", cannot write to " + directory + ": " + describe(cause));
+    } catch (Throwable ignored) {
+      // A warning sink that fails must not take the application with it.
+    }
+  }
+
+  /** One line: the exception's simple name and the first line of its message, and a hint if known. */
+  static String describe(Throwable t) {
+    String message = t.getMessage();
+    String name = t.getClass().getSimpleName();
+    String line = message == null || message.isBlank()
+        ? name : name + ": " + message.lines().findFirst().orElse("");
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof IllegalAccessException
+          || c.getClass().getName().equals("java.lang.reflect.InaccessibleObjectException")) {
+        return line + " (Chronicle needs the JDK packages opened: --add-opens java.base/sun.nio.ch"
+            + " and the others the agent's manifest lists)";
+      }
+    }
+    return line;
+  }
+
+  /** Drains the ring into the queue; the only thread that touches the appender. */
+  private final class Writer implements Runnable, Consumer<CallRecord> {
+    private SingleChronicleQueue queue;
+    private ExcerptAppender appender;
+    private long nextSpaceCheck;
+
+    @Override
+    public void run() {
+      try {
+        queue = Journals.writerQueue(directory, rollCycle, blockSize);
+        appender = queue.createAppender();
+        checkSpace(System.nanoTime());
+      } catch (Throwable t) {
+        stop("off", t);
+        discardAndClose();
+        return;
+      }
+      try {
+        long idle = 0;
+        while (true) {
+          int n = 0;
+          while (state.get() != STOPPED && ring.poll(this)) {
+            n++;
+          }
+          int s = state.get();
+          if (s == STOPPED) {
+            break;
+          }
+          if (n > 0) {
+            idle = 0;
+            written += n;
+            checkSpace(System.nanoTime());
+            continue;
+          }
+          if (s == CLOSING && ring.isEmpty()) {
+            break;
+          }
+          idle++;
+          if (idle < 50) {
+            Thread.onSpinWait();
+          } else {
+            LockSupport.parkNanos(Math.min(MAX_IDLE_PARK_NANOS, (idle - 49) * 10_000L));
+          }
+        }
+      } catch (Throwable t) {
+        stop("stopped", t);
+      } finally {
+        discardAndClose();
+      }
+    }
+
+    private void discardAndClose() {
+      state.set(STOPPED);
+      while (ring.discard()) {
+        // Producers waiting for room see STOPPED; what is left cannot be written any more.
+      }
+      closeQuietly();
+    }
+
+    @Override
+    public void accept(CallRecord record) {
+      try (DocumentContext dc = appender.writingDocument()) {
+        record.writeMarshallable(dc.wire().bytes());
+      }
+    }
+
+    private void checkSpace(long now) throws IOException {
+      if (store == null || now - nextSpaceCheck < 0) {
+        return;
+      }
+      nextSpaceCheck = now + FREE_SPACE_CHECK_NANOS;
+      long free = store.getUsableSpace();
+      if (free < minFreeBytes) {
+        throw new IOException("disk nearly full, " + free + " bytes free (journaling needs "
+            + minFreeBytes + ")");
+      }
+    }
+
+    private void closeQuietly() {
+      try {
+        if (appender != null) {
+          appender.close();
+        }
+      } catch (Throwable ignored) {
+        // Closing after a failure may fail again; the warning was given.
+      }
+      try {
+        if (queue != null) {
+          queue.close();
+        }
+      } catch (Throwable ignored) {
+        // As above.
+      }
+    }
+  }
+
+  /** Settings for a {@link ChronicleLaunchJournal}; {@link #open} creates it. */
+  public static final class Builder {
+    private final Path directory;
+    private int ringCapacity = DEFAULT_RING_CAPACITY;
+    private long blockSize = DEFAULT_BLOCK_SIZE;
+    private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+    private RollCycle rollCycle = ROLL_CYCLE;
+    private Consumer<String> warn = System.err::println;
+
+    private Builder(Path directory) {
+      this.directory = Objects.requireNonNull(directory, "directory");
+    }
+
+    /** Slots in the ring, rounded up to a power of two. */
+    public Builder ringCapacity(int slots) {
+      if (slots < 2) {
+        throw new IllegalArgumentException("ring capacity must be at least 2: " + slots);
+      }
+      this.ringCapacity = slots;
+      return this;
+    }
+
+    /** Bytes Chronicle maps at a time (it raises small values to its own minimum). */
+    public Builder blockSize(long bytes) {
+      this.blockSize = bytes;
+      return this;
+    }
+
+    /** How often the queue starts a new file; tests roll every second to cross a roll quickly. */
+    Builder rollCycle(RollCycle cycle) {
+      this.rollCycle = Objects.requireNonNull(cycle, "rollCycle");
+      return this;
+    }
+
+    /** Journaling stops, with a warning, when the disk has less free space than this. */
+    public Builder minFreeBytes(long bytes) {
+      this.minFreeBytes = bytes;
+      return this;
+    }
+
+    /** Where the one warning goes when journaling stops; by default a line on stderr. */
+    public Builder warn(Consumer<String> sink) {
+      this.warn = Objects.requireNonNull(sink, "warn");
+      return this;
+    }
+
+    /**
+     * Creates the directory and starts the writer thread, which builds the queue; when that fails
+     * the journal warns once and stops.
+     *
+     * @throws IOException when the directory cannot be created or written
+     */
+    public ChronicleLaunchJournal open() throws IOException {
+      Journals.createPrivateDirectory(directory);
+      if (!Files.isWritable(directory)) {
+        throw new IOException("not writable");
+      }
+      return new ChronicleLaunchJournal(this, Files.getFileStore(directory));
+    }
+  }
+}

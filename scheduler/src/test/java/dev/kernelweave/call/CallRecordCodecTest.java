@@ -1,0 +1,146 @@
+package dev.kernelweave.call;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.io.IORuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class CallRecordCodecTest {
+
+  private final Bytes<?> bytes = Bytes.allocateElasticOnHeap(256);
+
+  @AfterEach
+  void release() {
+    bytes.releaseLast();
+  }
+
+  private CallRecord roundTrip(CallRecord written, CallRecord into) {
+    bytes.clear();
+    written.writeMarshallable(bytes);
+    into.readMarshallable(bytes);
+    assertEquals(0, bytes.readRemaining(), "the reader consumed exactly what the writer wrote");
+    return into;
+  }
+
+  @Test
+  void roundTripsEveryJournaledField() {
+    CallRecord written = new CallRecord();
+    for (long seq = 0; seq < 500; seq++) {
+      TestCalls.fill(written, seq);
+      TestCalls.assertSameCall(written, roundTrip(written, new CallRecord()));
+    }
+  }
+
+  @Test
+  void roundTripsExtremeValuesAndEveryFlagAlone() {
+    CallRecord written = new CallRecord();
+    written.seq = Long.MAX_VALUE;
+    written.startNanos = Long.MIN_VALUE;
+    written.durationNanos = -1;
+    written.threadId = Long.MAX_VALUE;
+    written.result = CallRecord.RESULT_THREW;
+    written.appStream = -1L;
+    written.context = 0xFFFF_FFFF_FFFF_FFFFL;
+    written.kind = CallKind.values()[CallKind.values().length - 1];
+    written.bytes = Long.MAX_VALUE;
+    written.addAccess(Integer.MAX_VALUE, 3, -1L, Long.MAX_VALUE, Long.MIN_VALUE, AccessMode.READ_WRITE);
+    written.addPredecessor(Long.MIN_VALUE);
+    TestCalls.assertSameCall(written, roundTrip(written, new CallRecord()));
+    for (int flag = 0; flag < 5; flag++) {
+      written.touchesUnknownMemory = flag == 0;
+      written.eventRecorded = flag == 1;
+      written.hostWaited = flag == 2;
+      written.hostWaitNarrowed = flag == 3;
+      written.barrier = flag == 4;
+      TestCalls.assertSameCall(written, roundTrip(written, new CallRecord()));
+    }
+  }
+
+  @Test
+  void doesNotJournalTheAllocationSlot() {
+    CallRecord written = new CallRecord();
+    written.addAccess(7, 42, 0x1000, 0, 64, AccessMode.WRITE);
+    CallRecord read = roundTrip(written, new CallRecord());
+    assertEquals(7, read.accessId[0]);
+    assertEquals(-1, read.accessSlot[0], "slots mean nothing outside the process");
+  }
+
+  @Test
+  void readingReusesTheArraysOnceGrown() {
+    long biggest = 0;
+    while (biggest % 11 != 10 || biggest % 9 != 8 || biggest % 7 != 6) {
+      biggest++;
+    }
+    CallRecord big = TestCalls.fill(new CallRecord(), biggest);
+    assertTrue(big.accessCount > 4 && big.paramCount > 8 && big.predecessorCount > 4,
+        "the first record must grow every array");
+    CallRecord into = roundTrip(big, new CallRecord());
+    int[] offsets = into.paramOffsets;
+    byte[] params = into.paramBytes;
+    int[] ids = into.accessId;
+    long[] bases = into.accessBase;
+    byte[] modes = into.accessMode;
+    long[] predecessors = into.predecessors;
+    String kernel = into.kernel;
+    for (long seq = 0; seq < 200; seq++) {
+      CallRecord written = TestCalls.fill(new CallRecord(), seq);
+      TestCalls.assertSameCall(written, roundTrip(written, into));
+      TestCalls.assertSameCall(big, roundTrip(big, into));
+      assertSame(offsets, into.paramOffsets);
+      assertSame(params, into.paramBytes);
+      assertSame(ids, into.accessId);
+      assertSame(bases, into.accessBase);
+      assertSame(modes, into.accessMode);
+      assertSame(predecessors, into.predecessors);
+      assertSame(kernel, into.kernel, "names read back are interned, not rebuilt");
+    }
+  }
+
+  @Test
+  void writingAllocatesNothingPerRecord() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    CallRecord[] calls = new CallRecord[64];
+    for (int i = 0; i < calls.length; i++) {
+      calls[i] = TestCalls.fill(new CallRecord(), i);
+    }
+    for (int i = 0; i < 50_000; i++) {
+      bytes.clear();
+      calls[i & 63].writeMarshallable(bytes);
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    int records = 100_000;
+    for (int i = 0; i < records; i++) {
+      bytes.clear();
+      calls[i & 63].writeMarshallable(bytes);
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertTrue(allocated < records, allocated + " bytes allocated for " + records + " records");
+  }
+
+  @Test
+  void refusesAnotherFormatVersion() {
+    bytes.clear();
+    new CallRecord().writeMarshallable(bytes);
+    bytes.writeByte(0, (byte) (CallRecord.FORMAT_VERSION + 1));
+    IORuntimeException e = assertThrows(IORuntimeException.class, () -> new CallRecord().readMarshallable(bytes));
+    assertTrue(e.getMessage().contains("format " + (CallRecord.FORMAT_VERSION + 1)), e.getMessage());
+  }
+
+  @Test
+  void equalityIsIdentity() {
+    CallRecord a = TestCalls.fill(new CallRecord(), 3);
+    CallRecord b = TestCalls.fill(new CallRecord(), 3);
+    assertNotSame(a, b);
+    assertFalse(a.equals(b));
+    assertTrue(a.equals(a));
+  }
+}

@@ -1,0 +1,186 @@
+package dev.kernelweave.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.TestCalls;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JournalReaderTest {
+
+  @TempDir Path temp;
+
+  @Test
+  void readsEveryCompleteRecordOfAWriterKilledMidStream() throws Exception {
+    Path dir = temp.resolve("journal");
+    long announced = 20_000;
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports")) {
+        command.add(arg);
+      }
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(KilledWriterMain.class.getName());
+    command.add(dir.toString());
+    command.add(Long.toString(announced));
+    Process child = new ProcessBuilder(command)
+        .redirectError(temp.resolve("child.err").toFile())
+        .start();
+    try (BufferedReader out = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      String line = out.readLine();
+      assertEquals("written " + announced, line, () -> "child said " + line + ", stderr: " + childErr());
+      Thread.sleep(300);
+      assertTrue(child.isAlive(), "the child must still be writing when killed");
+      child.destroyForcibly();
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+    } finally {
+      child.destroyForcibly();
+    }
+    assertEquals(137, child.exitValue(), "killed by SIGKILL");
+
+    long read = 0;
+    CallRecord expected = new CallRecord();
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      while (reader.next(r)) {
+        assertEquals(read, r.seq, "no record is missing or repeated");
+        TestCalls.assertSameCall(TestCalls.fill(expected, read), r);
+        read++;
+      }
+    }
+    assertTrue(read >= announced, "read " + read + " of at least " + announced);
+  }
+
+  private String childErr() {
+    try {
+      return Files.readString(temp.resolve("child.err"));
+    } catch (Exception e) {
+      return e.toString();
+    }
+  }
+
+  @Test
+  void followSeesCallsAppendedLaterAndStopsWhenInterrupted() throws Exception {
+    Path dir = temp.resolve("journal");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> {}).open();
+    CallRecord call = new CallRecord();
+    journal.append(TestCalls.fill(call, 0));
+    journal.awaitWritten(10, TimeUnit.SECONDS);
+    BlockingQueue<Long> seen = new LinkedBlockingQueue<>();
+    boolean[] stoppedCleanly = {false};
+    Thread follower = new Thread(() -> {
+      try (JournalReader reader = JournalReader.open(dir)) {
+        CallRecord r = new CallRecord();
+        while (reader.follow(r)) {
+          seen.add(r.seq);
+        }
+        stoppedCleanly[0] = Thread.currentThread().isInterrupted();
+      } catch (Exception e) {
+        seen.add(-1L);
+      }
+    });
+    follower.start();
+    assertEquals(0L, seen.poll(10, TimeUnit.SECONDS));
+    for (int i = 1; i <= 3; i++) {
+      journal.append(TestCalls.fill(call, i));
+    }
+    for (long i = 1; i <= 3; i++) {
+      assertEquals(i, seen.poll(10, TimeUnit.SECONDS));
+    }
+    follower.interrupt();
+    follower.join(10_000);
+    assertFalse(follower.isAlive());
+    assertTrue(stoppedCleanly[0], "follow returns false on interrupt and keeps the status");
+    journal.close();
+  }
+
+  @Test
+  void readsAndFollowsAcrossFiles() throws Exception {
+    Path dir = temp.resolve("journal");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir)
+        .rollCycle(TestRollCycles.TEST_SECONDLY)
+        .warn(w -> { })
+        .open();
+    CallRecord call = new CallRecord();
+    journal.append(TestCalls.fill(call, 0));
+    assertTrue(journal.awaitWritten(10, TimeUnit.SECONDS));
+    BlockingQueue<Long> seen = new LinkedBlockingQueue<>();
+    Thread follower = new Thread(() -> {
+      try (JournalReader reader = JournalReader.open(dir)) {
+        CallRecord r = new CallRecord();
+        while (reader.follow(r)) {
+          seen.add(r.seq);
+        }
+      } catch (Exception e) {
+        seen.add(-1L);
+      }
+    });
+    follower.start();
+    assertEquals(0L, seen.poll(10, TimeUnit.SECONDS));
+    for (long seq = 1; seq < 3; seq++) {
+      Thread.sleep(1_100);
+      journal.append(TestCalls.fill(call, seq));
+      assertEquals(seq, seen.poll(10, TimeUnit.SECONDS), "the follower crossed into the next file");
+    }
+    follower.interrupt();
+    follower.join(10_000);
+    journal.close();
+    try (var files = Files.list(dir)) {
+      assertTrue(files.filter(p -> p.toString().endsWith(".cq4")).count() >= 3, "one file per second");
+    }
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      for (long seq = 0; seq < 3; seq++) {
+        assertTrue(reader.next(r));
+        assertEquals(seq, r.seq);
+      }
+      assertFalse(reader.next(r));
+    }
+  }
+
+  @Test
+  void aMissingDirectoryIsNamedInTheError() {
+    Path dir = temp.resolve("nowhere");
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> JournalReader.open(dir));
+    assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
+  }
+
+  @Test
+  void aFileIsNotAJournal() throws Exception {
+    Path file = Files.writeString(temp.resolve("file"), "x");
+    assertThrows(NotDirectoryException.class, () -> JournalReader.open(file));
+  }
+
+  @Test
+  void aDirectoryWithoutQueueFilesIsNotAJournal() throws Exception {
+    Path dir = Files.createDirectory(temp.resolve("empty"));
+    Files.writeString(dir.resolve("notes.txt"), "x");
+    JournalReader.NoJournalException e =
+        assertThrows(JournalReader.NoJournalException.class, () -> JournalReader.open(dir));
+    assertTrue(e.getMessage().contains(dir.toString()) && e.getMessage().contains("holds no journal"),
+        e.getMessage());
+    assertEquals(List.of(dir.resolve("notes.txt")), Files.list(dir).toList(), "reading creates nothing");
+  }
+}
