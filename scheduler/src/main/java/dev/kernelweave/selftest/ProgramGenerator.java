@@ -48,6 +48,10 @@ public final class ProgramGenerator {
     final List<int[]> live = new ArrayList<>(); // {buf, elements, owner}
     final List<Integer> recentlyWritten = new ArrayList<>();
     final List<Integer> recentlyRead = new ArrayList<>();
+    /** Streams with an asynchronous copy into page-locked memory not yet synchronized. */
+    final List<Long> readbackStreams = new ArrayList<>();
+    /** Events recorded on such a stream, not yet synchronized. */
+    final List<Integer> readbackEvents = new ArrayList<>();
     int nextBuf;
     int thread;
 
@@ -64,7 +68,7 @@ public final class ProgramGenerator {
         }
       }
       events = 1 + random.nextInt(3);
-      hosts = random.nextInt(3);
+      hosts = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(2);
     }
 
     Program build() {
@@ -88,8 +92,10 @@ public final class ProgramGenerator {
 
     void step() {
       int r = random.nextInt(100);
-      if (r < 40) {
+      if (r < 36) {
         launch(Op.LaunchMode.PRECISE);
+      } else if (r < 40) {
+        forkJoin();
       } else if (r < 43) {
         int m = random.nextInt(5);
         launch(m < 2 ? Op.LaunchMode.CONSERVATIVE : m < 4 ? Op.LaunchMode.UNKNOWN_POINTER : Op.LaunchMode.FAILS);
@@ -100,13 +106,17 @@ public final class ProgramGenerator {
         int n = length(b[1]);
         ops.add(new Op.Read(thread, at(b, n), n));
         noteRead(b[0]);
+      } else if (r < 54) {
+        readbackStep();
       } else if (r < 58) {
         if (hosts > 0) {
           int[] b = pickToRead();
           int n = Math.min(length(b[1]), HOST_ELEMENTS);
-          ops.add(new Op.ReadAsync(thread, stream(), random.nextInt(hosts), random.nextInt(HOST_ELEMENTS - n + 1),
+          long stream = stream();
+          ops.add(new Op.ReadAsync(thread, stream, random.nextInt(hosts), random.nextInt(HOST_ELEMENTS - n + 1),
               at(b, n), n));
           noteRead(b[0]);
+          readbackStreams.add(stream);
         }
       } else if (r < 64) {
         copy();
@@ -129,15 +139,101 @@ public final class ProgramGenerator {
         free();
       } else if (r < 88) {
         ops.add(new Op.SyncContext(thread));
+        readbackStreams.clear();
+        readbackEvents.clear();
         observeHosts();
-      } else if (r < 93) {
-        ops.add(new Op.StreamSync(thread, stream()));
+      } else if (r < 92) {
+        long stream = syncStream();
+        ops.add(new Op.StreamSync(thread, stream));
+        readbackStreams.removeIf(s -> s == stream);
         observeHosts();
-      } else if (r < 97) {
-        ops.add(new Op.EventRecord(thread, random.nextInt(events), stream()));
+      } else if (r < 96) {
+        long stream = syncStream();
+        int event = random.nextInt(events);
+        ops.add(new Op.EventRecord(thread, event, stream));
+        if (readbackStreams.remove(Long.valueOf(stream))) {
+          readbackEvents.add(event);
+        }
       } else {
-        ops.add(new Op.EventSync(thread, random.nextInt(events)));
+        int event = !readbackEvents.isEmpty() && random.nextInt(10) < 7
+            ? readbackEvents.remove(readbackEvents.size() - 1) : random.nextInt(events);
+        ops.add(new Op.EventSync(thread, event));
         observeHosts();
+      }
+    }
+
+    /**
+     * What an application's step loop does: copy a result back asynchronously, launch the next
+     * step's work on the same stream (which may land on other streams of the agent), then wait
+     * for the stream, directly or through an event, and read the result on the host.
+     */
+    void readbackStep() {
+      if (hosts == 0) {
+        return;
+      }
+      long stream = stream();
+      int[] b = pickToRead();
+      int n = Math.min(length(b[1]), HOST_ELEMENTS);
+      int host = random.nextInt(hosts);
+      ops.add(new Op.ReadAsync(thread, stream, host, random.nextInt(HOST_ELEMENTS - n + 1), at(b, n), n));
+      noteRead(b[0]);
+      for (int i = random.nextInt(4); i > 0; i--) {
+        int[] out = any();
+        int m = length(out[1]);
+        ops.add(new Op.Launch(thread, stream, Kernel.FILL, at(out, m), null, null, m, random.nextInt(),
+            Op.LaunchMode.PRECISE));
+        noteWritten(out[0]);
+      }
+      if (random.nextBoolean()) {
+        ops.add(new Op.StreamSync(thread, stream));
+      } else {
+        int event = random.nextInt(events);
+        ops.add(new Op.EventRecord(thread, event, stream));
+        ops.add(new Op.EventSync(thread, event));
+      }
+      ops.add(new Op.ObserveHost(thread, host));
+    }
+
+    /**
+     * One input read by several launches (a fork, spread over streams), other work in between,
+     * then launches that join two of the branches: the shapes where waits are shared and reused.
+     */
+    void forkJoin() {
+      int[] src = pickToRead();
+      List<int[]> branches = new ArrayList<>();
+      for (int i = 2 + random.nextInt(3); i > 0; i--) {
+        int[] out = any();
+        if (out == src) {
+          continue;
+        }
+        int n = 1 + random.nextInt(Math.min(Math.min(src[1], out[1]), 64));
+        ops.add(new Op.Launch(thread, stream(), Kernel.SCALE, at(out, n), at(src, n), null, n, random.nextInt(),
+            Op.LaunchMode.PRECISE));
+        noteRead(src[0]);
+        noteWritten(out[0]);
+        branches.add(out);
+        if (random.nextBoolean()) {
+          launch(Op.LaunchMode.PRECISE);
+        }
+      }
+      for (int j = 0; j + 1 < branches.size(); j++) {
+        int[] a = branches.get(j + 1);
+        // The other input: an earlier branch, or whatever was written last (work that went on
+        // behind the fork on some stream).
+        int[] b = random.nextBoolean() ? branches.get(j) : recent(recentlyWritten);
+        if (b == null) {
+          continue;
+        }
+        int[] out = any();
+        int n = 1 + random.nextInt(Math.min(Math.min(a[1], b[1]), Math.min(out[1], 64)));
+        Op.At outAt = at(out, n);
+        Op.At aAt = at(a, n);
+        Op.At bAt = at(b, n);
+        if (!overlaps(outAt, n, aAt, n) && !overlaps(outAt, n, bAt, n)) {
+          ops.add(new Op.Launch(thread, stream(), Kernel.MIX, outAt, aAt, bAt, n, random.nextInt(),
+              Op.LaunchMode.PRECISE));
+          noteWritten(out[0]);
+        }
       }
     }
 
@@ -226,6 +322,14 @@ public final class ProgramGenerator {
           ops.add(new Op.ObserveHost(thread, h));
         }
       }
+    }
+
+    /** Mostly a stream with an unsynchronized copy into page-locked memory, when there is one. */
+    long syncStream() {
+      if (!readbackStreams.isEmpty() && random.nextInt(10) < 7) {
+        return readbackStreams.get(random.nextInt(readbackStreams.size()));
+      }
+      return stream();
     }
 
     long stream() {

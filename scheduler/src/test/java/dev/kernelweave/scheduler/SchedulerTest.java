@@ -117,6 +117,35 @@ class SchedulerTest {
   }
 
   @Test
+  void waitOnAnOlderRecordingCoversOnlyUpToThatRecording() {
+    launch(0, W); // A: lane 0, position 1
+    launch(0, R, 1, W); // B: lane 0, position 2
+    launch(0, R, 2, W); // C: fork to lane 1; e0 recorded at lane 0's position 2
+    launch(1, R, 3, W); // D: extends lane 0 to position 3
+    device.drain();
+    assertEquals(2, launch(0, R, 4, W)); // E: another fork off A; e0 (position 2) is enough
+    assertEquals(List.of("createStream 2", "wait 2 for e0"), device.drain());
+    // F needs D (position 3): lane 2 waited for lane 0 only up to position 2, not to its tail.
+    assertEquals(2, launch(4, R, 3, R, 5, W));
+    assertEquals(List.of("createEvent e1", "record e1 on 0", "wait 2 for e1"), device.drain());
+  }
+
+  @Test
+  void reusedEventCarriesTheWaitsOfItsRecordingNotLaterOnes() {
+    launch(0, W); // A: lane 0
+    launch(5, W); // X: lane 1
+    launch(0, R, 1, W); // B: lane 0, position 2
+    launch(0, R, 2, W); // C: fork to lane 2; e0 recorded at lane 0's position 2
+    launch(1, R, 5, R, 6, W); // D: lane 0, waits for X through e4
+    device.drain();
+    assertEquals(3, launch(0, R, 7, W)); // E: fork off A on lane 3, through e0 (before D's wait)
+    assertEquals(List.of("createStream 3", "wait 3 for e0"), device.drain());
+    // So lane 3 does not follow X yet: F, which reads X, must wait for it.
+    assertEquals(3, launch(7, R, 5, R, 8, W));
+    assertEquals(List.of("wait 3 for e4"), device.drain());
+  }
+
+  @Test
   void joinWaitsForTheOtherChain() {
     launch(0, W); // lane 0
     launch(1, W); // lane 1

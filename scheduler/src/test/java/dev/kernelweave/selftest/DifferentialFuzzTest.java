@@ -28,12 +28,12 @@ class DifferentialFuzzTest {
   @ValueSource(ints = {1, 2, 3, 16})
   void scheduledRunsObserveWhatSerialRunsObserve(int streams) {
     DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, Mutant.NONE);
-    DifferentialFuzz.Report report = fuzz.run(streams * 1000L + 1, 2500, 1, null);
+    DifferentialFuzz.Report report = fuzz.run(streams * 1000L + 1, 5000, 1, null);
     if (report.failed() > 0) {
       DifferentialFuzz.Failure shrunk = fuzz.shrink(report.failures().get(0));
       throw new AssertionError("the scheduler broke a program:\n" + shrunk.describe());
     }
-    assertEquals(2500, report.passed());
+    assertEquals(5000, report.passed());
     if (streams > 1) {
       assertTrue(report.stats().lanesUsed() == streams, "work spread over every stream: " + report.stats());
       assertTrue(report.stats().crossLaneWaits() > 0, report.stats().toString());
@@ -44,7 +44,7 @@ class DifferentialFuzzTest {
   @ValueSource(ints = {2, 5})
   void longProgramsObserveWhatSerialRunsObserve(int streams) {
     DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, Mutant.NONE, new ProgramGenerator(400));
-    DifferentialFuzz.Report report = fuzz.run(streams * 77L, 300, 1, null);
+    DifferentialFuzz.Report report = fuzz.run(streams * 77L, 500, 1, null);
     if (report.failed() > 0) {
       throw new AssertionError("the scheduler broke a program:\n" + fuzz.shrink(report.failures().get(0)).describe());
     }
