@@ -14,7 +14,7 @@ import java.util.Locale;
  *
  * <p>Prints {@code NAME: SIZES}, then ends with {@code KW-RESULT {json}}. Exit status: 0 done, 1 the
  * output differs from the CPU reference or between repetitions, 2 bad arguments, 3 no GPU or no
- * CUDA driver, 4 a CUDA call failed.
+ * CUDA driver, 4 the run failed (a CUDA call returned an error, for example).
  */
 public final class WorkloadMain {
 
@@ -110,8 +110,9 @@ public final class WorkloadMain {
       result = WorkloadRunner.run(
           Workloads.create(options.name(), options.variant(), options.size()),
           options.warmup(), options.reps());
-    } catch (jcuda.CudaException e) {
-      err.println("error: CUDA call failed: " + e.getMessage());
+    } catch (RuntimeException e) {
+      // jcuda.CudaException for a failed call; anything else is as fatal.
+      err.println("error: the run failed: " + e);
       e.printStackTrace(err);
       return 4;
     }
