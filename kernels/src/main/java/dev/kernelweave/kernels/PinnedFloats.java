@@ -3,6 +3,7 @@ package dev.kernelweave.kernels;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import jcuda.Pointer;
@@ -17,7 +18,7 @@ public final class PinnedFloats {
 
   PinnedFloats(Pointer pointer, int count) {
     this.pointer = pointer;
-    java.nio.ByteBuffer bytes = pointer.getByteBuffer(0, (long) count * Float.BYTES);
+    ByteBuffer bytes = pointer.getByteBuffer(0, (long) count * Float.BYTES);
     if (bytes == null) {
       throw new IllegalStateException("JCuda gave no buffer for cuMemAllocHost memory");
     }

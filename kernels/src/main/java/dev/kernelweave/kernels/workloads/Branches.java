@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -16,15 +17,13 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 
 /** {@code branches} on the GPU; see {@link BranchesProblem}. */
-public abstract class Branches implements Workload {
+public abstract class Branches extends DeviceWorkload<BranchesProblem> {
 
   public static Workload create(BranchesProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
   }
 
-  final BranchesProblem p;
   private final BranchesProblem.Inputs inputs;
-  CudaScope cuda;
   private Kernel step;
   private Kernel join;
   private CUdeviceptr weights;
@@ -33,19 +32,12 @@ public abstract class Branches implements Workload {
   CUdeviceptr joined;
 
   Branches(BranchesProblem problem) {
-    this.p = problem;
+    super(problem);
     this.inputs = problem.inputs();
   }
 
   @Override
-  public BranchesProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    CudaScope.Module module = cuda.module(p.ptx());
+  protected void allocate(CudaScope.Module module) {
     step = module.kernel(BranchesProblem.STEP);
     join = module.kernel(BranchesProblem.JOIN);
     weights = cuda.floats(p.n());
@@ -54,12 +46,9 @@ public abstract class Branches implements Workload {
       buffers[c] = new CUdeviceptr[] {cuda.floats(p.n()), cuda.floats(p.n())};
     }
     joined = cuda.floats(p.n());
-    setUpStreams();
   }
 
   /** Creates what the variant needs besides the buffers. */
-  abstract void setUpStreams();
-
   @Override
   public void reset() {
     Cuda.upload(weights, inputs.weights());
@@ -85,13 +74,6 @@ public abstract class Branches implements Workload {
     join.launch(p.blocks(), p.threads(), stream, args);
   }
 
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
-  }
-
   /** Each chain in turn on the default stream, then the join, then a synchronous copy. */
   static final class Serial extends Branches {
     private final float[] result;
@@ -100,9 +82,6 @@ public abstract class Branches implements Workload {
       super(problem);
       result = new float[problem.n()];
     }
-
-    @Override
-    void setUpStreams() {}
 
     @Override
     public void run() {
@@ -135,7 +114,7 @@ public abstract class Branches implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       streams = cuda.streams(p.chains());
       chainDone = cuda.events(p.chains());
       result = cuda.pinnedFloats(p.n());

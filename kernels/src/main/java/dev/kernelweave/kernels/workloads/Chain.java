@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -13,37 +14,26 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /** {@code chain} on the GPU; see {@link ChainProblem}. */
-public abstract class Chain implements Workload {
+public abstract class Chain extends DeviceWorkload<ChainProblem> {
 
   public static Workload create(ChainProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
   }
 
-  final ChainProblem p;
   private final float[] input;
-  CudaScope cuda;
   private Kernel step;
   CUdeviceptr x;
 
   Chain(ChainProblem problem) {
-    this.p = problem;
+    super(problem);
     this.input = problem.input();
   }
 
   @Override
-  public ChainProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    step = cuda.module(p.ptx()).kernel(ChainProblem.STEP);
+  protected void allocate(CudaScope.Module module) {
+    step = module.kernel(ChainProblem.STEP);
     x = cuda.floats(p.n());
-    setUpStreams();
   }
-
-  abstract void setUpStreams();
 
   @Override
   public void reset() {
@@ -56,13 +46,6 @@ public abstract class Chain implements Workload {
     }
   }
 
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
-  }
-
   /** The chain on the default stream, then a synchronous copy. */
   static final class Serial extends Chain {
     private final float[] result;
@@ -71,9 +54,6 @@ public abstract class Chain implements Workload {
       super(problem);
       result = new float[problem.n()];
     }
-
-    @Override
-    void setUpStreams() {}
 
     @Override
     public void run() {
@@ -97,7 +77,7 @@ public abstract class Chain implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       stream = cuda.stream();
       result = cuda.pinnedFloats(p.n());
     }

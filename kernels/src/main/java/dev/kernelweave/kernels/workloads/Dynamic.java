@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -16,7 +17,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 
 /** {@code dynamic} on the GPU; see {@link DynamicProblem}. */
-public abstract class Dynamic implements Workload {
+public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
   public static Workload create(DynamicProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
@@ -24,12 +25,10 @@ public abstract class Dynamic implements Workload {
 
   private static final int K = DynamicProblem.TOP_K;
 
-  final DynamicProblem p;
   private final DynamicProblem.Inputs inputs;
   private final float[] gates = DynamicProblem.gates();
   /** The experts picked in every iteration, as the host decided. */
   final int[] routes;
-  CudaScope cuda;
   private Kernel router;
   private Kernel expert;
   private Kernel combine;
@@ -41,20 +40,13 @@ public abstract class Dynamic implements Workload {
   private CUdeviceptr[][] expertBuffers;
 
   Dynamic(DynamicProblem problem) {
-    this.p = problem;
+    super(problem);
     this.inputs = problem.inputs();
     this.routes = new int[problem.iterations() * K];
   }
 
   @Override
-  public DynamicProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    CudaScope.Module module = cuda.module(p.ptx());
+  protected void allocate(CudaScope.Module module) {
     router = module.kernel(DynamicProblem.ROUTER);
     expert = module.kernel(DynamicProblem.EXPERT);
     combine = module.kernel(DynamicProblem.COMBINE);
@@ -67,10 +59,7 @@ public abstract class Dynamic implements Workload {
       expertWeights[e] = cuda.floats(p.n());
       expertBuffers[e] = new CUdeviceptr[] {cuda.floats(p.n()), cuda.floats(p.n())};
     }
-    setUpStreams();
   }
-
-  abstract void setUpStreams();
 
   @Override
   public void reset() {
@@ -113,13 +102,6 @@ public abstract class Dynamic implements Workload {
     combine.launch(p.blocks(), p.threads(), stream, args);
   }
 
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
-  }
-
   /** Everything on the default stream; synchronous copies into Java arrays. */
   static final class Serial extends Dynamic {
     private final float[] scoresOnHost;
@@ -130,9 +112,6 @@ public abstract class Dynamic implements Workload {
       scoresOnHost = new float[problem.experts()];
       result = new float[problem.n()];
     }
-
-    @Override
-    void setUpStreams() {}
 
     @Override
     public void run() {
@@ -172,7 +151,7 @@ public abstract class Dynamic implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       main = cuda.stream();
       streams = cuda.streams(p.experts());
       expertDone = cuda.events(p.experts());

@@ -8,6 +8,7 @@ import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -20,7 +21,7 @@ import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 
 /** {@code heads} on the GPU; see {@link HeadsProblem}. */
-public abstract class Heads implements Workload {
+public abstract class Heads extends DeviceWorkload<HeadsProblem> {
 
   public static Workload create(HeadsProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
@@ -29,9 +30,7 @@ public abstract class Heads implements Workload {
   private static final Pointer ONE = Pointer.to(new float[] {1.0f});
   private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
 
-  final HeadsProblem p;
   private final HeadsProblem.Inputs inputs;
-  CudaScope cuda;
   private Kernel mix;
   /** Activations, heads x dim x dim: each layer's input and, after the mix, its output. */
   CUdeviceptr x;
@@ -41,26 +40,17 @@ public abstract class Heads implements Workload {
   private CUdeviceptr weights;
 
   Heads(HeadsProblem problem) {
-    this.p = problem;
+    super(problem);
     this.inputs = problem.inputs();
   }
 
   @Override
-  public HeadsProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    mix = cuda.module(p.ptx()).kernel(HeadsProblem.MIX);
+  protected void allocate(CudaScope.Module module) {
+    mix = module.kernel(HeadsProblem.MIX);
     x = cuda.floats((long) p.heads() * p.headSize());
     y = cuda.floats((long) p.heads() * p.headSize());
     weights = cuda.floats((long) p.layers() * p.heads() * p.headSize());
-    setUpStreams();
   }
-
-  abstract void setUpStreams();
 
   @Override
   public void reset() {
@@ -81,13 +71,6 @@ public abstract class Heads implements Workload {
     mix.launch(p.mixBlocks(), p.threads(), stream, y, x, p.headSize(), p.heads());
   }
 
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
-  }
-
   /** One cuBLAS handle on the default stream; a synchronous copy at the end. */
   static final class Serial extends Heads {
     private cublasHandle handle;
@@ -99,7 +82,7 @@ public abstract class Heads implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       handle = cuda.cublas(null);
     }
 
@@ -138,7 +121,7 @@ public abstract class Heads implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       streams = cuda.streams(p.heads());
       handles = new cublasHandle[p.heads()];
       for (int h = 0; h < p.heads(); h++) {

@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -15,15 +16,13 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /** {@code pipeline} on the GPU; see {@link PipelineProblem}. */
-public abstract class Pipeline implements Workload {
+public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
 
   public static Workload create(PipelineProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
   }
 
-  final PipelineProblem p;
   final float[][] inputs;
-  CudaScope cuda;
   private Kernel prepare;
   private Kernel smooth;
   private Kernel finish;
@@ -32,19 +31,12 @@ public abstract class Pipeline implements Workload {
   CUdeviceptr[] out;
 
   Pipeline(PipelineProblem problem) {
-    this.p = problem;
+    super(problem);
     this.inputs = problem.inputs();
   }
 
   @Override
-  public PipelineProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    CudaScope.Module module = cuda.module(p.ptx());
+  protected void allocate(CudaScope.Module module) {
     prepare = module.kernel(PipelineProblem.PREPARE);
     smooth = module.kernel(PipelineProblem.SMOOTH);
     finish = module.kernel(PipelineProblem.FINISH);
@@ -56,23 +48,13 @@ public abstract class Pipeline implements Workload {
       tmp[b] = cuda.floats(p.n());
       out[b] = cuda.floats(p.n());
     }
-    setUpStreams();
   }
-
-  abstract void setUpStreams();
 
   /** The three kernels of batch {@code b}. */
   void launchCompute(int b, CUstream stream) {
     prepare.launch(p.blocks(), p.threads(), stream, in[b], tmp[b], p.n(), p.rounds());
     smooth.launch(p.blocks(), p.threads(), stream, tmp[b], out[b], p.n(), p.rounds());
     finish.launch(p.blocks(), p.threads(), stream, out[b], p.n(), p.rounds());
-  }
-
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
   }
 
   /** Batch after batch: synchronous copies from and to Java arrays, kernels on the default stream. */
@@ -83,9 +65,6 @@ public abstract class Pipeline implements Workload {
       super(problem);
       results = new float[problem.batches()][problem.n()];
     }
-
-    @Override
-    void setUpStreams() {}
 
     @Override
     public void reset() {
@@ -126,7 +105,7 @@ public abstract class Pipeline implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       streams = cuda.streams(p.batches());
       staged = cuda.pinnedFloats(p.batches() * p.n());
       results = cuda.pinnedFloats(p.batches() * p.n());

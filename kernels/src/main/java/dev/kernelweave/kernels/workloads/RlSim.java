@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
@@ -16,15 +17,13 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 
 /** {@code rl-sim} on the GPU; see {@link RlSimProblem}. */
-public abstract class RlSim implements Workload {
+public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
 
   public static Workload create(RlSimProblem problem, Variant variant) {
     return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
   }
 
-  final RlSimProblem p;
   private final RlSimProblem.Inputs inputs;
-  CudaScope cuda;
   private Kernel policy;
   private Kernel dynamics;
   private Kernel reward;
@@ -38,19 +37,12 @@ public abstract class RlSim implements Workload {
   CUdeviceptr stats;
 
   RlSim(RlSimProblem problem) {
-    this.p = problem;
+    super(problem);
     this.inputs = problem.inputs();
   }
 
   @Override
-  public RlSimProblem problem() {
-    return p;
-  }
-
-  @Override
-  public void setUp() {
-    cuda = new CudaScope();
-    CudaScope.Module module = cuda.module(p.ptx());
+  protected void allocate(CudaScope.Module module) {
     policy = module.kernel(RlSimProblem.POLICY);
     dynamics = module.kernel(RlSimProblem.STEP);
     reward = module.kernel(RlSimProblem.REWARD);
@@ -64,10 +56,7 @@ public abstract class RlSim implements Workload {
     }
     rewards = cuda.floats(p.envs());
     stats = cuda.floats(RlSimProblem.STATS);
-    setUpStreams();
   }
-
-  abstract void setUpStreams();
 
   @Override
   public void reset() {
@@ -96,13 +85,6 @@ public abstract class RlSim implements Workload {
     return states[e][RlSimProblem.stateAfter(p.steps())];
   }
 
-  @Override
-  public void close() {
-    if (cuda != null) {
-      cuda.close();
-    }
-  }
-
   /** Everything on the default stream; synchronous copies into Java arrays. */
   static final class Serial extends RlSim {
     private final float[] history;
@@ -114,9 +96,6 @@ public abstract class RlSim implements Workload {
       history = new float[problem.steps() * RlSimProblem.STATS];
       finals = new float[problem.envs()][problem.n()];
     }
-
-    @Override
-    void setUpStreams() {}
 
     @Override
     public void run() {
@@ -160,7 +139,7 @@ public abstract class RlSim implements Workload {
     }
 
     @Override
-    void setUpStreams() {
+    protected void setUpVariant() {
       streams = cuda.streams(p.envs());
       envDone = cuda.events(p.envs());
       main = cuda.stream();
