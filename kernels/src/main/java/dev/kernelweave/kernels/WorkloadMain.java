@@ -110,8 +110,9 @@ public final class WorkloadMain {
       result = WorkloadRunner.run(
           Workloads.create(options.name(), options.variant(), options.size()),
           options.warmup(), options.reps());
-    } catch (RuntimeException e) {
-      // jcuda.CudaException for a failed call; anything else is as fatal.
+    } catch (RuntimeException | LinkageError e) {
+      // jcuda.CudaException for a failed call, UnsatisfiedLinkError for a missing library (JCublas
+      // needs libcublas.so.12), anything else as fatal.
       err.println("error: the run failed: " + e);
       e.printStackTrace(err);
       return 4;
