@@ -2,9 +2,8 @@ package dev.kernelweave.kernels;
 
 /**
  * The device functions of {@code src/main/cuda/common.cuh} in Java, with the same float operations
- * in the same order. Java never fuses a multiply and an add, and the PTX is built with
- * {@code -fmad=false}, so both round every operation the same way and the results are
- * bit-identical.
+ * in the same order. Java never fuses a multiply and an add, and the PTX is built with {@code
+ * -fmad=false}, so both round every operation the same way and the results are bit-identical.
  */
 public final class CpuMath {
 
@@ -40,9 +39,9 @@ public final class CpuMath {
   }
 
   /**
-   * The sum of {@code terms} in the order of a kernel's block reduction: thread t of
-   * {@link #REDUCE_THREADS} adds terms t, t + 256, ... in turn, then the partial sums are added
-   * pairwise with a halving stride ({@code kw_block_sum}).
+   * The sum of {@code terms} in the order of a kernel's block reduction: thread t of {@link
+   * #REDUCE_THREADS} adds terms t, t + 256, ... in turn, then the partial sums are added pairwise
+   * with a halving stride ({@code kw_block_sum}).
    */
   public static float blockSum(float[] terms) {
     float[] sums = new float[REDUCE_THREADS];

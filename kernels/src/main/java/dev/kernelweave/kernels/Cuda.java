@@ -16,8 +16,8 @@ import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 
 /**
- * The few JCuda calls every workload makes the same way. Every JCuda call throws
- * {@link jcuda.CudaException} on an error result: exceptions are enabled before the first one.
+ * The few JCuda calls every workload makes the same way. Every JCuda call throws {@link
+ * jcuda.CudaException} on an error result: exceptions are enabled before the first one.
  */
 public final class Cuda {
 
@@ -26,9 +26,9 @@ public final class Cuda {
   private Cuda() {}
 
   /**
-   * Makes device 0's primary context current on this thread, retaining it on first use. The
-   * primary context is the one the CUDA runtime, and so cuBLAS, uses: driver-API allocations and
-   * cuBLAS calls then share one context. It is retained for the life of the process.
+   * Makes device 0's primary context current on this thread, retaining it on first use. The primary
+   * context is the one the CUDA runtime, and so cuBLAS, uses: driver-API allocations and cuBLAS
+   * calls then share one context. It is retained for the life of the process.
    */
   public static synchronized void makeContextCurrent() {
     if (context == null) {

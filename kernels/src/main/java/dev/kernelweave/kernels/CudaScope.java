@@ -51,7 +51,8 @@ public final class CudaScope implements AutoCloseable {
     public Kernel kernel(String name) {
       List<Ptx.Param> params = entries.get(name);
       if (params == null) {
-        throw new IllegalArgumentException("no kernel " + name + " in the module; it has " + entries.keySet());
+        throw new IllegalArgumentException(
+            "no kernel " + name + " in the module; it has " + entries.keySet());
       }
       CUfunction function = new CUfunction();
       cuModuleGetFunction(function, module, name);

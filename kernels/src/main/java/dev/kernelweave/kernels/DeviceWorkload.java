@@ -11,7 +11,11 @@ package dev.kernelweave.kernels;
 public abstract class DeviceWorkload<P extends Problem> implements Workload {
 
   protected final P p;
-  /** Owns every CUDA object the workload creates; null before {@link #setUp} and after {@link #close}. */
+
+  /**
+   * Owns every CUDA object the workload creates; null before {@link #setUp} and after {@link
+   * #close}.
+   */
   protected CudaScope cuda;
 
   protected DeviceWorkload(P problem) {
@@ -23,7 +27,10 @@ public abstract class DeviceWorkload<P extends Problem> implements Workload {
     return p;
   }
 
-  /** Creates the scope, loads the problem's module, then {@link #allocate} and {@link #setUpVariant}. */
+  /**
+   * Creates the scope, loads the problem's module, then {@link #allocate} and {@link
+   * #setUpVariant}.
+   */
   @Override
   public final void setUp() {
     cuda = new CudaScope();

@@ -57,7 +57,9 @@ public final class Gpu {
       if (at >= 0) {
         String marker = "UnsatisfiedLinkError: ";
         int start = line.indexOf(marker);
-        return summary + ": " + (start < 0 ? line : line.substring(start + marker.length())).strip();
+        return summary
+            + ": "
+            + (start < 0 ? line : line.substring(start + marker.length())).strip();
       }
     }
     return summary;

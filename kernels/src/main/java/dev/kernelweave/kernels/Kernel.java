@@ -32,8 +32,8 @@ public final class Kernel {
 
   /**
    * Launches {@code blocks} blocks of {@code threads} threads on {@code stream} (null: the default
-   * stream). Arguments are {@link CUdeviceptr}, {@link Integer} or {@link Float}, in the order and of
-   * the kinds the PTX declares; anything else throws before the launch.
+   * stream). Arguments are {@link CUdeviceptr}, {@link Integer} or {@link Float}, in the order and
+   * of the kinds the PTX declares; anything else throws before the launch.
    */
   public void launch(int blocks, int threads, CUstream stream, Object... args) {
     check(name, params, args);
@@ -72,8 +72,14 @@ public final class Kernel {
           break;
       }
       if (!fits) {
-        throw new IllegalArgumentException(name + " argument " + i + " must be "
-            + params.get(i) + ", got " + (arg == null ? "null" : arg.getClass().getSimpleName()));
+        throw new IllegalArgumentException(
+            name
+                + " argument "
+                + i
+                + " must be "
+                + params.get(i)
+                + ", got "
+                + (arg == null ? "null" : arg.getClass().getSimpleName()));
       }
     }
   }

@@ -90,8 +90,15 @@ public final class Outputs {
     }
     int got = a.getInt(first * 4);
     int want = e.getInt(first * 4);
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%d of %d words differ; first at word %d: 0x%08x (%s as float) expected 0x%08x (%s)",
-        differing, words, first, got, Float.intBitsToFloat(got), want, Float.intBitsToFloat(want));
+        differing,
+        words,
+        first,
+        got,
+        Float.intBitsToFloat(got),
+        want,
+        Float.intBitsToFloat(want));
   }
 }

@@ -35,7 +35,9 @@ public final class PinnedFloats {
     floats.put(at, values);
   }
 
-  /** Copies {@code count} floats starting at float {@code at} into {@code into} at {@code offset}. */
+  /**
+   * Copies {@code count} floats starting at float {@code at} into {@code into} at {@code offset}.
+   */
   public void get(int at, float[] into, int offset, int count) {
     floats.get(at, into, offset, count);
   }
@@ -47,12 +49,18 @@ public final class PinnedFloats {
     return values;
   }
 
-  /** Queues a copy of {@code count} floats from float {@code at} to {@code device} on {@code stream}. */
+  /**
+   * Queues a copy of {@code count} floats from float {@code at} to {@code device} on {@code
+   * stream}.
+   */
   public void copyToDevice(int at, CUdeviceptr device, int count, CUstream stream) {
     cuMemcpyHtoDAsync(device, pointer.withByteOffset(bytes(at)), bytes(count), stream);
   }
 
-  /** Queues a copy of {@code count} floats from {@code device} to float {@code at} on {@code stream}. */
+  /**
+   * Queues a copy of {@code count} floats from {@code device} to float {@code at} on {@code
+   * stream}.
+   */
   public void copyFromDevice(int at, CUdeviceptr device, int count, CUstream stream) {
     cuMemcpyDtoHAsync(pointer.withByteOffset(bytes(at)), device, bytes(count), stream);
   }

@@ -24,7 +24,8 @@ public final class Ptx {
     FLOAT
   }
 
-  private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+([A-Za-z_$][\\w$]*)\\s*\\(([^)]*)\\)");
+  private static final Pattern ENTRY =
+      Pattern.compile("\\.entry\\s+([A-Za-z_$][\\w$]*)\\s*\\(([^)]*)\\)");
   private static final Pattern PARAM = Pattern.compile("\\.param\\s+\\.(\\w+)");
 
   private Ptx() {}

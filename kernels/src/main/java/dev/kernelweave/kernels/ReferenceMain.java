@@ -12,7 +12,12 @@ public final class ReferenceMain {
   public static void main(String[] args) {
     for (String name : Workloads.names()) {
       for (Size size : Size.values()) {
-        System.out.println(name + " " + size.label() + " " + Outputs.sha256(Workloads.problem(name, size).reference()));
+        System.out.println(
+            name
+                + " "
+                + size.label()
+                + " "
+                + Outputs.sha256(Workloads.problem(name, size).reference()));
       }
     }
   }

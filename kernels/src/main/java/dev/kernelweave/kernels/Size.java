@@ -5,8 +5,8 @@ import java.util.Locale;
 /** The two sizes of each workload. */
 public enum Size {
   /**
-   * Small data and few rounds, the same dependency structure as {@link #BENCH}: checked against
-   * the CPU reference.
+   * Small data and few rounds, the same dependency structure as {@link #BENCH}: checked against the
+   * CPU reference.
    */
   CHECK,
   /** The size that is timed; not checked against the reference (too slow on the CPU). */

@@ -3,9 +3,9 @@ package dev.kernelweave.kernels;
 /**
  * One workload, one variant, one size, on the GPU.
  *
- * <p>Life cycle: {@link #setUp} once; then for each repetition {@link #reset}, {@link #run},
- * {@link #output}; then {@link #close}. Only {@link #run} is timed: it goes from the first launch to
- * the final result on the host. Every repetition produces the same output bytes.
+ * <p>Life cycle: {@link #setUp} once; then for each repetition {@link #reset}, {@link #run}, {@link
+ * #output}; then {@link #close}. Only {@link #run} is timed: it goes from the first launch to the
+ * final result on the host. Every repetition produces the same output bytes.
  */
 public interface Workload extends AutoCloseable {
 

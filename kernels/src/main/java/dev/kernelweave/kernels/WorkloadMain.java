@@ -12,15 +12,17 @@ import java.util.Locale;
  *     [--size check|bench] [--warmup W] [--reps R]
  * </pre>
  *
- * <p>Prints {@code NAME: SIZES}, then ends with {@code KW-RESULT {json}}. Exit status: 0 done, 1 the
- * output differs from the CPU reference or between repetitions, 2 bad arguments, 3 no GPU or no
+ * <p>Prints {@code NAME: SIZES}, then ends with {@code KW-RESULT {json}}. Exit status: 0 done, 1
+ * the output differs from the CPU reference or between repetitions, 2 bad arguments, 3 no GPU or no
  * CUDA driver, 4 the run failed (a CUDA call returned an error, for example).
  */
 public final class WorkloadMain {
 
-  static final String USAGE = "usage: WorkloadMain NAME [--variant serial|tuned] [--size check|bench]"
-      + " [--warmup W] [--reps R]\n  NAME: " + String.join(", ", Workloads.names())
-      + "\n  defaults: --variant serial --size bench --warmup 3 --reps 10";
+  static final String USAGE =
+      "usage: WorkloadMain NAME [--variant serial|tuned] [--size check|bench]"
+          + " [--warmup W] [--reps R]\n  NAME: "
+          + String.join(", ", Workloads.names())
+          + "\n  defaults: --variant serial --size bench --warmup 3 --reps 10";
 
   /** The parsed command line. */
   record Options(String name, Variant variant, Size size, int warmup, int reps) {
@@ -35,7 +37,8 @@ public final class WorkloadMain {
         String arg = args[i];
         if (!arg.startsWith("--")) {
           if (name != null) {
-            throw new IllegalArgumentException("one workload name expected, got '" + name + "' and '" + arg + "'");
+            throw new IllegalArgumentException(
+                "one workload name expected, got '" + name + "' and '" + arg + "'");
           }
           Workloads.problem(arg, Size.CHECK);
           name = arg;
@@ -107,9 +110,11 @@ public final class WorkloadMain {
     out.flush();
     WorkloadRunner.Result result;
     try {
-      result = WorkloadRunner.run(
-          Workloads.create(options.name(), options.variant(), options.size()),
-          options.warmup(), options.reps());
+      result =
+          WorkloadRunner.run(
+              Workloads.create(options.name(), options.variant(), options.size()),
+              options.warmup(),
+              options.reps());
     } catch (RuntimeException | LinkageError e) {
       // jcuda.CudaException for a failed call, UnsatisfiedLinkError for a missing library (JCublas
       // needs libcublas.so.12), anything else as fatal.
@@ -122,7 +127,9 @@ public final class WorkloadMain {
     return reference.startsWith("mismatch") ? 1 : 0;
   }
 
-  /** "ok", "skipped" (bench size) or "mismatch: ..." (against the reference or between repetitions). */
+  /**
+   * "ok", "skipped" (bench size) or "mismatch: ..." (against the reference or between repetitions).
+   */
   static String verdict(Problem problem, Size size, WorkloadRunner.Result result) {
     if (result.unstable() != null) {
       return "mismatch: " + result.unstable();
@@ -134,19 +141,29 @@ public final class WorkloadMain {
     return difference == null ? "ok" : "mismatch: " + difference;
   }
 
-  static String json(Options options, String sizes, WorkloadRunner.Result result, String reference) {
+  static String json(
+      Options options, String sizes, WorkloadRunner.Result result, String reference) {
     StringBuilder ms = new StringBuilder();
     List<Double> millis = result.millis();
     for (int i = 0; i < millis.size(); i++) {
       ms.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.3f", millis.get(i)));
     }
-    return "{\"name\":" + quote(options.name())
-        + ",\"variant\":" + quote(options.variant().label())
-        + ",\"size\":" + quote(options.size().label())
-        + ",\"sizes\":" + quote(sizes)
-        + ",\"ms\":[" + ms + "]"
-        + ",\"checksum\":" + quote(result.checksum())
-        + ",\"reference\":" + quote(reference) + "}";
+    return "{\"name\":"
+        + quote(options.name())
+        + ",\"variant\":"
+        + quote(options.variant().label())
+        + ",\"size\":"
+        + quote(options.size().label())
+        + ",\"sizes\":"
+        + quote(sizes)
+        + ",\"ms\":["
+        + ms
+        + "]"
+        + ",\"checksum\":"
+        + quote(result.checksum())
+        + ",\"reference\":"
+        + quote(reference)
+        + "}";
   }
 
   static String quote(String s) {

@@ -48,8 +48,16 @@ public final class WorkloadRunner {
         if (checksum == null) {
           checksum = sum;
         } else if (unstable == null && !sum.equals(checksum)) {
-          unstable = "repetition " + (r + 1) + " of " + (warmup + reps) + " (warm-up included)"
-              + " gave other bytes than the first: " + sum + " vs " + checksum;
+          unstable =
+              "repetition "
+                  + (r + 1)
+                  + " of "
+                  + (warmup + reps)
+                  + " (warm-up included)"
+                  + " gave other bytes than the first: "
+                  + sum
+                  + " vs "
+                  + checksum;
         }
       }
       return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable);

@@ -42,17 +42,19 @@ public final class Workloads {
 
   private static <P extends Problem> void register(
       String name, Function<Size, P> problem, BiFunction<P, Variant, Workload> workload) {
-    ENTRIES.put(name, new Entry() {
-      @Override
-      public Problem problem(Size size) {
-        return problem.apply(size);
-      }
+    ENTRIES.put(
+        name,
+        new Entry() {
+          @Override
+          public Problem problem(Size size) {
+            return problem.apply(size);
+          }
 
-      @Override
-      public Workload workload(Size size, Variant variant) {
-        return workload.apply(problem.apply(size), variant);
-      }
-    });
+          @Override
+          public Workload workload(Size size, Variant variant) {
+            return workload.apply(problem.apply(size), variant);
+          }
+        });
   }
 
   /** The names, in a fixed order. */
@@ -73,7 +75,8 @@ public final class Workloads {
   private static Entry entry(String name) {
     Entry entry = ENTRIES.get(name);
     if (entry == null) {
-      throw new IllegalArgumentException("unknown workload '" + name + "' (" + String.join(", ", names()) + ")");
+      throw new IllegalArgumentException(
+          "unknown workload '" + name + "' (" + String.join(", ", names()) + ")");
     }
     return entry;
   }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 class KernelTest {
 
-  private static final List<Ptx.Param> PARAMS = List.of(Ptx.Param.POINTER, Ptx.Param.INT, Ptx.Param.FLOAT);
+  private static final List<Ptx.Param> PARAMS =
+      List.of(Ptx.Param.POINTER, Ptx.Param.INT, Ptx.Param.FLOAT);
 
   @Test
   void argumentsOfTheDeclaredKindsPass() {
@@ -19,13 +20,18 @@ class KernelTest {
 
   @Test
   void aWrongCountOrKindIsRefusedBeforeTheLaunch() {
-    IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
-        () -> Kernel.check("k", PARAMS, new Object[] {new CUdeviceptr(), 3}));
+    IllegalArgumentException count =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Kernel.check("k", PARAMS, new Object[] {new CUdeviceptr(), 3}));
     assertTrue(count.getMessage().contains("takes 3 arguments, 2 given"));
-    IllegalArgumentException kind = assertThrows(IllegalArgumentException.class,
-        () -> Kernel.check("k", PARAMS, new Object[] {new CUdeviceptr(), 3.0f, 0.5f}));
+    IllegalArgumentException kind =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Kernel.check("k", PARAMS, new Object[] {new CUdeviceptr(), 3.0f, 0.5f}));
     assertTrue(kind.getMessage().contains("argument 1 must be INT, got Float"));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> Kernel.check("k", PARAMS, new Object[] {null, 3, 0.5f}));
   }
 }

@@ -13,19 +13,22 @@ class OutputsTest {
 
   @Test
   void sha256MatchesTheStandardTestVector() {
-    assertEquals("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    assertEquals(
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
         Outputs.sha256("abc".getBytes(StandardCharsets.US_ASCII)));
   }
 
   @Test
   void wordsAreLittleEndian() {
-    byte[] bytes = Outputs.builder(2).ints(new int[] {0x01020304}).floats(new float[] {1.0f}).toBytes();
+    byte[] bytes =
+        Outputs.builder(2).ints(new int[] {0x01020304}).floats(new float[] {1.0f}).toBytes();
     assertArrayEquals(new byte[] {4, 3, 2, 1, 0, 0, (byte) 0x80, 0x3f}, bytes);
   }
 
   @Test
   void aBuilderRefusesToHandOverMissingWords() {
-    assertThrows(IllegalStateException.class, () -> Outputs.builder(3).floats(new float[2]).toBytes());
+    assertThrows(
+        IllegalStateException.class, () -> Outputs.builder(3).floats(new float[2]).toBytes());
   }
 
   @Test

@@ -23,10 +23,12 @@ class PtxTest {
 
   @Test
   void entriesAndParameterKindsAreParsed() {
-    String ptx = ".visible .entry f(\n\t.param .u64 .ptr .global .align 4 f_param_0,\n"
-        + "\t.param .u32 f_param_1,\n\t.param .f32 f_param_2\n)\n{\n}\n"
-        + ".visible .entry g(\n\n)\n{\n}\n";
-    assertEquals(Map.of("f", List.of(Ptx.Param.POINTER, Ptx.Param.INT, Ptx.Param.FLOAT), "g", List.of()),
+    String ptx =
+        ".visible .entry f(\n\t.param .u64 .ptr .global .align 4 f_param_0,\n"
+            + "\t.param .u32 f_param_1,\n\t.param .f32 f_param_2\n)\n{\n}\n"
+            + ".visible .entry g(\n\n)\n{\n}\n";
+    assertEquals(
+        Map.of("f", List.of(Ptx.Param.POINTER, Ptx.Param.INT, Ptx.Param.FLOAT), "g", List.of()),
         Ptx.entries(ptx));
   }
 
@@ -42,7 +44,9 @@ class PtxTest {
   void everyKernelAWorkloadLaunchesIsInItsModule(Problem problem) {
     Map<String, List<Ptx.Param>> entries = Ptx.entries(Ptx.text(problem.ptx()));
     for (String kernel : problem.kernels()) {
-      assertTrue(entries.containsKey(kernel), problem.ptx() + ".ptx lacks " + kernel + ": " + entries.keySet());
+      assertTrue(
+          entries.containsKey(kernel),
+          problem.ptx() + ".ptx lacks " + kernel + ": " + entries.keySet());
     }
   }
 
@@ -63,19 +67,26 @@ class PtxTest {
       String op = m.group(1);
       boolean floatArithmetic = op.matches("(add|sub|mul|div|sqrt|rcp)\\..*f32.*");
       boolean fused = op.startsWith("fma.") || op.startsWith("mad.") && op.contains("f32");
-      boolean approximate = op.contains(".approx") || op.contains(".ftz")
-          || op.startsWith("ex2.") || op.startsWith("lg2.") || op.startsWith("sin.") || op.startsWith("cos.");
+      boolean approximate =
+          op.contains(".approx")
+              || op.contains(".ftz")
+              || op.startsWith("ex2.")
+              || op.startsWith("lg2.")
+              || op.startsWith("sin.")
+              || op.startsWith("cos.");
       if (fused || approximate || floatArithmetic && !op.contains(".rn")) {
         bad.add(op);
       }
     }
-    assertTrue(bad.isEmpty(), problem.ptx() + ".ptx has operations Java cannot match bit for bit: " + bad);
+    assertTrue(
+        bad.isEmpty(), problem.ptx() + ".ptx has operations Java cannot match bit for bit: " + bad);
   }
 
   @ParameterizedTest
   @MethodSource("problems")
   void hasNoAtomicsSoResultsDoNotDependOnTiming(Problem problem) {
     Pattern atomic = Pattern.compile("^\\s*(atom|red)\\.", Pattern.MULTILINE);
-    assertFalse(atomic.matcher(Ptx.text(problem.ptx())).find(), problem.ptx() + ".ptx uses atomics");
+    assertFalse(
+        atomic.matcher(Ptx.text(problem.ptx())).find(), problem.ptx() + ".ptx uses atomics");
   }
 }

@@ -28,24 +28,31 @@ class WorkloadsOnCpuDeviceTest {
   @BeforeAll
   static void onTheCpuDevice() {
     String path = System.getenv().getOrDefault("LD_LIBRARY_PATH", "");
-    boolean built = Stream.of(path.split(":")).filter(dir -> !dir.isEmpty())
-        .anyMatch(dir -> dir.endsWith("cpu-device") && Files.exists(Path.of(dir, "libcuda.so.1")));
+    boolean built =
+        Stream.of(path.split(":"))
+            .filter(dir -> !dir.isEmpty())
+            .anyMatch(
+                dir -> dir.endsWith("cpu-device") && Files.exists(Path.of(dir, "libcuda.so.1")));
     assumeTrue(built, "cpu-device not built (g++ missing?) or not on LD_LIBRARY_PATH");
     assumeTrue(Gpu.available(), () -> "cpu-device did not load: " + Gpu.problem());
   }
 
   static Stream<Arguments> workloads() {
     return Workloads.names().stream()
-        .flatMap(name -> Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
+        .flatMap(
+            name ->
+                Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
   }
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("workloads")
   void matchesTheReferenceInEveryRepetitionAndBothVariantsAgree(String name, Variant variant) {
     // Five repetitions: each runs the queued work in another random order.
-    WorkloadRunner.Result result = WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, 4);
+    WorkloadRunner.Result result =
+        WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, 4);
     assertNull(result.unstable());
-    assertNull(Outputs.difference(result.output(), Workloads.problem(name, Size.CHECK).reference()));
+    assertNull(
+        Outputs.difference(result.output(), Workloads.problem(name, Size.CHECK).reference()));
     String other = CHECKSUMS.putIfAbsent(name, result.checksum());
     if (other != null) {
       assertEquals(other, result.checksum());

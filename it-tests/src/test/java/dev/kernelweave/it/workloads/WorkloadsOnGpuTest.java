@@ -27,6 +27,7 @@ class WorkloadsOnGpuTest {
 
   /** One warm-up and two timed repetitions: inputs are put back between repetitions. */
   private static final int WARMUP = 1;
+
   private static final int REPS = 2;
 
   private static final Map<String, byte[]> REFERENCES = new ConcurrentHashMap<>();
@@ -41,7 +42,10 @@ class WorkloadsOnGpuTest {
   }
 
   static Stream<Arguments> variants() {
-    return names().flatMap(name -> Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
+    return names()
+        .flatMap(
+            name ->
+                Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
   }
 
   private static WorkloadRunner.Result run(String name, Variant variant) {
@@ -57,7 +61,9 @@ class WorkloadsOnGpuTest {
   void equalsTheCpuReference(String name, Variant variant) {
     WorkloadRunner.Result result = run(name, variant);
     assertNull(result.unstable(), "repetitions differ");
-    assertNull(Outputs.difference(result.output(), reference(name)), name + " " + variant.label() + " vs the CPU reference");
+    assertNull(
+        Outputs.difference(result.output(), reference(name)),
+        name + " " + variant.label() + " vs the CPU reference");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -27,8 +27,10 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
   private Kernel step;
   private Kernel join;
   private CUdeviceptr weights;
+
   /** Per chain, two buffers used in turn. */
   private CUdeviceptr[][] buffers;
+
   CUdeviceptr joined;
 
   Branches(BranchesProblem problem) {

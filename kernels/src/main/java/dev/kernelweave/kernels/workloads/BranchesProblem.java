@@ -25,8 +25,10 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
     implements Problem {
 
   public static final String NAME = "branches";
+
   /** Buffers the {@code branch_join} kernel reads. */
   public static final int JOIN_WIDTH = 16;
+
   static final String STEP = "branch_step";
   static final String JOIN = "branch_join";
 
@@ -60,8 +62,18 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
 
   @Override
   public String sizes() {
-    return chains + " chains x " + length + " kernels, " + n + " floats each, " + blocks
-        + " blocks of " + threads + " threads, " + rounds + " rounds; 1 join kernel";
+    return chains
+        + " chains x "
+        + length
+        + " kernels, "
+        + n
+        + " floats each, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
+        + " rounds; 1 join kernel";
   }
 
   @Override

@@ -18,7 +18,8 @@ import java.util.List;
  * @param threads threads per block
  * @param rounds logistic rounds per element, which set a kernel's duration
  */
-public record ChainProblem(int length, int n, int blocks, int threads, int rounds) implements Problem {
+public record ChainProblem(int length, int n, int blocks, int threads, int rounds)
+    implements Problem {
 
   public static final String NAME = "chain";
   static final String STEP = "chain_step";
@@ -46,8 +47,17 @@ public record ChainProblem(int length, int n, int blocks, int threads, int round
 
   @Override
   public String sizes() {
-    return "1 chain x " + length + " kernels in place, " + n + " floats, " + blocks + " blocks of "
-        + threads + " threads, " + rounds + " rounds";
+    return "1 chain x "
+        + length
+        + " kernels in place, "
+        + n
+        + " floats, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
+        + " rounds";
   }
 
   @Override

@@ -27,8 +27,10 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
   private final DynamicProblem.Inputs inputs;
   private final float[] gates = DynamicProblem.gates();
+
   /** The experts picked in every iteration, as the host decided. */
   final int[] routes;
+
   private Kernel router;
   private Kernel expert;
   private Kernel combine;
@@ -36,6 +38,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
   private CUdeviceptr routerWeights;
   CUdeviceptr scores;
   private CUdeviceptr[] expertWeights;
+
   /** Per expert, two buffers used in turn. */
   private CUdeviceptr[][] expertBuffers;
 
@@ -71,7 +74,8 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
   }
 
   void launchRouter(CUstream stream) {
-    router.launch(p.experts(), DynamicProblem.routerThreads(), stream, x, routerWeights, scores, p.n());
+    router.launch(
+        p.experts(), DynamicProblem.routerThreads(), stream, x, routerWeights, scores, p.n());
   }
 
   /** Records iteration {@code it}'s picks for the output and returns them. */
@@ -87,7 +91,8 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     for (int k = 0; k < p.length(); k++) {
       CUdeviceptr in = k == 0 ? x : buffers[DynamicProblem.bufferAfter(k)];
       CUdeviceptr out = buffers[DynamicProblem.bufferAfter(k + 1)];
-      expert.launch(p.blocks(), p.threads(), stream, x, in, expertWeights[e], out, p.n(), p.rounds());
+      expert.launch(
+          p.blocks(), p.threads(), stream, x, in, expertWeights[e], out, p.n(), p.rounds());
     }
   }
 

@@ -13,18 +13,19 @@ import java.util.List;
 
 /**
  * {@code dynamic}: mixture-of-experts routing decided on the host. Per iteration a router kernel
- * scores every expert (one block per expert); the scores are read back synchronously; the host picks
- * the {@value #TOP_K} best; each picked expert runs a chain of {@code length} kernels over its own
- * two buffers, reading the shared input {@code x}; a combine kernel mixes their outputs into
- * {@code x} with gates by rank. The output is the picked experts of every iteration
- * ({@code iterations x 4} ints) followed by the final {@code x} ({@code n} floats).
+ * scores every expert (one block per expert); the scores are read back synchronously; the host
+ * picks the {@value #TOP_K} best; each picked expert runs a chain of {@code length} kernels over
+ * its own two buffers, reading the shared input {@code x}; a combine kernel mixes their outputs
+ * into {@code x} with gates by rank. The output is the picked experts of every iteration ({@code
+ * iterations x 4} ints) followed by the final {@code x} ({@code n} floats).
  *
  * @param iterations routing decisions
  * @param experts experts to pick from
  * @param length kernels per expert chain
  * @param n floats of x and of each expert buffer
  * @param blocks blocks per expert launch
- * @param threads threads per block of those launches (the router: 256 per expert, combine: same as these)
+ * @param threads threads per block of those launches (the router: 256 per expert, combine: same as
+ *     these)
  * @param rounds logistic rounds per element in an expert kernel
  */
 public record DynamicProblem(
@@ -32,14 +33,21 @@ public record DynamicProblem(
     implements Problem {
 
   public static final String NAME = "dynamic";
+
   /** Experts picked per iteration: the combine kernel takes exactly this many. */
   public static final int TOP_K = 4;
+
   static final String ROUTER = "moe_router";
   static final String EXPERT = "moe_expert_step";
   static final String COMBINE = "moe_combine";
 
   public DynamicProblem {
-    if (iterations < 1 || experts < TOP_K || length < 1 || n < 2 || blocks < 1 || threads < 1
+    if (iterations < 1
+        || experts < TOP_K
+        || length < 1
+        || n < 2
+        || blocks < 1
+        || threads < 1
         || rounds < 0) {
       throw new IllegalArgumentException("bad sizes: " + this);
     }
@@ -66,9 +74,24 @@ public record DynamicProblem(
 
   @Override
   public String sizes() {
-    return iterations + " iterations x (router over " + experts + " experts, synchronous read-back of "
-        + experts + " scores, top " + TOP_K + " experts x " + length + " kernels, 1 combine), " + n
-        + " floats, " + blocks + " blocks of " + threads + " threads, " + rounds + " rounds";
+    return iterations
+        + " iterations x (router over "
+        + experts
+        + " experts, synchronous read-back of "
+        + experts
+        + " scores, top "
+        + TOP_K
+        + " experts x "
+        + length
+        + " kernels, 1 combine), "
+        + n
+        + " floats, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
+        + " rounds";
   }
 
   @Override
@@ -86,7 +109,9 @@ public record DynamicProblem(
     return (step - 1) % 2;
   }
 
-  /** The gate of the expert of each rank: (k - rank) / (1 + ... + k), largest first; sums to one. */
+  /**
+   * The gate of the expert of each rank: (k - rank) / (1 + ... + k), largest first; sums to one.
+   */
   public static float[] gates() {
     float[] gates = new float[TOP_K];
     float total = TOP_K * (TOP_K + 1) / 2;
@@ -105,10 +130,12 @@ public record DynamicProblem(
     for (int e = 0; e < order.length; e++) {
       order[e] = e;
     }
-    Arrays.sort(order, (a, b) -> {
-      int byScore = Float.compare(scores[b], scores[a]);
-      return byScore != 0 ? byScore : Integer.compare(a, b);
-    });
+    Arrays.sort(
+        order,
+        (a, b) -> {
+          int byScore = Float.compare(scores[b], scores[a]);
+          return byScore != 0 ? byScore : Integer.compare(a, b);
+        });
     int[] picked = new int[k];
     for (int j = 0; j < k; j++) {
       picked[j] = order[j];

@@ -32,10 +32,13 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
 
   private final HeadsProblem.Inputs inputs;
   private Kernel mix;
+
   /** Activations, heads x dim x dim: each layer's input and, after the mix, its output. */
   CUdeviceptr x;
+
   /** Products, heads x dim x dim. */
   private CUdeviceptr y;
+
   /** Weights, layers x heads x dim x dim. */
   private CUdeviceptr weights;
 
@@ -105,8 +108,8 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
 
   /**
    * A stream and a cuBLAS handle per head (a handle's workspace is not shared across streams); the
-   * mix runs on its own stream after every head's product, and every head's next product waits
-   * for the mix.
+   * mix runs on its own stream after every head's product, and every head's next product waits for
+   * the mix.
    */
   static final class Tuned extends Heads {
     private CUstream[] streams;

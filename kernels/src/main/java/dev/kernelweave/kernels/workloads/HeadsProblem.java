@@ -14,10 +14,11 @@ import java.util.List;
  *
  * <p>Exact by construction: activations and weights are multiples of 1/8 in [-1, 1], so every
  * product is a multiple of 1/64 of magnitude at most 1 and every partial sum of a dot product of
- * length 64 is a multiple of 1/64 below 64 in magnitude, which a float holds exactly. cuBLAS may sum
- * in any order and pick any kernel (it may choose differently when streams run concurrently, and
- * TF32 would represent these inputs exactly too), and the result is still bit-identical to this
- * reference. The mix kernel rounds back onto the grid: x = clamp(rint(2 y[h] + y[h + 1]), -8, 8) / 8.
+ * length 64 is a multiple of 1/64 below 64 in magnitude, which a float holds exactly. cuBLAS may
+ * sum in any order and pick any kernel (it may choose differently when streams run concurrently,
+ * and TF32 would represent these inputs exactly too), and the result is still bit-identical to this
+ * reference. The mix kernel rounds back onto the grid: x = clamp(rint(2 y[h] + y[h + 1]), -8, 8) /
+ * 8.
  *
  * @param layers layers
  * @param heads heads per layer
@@ -48,7 +49,8 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
 
   public Inputs inputs() {
     Seeded seeded = new Seeded(0x6865616473L);
-    return new Inputs(seeded.eighths(heads * headSize()), seeded.eighths(layers * heads * headSize()));
+    return new Inputs(
+        seeded.eighths(heads * headSize()), seeded.eighths(layers * heads * headSize()));
   }
 
   /** Floats of one head's matrix. */
@@ -63,9 +65,22 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
 
   @Override
   public String sizes() {
-    return layers + " layers x " + heads + " heads, sgemm " + dim + "x" + dim + "x" + dim
-        + " each; 1 mix kernel per layer over " + heads * headSize() + " floats, " + mixBlocks
-        + " blocks of " + threads + " threads";
+    return layers
+        + " layers x "
+        + heads
+        + " heads, sgemm "
+        + dim
+        + "x"
+        + dim
+        + "x"
+        + dim
+        + " each; 1 mix kernel per layer over "
+        + heads * headSize()
+        + " floats, "
+        + mixBlocks
+        + " blocks of "
+        + threads
+        + " threads";
   }
 
   @Override
@@ -85,7 +100,14 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
     float[] y = new float[x.length];
     for (int l = 0; l < layers; l++) {
       for (int h = 0; h < heads; h++) {
-        gemm(dim, x, h * headSize(), inputs.weights(), (l * heads + h) * headSize(), y, h * headSize());
+        gemm(
+            dim,
+            x,
+            h * headSize(),
+            inputs.weights(),
+            (l * heads + h) * headSize(),
+            y,
+            h * headSize());
       }
       mix(y, x, headSize(), heads);
     }

@@ -57,7 +57,9 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     finish.launch(p.blocks(), p.threads(), stream, out[b], p.n(), p.rounds());
   }
 
-  /** Batch after batch: synchronous copies from and to Java arrays, kernels on the default stream. */
+  /**
+   * Batch after batch: synchronous copies from and to Java arrays, kernels on the default stream.
+   */
   static final class Serial extends Pipeline {
     private final float[][] results;
 

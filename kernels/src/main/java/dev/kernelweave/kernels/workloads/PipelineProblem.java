@@ -52,9 +52,20 @@ public record PipelineProblem(int batches, int n, int blocks, int threads, int r
 
   @Override
   public String sizes() {
-    return batches + " batches x (copy in " + n * 4 + " bytes, 3 kernels, copy out " + n * 4
-        + " bytes), " + n + " floats each, " + blocks + " blocks of " + threads + " threads, "
-        + rounds + " rounds";
+    return batches
+        + " batches x (copy in "
+        + n * 4
+        + " bytes, 3 kernels, copy out "
+        + n * 4
+        + " bytes), "
+        + n
+        + " floats each, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
+        + " rounds";
   }
 
   @Override

@@ -29,11 +29,15 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
   private Kernel reward;
   private Kernel total;
   private CUdeviceptr params;
+
   /** Per environment, two state buffers used in turn. */
   private CUdeviceptr[][] states;
+
   private CUdeviceptr[] actions;
+
   /** One float per environment. */
   private CUdeviceptr rewards;
+
   CUdeviceptr stats;
 
   RlSim(RlSimProblem problem) {
@@ -72,8 +76,8 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
     CUdeviceptr next = states[e][RlSimProblem.stateAfter(s + 1)];
     policy.launch(p.blocks(), p.threads(), stream, state, params, actions[e], p.n(), p.rounds());
     dynamics.launch(p.blocks(), p.threads(), stream, state, actions[e], next, p.n(), p.rounds());
-    reward.launch(1, RlSimProblem.rewardThreads(), stream,
-        next, actions[e], Cuda.offset(rewards, e), p.n());
+    reward.launch(
+        1, RlSimProblem.rewardThreads(), stream, next, actions[e], Cuda.offset(rewards, e), p.n());
   }
 
   void launchTotal(CUstream stream) {
@@ -131,6 +135,7 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
     private CUstream[] streams;
     private CUevent[] envDone;
     private CUstream main;
+
     /** The statistics of every step, then every final state. */
     private PinnedFloats result;
 

@@ -16,8 +16,8 @@ import java.util.List;
  * environment and step: a policy kernel (reading the shared parameters), a dynamics kernel and a
  * reward kernel (a one-block reduction writing the environment's slot of a shared reward buffer).
  * Per step: one kernel over all rewards (sum and maximum) and a synchronous 8-byte read-back. The
- * output is the statistics of every step ({@code steps x 2} floats) followed by every
- * environment's final state ({@code envs x n} floats).
+ * output is the statistics of every step ({@code steps x 2} floats) followed by every environment's
+ * final state ({@code envs x n} floats).
  *
  * @param envs environments
  * @param steps steps
@@ -34,6 +34,7 @@ public record RlSimProblem(int envs, int steps, int n, int blocks, int threads, 
   static final String STEP = "rl_step";
   static final String REWARD = "rl_reward";
   static final String TOTAL = "rl_total";
+
   /** Floats of statistics read back per step: the sum of the rewards and the largest. */
   public static final int STATS = 2;
 
@@ -64,8 +65,17 @@ public record RlSimProblem(int envs, int steps, int n, int blocks, int threads, 
 
   @Override
   public String sizes() {
-    return envs + " envs x " + steps + " steps x 3 kernels (policy, dynamics, reward), " + n
-        + " floats each, " + blocks + " blocks of " + threads + " threads, " + rounds
+    return envs
+        + " envs x "
+        + steps
+        + " steps x 3 kernels (policy, dynamics, reward), "
+        + n
+        + " floats each, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
         + " rounds; per step 1 total kernel and an 8-byte synchronous read-back";
   }
 

@@ -3,8 +3,8 @@ package dev.kernelweave.kernels.workloads;
 import java.util.SplittableRandom;
 
 /**
- * Inputs from a seeded generator: the same values on every machine and in every JVM
- * ({@link SplittableRandom}'s algorithm is specified).
+ * Inputs from a seeded generator: the same values on every machine and in every JVM ({@link
+ * SplittableRandom}'s algorithm is specified).
  */
 final class Seeded {
 

@@ -23,7 +23,9 @@ class BranchesProblemTest {
     assertEquals(bench.chains(), check.chains());
     assertEquals(bench.length(), check.length());
     assertTrue(check.n() < bench.n() && check.rounds() < bench.rounds());
-    assertEquals("16 chains x 32 kernels, 4096 floats each, 2 blocks of 256 threads, 640 rounds; 1 join kernel",
+    assertEquals(
+        "16 chains x 32 kernels, 4096 floats each, 2 blocks of 256 threads, 640 rounds; 1 join"
+            + " kernel",
         bench.sizes());
   }
 

@@ -10,13 +10,21 @@ final class Bytes {
 
   static float[] floats(byte[] bytes, int fromWord, int count) {
     float[] values = new float[count];
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).position(fromWord * 4).asFloatBuffer().get(values);
+    ByteBuffer.wrap(bytes)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .position(fromWord * 4)
+        .asFloatBuffer()
+        .get(values);
     return values;
   }
 
   static int[] ints(byte[] bytes, int fromWord, int count) {
     int[] values = new int[count];
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).position(fromWord * 4).asIntBuffer().get(values);
+    ByteBuffer.wrap(bytes)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .position(fromWord * 4)
+        .asIntBuffer()
+        .get(values);
     return values;
   }
 

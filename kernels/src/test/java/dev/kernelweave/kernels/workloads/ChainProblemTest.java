@@ -46,7 +46,9 @@ class ChainProblemTest {
 
   @Test
   void aShorterChainGivesAnotherResult() {
-    ChainProblem shorter = new ChainProblem(check.length() - 1, check.n(), check.blocks(), check.threads(), check.rounds());
+    ChainProblem shorter =
+        new ChainProblem(
+            check.length() - 1, check.n(), check.blocks(), check.threads(), check.rounds());
     assertFalse(Arrays.equals(check.reference(), shorter.reference()));
   }
 }

@@ -55,8 +55,10 @@ class DynamicProblemTest {
     Set<String> decisions = new HashSet<>();
     Set<Integer> used = new HashSet<>();
     for (int it = 0; it < check.iterations(); it++) {
-      int[] picked = Arrays.copyOfRange(routes, it * DynamicProblem.TOP_K, (it + 1) * DynamicProblem.TOP_K);
-      assertEquals(DynamicProblem.TOP_K, Arrays.stream(picked).distinct().count(), "iteration " + it);
+      int[] picked =
+          Arrays.copyOfRange(routes, it * DynamicProblem.TOP_K, (it + 1) * DynamicProblem.TOP_K);
+      assertEquals(
+          DynamicProblem.TOP_K, Arrays.stream(picked).distinct().count(), "iteration " + it);
       for (int e : picked) {
         assertTrue(e >= 0 && e < check.experts());
         used.add(e);
@@ -84,7 +86,8 @@ class DynamicProblemTest {
   void finalInputStaysInsideTheUnitInterval() {
     byte[] reference = check.reference();
     assertEquals((check.iterations() * DynamicProblem.TOP_K + check.n()) * 4, reference.length);
-    Bytes.assertInsideUnitInterval(Bytes.floats(reference, check.iterations() * DynamicProblem.TOP_K, check.n()));
+    Bytes.assertInsideUnitInterval(
+        Bytes.floats(reference, check.iterations() * DynamicProblem.TOP_K, check.n()));
   }
 
   @Test

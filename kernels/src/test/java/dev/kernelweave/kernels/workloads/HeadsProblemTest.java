@@ -74,7 +74,8 @@ class HeadsProblemTest {
     float[] y = {0.3f, 5.0f, 1.0f, -4.0f};
     float[] x = new float[4];
     HeadsProblem.mix(y, x, 2, 2);
-    // head 0: 2 * 0.3 + 1 = 1.6 -> 2; 2 * 5 - 4 = 6; head 1 wraps to head 0: 2 + 0.3 -> 2; -8 + 5 = -3.
+    // head 0: 2 * 0.3 + 1 = 1.6 -> 2; 2 * 5 - 4 = 6; head 1 wraps to head 0: 2 + 0.3 -> 2; -8 + 5 =
+    // -3.
     assertArrayEquals(new float[] {0.25f, 0.75f, 0.25f, -0.375f}, x);
     float[] big = {100f, -100f};
     HeadsProblem.mix(big, x, 1, 2);

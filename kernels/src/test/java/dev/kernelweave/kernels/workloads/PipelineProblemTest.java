@@ -16,7 +16,10 @@ class PipelineProblemTest {
     PipelineProblem bench = PipelineProblem.of(Size.BENCH);
     assertEquals(16, bench.batches());
     assertEquals(1 << 20, bench.n() * 4);
-    assertTrue(bench.sizes().startsWith("16 batches x (copy in 1048576 bytes, 3 kernels, copy out 1048576 bytes)"));
+    assertTrue(
+        bench
+            .sizes()
+            .startsWith("16 batches x (copy in 1048576 bytes, 3 kernels, copy out 1048576 bytes)"));
   }
 
   @Test

@@ -24,8 +24,10 @@ class RlSimProblemTest {
   @Test
   void outputIsTheStatisticsOfEveryStepThenEveryFinalState() {
     byte[] reference = check.reference();
-    assertEquals((check.steps() * RlSimProblem.STATS + check.envs() * check.n()) * 4, reference.length);
-    float[] states = Bytes.floats(reference, check.steps() * RlSimProblem.STATS, check.envs() * check.n());
+    assertEquals(
+        (check.steps() * RlSimProblem.STATS + check.envs() * check.n()) * 4, reference.length);
+    float[] states =
+        Bytes.floats(reference, check.steps() * RlSimProblem.STATS, check.envs() * check.n());
     Bytes.assertInsideUnitInterval(states);
   }
 
@@ -64,7 +66,8 @@ class RlSimProblemTest {
     for (int s = 0; s < check.steps(); s++) {
       sums[s] = stats[2 * s];
     }
-    assertEquals(check.steps(), Arrays.stream(toDoubles(sums)).distinct().count(), Arrays.toString(sums));
+    assertEquals(
+        check.steps(), Arrays.stream(toDoubles(sums)).distinct().count(), Arrays.toString(sums));
   }
 
   @Test
