@@ -1,0 +1,166 @@
+package dev.kernelweave.kernels;
+
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.jcublas.JCublas2.cublasCreate;
+import static jcuda.jcublas.JCublas2.cublasDestroy;
+import static jcuda.jcublas.JCublas2.cublasSetStream;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.jcublas.cublasHandle;
+import jcuda.runtime.cudaStream_t;
+
+/**
+ * The CUDA objects of one workload: everything is created through a scope and released, in reverse
+ * order, when it closes. Creating a scope makes the primary context current on this thread.
+ */
+public final class CudaScope implements AutoCloseable {
+
+  /** A loaded PTX module. */
+  public final class Module {
+    private final CUmodule module;
+    private final Map<String, List<Ptx.Param>> entries;
+
+    private Module(CUmodule module, Map<String, List<Ptx.Param>> entries) {
+      this.module = module;
+      this.entries = entries;
+    }
+
+    /** The kernel {@code name}, which the PTX must declare. */
+    public Kernel kernel(String name) {
+      List<Ptx.Param> params = entries.get(name);
+      if (params == null) {
+        throw new IllegalArgumentException(
+            "no kernel " + name + " in the module; it has " + entries.keySet());
+      }
+      CUfunction function = new CUfunction();
+      cuModuleGetFunction(function, module, name);
+      return new Kernel(name, function, params);
+    }
+  }
+
+  private final Deque<Runnable> releases = new ArrayDeque<>();
+
+  public CudaScope() {
+    Cuda.makeContextCurrent();
+  }
+
+  /** Loads {@code ptx/NAME.ptx} from the class path. */
+  public Module module(String name) {
+    String text = Ptx.text(name);
+    CUmodule module = new CUmodule();
+    cuModuleLoadData(module, Ptx.image(text));
+    releases.push(() -> cuModuleUnload(module));
+    return new Module(module, Ptx.entries(text));
+  }
+
+  /** Device memory for {@code count} floats ({@code cuMemAlloc}), contents undefined. */
+  public CUdeviceptr floats(long count) {
+    CUdeviceptr pointer = new CUdeviceptr();
+    cuMemAlloc(pointer, count * Float.BYTES);
+    releases.push(() -> cuMemFree(pointer));
+    return pointer;
+  }
+
+  /** Page-locked host memory for {@code count} floats ({@code cuMemAllocHost}). */
+  public PinnedFloats pinnedFloats(int count) {
+    Pointer pointer = new Pointer();
+    cuMemAllocHost(pointer, (long) count * Float.BYTES);
+    releases.push(() -> cuMemFreeHost(pointer));
+    return new PinnedFloats(pointer, count);
+  }
+
+  /** A stream that does not synchronize with the legacy default stream. */
+  public CUstream stream() {
+    CUstream stream = new CUstream();
+    cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+    releases.push(() -> cuStreamDestroy(stream));
+    return stream;
+  }
+
+  /** {@code count} streams, see {@link #stream()}. */
+  public CUstream[] streams(int count) {
+    CUstream[] streams = new CUstream[count];
+    for (int i = 0; i < count; i++) {
+      streams[i] = stream();
+    }
+    return streams;
+  }
+
+  /** An event for ordering only (no timing). */
+  public CUevent event() {
+    CUevent event = new CUevent();
+    cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+    releases.push(() -> cuEventDestroy(event));
+    return event;
+  }
+
+  /** {@code count} events, see {@link #event()}. */
+  public CUevent[] events(int count) {
+    CUevent[] events = new CUevent[count];
+    for (int i = 0; i < count; i++) {
+      events[i] = event();
+    }
+    return events;
+  }
+
+  /** A cuBLAS handle that issues on {@code stream} (null: the default stream). */
+  public cublasHandle cublas(CUstream stream) {
+    cublasHandle handle = new cublasHandle();
+    cublasCreate(handle);
+    releases.push(() -> cublasDestroy(handle));
+    if (stream != null) {
+      cublasSetStream(handle, new cudaStream_t(stream));
+    }
+    return handle;
+  }
+
+  /**
+   * Waits for the context's work, then releases everything in reverse order of creation. Every
+   * release is attempted; the first failure is thrown at the end.
+   */
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    try {
+      cuCtxSynchronize();
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    while (!releases.isEmpty()) {
+      try {
+        releases.pop().run();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

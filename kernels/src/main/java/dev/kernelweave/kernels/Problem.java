@@ -1,0 +1,28 @@
+package dev.kernelweave.kernels;
+
+import java.util.List;
+
+/**
+ * The CPU side of a workload at one size: its dimensions, which kernels it uses, and the reference
+ * result. Implementations touch no JCuda class, so they run and are tested anywhere.
+ */
+public interface Problem {
+
+  /** The workload's name on the command line, for example {@code branches}. */
+  String name();
+
+  /** The dimensions in words, for example {@code 16 chains x 32 kernels, 4096 floats each, ...}. */
+  String sizes();
+
+  /** The PTX module the workload loads, {@code ptx/NAME.ptx} on the class path. */
+  String ptx();
+
+  /** The kernel entry points the workload launches from {@link #ptx()}. */
+  List<String> kernels();
+
+  /**
+   * The output bytes that every correct run must produce, computed on the CPU with the same float
+   * operations in the same order as the kernels.
+   */
+  byte[] reference();
+}

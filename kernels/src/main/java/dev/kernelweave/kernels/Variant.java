@@ -1,0 +1,26 @@
+package dev.kernelweave.kernels;
+
+import java.util.Locale;
+
+/** The two ways each workload is written. */
+public enum Variant {
+  /** As users write it: default stream only, synchronous copies from Java arrays. */
+  SERIAL,
+  /** Hand-tuned: a stream per independent unit, events across streams, pinned async copies. */
+  TUNED;
+
+  /** The name used on the command line and in results. */
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Parses {@link #label()}. */
+  public static Variant of(String label) {
+    for (Variant v : values()) {
+      if (v.label().equals(label)) {
+        return v;
+      }
+    }
+    throw new IllegalArgumentException("unknown variant '" + label + "' (serial or tuned)");
+  }
+}

@@ -1,0 +1,66 @@
+package dev.kernelweave.kernels;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Runs a workload: set up, warm-up and timed repetitions, close. */
+public final class WorkloadRunner {
+
+  /**
+   * What a run produced.
+   *
+   * @param millis wall-clock milliseconds of each timed repetition
+   * @param output the output bytes of the last repetition
+   * @param checksum SHA-256 hex of {@link #output}
+   * @param unstable null when every repetition, warm-up included, gave the same bytes; otherwise
+   *     which one first differed
+   */
+  public record Result(List<Double> millis, byte[] output, String checksum, String unstable) {}
+
+  private WorkloadRunner() {}
+
+  /**
+   * Sets {@code workload} up, runs {@code warmup} untimed and {@code reps} timed repetitions, and
+   * closes it. Each repetition resets the inputs and synchronizes the context before the clock
+   * starts; the clock stops when {@link Workload#run} returns, with the result on the host.
+   */
+  public static Result run(Workload workload, int warmup, int reps) {
+    if (warmup < 0 || reps < 1) {
+      throw new IllegalArgumentException("warmup >= 0 and reps >= 1 required");
+    }
+    try (workload) {
+      workload.setUp();
+      List<Double> millis = new ArrayList<>(reps);
+      byte[] output = null;
+      String checksum = null;
+      String unstable = null;
+      for (int r = 0; r < warmup + reps; r++) {
+        workload.reset();
+        Cuda.synchronize();
+        long start = System.nanoTime();
+        workload.run();
+        long end = System.nanoTime();
+        if (r >= warmup) {
+          millis.add((end - start) / 1e6);
+        }
+        output = workload.output();
+        String sum = Outputs.sha256(output);
+        if (checksum == null) {
+          checksum = sum;
+        } else if (unstable == null && !sum.equals(checksum)) {
+          unstable =
+              "repetition "
+                  + (r + 1)
+                  + " of "
+                  + (warmup + reps)
+                  + " (warm-up included)"
+                  + " gave other bytes than the first: "
+                  + sum
+                  + " vs "
+                  + checksum;
+        }
+      }
+      return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package dev.kernelweave.kernels;
+
+import dev.kernelweave.kernels.workloads.Branches;
+import dev.kernelweave.kernels.workloads.BranchesProblem;
+import dev.kernelweave.kernels.workloads.Chain;
+import dev.kernelweave.kernels.workloads.ChainProblem;
+import dev.kernelweave.kernels.workloads.Dynamic;
+import dev.kernelweave.kernels.workloads.DynamicProblem;
+import dev.kernelweave.kernels.workloads.Heads;
+import dev.kernelweave.kernels.workloads.HeadsProblem;
+import dev.kernelweave.kernels.workloads.Pipeline;
+import dev.kernelweave.kernels.workloads.PipelineProblem;
+import dev.kernelweave.kernels.workloads.RlSim;
+import dev.kernelweave.kernels.workloads.RlSimProblem;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/** The six workloads by name. */
+public final class Workloads {
+
+  private interface Entry {
+    Problem problem(Size size);
+
+    Workload workload(Size size, Variant variant);
+  }
+
+  private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
+
+  static {
+    register(BranchesProblem.NAME, BranchesProblem::of, Branches::create);
+    register(RlSimProblem.NAME, RlSimProblem::of, RlSim::create);
+    register(DynamicProblem.NAME, DynamicProblem::of, Dynamic::create);
+    register(HeadsProblem.NAME, HeadsProblem::of, Heads::create);
+    register(PipelineProblem.NAME, PipelineProblem::of, Pipeline::create);
+    register(ChainProblem.NAME, ChainProblem::of, Chain::create);
+  }
+
+  private Workloads() {}
+
+  private static <P extends Problem> void register(
+      String name, Function<Size, P> problem, BiFunction<P, Variant, Workload> workload) {
+    ENTRIES.put(
+        name,
+        new Entry() {
+          @Override
+          public Problem problem(Size size) {
+            return problem.apply(size);
+          }
+
+          @Override
+          public Workload workload(Size size, Variant variant) {
+            return workload.apply(problem.apply(size), variant);
+          }
+        });
+  }
+
+  /** The names, in a fixed order. */
+  public static List<String> names() {
+    return List.copyOf(ENTRIES.keySet());
+  }
+
+  /** The CPU side of workload {@code name} at {@code size}. */
+  public static Problem problem(String name, Size size) {
+    return entry(name).problem(size);
+  }
+
+  /** Workload {@code name} as {@code variant} at {@code size}, not yet set up. */
+  public static Workload create(String name, Variant variant, Size size) {
+    return entry(name).workload(size, variant);
+  }
+
+  private static Entry entry(String name) {
+    Entry entry = ENTRIES.get(name);
+    if (entry == null) {
+      throw new IllegalArgumentException(
+          "unknown workload '" + name + "' (" + String.join(", ", names()) + ")");
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,97 @@
+package dev.kernelweave.kernels.workloads;
+
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.PinnedFloats;
+import dev.kernelweave.kernels.Variant;
+import dev.kernelweave.kernels.Workload;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUstream;
+
+/** {@code chain} on the GPU; see {@link ChainProblem}. */
+public abstract class Chain extends DeviceWorkload<ChainProblem> {
+
+  public static Workload create(ChainProblem problem, Variant variant) {
+    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+  }
+
+  private final float[] input;
+  private Kernel step;
+  CUdeviceptr x;
+
+  Chain(ChainProblem problem) {
+    super(problem);
+    this.input = problem.input();
+  }
+
+  @Override
+  protected void allocate(CudaScope.Module module) {
+    step = module.kernel(ChainProblem.STEP);
+    x = cuda.floats(p.n());
+  }
+
+  @Override
+  public void reset() {
+    Cuda.upload(x, input);
+  }
+
+  void launchSteps(CUstream stream) {
+    for (int k = 0; k < p.length(); k++) {
+      step.launch(p.blocks(), p.threads(), stream, x, p.n(), k, p.rounds());
+    }
+  }
+
+  /** The chain on the default stream, then a synchronous copy. */
+  static final class Serial extends Chain {
+    private final float[] result;
+
+    Serial(ChainProblem problem) {
+      super(problem);
+      result = new float[problem.n()];
+    }
+
+    @Override
+    public void run() {
+      launchSteps(null);
+      Cuda.download(result, x);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.floats(result);
+    }
+  }
+
+  /** What an expert does with nothing to overlap: one stream, an async copy into pinned memory. */
+  static final class Tuned extends Chain {
+    private CUstream stream;
+    private PinnedFloats result;
+
+    Tuned(ChainProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      stream = cuda.stream();
+      result = cuda.pinnedFloats(p.n());
+    }
+
+    @Override
+    public void run() {
+      launchSteps(stream);
+      result.copyFromDevice(0, x, p.n(), stream);
+      cuStreamSynchronize(stream);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.floats(result.toArray());
+    }
+  }
+}

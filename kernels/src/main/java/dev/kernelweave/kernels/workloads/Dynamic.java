@@ -1,0 +1,192 @@
+package dev.kernelweave.kernels.workloads;
+
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.PinnedFloats;
+import dev.kernelweave.kernels.Variant;
+import dev.kernelweave.kernels.Workload;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+
+/** {@code dynamic} on the GPU; see {@link DynamicProblem}. */
+public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
+
+  public static Workload create(DynamicProblem problem, Variant variant) {
+    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+  }
+
+  private static final int K = DynamicProblem.TOP_K;
+
+  private final DynamicProblem.Inputs inputs;
+  private final float[] gates = DynamicProblem.gates();
+
+  /** The experts picked in every iteration, as the host decided. */
+  final int[] routes;
+
+  private Kernel router;
+  private Kernel expert;
+  private Kernel combine;
+  CUdeviceptr x;
+  private CUdeviceptr routerWeights;
+  CUdeviceptr scores;
+  private CUdeviceptr[] expertWeights;
+
+  /** Per expert, two buffers used in turn. */
+  private CUdeviceptr[][] expertBuffers;
+
+  Dynamic(DynamicProblem problem) {
+    super(problem);
+    this.inputs = problem.inputs();
+    this.routes = new int[problem.iterations() * K];
+  }
+
+  @Override
+  protected void allocate(CudaScope.Module module) {
+    router = module.kernel(DynamicProblem.ROUTER);
+    expert = module.kernel(DynamicProblem.EXPERT);
+    combine = module.kernel(DynamicProblem.COMBINE);
+    x = cuda.floats(p.n());
+    routerWeights = cuda.floats((long) p.experts() * p.n());
+    scores = cuda.floats(p.experts());
+    expertWeights = new CUdeviceptr[p.experts()];
+    expertBuffers = new CUdeviceptr[p.experts()][];
+    for (int e = 0; e < p.experts(); e++) {
+      expertWeights[e] = cuda.floats(p.n());
+      expertBuffers[e] = new CUdeviceptr[] {cuda.floats(p.n()), cuda.floats(p.n())};
+    }
+  }
+
+  @Override
+  public void reset() {
+    Cuda.upload(x, inputs.x());
+    Cuda.upload(routerWeights, inputs.router());
+    for (int e = 0; e < p.experts(); e++) {
+      Cuda.upload(expertWeights[e], inputs.expertWeights()[e]);
+    }
+  }
+
+  void launchRouter(CUstream stream) {
+    router.launch(
+        p.experts(), DynamicProblem.routerThreads(), stream, x, routerWeights, scores, p.n());
+  }
+
+  /** Records iteration {@code it}'s picks for the output and returns them. */
+  int[] pick(int it, float[] scoresOnHost) {
+    int[] picked = DynamicProblem.topK(scoresOnHost, K);
+    System.arraycopy(picked, 0, routes, it * K, K);
+    return picked;
+  }
+
+  /** Expert {@code e}'s chain. */
+  void launchExpert(int e, CUstream stream) {
+    CUdeviceptr[] buffers = expertBuffers[e];
+    for (int k = 0; k < p.length(); k++) {
+      CUdeviceptr in = k == 0 ? x : buffers[DynamicProblem.bufferAfter(k)];
+      CUdeviceptr out = buffers[DynamicProblem.bufferAfter(k + 1)];
+      expert.launch(
+          p.blocks(), p.threads(), stream, x, in, expertWeights[e], out, p.n(), p.rounds());
+    }
+  }
+
+  void launchCombine(int[] picked, CUstream stream) {
+    Object[] args = new Object[1 + 2 * K + 1];
+    args[0] = x;
+    for (int j = 0; j < K; j++) {
+      args[1 + j] = expertBuffers[picked[j]][DynamicProblem.bufferAfter(p.length())];
+      args[1 + K + j] = gates[j];
+    }
+    args[1 + 2 * K] = p.n();
+    combine.launch(p.blocks(), p.threads(), stream, args);
+  }
+
+  /** Everything on the default stream; synchronous copies into Java arrays. */
+  static final class Serial extends Dynamic {
+    private final float[] scoresOnHost;
+    private final float[] result;
+
+    Serial(DynamicProblem problem) {
+      super(problem);
+      scoresOnHost = new float[problem.experts()];
+      result = new float[problem.n()];
+    }
+
+    @Override
+    public void run() {
+      for (int it = 0; it < p.iterations(); it++) {
+        launchRouter(null);
+        Cuda.download(scoresOnHost, scores);
+        int[] picked = pick(it, scoresOnHost);
+        for (int e : picked) {
+          launchExpert(e, null);
+        }
+        launchCombine(picked, null);
+      }
+      Cuda.download(result, x);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.builder(p.outputWords()).ints(routes).floats(result).toBytes();
+    }
+  }
+
+  /**
+   * Router, read-back and combine on one stream; each picked expert on its own stream, the combine
+   * waiting on each. The host's wait for the scores orders the experts after the previous combine
+   * and that combine after the experts' earlier reads, so no other event is needed.
+   */
+  static final class Tuned extends Dynamic {
+    private CUstream main;
+    private CUstream[] streams;
+    private CUevent[] expertDone;
+    private PinnedFloats scoresOnHost;
+    private PinnedFloats result;
+    private float[] scoresCopy;
+
+    Tuned(DynamicProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      main = cuda.stream();
+      streams = cuda.streams(p.experts());
+      expertDone = cuda.events(p.experts());
+      scoresOnHost = cuda.pinnedFloats(p.experts());
+      result = cuda.pinnedFloats(p.n());
+      scoresCopy = new float[p.experts()];
+    }
+
+    @Override
+    public void run() {
+      for (int it = 0; it < p.iterations(); it++) {
+        launchRouter(main);
+        scoresOnHost.copyFromDevice(0, scores, p.experts(), main);
+        cuStreamSynchronize(main);
+        scoresOnHost.get(0, scoresCopy, 0, p.experts());
+        int[] picked = pick(it, scoresCopy);
+        for (int e : picked) {
+          launchExpert(e, streams[e]);
+          cuEventRecord(expertDone[e], streams[e]);
+          cuStreamWaitEvent(main, expertDone[e], 0);
+        }
+        launchCombine(picked, main);
+      }
+      result.copyFromDevice(0, x, p.n(), main);
+      cuStreamSynchronize(main);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.builder(p.outputWords()).ints(routes).floats(result.toArray()).toBytes();
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package dev.kernelweave.kernels.workloads;
+
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+import static jcuda.jcublas.JCublas2.cublasSgemm;
+import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
+
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.PinnedFloats;
+import dev.kernelweave.kernels.Variant;
+import dev.kernelweave.kernels.Workload;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import jcuda.jcublas.cublasHandle;
+
+/** {@code heads} on the GPU; see {@link HeadsProblem}. */
+public abstract class Heads extends DeviceWorkload<HeadsProblem> {
+
+  public static Workload create(HeadsProblem problem, Variant variant) {
+    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+  }
+
+  private static final Pointer ONE = Pointer.to(new float[] {1.0f});
+  private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
+
+  private final HeadsProblem.Inputs inputs;
+  private Kernel mix;
+
+  /** Activations, heads x dim x dim: each layer's input and, after the mix, its output. */
+  CUdeviceptr x;
+
+  /** Products, heads x dim x dim. */
+  private CUdeviceptr y;
+
+  /** Weights, layers x heads x dim x dim. */
+  private CUdeviceptr weights;
+
+  Heads(HeadsProblem problem) {
+    super(problem);
+    this.inputs = problem.inputs();
+  }
+
+  @Override
+  protected void allocate(CudaScope.Module module) {
+    mix = module.kernel(HeadsProblem.MIX);
+    x = cuda.floats((long) p.heads() * p.headSize());
+    y = cuda.floats((long) p.heads() * p.headSize());
+    weights = cuda.floats((long) p.layers() * p.heads() * p.headSize());
+  }
+
+  @Override
+  public void reset() {
+    Cuda.upload(x, inputs.x());
+    Cuda.upload(weights, inputs.weights());
+  }
+
+  /** y[h] = x[h] W[l][h] through {@code handle}. */
+  void gemm(cublasHandle handle, int l, int h) {
+    int d = p.dim();
+    CUdeviceptr a = Cuda.offset(x, (long) h * p.headSize());
+    CUdeviceptr b = Cuda.offset(weights, ((long) l * p.heads() + h) * p.headSize());
+    CUdeviceptr c = Cuda.offset(y, (long) h * p.headSize());
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, ONE, a, d, b, d, ZERO, c, d);
+  }
+
+  void launchMix(CUstream stream) {
+    mix.launch(p.mixBlocks(), p.threads(), stream, y, x, p.headSize(), p.heads());
+  }
+
+  /** One cuBLAS handle on the default stream; a synchronous copy at the end. */
+  static final class Serial extends Heads {
+    private cublasHandle handle;
+    private final float[] result;
+
+    Serial(HeadsProblem problem) {
+      super(problem);
+      result = new float[problem.heads() * problem.headSize()];
+    }
+
+    @Override
+    protected void setUpVariant() {
+      handle = cuda.cublas(null);
+    }
+
+    @Override
+    public void run() {
+      for (int l = 0; l < p.layers(); l++) {
+        for (int h = 0; h < p.heads(); h++) {
+          gemm(handle, l, h);
+        }
+        launchMix(null);
+      }
+      Cuda.download(result, x);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.floats(result);
+    }
+  }
+
+  /**
+   * A stream and a cuBLAS handle per head (a handle's workspace is not shared across streams); the
+   * mix runs on its own stream after every head's product, and every head's next product waits for
+   * the mix.
+   */
+  static final class Tuned extends Heads {
+    private CUstream[] streams;
+    private cublasHandle[] handles;
+    private CUevent[] headDone;
+    private CUstream main;
+    private CUevent mixed;
+    private PinnedFloats result;
+
+    Tuned(HeadsProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      streams = cuda.streams(p.heads());
+      handles = new cublasHandle[p.heads()];
+      for (int h = 0; h < p.heads(); h++) {
+        handles[h] = cuda.cublas(streams[h]);
+      }
+      headDone = cuda.events(p.heads());
+      main = cuda.stream();
+      mixed = cuda.event();
+      result = cuda.pinnedFloats(p.heads() * p.headSize());
+    }
+
+    @Override
+    public void run() {
+      for (int l = 0; l < p.layers(); l++) {
+        for (int h = 0; h < p.heads(); h++) {
+          if (l > 0) {
+            cuStreamWaitEvent(streams[h], mixed, 0);
+          }
+          gemm(handles[h], l, h);
+          cuEventRecord(headDone[h], streams[h]);
+          cuStreamWaitEvent(main, headDone[h], 0);
+        }
+        launchMix(main);
+        cuEventRecord(mixed, main);
+      }
+      result.copyFromDevice(0, x, p.heads() * p.headSize(), main);
+      cuStreamSynchronize(main);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.floats(result.toArray());
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.kernelweave.kernels.workloads;
+
+import static dev.kernelweave.kernels.CpuMath.logistic;
+import static dev.kernelweave.kernels.CpuMath.squash;
+import static dev.kernelweave.kernels.CpuMath.stencil;
+
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Size;
+import java.util.List;
+
+/**
+ * {@code pipeline}: {@code batches} independent batches, each copied in, computed by three kernels
+ * over its own buffers and copied out. The output is every batch's result, batch after batch
+ * ({@code batches x n} floats).
+ *
+ * @param batches batches
+ * @param n floats per batch, in and out
+ * @param blocks blocks per launch
+ * @param threads threads per block
+ * @param rounds logistic rounds per element in each kernel
+ */
+public record PipelineProblem(int batches, int n, int blocks, int threads, int rounds)
+    implements Problem {
+
+  public static final String NAME = "pipeline";
+  static final String PREPARE = "pipe_prepare";
+  static final String SMOOTH = "pipe_smooth";
+  static final String FINISH = "pipe_finish";
+
+  public PipelineProblem {
+    if (batches < 1 || n < 3 || blocks < 1 || threads < 1 || rounds < 0) {
+      throw new IllegalArgumentException("bad sizes: " + this);
+    }
+  }
+
+  public static PipelineProblem of(Size size) {
+    return size == Size.CHECK
+        ? new PipelineProblem(4, 16384, 16, 256, 4)
+        : new PipelineProblem(16, 262144, 64, 256, 8);
+  }
+
+  /** Every batch's input. */
+  public float[][] inputs() {
+    return new Seeded(0x706970656c696e65L).unit(batches, n);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String sizes() {
+    return batches
+        + " batches x (copy in "
+        + n * 4
+        + " bytes, 3 kernels, copy out "
+        + n * 4
+        + " bytes), "
+        + n
+        + " floats each, "
+        + blocks
+        + " blocks of "
+        + threads
+        + " threads, "
+        + rounds
+        + " rounds";
+  }
+
+  @Override
+  public String ptx() {
+    return "pipeline";
+  }
+
+  @Override
+  public List<String> kernels() {
+    return List.of(PREPARE, SMOOTH, FINISH);
+  }
+
+  @Override
+  public byte[] reference() {
+    Outputs.Builder out = Outputs.builder(batches * n);
+    for (float[] in : inputs()) {
+      out.floats(compute(in, rounds));
+    }
+    return out.toBytes();
+  }
+
+  /** The three kernels on one batch. */
+  static float[] compute(float[] in, int rounds) {
+    int n = in.length;
+    float[] tmp = new float[n];
+    for (int i = 0; i < n; i++) {
+      tmp[i] = logistic(squash(in[i]), rounds);
+    }
+    float[] out = new float[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = logistic(squash(stencil(tmp, i)), rounds);
+    }
+    for (int i = 0; i < n; i++) {
+      out[i] = logistic(squash(out[i]), rounds);
+    }
+    return out;
+  }
+}

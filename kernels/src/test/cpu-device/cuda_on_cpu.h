@@ -1,0 +1,24 @@
+// Lets the kernels of src/main/cuda compile as C++ for the CPU: one block at a time, its threads as
+// cooperative fibers that switch at __syncthreads(). Float arithmetic is the CPU's SSE (no x87, no
+// contraction), which rounds as Java and as the PTX built with -fmad=false do.
+#pragma once
+
+#include <cmath>
+
+struct kw_dim3 {
+  unsigned int x, y, z;
+};
+
+extern kw_dim3 threadIdx;
+extern kw_dim3 blockIdx;
+extern kw_dim3 blockDim;
+extern kw_dim3 gridDim;
+
+// Suspends the calling fiber until every thread of the block has reached the barrier.
+void __syncthreads();
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+// One block runs at a time, so one static array per declaration is the block's shared memory.
+#define __shared__ static

@@ -1,0 +1,61 @@
+package dev.kernelweave.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The workloads' host code, both variants, on the cpu-device (src/test/cpu-device): a libcuda.so.1
+ * and libcublas.so.12 that run the kernels' CUDA source on the CPU and execute queued work in a
+ * random order that respects only the dependencies the host code expressed. Run by the build's
+ * {@code cpu-device} test execution, which builds those libraries with g++ and puts them on
+ * LD_LIBRARY_PATH; skipped elsewhere.
+ */
+class WorkloadsOnCpuDeviceTest {
+
+  private static final Map<String, String> CHECKSUMS = new ConcurrentHashMap<>();
+
+  @BeforeAll
+  static void onTheCpuDevice() {
+    String path = System.getenv().getOrDefault("LD_LIBRARY_PATH", "");
+    boolean built =
+        Stream.of(path.split(":"))
+            .filter(dir -> !dir.isEmpty())
+            .anyMatch(
+                dir -> dir.endsWith("cpu-device") && Files.exists(Path.of(dir, "libcuda.so.1")));
+    assumeTrue(built, "cpu-device not built (g++ missing?) or not on LD_LIBRARY_PATH");
+    assumeTrue(Gpu.available(), () -> "cpu-device did not load: " + Gpu.problem());
+  }
+
+  static Stream<Arguments> workloads() {
+    return Workloads.names().stream()
+        .flatMap(
+            name ->
+                Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("workloads")
+  void matchesTheReferenceInEveryRepetitionAndBothVariantsAgree(String name, Variant variant) {
+    // Five repetitions: each runs the queued work in another random order.
+    WorkloadRunner.Result result =
+        WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, 4);
+    assertNull(result.unstable());
+    assertNull(
+        Outputs.difference(result.output(), Workloads.problem(name, Size.CHECK).reference()));
+    String other = CHECKSUMS.putIfAbsent(name, result.checksum());
+    if (other != null) {
+      assertEquals(other, result.checksum());
+    }
+  }
+}
