@@ -316,7 +316,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     threadId = in.readLong();
     threadName = strings.read(in);
     context = in.readLong();
-    kind = CallKind.ofOrdinal(checkedOrdinal(in.readByte(), CallKind.values().length, "call kind"));
+    kind = CallKind.ofOrdinal(checkedOrdinal(in.readByte(), KIND_COUNT, "call kind"));
     name = strings.read(in);
     appStream = in.readLong();
     result = in.readInt();
@@ -346,7 +346,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
       long base = in.readLong();
       long offset = in.readLong();
       long size = in.readLong();
-      int mode = checkedOrdinal(in.readByte(), AccessMode.values().length, "access mode");
+      int mode = checkedOrdinal(in.readByte(), ACCESS_MODE_COUNT, "access mode");
       addAccess(id, -1, base, offset, size, AccessMode.ofOrdinal(mode));
     }
     stream = in.readInt();
@@ -390,6 +390,9 @@ public class CallRecord extends BytesInBinaryMarshallable {
     hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
     barrier = (flags & FLAG_BARRIER) != 0;
   }
+
+  private static final int KIND_COUNT = CallKind.values().length;
+  private static final int ACCESS_MODE_COUNT = AccessMode.values().length;
 
   /** Counts above this are a damaged record, not a real call. */
   private static final int MAX_COUNT = 1 << 20;
