@@ -34,6 +34,15 @@ import dev.kernelweave.call.CallRecord;
  * Each {@code before...} fills the call's decision fields ({@code stream}, {@code predecessors},
  * {@code eventRecorded}, {@code hostWaited}, {@code barrier}) for the journal.
  *
+ * <p>What it knows, and how it stays cheap: each lane counts the calls issued on it (positions);
+ * per allocation slot a {@code DependencyTracker} keeps the last writer and the newest reader per
+ * lane as (lane, position, seq); per lane a vector clock records which position of every other
+ * lane it already waits for, directly or through chains of waits, so a redundant wait is never
+ * issued; the host's own waits (a synchronous device-to-host copy, an event or stream
+ * synchronization, a barrier) mark positions complete, and complete work is never waited for.
+ * Events belong to one lane each (a few per lane, see {@code EventPool}) and are recorded only
+ * when a wait needs one, at the lane's tail. Steady-state decisions allocate nothing.
+ *
  * <p>Not thread-safe: one scheduler per context, and its owner holds a lock from {@code before...}
  * until the matching {@code after...}, so that the order in which calls are decided is the order in
  * which they reach the device.

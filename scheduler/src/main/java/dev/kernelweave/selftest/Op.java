@@ -69,9 +69,8 @@ public sealed interface Op {
       StringBuilder s = new StringBuilder();
       s.append(mode == LaunchMode.OPAQUE ? "opaque " : "launch ").append(kernel).append(' ');
       s.append(out.describe(kernel.outElements(n)));
-      s.append(kernel.outMode().writes() && kernel.outMode().reads() ? " <-> " : " <- ");
       if (in1 != null) {
-        s.append(in1.describe(n));
+        s.append(kernel.outMode().reads() ? " <-> " : " <- ").append(in1.describe(n));
       }
       if (in2 != null) {
         s.append(", ").append(in2.describe(n));
