@@ -36,9 +36,23 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, Ag
     }
   }
 
-  /** The defaults: schedule, a journal under the temporary directory, 16 streams, PTX analysis on. */
+  /**
+   * The defaults: schedule, a journal under the temporary directory, PTX analysis on, and as many
+   * streams as the driver has hardware queues: {@code CUDA_DEVICE_MAX_CONNECTIONS} where the
+   * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}.
+   */
   public static AgentOptions defaults() {
-    return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, Scheduler.DEFAULT_STREAMS, true, AgentLog.Level.INFO);
+    return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
+        true, AgentLog.Level.INFO);
+  }
+
+  static int defaultStreams(String maxConnections) {
+    try {
+      int n = maxConnections == null ? Scheduler.DEFAULT_STREAMS : Integer.parseInt(maxConnections.trim());
+      return n >= 1 && n <= 32 ? n : Scheduler.DEFAULT_STREAMS;
+    } catch (NumberFormatException e) {
+      return Scheduler.DEFAULT_STREAMS;
+    }
   }
 
   /**

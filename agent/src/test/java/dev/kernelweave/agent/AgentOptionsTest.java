@@ -17,13 +17,22 @@ class AgentOptionsTest {
   private final Properties none = new Properties();
 
   @Test
-  void defaultsScheduleOnSixteenStreamsWithAJournalUnderTheTemporaryDirectory() {
+  void defaultsScheduleWithAJournalUnderTheTemporaryDirectory() {
     AgentOptions o = AgentOptions.parse(null, none);
     assertEquals(Mode.SCHEDULE, o.mode());
-    assertEquals(16, o.streams());
+    assertEquals(AgentOptions.defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")), o.streams());
     assertEquals(AgentOptions.DEFAULT_JOURNAL, o.journal());
     assertTrue(o.ptx());
     assertEquals(AgentLog.Level.INFO, o.log());
+  }
+
+  @Test
+  void defaultStreamsFollowTheDriversHardwareQueues() {
+    assertEquals(8, AgentOptions.defaultStreams(null));
+    assertEquals(32, AgentOptions.defaultStreams("32"));
+    assertEquals(4, AgentOptions.defaultStreams(" 4 "));
+    assertEquals(8, AgentOptions.defaultStreams("0"));
+    assertEquals(8, AgentOptions.defaultStreams("many"));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.memory.AllocationTable;
 import jcuda.driver.CUcontext;
 
@@ -23,6 +24,8 @@ final class CallThread {
   ContextScheduling locked;
   Placement placement = Placement.NONE;
   long startNano;
+  /** The thread's current context as last asked of the driver; 0 when unknown or none. */
+  long context;
 
   private CallThread() {
     Thread t = Thread.currentThread();
@@ -32,5 +35,28 @@ final class CallThread {
 
   static CallThread current() {
     return CURRENT.get();
+  }
+
+  /**
+   * The thread's current context. Asked of the driver once and kept until a call that may change
+   * it ({@link #forgetContext}); while there is none, asked again at each call, since the runtime
+   * API makes one current on its own.
+   */
+  long context() {
+    long c = context;
+    if (c == 0) {
+      try {
+        c = JCudaNatives.currentContext(scratchContext);
+      } catch (Throwable e) {
+        c = 0;
+      }
+      context = c;
+    }
+    return c;
+  }
+
+  /** After a call that may have changed the thread's current context. */
+  void forgetContext() {
+    context = 0;
   }
 }

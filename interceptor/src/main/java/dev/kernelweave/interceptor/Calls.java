@@ -3,7 +3,6 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
@@ -54,11 +53,7 @@ public final class Calls {
     r.kind = kind;
     r.name = name;
     r.appStream = appStream;
-    try {
-      r.context = JCudaNatives.currentContext(t.scratchContext);
-    } catch (Throwable e) {
-      r.context = 0;
-    }
+    r.context = t.context();
     return r;
   }
 
@@ -133,6 +128,9 @@ public final class Calls {
     r.durationNanos = System.nanoTime() - t.startNano;
     r.result = thrown == null ? result : CallRecord.RESULT_THREW;
     boolean succeeded = thrown == null && result == 0;
+    if (r.kind == CallKind.CONTEXT || r.kind == CallKind.OPAQUE) {
+      t.forgetContext();
+    }
     if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
       Interception.ALLOCATIONS.remove(r.accessBase[0]);
     }

@@ -54,10 +54,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
 
   private static final long FREE_SPACE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final long MAX_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+  private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
 
   private final Path directory;
   private final RecordRing ring;
+  private final int wakeAt;
   private final RollCycle rollCycle;
   private final long blockSize;
   private final Consumer<String> warn;
@@ -71,6 +73,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private ChronicleLaunchJournal(Builder b, FileStore store) {
     this.directory = b.directory;
     this.ring = new RecordRing(b.ringCapacity);
+    this.wakeAt = Math.max(1, ring.capacity() / 4);
     this.rollCycle = b.rollCycle;
     this.blockSize = b.blockSize;
     this.warn = b.warn;
@@ -95,6 +98,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     try {
       if (!ring.offer(call)) {
         waitForRoom(call);
+      } else if (ring.fill() == wakeAt) {
+        // The writer sleeps between batches; a quarter-full ring wakes it, once per batch.
+        LockSupport.unpark(writer);
       }
     } catch (Throwable t) {
       stop("stopped", t);
@@ -243,12 +249,10 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
           if (s == CLOSING && ring.isEmpty()) {
             break;
           }
+          // Sleep between batches rather than spin: the ring holds milliseconds of calls, and a
+          // spinning or often-woken writer takes CPU time from the application's launching thread.
           idle++;
-          if (idle < 50) {
-            Thread.onSpinWait();
-          } else {
-            LockSupport.parkNanos(Math.min(MAX_IDLE_PARK_NANOS, (idle - 49) * 10_000L));
-          }
+          LockSupport.parkNanos(idle < 4 ? IDLE_PARK_NANOS : MAX_IDLE_PARK_NANOS);
         }
       } catch (Throwable t) {
         stop("stopped", t);

@@ -114,6 +114,11 @@ final class RecordRing {
     return poll(record -> {});
   }
 
+  /** Slots claimed and not yet freed: a snapshot, exact only when no other thread is active. */
+  int fill() {
+    return (int) (tail - head);
+  }
+
   /** Whether a producer has claimed a slot that the consumer has not freed yet. */
   boolean isEmpty() {
     return tail == head;

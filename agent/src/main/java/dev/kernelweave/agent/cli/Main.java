@@ -19,7 +19,7 @@ public final class Main {
                                       passthrough: change nothing, only journal
           journal=DIR|off             where the launch journal goes (default: a new directory
                                       under java.io.tmpdir, printed at start)
-          streams=N                   streams per CUDA context, 1..64 (default 16)
+          streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           log=quiet|info|debug        how much the agent prints on stderr (default info)
 

@@ -29,7 +29,7 @@ final class SelfTestCommand {
         --seed S     the first program's seed (default: a new one, printed)
         --programs N programs to generate and check, at least 1 (default 1000)
         --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it
-        --streams K  streams per scheduler, 1..64 (default 16)
+        --streams K  streams per scheduler, 1..64 (default 8)
       """;
 
   private SelfTestCommand() {}

@@ -64,4 +64,20 @@ class AgentStartupTest {
       assertFalse(lines.anyMatch(l -> l.contains("could not")), with.stderr());
     }
   }
+
+  @Test
+  void programWithItsOwnCaffeineKeepsItWhileTheAgentUsesItsRelocatedOne() throws Exception {
+    Path other;
+    try (Stream<Path> jars = Files.list(Path.of("target/other-caffeine"))) {
+      other = jars.filter(p -> p.getFileName().toString().startsWith("caffeine-2.")).findFirst().orElseThrow();
+    }
+    Path journal = Files.createTempDirectory("kw-journal").resolve("caffeine");
+    ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "journal=" + journal,
+        java.util.List.of(other), PlainPrograms.OwnCaffeine.class);
+    assertEquals(0, r.exitCode(), r.stderr());
+    assertTrue(r.stdout().contains("caffeine v from"), r.stdout());
+    assertTrue(r.stdout().contains(other.getFileName().toString()), "the program's own Caffeine: " + r.stdout());
+    assertTrue(r.stdout().contains("cuInit threw"), r.stdout());
+    assertFalse(r.stderr().contains("could not"), r.stderr());
+  }
 }

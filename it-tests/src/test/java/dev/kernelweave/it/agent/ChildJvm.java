@@ -1,5 +1,6 @@
 package dev.kernelweave.it.agent;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,13 +48,37 @@ final class ChildJvm {
    */
   static Result run(String java, String agentOptions, Class<?> main, String... args)
       throws IOException, InterruptedException {
+    return run(java, agentOptions, List.of(), main, args);
+  }
+
+  /**
+   * The class path of a program under test: this module's test classes and JCuda, as an
+   * application has them. The agent's classes and libraries are left out: they come from the agent
+   * jar alone, as in a user's run.
+   */
+  static String programClassPath(List<Path> extra) {
+    List<String> entries = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      String name = Path.of(entry).getFileName().toString();
+      if (name.equals("test-classes") || name.contains("jcuda") || name.contains("jcublas")) {
+        entries.add(entry);
+      }
+    }
+    for (Path p : extra) {
+      entries.add(p.toAbsolutePath().toString());
+    }
+    return String.join(File.pathSeparator, entries);
+  }
+
+  static Result run(String java, String agentOptions, List<Path> extraClassPath, Class<?> main, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);
     if (agentOptions != null) {
       command.add("-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
     }
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(programClassPath(extraClassPath));
     command.add(main.getName());
     command.addAll(List.of(args));
     Path out = Files.createTempFile("kw-child", ".out");

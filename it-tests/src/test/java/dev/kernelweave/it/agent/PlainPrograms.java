@@ -32,8 +32,9 @@ final class PlainPrograms {
       Class<?> caffeine = Class.forName("com.github.benmanes.caffeine.cache.Caffeine");
       Object builder = caffeine.getMethod("newBuilder").invoke(null);
       Object cache = caffeine.getMethod("build").invoke(builder);
-      cache.getClass().getMethod("put", Object.class, Object.class).invoke(cache, "k", "v");
-      Object value = cache.getClass().getMethod("getIfPresent", Object.class).invoke(cache, "k");
+      Class<?> cacheType = Class.forName("com.github.benmanes.caffeine.cache.Cache");
+      cacheType.getMethod("put", Object.class, Object.class).invoke(cache, "k", "v");
+      Object value = cacheType.getMethod("getIfPresent", Object.class).invoke(cache, "k");
       String version = caffeine.getPackage().getImplementationVersion();
       System.out.println("caffeine " + value + " from " + caffeine.getProtectionDomain().getCodeSource().getLocation()
           + " version " + version);
