@@ -286,13 +286,20 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
+static int primary;
+
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
-  static int primary;
   *context = reinterpret_cast<CUcontext>(&primary);
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+
+// The one context is always current; the agent asks for it.
+CUresult cuCtxGetCurrent(CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&primary);
+  return CUDA_SUCCESS;
+}
 
 CUresult cuCtxSynchronize() {
   std::lock_guard<std::recursive_mutex> guard(lock);

@@ -81,6 +81,10 @@ final class ChildJvm {
     command.add(programClassPath(extraClassPath));
     command.add(main.getName());
     command.addAll(List.of(args));
+    return start(command);
+  }
+
+  private static Result start(List<String> command) throws IOException, InterruptedException {
     Path out = Files.createTempFile("kw-child", ".out");
     Path err = Files.createTempFile("kw-child", ".err");
     Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -93,6 +97,13 @@ final class ChildJvm {
     Files.deleteIfExists(out);
     Files.deleteIfExists(err);
     return r;
+  }
+
+  /** Runs the packaged agent jar's command line: {@code java -jar kernelweave-agent.jar ARGS}. */
+  static Result command(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(java(System.getProperty("java.home")), "-jar", agentJar().toString()));
+    command.addAll(List.of(args));
+    return start(command);
   }
 
   static Result run(String agentOptions, Class<?> main, String... args) throws IOException, InterruptedException {
