@@ -17,12 +17,26 @@ public interface Instrumentation {
   /** Names each advice class (nested in the implementation) and the methods it applies to. */
   void advise(Visitor visitor);
 
-  /** Receives the advice of an instrumentation. */
+  /**
+   * Receives the advice of an instrumentation. An advice name is the simple name of a class nested
+   * in the instrumentation, or a class's full name ({@link CallAdvice#END}).
+   */
   interface Visitor {
     /**
-     * @param adviceName the simple name of an advice class nested in the instrumentation
-     * @param methods the methods it applies to; no method may match two advices
+     * @param enterAdvice the class whose {@code @OnMethodEnter} runs before the call
+     * @param exitAdvice the class whose {@code @OnMethodExit} runs after it
+     * @param methods the methods they apply to; no method may match two advices
      */
-    void visit(String adviceName, ElementMatcher<? super MethodDescription> methods);
+    void visit(String enterAdvice, String exitAdvice, ElementMatcher<? super MethodDescription> methods);
+
+    /** Advice whose one class has both the enter and the exit. */
+    default void visit(String advice, ElementMatcher<? super MethodDescription> methods) {
+      visit(advice, advice, methods);
+    }
+
+    /** Advice whose exit is the common end of a call, {@link CallAdvice#END}. */
+    default void visitEndingCommonly(String enterAdvice, ElementMatcher<? super MethodDescription> methods) {
+      visit(enterAdvice, CallAdvice.END, methods);
+    }
   }
 }

@@ -45,10 +45,15 @@ public final class InterceptorInstaller {
     for (Instrumentation instrumentation : INSTRUMENTATIONS) {
       AgentBuilder.Transformer.ForAdvice[] advice = {new AgentBuilder.Transformer.ForAdvice().include(agentLoader)};
       String prefix = instrumentation.getClass().getName() + "$";
-      instrumentation.advise((name, methods) -> advice[0] = advice[0].advice(methods, prefix + name));
+      instrumentation.advise((enter, exit, methods) ->
+          advice[0] = advice[0].advice(methods, qualified(prefix, enter), qualified(prefix, exit)));
       agent = agent.type(instrumentation.types()).transform(advice[0]);
     }
     return agent;
+  }
+
+  private static String qualified(String prefix, String advice) {
+    return advice.indexOf('.') >= 0 ? advice : prefix + advice;
   }
 
   /** Reports a class the agent failed to instrument: its calls then pass through unseen. */

@@ -13,7 +13,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.CallClassification;
+import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
@@ -61,32 +61,32 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   public void advise(Instrumentation.Visitor visitor) {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
-    visitor.visit("Launch", named("cuLaunchKernel").and(takesArguments(11)));
-    visitor.visit("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
-    visitor.visit("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
-    visitor.visit("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
-    visitor.visit("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
-    visitor.visit("CopyToHostAsync", named("cuMemcpyDtoHAsync").and(takesArguments(4)));
-    visitor.visit("CopyOnDeviceAsync", namedOneOf("cuMemcpyDtoDAsync", "cuMemcpyAsync").and(takesArguments(4)));
-    visitor.visit("Memset", namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
-    visitor.visit("MemsetAsync",
+    visitor.visitEndingCommonly("Launch", named("cuLaunchKernel").and(takesArguments(11)));
+    visitor.visitEndingCommonly("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
+    visitor.visitEndingCommonly("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
+    visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
+    visitor.visitEndingCommonly("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly("CopyToHostAsync", named("cuMemcpyDtoHAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly("CopyOnDeviceAsync", namedOneOf("cuMemcpyDtoDAsync", "cuMemcpyAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly("Memset", namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
+    visitor.visitEndingCommonly("MemsetAsync",
         namedOneOf("cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async").and(takesArguments(4)));
-    visitor.visit("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
-    visitor.visit("Memset2DAsync",
+    visitor.visitEndingCommonly("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
+    visitor.visitEndingCommonly("Memset2DAsync",
         namedOneOf("cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async").and(takesArguments(6)));
     visitor.visit("DeviceAlloc", namedOneOf("cuMemAlloc", "cuMemAllocManaged"));
     visitor.visit("PitchAlloc", named("cuMemAllocPitch"));
     visitor.visit("HostAlloc", namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
-    visitor.visit("Free", namedOneOf("cuMemFree", "cuMemFreeHost"));
-    visitor.visit("ContextSynchronize", named("cuCtxSynchronize"));
-    visitor.visit("StreamSynchronize", named("cuStreamSynchronize"));
-    visitor.visit("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
+    visitor.visitEndingCommonly("Free", namedOneOf("cuMemFree", "cuMemFreeHost"));
+    visitor.visitEndingCommonly("ContextSynchronize", named("cuCtxSynchronize"));
+    visitor.visitEndingCommonly("StreamSynchronize", named("cuStreamSynchronize"));
+    visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
     visitor.visit("ContextDestroy", named("cuCtxDestroy"));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
     visitor.visit("GetGlobal", named("cuModuleGetGlobal"));
-    visitor.visit("Classified", api.and(not(namedOneOf(DEDICATED))));
+    visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, api.and(not(namedOneOf(DEDICATED))));
   }
 
   // ------------------------------------------------------------------ launches
@@ -112,10 +112,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   // ------------------------------------------------------------------ copies
@@ -134,10 +130,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyToHost {
@@ -154,10 +146,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyOnDevice {
@@ -174,10 +162,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyToDeviceAsync {
@@ -195,10 +179,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyToHostAsync {
@@ -216,10 +196,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyOnDeviceAsync {
@@ -238,10 +214,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   // ------------------------------------------------------------------ memsets
@@ -259,10 +231,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class MemsetAsync {
@@ -279,10 +247,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class Memset2D {
@@ -298,10 +262,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class Memset2DAsync {
@@ -319,10 +279,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   // ------------------------------------------------------------------ allocations
@@ -392,10 +348,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   // ------------------------------------------------------------------ synchronization and events
@@ -408,10 +360,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class StreamSynchronize {
@@ -422,10 +370,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class EventRecord {
@@ -440,10 +384,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class ContextDestroy {
@@ -537,18 +477,4 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
 
   // ------------------------------------------------------------------ everything else
 
-  static final class Classified {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.place(r, c.placement());
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
-  }
 }

@@ -8,11 +8,8 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 
-import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.CallClassification;
-import dev.kernelweave.interceptor.Calls;
+import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Instrumentation;
-import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
@@ -33,22 +30,7 @@ public final class OpaqueCallInstrumentation implements Instrumentation {
 
   @Override
   public void advise(Visitor visitor) {
-    visitor.visit("Opaque", isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
-        .and(nameMatches("(cu|nv|cudnn).*")));
-  }
-
-  static final class Opaque {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.place(r, c.placement());
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
+    visitor.visitEndingCommonly(CallAdvice.CLASSIFIED,
+        isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameMatches("(cu|nv|cudnn).*")));
   }
 }

@@ -13,7 +13,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.CallClassification;
+import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Placement;
@@ -47,15 +47,15 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit("DeviceAlloc", namedOneOf("cudaMalloc", "cudaMallocManaged"));
     visitor.visit("HostAlloc", namedOneOf("cudaMallocHost", "cudaHostAlloc"));
     visitor.visit("PitchAlloc", named("cudaMallocPitch").and(takesArguments(4)));
-    visitor.visit("Free", namedOneOf("cudaFree", "cudaFreeHost").and(takesArguments(1)));
-    visitor.visit("Copy", named("cudaMemcpy").and(takesArguments(4)));
-    visitor.visit("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
-    visitor.visit("Memset", named("cudaMemset").and(takesArguments(3)));
-    visitor.visit("MemsetAsync", named("cudaMemsetAsync").and(takesArguments(4)));
-    visitor.visit("DeviceSynchronize", named("cudaDeviceSynchronize"));
-    visitor.visit("StreamSynchronize", named("cudaStreamSynchronize"));
-    visitor.visit("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
-    visitor.visit("Classified", isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
+    visitor.visitEndingCommonly("Free", namedOneOf("cudaFree", "cudaFreeHost").and(takesArguments(1)));
+    visitor.visitEndingCommonly("Copy", named("cudaMemcpy").and(takesArguments(4)));
+    visitor.visitEndingCommonly("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
+    visitor.visitEndingCommonly("Memset", named("cudaMemset").and(takesArguments(3)));
+    visitor.visitEndingCommonly("MemsetAsync", named("cudaMemsetAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly("DeviceSynchronize", named("cudaDeviceSynchronize"));
+    visitor.visitEndingCommonly("StreamSynchronize", named("cudaStreamSynchronize"));
+    visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
+    visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
         .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
   }
 
@@ -123,10 +123,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class Copy {
@@ -139,10 +135,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class CopyAsync {
@@ -159,10 +151,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class Memset {
@@ -177,10 +165,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class MemsetAsync {
@@ -197,10 +181,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class DeviceSynchronize {
@@ -211,10 +191,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class StreamSynchronize {
@@ -225,10 +201,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
   static final class EventRecord {
@@ -242,24 +214,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
   }
 
-  static final class Classified {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.place(r, c.placement());
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-    }
-  }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a main class of this module's test class path in a new JVM, with or without the packaged agent. */
@@ -60,7 +61,8 @@ final class ChildJvm {
     List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       String name = Path.of(entry).getFileName().toString();
-      if (name.equals("test-classes") || name.contains("jcuda") || name.contains("jcublas")) {
+      if (name.equals("test-classes") || name.contains("jcuda") || name.contains("jcublas")
+          || name.contains("kernelweave-kernels") || entry.endsWith("kernels/target/classes")) {
         entries.add(entry);
       }
     }
@@ -72,6 +74,12 @@ final class ChildJvm {
 
   static Result run(String java, String agentOptions, List<Path> extraClassPath, Class<?> main, String... args)
       throws IOException, InterruptedException {
+    return run(java, agentOptions, extraClassPath, Map.of(), main.getName(), args);
+  }
+
+  /** The general form: any main class by name, with extra environment variables. */
+  static Result run(String java, String agentOptions, List<Path> extraClassPath, Map<String, String> env,
+      String main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);
     if (agentOptions != null) {
@@ -79,15 +87,22 @@ final class ChildJvm {
     }
     command.add("-cp");
     command.add(programClassPath(extraClassPath));
-    command.add(main.getName());
+    command.add(main);
     command.addAll(List.of(args));
-    return start(command);
+    return start(command, env);
   }
 
   private static Result start(List<String> command) throws IOException, InterruptedException {
+    return start(command, Map.of());
+  }
+
+  private static Result start(List<String> command, Map<String, String> env)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("kw-child", ".out");
     Path err = Files.createTempFile("kw-child", ".err");
-    Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().putAll(env);
+    Process p = builder.start();
     if (!p.waitFor(5, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new IllegalStateException("timed out: " + command);
