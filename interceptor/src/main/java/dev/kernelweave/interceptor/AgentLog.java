@@ -42,6 +42,11 @@ public final class AgentLog {
     }
   }
 
+  /** Forgets which warnings were said, as at the start of a run; for tests. */
+  static void forgetWarnings() {
+    SAID.clear();
+  }
+
   /** A warning is said even when quiet: it reports something the user lost. Once per key. */
   public static void warnOnce(String key, String message) {
     if (SAID.add(key)) {
