@@ -38,7 +38,8 @@ public record BenchmarkOptions(
 
         --workloads a,b,...   which workloads (default: all: %s)
         --rounds N            rounds of the three ways (default 5)
-        --warmup W            warm-ups in each JVM (default 3)
+        --warmup W            warm-ups in each JVM (default 30: enough for the JIT to compile
+                        the agent's code, as in any program that runs for more than a moment)
         --reps R              timed repetitions in each JVM (default 5)
         --size check|bench    problem size (default bench)
         --agent PATH          the agent jar (default: agent/target/kernelweave-agent.jar in the checkout)
@@ -73,7 +74,7 @@ public record BenchmarkOptions(
   public static BenchmarkOptions parse(String... args) {
     List<String> workloads = WorkloadRunner.WORKLOADS;
     int rounds = 5;
-    int warmup = 3;
+    int warmup = 30;
     int reps = 5;
     String size = "bench";
     Path agent = null;
