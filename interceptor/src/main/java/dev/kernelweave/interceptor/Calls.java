@@ -266,8 +266,14 @@ public final class Calls {
     if (r == null || address == 0) {
       return;
     }
-    int id = Interception.ALLOCATIONS.add(address, size, kind);
     AllocationTable.Allocation found = CallThread.current().found;
+    if (kind == MemoryKind.MODULE_GLOBAL && Interception.ALLOCATIONS.lookup(address, found)
+        && found.base == address && found.size == size) {
+      // The same variable asked for again: it keeps its history, so that its pending users stay ordered.
+      r.addAccess(found.id, found.slot, address, 0, size, AccessMode.WRITE);
+      return;
+    }
+    int id = Interception.ALLOCATIONS.add(address, size, kind);
     if (Interception.ALLOCATIONS.lookup(address, found) && found.id == id) {
       r.addAccess(id, found.slot, address, 0, size, AccessMode.WRITE);
     }

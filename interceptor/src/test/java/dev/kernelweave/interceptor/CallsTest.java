@@ -142,4 +142,20 @@ class CallsTest {
     assertTrue(next != null);
     Calls.end(next, 0, null);
   }
+
+  @Test
+  void moduleGlobalAskedForTwiceKeepsItsAllocationAndHistory() {
+    long global = 0x7e10_0000_0000L;
+    CallRecord first = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
+    Calls.allocated(first, global, 256, MemoryKind.MODULE_GLOBAL);
+    Calls.end(first, 0, null);
+    int id = first.accessId[0];
+    int slot = first.accessSlot[0];
+    CallRecord second = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
+    Calls.allocated(second, global, 256, MemoryKind.MODULE_GLOBAL);
+    Calls.end(second, 0, null);
+    assertEquals(id, second.accessId[0]);
+    assertEquals(slot, second.accessSlot[0]);
+    Interception.ALLOCATIONS.remove(global);
+  }
 }
