@@ -127,8 +127,32 @@ public final class Scheduler {
     }
     needs.clear();
     tracker.collect(call, pool, needs);
+    if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
+      noteHostWaitOfSynchronousRead(call);
+    }
     waitForNeeds(call, pool.legacy);
     call.stream = pool.legacy;
+  }
+
+  /**
+   * A synchronous read makes the host wait for the lanes of its predecessors and for the legacy
+   * lane's own earlier work, no more: narrowed when other lanes still have work running.
+   */
+  private void noteHostWaitOfSynchronousRead(CallRecord call) {
+    int covered = 0;
+    boolean legacyCovered = false;
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      if (pool.pending(lane, needs.position(lane))) {
+        covered++;
+        legacyCovered |= lane == pool.legacy;
+      }
+    }
+    if (!legacyCovered && pool.pending(pool.legacy, pool.tail(pool.legacy))) {
+      covered++;
+    }
+    call.hostWaited = true;
+    call.hostWaitNarrowed = covered < pool.activeLanes();
   }
 
   /** Records a placed call in the history once the real call returned; a failed call leaves none. */

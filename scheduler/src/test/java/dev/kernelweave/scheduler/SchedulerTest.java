@@ -247,6 +247,22 @@ class SchedulerTest {
   }
 
   @Test
+  void synchronousReadIsAHostWaitNarrowedToItsWritersLane() {
+    launch(0, W); // lane 0
+    launch(1, W); // lane 1, still running
+    CallRecord read = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);
+    scheduler.beforeSyncWork(read);
+    assertTrue(read.hostWaited);
+    assertTrue(read.hostWaitNarrowed, "lane 1 keeps running");
+    scheduler.afterWork(read, true);
+
+    CallRecord readBoth = call(CallKind.COPY_DEVICE_TO_HOST, 0, 1, R);
+    scheduler.beforeSyncWork(readBoth);
+    assertTrue(readBoth.hostWaited);
+    assertFalse(readBoth.hostWaitNarrowed, "the only lane still running is the one waited for");
+  }
+
+  @Test
   void asyncWorkWaitsForSyncWorkOnTheLegacyLane() {
     CallRecord write = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W);
     scheduler.beforeSyncWork(write);
