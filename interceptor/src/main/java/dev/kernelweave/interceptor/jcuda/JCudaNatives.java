@@ -30,7 +30,6 @@ public final class JCudaNatives {
     static final MethodHandle STREAM_WAIT_EVENT =
         find("cuStreamWaitEventNative", int.class, CUstream.class, CUevent.class, int.class);
     static final MethodHandle EVENT_SYNCHRONIZE = find("cuEventSynchronizeNative", int.class, CUevent.class);
-    static final MethodHandle EVENT_QUERY = find("cuEventQueryNative", int.class, CUevent.class);
     static final MethodHandle STREAM_DESTROY = find("cuStreamDestroyNative", int.class, CUstream.class);
     static final MethodHandle EVENT_DESTROY = find("cuEventDestroyNative", int.class, CUevent.class);
 
@@ -114,13 +113,6 @@ public final class JCudaNatives {
     }
   }
 
-  public static int queryEvent(CUevent event) {
-    try {
-      return (int) Driver.EVENT_QUERY.invokeExact(event);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
 
   public static int destroyStream(CUstream stream) {
     try {
