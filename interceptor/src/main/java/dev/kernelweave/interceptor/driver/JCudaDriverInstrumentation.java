@@ -13,6 +13,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.AllocationAdvice;
 import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
@@ -74,10 +75,10 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
     visitor.visitEndingCommonly("Memset2DAsync",
         namedOneOf("cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async").and(takesArguments(6)));
-    visitor.visit("DeviceAlloc", namedOneOf("cuMemAlloc", "cuMemAllocManaged"));
-    visitor.visit("PitchAlloc", named("cuMemAllocPitch"));
-    visitor.visit("HostAlloc", namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
-    visitor.visitEndingCommonly("Free", namedOneOf("cuMemFree", "cuMemFreeHost"));
+    visitor.visit(AllocationAdvice.DEVICE, namedOneOf("cuMemAlloc", "cuMemAllocManaged"));
+    visitor.visit(AllocationAdvice.PITCHED, named("cuMemAllocPitch"));
+    visitor.visit(AllocationAdvice.PINNED_HOST, namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
+    visitor.visitEndingCommonly(AllocationAdvice.FREE, namedOneOf("cuMemFree", "cuMemFreeHost"));
     visitor.visitEndingCommonly("ContextSynchronize", named("cuCtxSynchronize"));
     visitor.visitEndingCommonly("StreamSynchronize", named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
@@ -282,73 +283,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   }
 
   // ------------------------------------------------------------------ allocations
-
-  static final class DeviceAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
-        @Advice.Argument(0) CUdeviceptr ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size,
-            name.equals("cuMemAllocManaged") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class PitchAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.ALLOC, "cuMemAllocPitch", 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdeviceptr ptr,
-        @Advice.Argument(1) long[] pitch, @Advice.Argument(3) long height,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = pitch[0] * height;
-        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class HostAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class Free {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
-      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
-      if (r != null) {
-        Calls.freeing(r, JCudaPointers.address(ptr));
-        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
-      }
-      return r;
-    }
-
-  }
 
   // ------------------------------------------------------------------ synchronization and events
 

@@ -13,12 +13,11 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.AllocationAdvice;
 import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Placement;
-import dev.kernelweave.interceptor.jcuda.JCudaPointers;
-import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
 import jcuda.runtime.cudaStream_t;
 import net.bytebuddy.asm.Advice;
@@ -44,10 +43,10 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
 
   @Override
   public void advise(Visitor visitor) {
-    visitor.visit("DeviceAlloc", namedOneOf("cudaMalloc", "cudaMallocManaged"));
-    visitor.visit("HostAlloc", namedOneOf("cudaMallocHost", "cudaHostAlloc"));
-    visitor.visit("PitchAlloc", named("cudaMallocPitch").and(takesArguments(4)));
-    visitor.visitEndingCommonly("Free", namedOneOf("cudaFree", "cudaFreeHost").and(takesArguments(1)));
+    visitor.visit(AllocationAdvice.DEVICE, namedOneOf("cudaMalloc", "cudaMallocManaged"));
+    visitor.visit(AllocationAdvice.PINNED_HOST, namedOneOf("cudaMallocHost", "cudaHostAlloc"));
+    visitor.visit(AllocationAdvice.PITCHED, named("cudaMallocPitch").and(takesArguments(4)));
+    visitor.visitEndingCommonly(AllocationAdvice.FREE, namedOneOf("cudaFree", "cudaFreeHost").and(takesArguments(1)));
     visitor.visitEndingCommonly("Copy", named("cudaMemcpy").and(takesArguments(4)));
     visitor.visitEndingCommonly("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
     visitor.visitEndingCommonly("Memset", named("cudaMemset").and(takesArguments(3)));
@@ -57,72 +56,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
         .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
-  }
-
-  static final class DeviceAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
-        @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size,
-            name.equals("cudaMallocManaged") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class HostAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class PitchAlloc {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.ALLOC, "cudaMallocPitch", 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long[] pitch,
-        @Advice.Argument(3) long height, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = pitch[0] * height;
-        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class Free {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
-      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
-      if (r != null) {
-        Calls.freeing(r, JCudaPointers.address(ptr));
-        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
-      }
-      return r;
-    }
-
   }
 
   static final class Copy {

@@ -53,6 +53,11 @@ class PackagedAgentGpuTest {
   }
 
   @Test
+  void runtimeApiProgramPrintsTheSameWithTheAgentInEveryMode() throws Exception {
+    sameInEveryMode(RuntimeProgram.class);
+  }
+
+  @Test
   void threadsLaunchingAtOnceGetTheirOwnResults() throws Exception {
     sameInEveryMode(ThreadsProgram.class, "4", "64");
   }

@@ -1,0 +1,93 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.MemoryKind;
+import jcuda.Pointer;
+import net.bytebuddy.asm.Advice;
+
+/**
+ * Allocations and frees, the same for the driver API ({@code cuMemAlloc(CUdeviceptr, long)}) and
+ * the runtime API ({@code cudaMalloc(Pointer, long)}): the pointer is the first argument, the size
+ * the second, and a device pointer is a {@link Pointer}. Referred to by name.
+ */
+public final class AllocationAdvice {
+
+  /** {@code cuMemAlloc}, {@code cuMemAllocManaged}, {@code cudaMalloc}, {@code cudaMallocManaged}. */
+  public static final String DEVICE = AllocationAdvice.class.getName() + "$Device";
+  /** {@code cuMemAllocHost}, {@code cuMemHostAlloc}, {@code cudaMallocHost}, {@code cudaHostAlloc}. */
+  public static final String PINNED_HOST = AllocationAdvice.class.getName() + "$PinnedHost";
+  /** {@code cuMemAllocPitch}, {@code cudaMallocPitch}: pointer, pitch array, width, height. */
+  public static final String PITCHED = AllocationAdvice.class.getName() + "$Pitched";
+  /** {@code cuMemFree}, {@code cuMemFreeHost}, {@code cudaFree}, {@code cudaFreeHost}. */
+  public static final String FREE = AllocationAdvice.class.getName() + "$Free";
+
+  private AllocationAdvice() {}
+
+  static final class Device {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size,
+            name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class PinnedHost {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class Pitched {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long[] pitch,
+        @Advice.Argument(3) long height, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = pitch[0] * height;
+        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  /** A free waits for the allocation's pending users; an address the agent never saw allocated is a barrier. */
+  static final class Free {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
+      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
+      if (r != null) {
+        Calls.freeing(r, JCudaPointers.address(ptr));
+        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
+      }
+      return r;
+    }
+  }
+}
