@@ -14,6 +14,11 @@ public interface Problem {
   /** The dimensions in words, for example {@code 16 chains x 32 kernels, 4096 floats each, ...}. */
   String sizes();
 
+  /** How a kernel is launched, in the words of {@link #sizes()}: {@code 2 blocks of 256 threads}. */
+  static String grid(int blocks, int threads) {
+    return blocks + " blocks of " + threads + " threads";
+  }
+
   /** The PTX module the workload loads, {@code ptx/NAME.ptx} on the class path. */
   String ptx();
 

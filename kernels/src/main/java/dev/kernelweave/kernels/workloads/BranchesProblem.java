@@ -68,10 +68,8 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
         + " kernels, "
         + n
         + " floats each, "
-        + blocks
-        + " blocks of "
-        + threads
-        + " threads, "
+        + Problem.grid(blocks, threads)
+        + ", "
         + rounds
         + " rounds; 1 join kernel";
   }

@@ -52,10 +52,8 @@ public record ChainProblem(int length, int n, int blocks, int threads, int round
         + " kernels in place, "
         + n
         + " floats, "
-        + blocks
-        + " blocks of "
-        + threads
-        + " threads, "
+        + Problem.grid(blocks, threads)
+        + ", "
         + rounds
         + " rounds";
   }

@@ -86,10 +86,8 @@ public record DynamicProblem(
         + " kernels, 1 combine), "
         + n
         + " floats, "
-        + blocks
-        + " blocks of "
-        + threads
-        + " threads, "
+        + Problem.grid(blocks, threads)
+        + ", "
         + rounds
         + " rounds";
   }

@@ -77,10 +77,7 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
         + " each; 1 mix kernel per layer over "
         + heads * headSize()
         + " floats, "
-        + mixBlocks
-        + " blocks of "
-        + threads
-        + " threads";
+        + Problem.grid(mixBlocks, threads);
   }
 
   @Override

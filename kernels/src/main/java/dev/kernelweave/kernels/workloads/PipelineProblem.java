@@ -60,10 +60,8 @@ public record PipelineProblem(int batches, int n, int blocks, int threads, int r
         + " bytes), "
         + n
         + " floats each, "
-        + blocks
-        + " blocks of "
-        + threads
-        + " threads, "
+        + Problem.grid(blocks, threads)
+        + ", "
         + rounds
         + " rounds";
   }
