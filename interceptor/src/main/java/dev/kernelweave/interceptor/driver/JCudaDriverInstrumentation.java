@@ -79,8 +79,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit(AllocationAdvice.PITCHED, named("cuMemAllocPitch"));
     visitor.visit(AllocationAdvice.PINNED_HOST, namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, namedOneOf("cuMemFree", "cuMemFreeHost"));
-    visitor.visitEndingCommonly("ContextSynchronize", named("cuCtxSynchronize"));
-    visitor.visitEndingCommonly("StreamSynchronize", named("cuStreamSynchronize"));
+    visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cuCtxSynchronize"));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
     visitor.visit("ContextDestroy", named("cuCtxDestroy"));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
@@ -285,26 +285,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   // ------------------------------------------------------------------ allocations
 
   // ------------------------------------------------------------------ synchronization and events
-
-  static final class ContextSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.SYNC, "cuCtxSynchronize", 0L);
-      Calls.place(r, Placement.DEVICE_SYNC);
-      return r;
-    }
-
-  }
-
-  static final class StreamSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.SYNC, "cuStreamSynchronize", stream);
-      Calls.place(r, Placement.STREAM_SYNC);
-      return r;
-    }
-
-  }
 
   static final class EventRecord {
     @Advice.OnMethodEnter(suppress = Throwable.class)

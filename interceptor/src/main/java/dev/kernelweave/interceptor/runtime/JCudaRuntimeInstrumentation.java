@@ -51,8 +51,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
     visitor.visitEndingCommonly("Memset", named("cudaMemset").and(takesArguments(3)));
     visitor.visitEndingCommonly("MemsetAsync", named("cudaMemsetAsync").and(takesArguments(4)));
-    visitor.visitEndingCommonly("DeviceSynchronize", named("cudaDeviceSynchronize"));
-    visitor.visitEndingCommonly("StreamSynchronize", named("cudaStreamSynchronize"));
+    visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cudaDeviceSynchronize"));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cudaStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
         .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
@@ -111,26 +111,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
         Calls.place(r, Placement.ASYNC);
         stream = Calls.runtimeStream(r, stream);
       }
-      return r;
-    }
-
-  }
-
-  static final class DeviceSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.SYNC, "cudaDeviceSynchronize", 0L);
-      Calls.place(r, Placement.DEVICE_SYNC);
-      return r;
-    }
-
-  }
-
-  static final class StreamSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) cudaStream_t stream) {
-      CallRecord r = Calls.begin(CallKind.SYNC, "cudaStreamSynchronize", stream);
-      Calls.place(r, Placement.STREAM_SYNC);
       return r;
     }
 
