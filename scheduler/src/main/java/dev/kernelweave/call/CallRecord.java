@@ -91,6 +91,13 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * managed memory): the scheduler treats it as a barrier.
    */
   public boolean touchesUnknownMemory;
+  /**
+   * The call reads or writes host memory the device accesses directly (pinned, registered, mapped,
+   * managed): the host can see its effect, or reuse the memory once it completes. Not journaled.
+   */
+  public boolean touchesHostMemory;
+  /** The application's event handle of an event record or wait, 0 otherwise. Not journaled. */
+  public long appEvent;
 
   // --- the scheduler's decision
   /** The agent's stream (lane) the call ran on, or {@link #NO_STREAM}. */
@@ -127,6 +134,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     bytes = 0;
     accessCount = 0;
     touchesUnknownMemory = false;
+    touchesHostMemory = false;
+    appEvent = 0;
     stream = NO_STREAM;
     predecessorCount = 0;
     eventRecorded = false;
@@ -235,6 +244,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
           other.accessSize[i], other.accessMode(i));
     }
     touchesUnknownMemory = other.touchesUnknownMemory;
+    touchesHostMemory = other.touchesHostMemory;
+    appEvent = other.appEvent;
     stream = other.stream;
     predecessorCount = 0;
     for (int i = 0; i < other.predecessorCount; i++) {

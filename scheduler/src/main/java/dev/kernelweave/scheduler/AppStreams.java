@@ -1,40 +1,71 @@
 package dev.kernelweave.scheduler;
 
 /**
- * Where each application stream's work went: per application stream, the newest position on each
- * lane that holds some of it. The default stream (handle 0), by far the most common, has a field of
- * its own; other handles live in a small open-addressing map that grows, never shrinks, and
- * allocates only when it meets a new handle.
+ * What the scheduler knows of each application stream, by key (see {@link Scheduler#streamKey}):
+ * whether CUDA's legacy default stream synchronizes with it, where its work went, and what its later
+ * work must follow. The legacy stream (key 0), by far the most common, has a field of its own; other
+ * keys live in a small open-addressing map that grows, never shrinks, and allocates only when it
+ * meets a new key.
  */
-final class AppStreamFootprints {
+final class AppStreams {
 
-  private final int laneCount;
-  private final LanePositions defaultStream;
-  private long[] keys = new long[16];
-  private LanePositions[] values = new LanePositions[16];
-  private int size;
+  /** One application stream. */
+  static final class Stream {
+    /** Created with {@code CU_STREAM_NON_BLOCKING}: exempt from the legacy stream's implicit ordering. */
+    boolean nonBlocking;
+    /** Per lane, the newest position holding some of this stream's work. */
+    final LanePositions footprint;
+    /** Positions this stream's later work must follow: barriers on it, events it was made to wait for. */
+    final LanePositions follow;
 
-  AppStreamFootprints(int laneCount) {
-    this.laneCount = laneCount;
-    defaultStream = new LanePositions(laneCount);
+    Stream(int laneCount) {
+      footprint = new LanePositions(laneCount);
+      follow = new LanePositions(laneCount);
+    }
   }
 
-  /** The footprint of {@code appStream}, created on first use. */
-  LanePositions of(long appStream) {
-    if (appStream == 0) {
-      return defaultStream;
+  private final int laneCount;
+  private final Stream legacy;
+  private long[] keys = new long[16];
+  private Stream[] values = new Stream[16];
+  private int size;
+
+  AppStreams(int laneCount) {
+    this.laneCount = laneCount;
+    legacy = new Stream(laneCount);
+  }
+
+  /** The stream with {@code key}, created on first use as a blocking stream. */
+  Stream of(long key) {
+    if (key == 0) {
+      return legacy;
     }
-    int i = indexOf(appStream);
+    int i = indexOf(key);
     if (values[i] == null) {
       if ((size + 1) * 2 > keys.length) {
         rehash(keys.length * 2);
-        i = indexOf(appStream);
+        i = indexOf(key);
       }
-      keys[i] = appStream;
-      values[i] = new LanePositions(laneCount);
+      keys[i] = key;
+      values[i] = new Stream(laneCount);
       size++;
     }
     return values[i];
+  }
+
+  /** The legacy default stream. */
+  Stream legacy() {
+    return legacy;
+  }
+
+  /** Calls {@code action} for every stream the legacy stream synchronizes with, the legacy one included. */
+  void forEachBlocking(java.util.function.Consumer<Stream> action) {
+    action.accept(legacy);
+    for (Stream s : values) {
+      if (s != null && !s.nonBlocking) {
+        action.accept(s);
+      }
+    }
   }
 
   private int indexOf(long key) {
@@ -48,9 +79,9 @@ final class AppStreamFootprints {
 
   private void rehash(int capacity) {
     long[] oldKeys = keys;
-    LanePositions[] oldValues = values;
+    Stream[] oldValues = values;
     keys = new long[capacity];
-    values = new LanePositions[capacity];
+    values = new Stream[capacity];
     for (int j = 0; j < oldKeys.length; j++) {
       if (oldValues[j] != null) {
         int i = indexOf(oldKeys[j]);

@@ -35,6 +35,11 @@ final class LanePositions {
     lastLane = lane;
   }
 
+  /** The number of lanes this can hold. */
+  int capacity() {
+    return position.length;
+  }
+
   int count() {
     return count;
   }

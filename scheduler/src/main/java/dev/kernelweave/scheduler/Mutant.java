@@ -11,7 +11,17 @@ public enum Mutant {
   /** Drops write-after-read edges. */
   DROP_WAR("drop-war"),
   /** Frees without waiting for the allocation's pending users. */
-  NO_FREE_WAIT("no-free-wait");
+  NO_FREE_WAIT("no-free-wait"),
+  /** A host wait covers only the call's own predecessors, not pending work whose effect the host sees. */
+  NARROW_PAST_HOST_EFFECTS("narrow-past-host-effects"),
+  /** Takes the handle {@code 0x1} for a stream of its own instead of the legacy default stream. */
+  LEGACY_ALIAS("legacy-alias"),
+  /** Launches ignore the module variables their kernels read. */
+  UNTRACKED_CONSTANT("untracked-constant"),
+  /** A kernel whose code the agent cannot read is ordered by its pointer parameters alone. */
+  NO_PTX_OPTIMISTIC("no-ptx-optimistic"),
+  /** A host function is a host-side barrier: the host waits for everything before enqueuing it. */
+  HOSTFUNC_BLOCKS("hostfunc-blocks");
 
   private final String option;
 
@@ -31,6 +41,17 @@ public enum Mutant {
       }
     }
     throw new IllegalArgumentException(
-        "unknown mutant '" + option + "': expected one of drop-raw, drop-war, no-free-wait");
+        "unknown mutant '" + option + "': expected one of " + names());
+  }
+
+  /** The mutants' option names, comma-separated, {@link #NONE} excluded. */
+  public static String names() {
+    StringBuilder b = new StringBuilder();
+    for (Mutant m : values()) {
+      if (m != NONE) {
+        b.append(b.length() == 0 ? "" : ", ").append(m.option);
+      }
+    }
+    return b.toString();
   }
 }

@@ -1,21 +1,36 @@
-package dev.kernelweave.interceptor;
+package dev.kernelweave.scheduler;
 
-/** How an intercepted call takes part in scheduling; each maps to one step of the scheduler's protocol. */
+/**
+ * How an intercepted call takes part in scheduling, decided by the interceptor from the call alone;
+ * {@link Dispatch} maps each to the scheduler's steps. The comments say what CUDA promises for the
+ * call, which is what the agent must keep.
+ */
 public enum Placement {
   /** Journaled only: host calls, module and handle management. */
   NONE,
-  /** Device work with a stream parameter: runs on the lane the scheduler picks. */
+  /** Device work with a stream parameter: runs on the lane the scheduler picks, after its predecessors. */
   ASYNC,
-  /** Device work that keeps its synchronous meaning: runs as written on the legacy stream, after its predecessors. */
+  /**
+   * Device work issued as written on the legacy default stream. A synchronous copy to or from host
+   * memory also blocks the host until all earlier legacy-stream and blocking-stream work is done.
+   */
   SYNC,
-  /** A free: waits for the allocation's pending users. */
+  /** A free: the host waits for the allocation's pending users. */
   FREE,
-  /** Not understood: the host waits for everything before and after. */
+  /** Not understood and with no stream to order it on: the host waits for everything before and after. */
   BARRIER,
-  /** The application synchronized the whole device. */
+  /** The application synchronized the whole context. */
   DEVICE_SYNC,
   /** The application synchronized one of its streams. */
   STREAM_SYNC,
+  /** The application asked whether one of its streams is idle: answered at once, never waited for. */
+  STREAM_QUERY,
   /** The application recorded an event on one of its streams. */
-  EVENT_RECORD
+  EVENT_RECORD,
+  /** The application made one of its streams wait for an event. */
+  STREAM_WAIT_EVENT,
+  /** A stream begins capturing a graph: everything passes through untouched until the capture ends. */
+  CAPTURE_BEGIN,
+  /** A stream's capture ended. */
+  CAPTURE_END
 }

@@ -62,7 +62,19 @@ public final class Scheduler {
   private final StreamPool pool;
   private final EventPool events;
   private final DependencyTracker tracker;
-  private final AppStreamFootprints footprints;
+  private final AppStreams appStreams;
+  /** Barriers that every later call on the legacy stream or a blocking stream must follow. */
+  private final LanePositions blockingFollow;
+  /**
+   * Pending calls of the legacy and blocking streams whose effect the host can see (they touch host
+   * memory, or memory the agent does not know): a host wait that CUDA makes complete the legacy
+   * stream must complete them too, even when the call itself does not depend on them.
+   */
+  private final LanePositions blockingVisible;
+  /** Application events: where the work they stand for went, as recorded. */
+  private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
+  /** Streams capturing a graph; while any is, every call passes through untouched. */
+  private int capturing;
   /** Scratch: what the call being placed must follow, or the users a host wait covers. */
   private final LanePositions needs;
 
@@ -80,7 +92,9 @@ public final class Scheduler {
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
     this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR);
-    this.footprints = new AppStreamFootprints(pool.laneCount);
+    this.appStreams = new AppStreams(pool.laneCount);
+    this.blockingFollow = new LanePositions(pool.laneCount);
+    this.blockingVisible = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
   }
 
@@ -89,6 +103,89 @@ public final class Scheduler {
     return pool.legacy;
   }
 
+  /** Handle of the legacy default stream ({@code CU_STREAM_LEGACY}, {@code cudaStreamLegacy}). */
+  public static final long LEGACY_HANDLE = 0x1;
+  /** Handle of the calling thread's default stream ({@code CU_STREAM_PER_THREAD}, {@code cudaStreamPerThread}). */
+  public static final long PER_THREAD_HANDLE = 0x2;
+  private static final long PER_THREAD_KEY = 1L << 62;
+
+  /**
+   * The key of the application stream a handle names for the calling thread: null and {@code 0x1}
+   * are the same legacy stream (key 0), {@code 0x2} is the thread's own per-thread default stream.
+   */
+  public static long streamKey(long handle, long threadId) {
+    if (handle == LEGACY_HANDLE) {
+      return 0;
+    }
+    if (handle == PER_THREAD_HANDLE) {
+      return PER_THREAD_KEY | threadId;
+    }
+    return handle;
+  }
+
+  /**
+   * The application created a stream: with {@code nonBlocking}, CUDA's legacy stream does not
+   * synchronize with it. A stream never seen created is taken for a blocking one, which orders more.
+   */
+  public void streamCreated(long handle, boolean nonBlocking) {
+    AppStreams.Stream s = appStreams.of(handle);
+    s.nonBlocking = nonBlocking;
+    s.footprint.clear();
+    s.follow.clear();
+  }
+
+  /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
+  public Mutant mutant() {
+    return mutant;
+  }
+
+  /** Whether a stream is capturing a graph: every call then passes through untouched. */
+  public boolean capturing() {
+    return capturing > 0;
+  }
+
+  private AppStreams.Stream streamOf(CallRecord call) {
+    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == LEGACY_HANDLE) {
+      return appStreams.of(LEGACY_HANDLE);
+    }
+    return appStreams.of(streamKey(call.appStream, call.threadId));
+  }
+
+  /** Adds what CUDA orders the call after beyond its data: barriers and events on its stream. */
+  private void collectStreamOrder(AppStreams.Stream s) {
+    addPending(s.follow, needs);
+    if (!s.nonBlocking) {
+      addPending(blockingFollow, needs);
+    }
+  }
+
+  private void addPending(LanePositions from, LanePositions into) {
+    for (int i = 0, n = from.count(); i < n; i++) {
+      int lane = from.lane(i);
+      long p = from.position(lane);
+      if (pool.pending(lane, p)) {
+        into.add(lane, p, from.seq(lane));
+      }
+    }
+  }
+
+  /** Adds every lane's pending tail: what a call touching unknown memory must follow. */
+  private void collectEverything() {
+    for (int lane = 0; lane < pool.laneCount; lane++) {
+      long p = pool.tail(lane);
+      if (p > 0 && pool.pending(lane, p)) {
+        needs.add(lane, p, 0);
+      }
+    }
+  }
+
+  private static boolean hostVisible(CallRecord call) {
+    return call.touchesHostMemory || call.touchesUnknownMemory || call.barrier;
+  }
+
+  private static boolean blocksHost(CallRecord call) {
+    return call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE;
+  }
   /**
    * Places device work that has a stream parameter: computes its predecessors from the call's
    * accesses, picks a pool lane, issues the waits it needs. A call with
@@ -103,12 +200,17 @@ public final class Scheduler {
    * @return the lane to issue the real call on
    */
   public int beforeAsyncWork(CallRecord call) {
-    if (call.touchesUnknownMemory || call.barrier) {
-      return placeBarrier(call);
-    }
     needs.clear();
-    tracker.collect(call, pool, needs);
-    int lane = chooseLane();
+    boolean barrier = call.touchesUnknownMemory || call.barrier;
+    if (barrier && mutant != Mutant.NO_PTX_OPTIMISTIC) {
+      // Enqueued, not waited for: the host never blocks where CUDA would not.
+      call.barrier = true;
+      collectEverything();
+    } else {
+      tracker.collect(call, pool, needs);
+    }
+    collectStreamOrder(streamOf(call));
+    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane();
     pool.ensureCreated(lane, device);
     pool.touch(lane);
     waitForNeeds(call, lane);
@@ -121,17 +223,152 @@ public final class Scheduler {
    * synchronous meaning: makes the legacy lane wait for the call's predecessors only.
    */
   public void beforeSyncWork(CallRecord call) {
-    if (call.touchesUnknownMemory || call.barrier) {
-      placeBarrier(call);
-      return;
-    }
     needs.clear();
-    tracker.collect(call, pool, needs);
+    if (call.touchesUnknownMemory || call.barrier) {
+      call.barrier = true;
+      collectEverything();
+    } else {
+      tracker.collect(call, pool, needs);
+    }
+    collectStreamOrder(appStreams.legacy());
+    if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      addPending(blockingVisible, needs);
+    }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
       noteHostWaitOfSynchronousRead(call);
     }
     waitForNeeds(call, pool.legacy);
     call.stream = pool.legacy;
+  }
+
+  /**
+   * Before a call that blocks the host (a synchronous copy to or from host memory, a free): notes in
+   * {@code ticket} the events the host will wait for outside the context's lock, so that the real
+   * call, made under the lock, finds its predecessors done and blocks only briefly. Records events
+   * where none covers a position yet.
+   */
+  void collectHostWaits(CallRecord call, Ticket ticket, boolean free) {
+    needs.clear();
+    if (free) {
+      if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
+        return;
+      }
+      tracker.collectUsers(call.accessSlot[0], pool, needs);
+    } else {
+      if (call.touchesUnknownMemory || call.barrier) {
+        collectEverything();
+      } else {
+        tracker.collect(call, pool, needs);
+      }
+      collectStreamOrder(appStreams.legacy());
+      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+        addPending(blockingVisible, needs);
+      }
+    }
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      long p = needs.position(lane);
+      if (!free && lane == pool.legacy) {
+        continue; // the real call on the legacy stream waits for it anyway
+      }
+      int event = events.cover(lane, p, pool, device);
+      call.eventRecorded |= events.recorded;
+      ticket.addWait(event, lane, p);
+      call.addPredecessor(needs.seq(lane));
+    }
+    if (ticket.waitCount > 0) {
+      call.hostWaited = true;
+      call.hostWaitNarrowed = ticket.waitCount < pool.activeLanes();
+    }
+  }
+
+  /** The host saw these positions complete (the waits of a ticket, or what a synchronization covered). */
+  void settle(Ticket ticket) {
+    for (int i = 0; i < ticket.waitCount; i++) {
+      pool.completeAt(ticket.waitLane[i], ticket.waitPosition[i]);
+    }
+    LanePositions s = ticket.settled;
+    for (int i = 0, n = s.count(); i < n; i++) {
+      int lane = s.lane(i);
+      pool.completeAt(lane, s.position(lane));
+    }
+  }
+
+  /** Notes every lane's tail in the ticket: what a device synchronization about to run covers. */
+  void snapshotAll(Ticket ticket) {
+    for (int lane = 0; lane < pool.laneCount; lane++) {
+      if (pool.tail(lane) > 0) {
+        ticket.settled.add(lane, pool.tail(lane), 0);
+      }
+    }
+  }
+
+  /**
+   * Makes the application's own stream wait, device-side, for everything CUDA would have ordered
+   * before a call on it (the stream's work wherever it went, what it must follow and, for a stream
+   * the legacy stream synchronizes with, pending host-visible work), so that the real call on that
+   * stream, a synchronize, a query or an event record, means what it means without the agent.
+   * The host does not wait here.
+   */
+  void joinOntoAppStream(CallRecord call, Ticket ticket) {
+    AppStreams.Stream s = streamOf(call);
+    boolean legacy = s == appStreams.legacy();
+    needs.clear();
+    addPending(s.footprint, needs);
+    collectStreamOrder(s);
+    if (!s.nonBlocking && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      addPending(blockingVisible, needs);
+    }
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      long p = needs.position(lane);
+      ticket.settled.add(lane, p, needs.seq(lane));
+      if (legacy && lane == pool.legacy) {
+        continue;
+      }
+      int event = events.cover(lane, p, pool, device);
+      call.eventRecorded |= events.recorded;
+      if (legacy) {
+        device.waitEvent(pool.legacy, event);
+      } else {
+        device.waitEventOnAppStream(call.appStream, event);
+      }
+      call.addPredecessor(needs.seq(lane));
+    }
+    if (call.kind == CallKind.EVENT && call.appEvent != 0) {
+      LanePositions recorded = appEvents.get(call.appEvent);
+      if (recorded == null) {
+        recorded = new LanePositions(pool.laneCount);
+        appEvents.put(call.appEvent, recorded);
+      }
+      recorded.clear();
+      LanePositions settled = ticket.settled;
+      for (int i = 0, n = settled.count(); i < n; i++) {
+        int lane = settled.lane(i);
+        recorded.add(lane, settled.position(lane), settled.seq(lane));
+      }
+    }
+  }
+
+  /** The application made a stream wait for an event: its later work follows what the event stands for. */
+  void streamWaitsForEvent(CallRecord call) {
+    LanePositions recorded = appEvents.get(call.appEvent);
+    if (recorded != null) {
+      AppStreams.Stream s = streamOf(call);
+      addPending(recorded, s.follow);
+    }
+  }
+
+  void beginCapture() {
+    device.synchronizeDevice();
+    pool.completeAll();
+    capturing++;
+  }
+
+  void endCapture() {
+    if (capturing > 0) {
+      capturing--;
+    }
   }
 
   /**
@@ -158,25 +395,21 @@ public final class Scheduler {
   /** Records a placed call in the history once the real call returned; a failed call leaves none. */
   public void afterWork(CallRecord call, boolean succeeded) {
     int lane = call.stream;
-    if (call.barrier) {
-      if (succeeded) {
-        pool.issue(lane);
-      }
-      device.synchronizeDevice();
-      pool.completeAll();
-      return;
-    }
     if (!succeeded || lane < 0) {
       return;
     }
     long position = pool.issue(lane);
     tracker.record(call, lane, position);
-    LanePositions footprint = footprints.of(call.appStream);
-    if (call.kind == CallKind.EVENT) {
-      // The record waited for every other lane of the stream: its position now stands for all of it.
-      footprint.clear();
+    AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : streamOf(call);
+    s.footprint.add(lane, position, call.seq);
+    if (hostVisible(call)) {
+      if (!s.nonBlocking) {
+        blockingVisible.add(lane, position, call.seq);
+      }
     }
-    footprint.add(lane, position, call.seq);
+    if (call.barrier) {
+      (s.nonBlocking ? s.follow : blockingFollow).add(lane, position, call.seq);
+    }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
       // A synchronous device-to-host copy returns once it, and everything before it there, is done.
       pool.completeThrough(lane, position);
@@ -217,50 +450,6 @@ public final class Scheduler {
   /** Everything issued so far has completed (the application synchronized the device). */
   public void afterDeviceSynchronize() {
     pool.completeAll();
-  }
-
-  /**
-   * The host waits for every call the application issued on {@code call.appStream}, wherever that
-   * work went, and for nothing else.
-   */
-  public void beforeStreamSynchronize(CallRecord call) {
-    LanePositions footprint = footprints.of(call.appStream);
-    hostWait(call, footprint, footprint.lastLane());
-    footprint.clear();
-  }
-
-  /**
-   * Chooses the lane on which the application's event for {@code call.appStream} is recorded, after
-   * making it wait for every call the application issued on that stream: the lane that holds the
-   * stream's newest call, or the legacy lane when the stream has none.
-   */
-  public int beforeEventRecord(CallRecord call) {
-    LanePositions footprint = footprints.of(call.appStream);
-    int lane = footprint.lastLane();
-    if (lane < 0) {
-      lane = pool.legacy;
-    }
-    needs.clear();
-    for (int i = 0, n = footprint.count(); i < n; i++) {
-      int l = footprint.lane(i);
-      long p = footprint.position(l);
-      if (pool.pending(l, p)) {
-        needs.add(l, p, footprint.seq(l));
-      }
-    }
-    pool.ensureCreated(lane, device);
-    waitForNeeds(call, lane);
-    call.stream = lane;
-    return lane;
-  }
-
-  private int placeBarrier(CallRecord call) {
-    device.synchronizeDevice();
-    pool.completeAll();
-    call.barrier = true;
-    call.hostWaited = true;
-    call.stream = pool.legacy;
-    return pool.legacy;
   }
 
   /** Picks the pool lane for a call whose predecessors are in {@link #needs}. */

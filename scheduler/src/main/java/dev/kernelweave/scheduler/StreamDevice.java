@@ -24,7 +24,17 @@ public interface StreamDevice {
   /** Makes all later work on {@code lane} wait for the last recording of {@code event}; the host does not wait. */
   void waitEvent(int lane, int event);
 
-  /** The host waits for the last recording of {@code event}. */
+  /**
+   * Makes the application's own stream {@code appStream} (a handle as the application passed it:
+   * 0 or 0x1 for the legacy stream, 0x2 for the calling thread's per-thread stream) wait for the
+   * last recording of {@code event}; the host does not wait.
+   */
+  void waitEventOnAppStream(long appStream, int event);
+
+  /**
+   * The host waits for the last recording of {@code event}. Unlike the other methods, may be called
+   * without the scheduler's lock: an event re-recorded meanwhile only makes the wait longer.
+   */
   void synchronizeEvent(int event);
 
   /** The host waits for all work on every stream of the context. */

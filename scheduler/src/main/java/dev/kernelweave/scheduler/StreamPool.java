@@ -112,6 +112,13 @@ final class StreamPool {
     }
   }
 
+  /** The host saw position {@code p} of {@code lane} complete (and so everything before it there). */
+  void completeAt(int lane, long p) {
+    if (p > completed[lane]) {
+      completed[lane] = p;
+    }
+  }
+
   /** The host saw position {@code p} of {@code lane} complete, and everything it waited for. */
   void completeThrough(int lane, long p) {
     complete(lane, p, waited, lane * laneCount);

@@ -5,8 +5,10 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.Mutant;
-import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.Placement;
+import dev.kernelweave.scheduler.Ticket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +16,10 @@ import java.util.TreeMap;
 
 /**
  * Runs a program on a {@link ProgramTarget} in one of two ways: {@linkplain #runSerial serially}, as
- * the reference, or {@linkplain #runScheduled through a Scheduler}, exactly as the interceptor
- * would: each call becomes a {@link CallRecord} whose accesses come from an {@link AllocationTable},
- * and the scheduler is driven by the protocol in its javadoc.
+ * the reference, or {@linkplain #runScheduled through the agent's dispatch}: each call becomes a
+ * {@link CallRecord} whose accesses come from an {@link AllocationTable}, and goes through {@link
+ * Dispatch#enter} and {@link Dispatch#exit} exactly as the interceptor takes it, the real call made
+ * in between on the lane the dispatch chose or, when it chose none, as the application wrote it.
  */
 public final class ProgramRunner {
 
@@ -32,13 +35,14 @@ public final class ProgramRunner {
 
   /** Every call placed by a new {@link Scheduler} on {@code target}'s lanes. */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant) {
-    return new Run(program, target, new Scheduler(target, target.streams(), mutant)).execute();
+    return new Run(program, target, new Dispatch(target, target.streams(), mutant)).execute();
   }
 
   private static final class Run {
     final Program program;
     final ProgramTarget target;
-    final Scheduler scheduler;
+    final Dispatch scheduler;
+    final Ticket ticket = new Ticket();
     final int legacy;
     final AllocationTable table = new AllocationTable();
     final AllocationTable.Allocation found = new AllocationTable.Allocation();
@@ -53,7 +57,7 @@ public final class ProgramRunner {
     long seq;
     int index;
 
-    Run(Program program, ProgramTarget target, Scheduler scheduler) {
+    Run(Program program, ProgramTarget target, Dispatch scheduler) {
       this.program = program;
       this.target = target;
       this.scheduler = scheduler;
@@ -66,10 +70,7 @@ public final class ProgramRunner {
         for (index = 0; index < program.size(); index++) {
           execute(program.ops().get(index));
         }
-        target.synchronizeDevice();
-        if (scheduler != null) {
-          scheduler.afterDeviceSynchronize();
-        }
+        syncContext(-1);
         for (Map.Entry<Integer, Long> b : devices.entrySet()) {
           byte[] bytes = new byte[elements.get(b.getKey()) * 4];
           target.copyDeviceToHost(bytes, b.getValue());
@@ -112,11 +113,8 @@ public final class ProgramRunner {
         readAsync(r);
       } else if (op instanceof Op.Copy c) {
         copy(c);
-      } else if (op instanceof Op.SyncContext) {
-        target.synchronizeDevice();
-        if (scheduler != null) {
-          scheduler.afterDeviceSynchronize();
-        }
+      } else if (op instanceof Op.SyncContext c) {
+        syncContext(c.thread());
       } else if (op instanceof Op.StreamSync s) {
         streamSync(s);
       } else if (op instanceof Op.EventRecord e) {
@@ -141,10 +139,10 @@ public final class ProgramRunner {
       }
       CallRecord call = start(f.thread(), CallKind.FREE, "cuMemFree", 0);
       access(call, address, 1, AccessMode.READ_WRITE);
-      scheduler.beforeFree(call);
+      scheduler.enter(call, Placement.FREE, ticket);
       target.freeDevice(address);
       table.remove(address);
-      scheduler.afterFree(call);
+      scheduler.exit(call, true, ticket);
     }
 
     void launch(Op.Launch l) {
@@ -163,9 +161,9 @@ public final class ProgramRunner {
           opaque ? "cufftExecC2C" : "cuLaunchKernel", opaque ? 0 : l.stream());
       call.kernel = kernel.name();
       if (opaque) {
-        scheduler.beforeBarrier(call);
+        scheduler.enter(call, Placement.BARRIER, ticket);
         target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
-        scheduler.afterBarrier(call);
+        scheduler.exit(call, true, ticket);
         return;
       }
       boolean conservative = l.mode() == Op.LaunchMode.CONSERVATIVE;
@@ -179,13 +177,13 @@ public final class ProgramRunner {
       if (l.mode() == Op.LaunchMode.UNKNOWN_POINTER) {
         call.touchesUnknownMemory = true;
       }
-      int lane = scheduler.beforeAsyncWork(call);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
       if (l.mode() == Op.LaunchMode.FAILS) {
-        scheduler.afterWork(call, false);
+        scheduler.exit(call, false, ticket);
         return;
       }
       target.launch(lane, kernel, out, in1, in2, l.n(), l.k());
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
     }
 
     void memset(Op.Memset m) {
@@ -197,15 +195,11 @@ public final class ProgramRunner {
       CallRecord call = start(m.thread(), CallKind.MEMSET, m.sync() ? "cuMemsetD8" : "cuMemsetD8Async", m.stream());
       call.bytes = m.n() * 4L;
       access(call, dst, m.n() * 4L, AccessMode.WRITE);
-      int lane;
-      if (m.sync()) {
-        scheduler.beforeSyncWork(call);
-        lane = legacy;
-      } else {
-        lane = scheduler.beforeAsyncWork(call);
-      }
+      int lane = m.sync()
+          ? laneOf(scheduler.enter(call, Placement.SYNC, ticket), 0)
+          : laneOf(scheduler.enter(call, Placement.ASYNC, ticket), m.stream());
       target.memset(lane, dst, m.value(), m.n() * 4);
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
     }
 
     void write(int thread, long dst, byte[] data) {
@@ -216,9 +210,9 @@ public final class ProgramRunner {
       CallRecord call = start(thread, CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0);
       call.bytes = data.length;
       access(call, dst, data.length, AccessMode.WRITE);
-      scheduler.beforeSyncWork(call);
+      scheduler.enter(call, Placement.SYNC, ticket);
       target.copyHostToDevice(dst, data);
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
     }
 
     void read(Op.Read r) {
@@ -230,9 +224,9 @@ public final class ProgramRunner {
         CallRecord call = start(r.thread(), CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0);
         call.bytes = bytes.length;
         access(call, src, bytes.length, AccessMode.READ);
-        scheduler.beforeSyncWork(call);
+        scheduler.enter(call, Placement.SYNC, ticket);
         target.copyDeviceToHost(bytes, src);
-        scheduler.afterWork(call, true);
+        scheduler.exit(call, true, ticket);
       }
       observations.add(new Observation(index, r.src().describe(r.n()), bytes));
     }
@@ -249,9 +243,9 @@ public final class ProgramRunner {
       call.bytes = bytes;
       access(call, src, bytes, AccessMode.READ);
       access(call, dst, bytes, AccessMode.WRITE);
-      int lane = scheduler.beforeAsyncWork(call);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), r.stream());
       target.copyDeviceToHostAsync(lane, dst, src, bytes);
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
     }
 
     void copy(Op.Copy c) {
@@ -266,9 +260,9 @@ public final class ProgramRunner {
       call.bytes = bytes;
       access(call, src, bytes, AccessMode.READ);
       access(call, dst, bytes, AccessMode.WRITE);
-      int lane = scheduler.beforeAsyncWork(call);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), c.stream());
       target.copyDeviceToDevice(lane, dst, src, bytes);
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
     }
 
     void streamSync(Op.StreamSync s) {
@@ -277,11 +271,9 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(s.thread(), CallKind.SYNC, "cuStreamSynchronize", s.stream());
-      scheduler.beforeStreamSynchronize(call);
-      // The real call: the application's own streams never received work; the default one is the legacy lane.
-      if (s.stream() == 0) {
-        target.synchronizeLane(legacy);
-      }
+      scheduler.enter(call, Placement.STREAM_SYNC, ticket);
+      target.synchronizeLane(target.appStreamLane(s.stream()));
+      scheduler.exit(call, true, ticket);
     }
 
     void eventRecord(Op.EventRecord e) {
@@ -290,9 +282,26 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(e.thread(), CallKind.EVENT, "cuEventRecord", e.stream());
-      int lane = scheduler.beforeEventRecord(call);
+      call.appEvent = e.event() + 1L;
+      int lane = laneOf(scheduler.enter(call, Placement.EVENT_RECORD, ticket), e.stream());
       target.recordAppEvent(e.event(), lane);
-      scheduler.afterWork(call, true);
+      scheduler.exit(call, true, ticket);
+    }
+
+    /** The lane the real call runs on: the dispatch's choice, or the application's own stream. */
+    int laneOf(int chosen, long appStream) {
+      return chosen >= 0 ? chosen : target.appStreamLane(appStream);
+    }
+
+    void syncContext(int thread) {
+      if (scheduler == null) {
+        target.synchronizeDevice();
+        return;
+      }
+      CallRecord call = start(Math.max(thread, 0), CallKind.SYNC, "cuCtxSynchronize", 0);
+      scheduler.enter(call, Placement.DEVICE_SYNC, ticket);
+      target.synchronizeDevice();
+      scheduler.exit(call, true, ticket);
     }
 
     long address(Op.At at) {

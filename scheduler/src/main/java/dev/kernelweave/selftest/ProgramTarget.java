@@ -37,6 +37,12 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
   /** The number of pool lanes; also the index of the legacy lane. */
   int streams();
 
+  /**
+   * The lane of an application stream handle, for calls that stay on the application's own stream:
+   * 0 and 0x1 are the legacy lane, any other handle a stream of its own, created on first use.
+   */
+  int appStreamLane(long handle);
+
   /** {@code cuMemAlloc}: device memory, contents undefined. */
   long allocDevice(int bytes);
 

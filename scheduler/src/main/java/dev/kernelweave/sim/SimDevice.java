@@ -109,7 +109,9 @@ public final class SimDevice implements ProgramTarget {
   private final SplittableRandom random;
   private final Timing timing;
   private final List<ArrayDeque<SimOp>> lanes = new ArrayList<>();
-  private final boolean[] streamCreated;
+  private final java.util.BitSet streamCreated = new java.util.BitSet();
+  /** The application's own streams, each a lane of its own after the pool lanes and the legacy one. */
+  private final Map<Long, Integer> appLanes = new HashMap<>();
   private final PriorityQueue<SimOp> timeline =
       new PriorityQueue<>(Comparator.comparingLong((SimOp o) -> o.time).thenComparingLong(o -> o.number));
   private final List<SimOp> running = new ArrayList<>();
@@ -139,8 +141,7 @@ public final class SimDevice implements ProgramTarget {
     for (int lane = 0; lane < laneCount; lane++) {
       lanes.add(new ArrayDeque<>());
     }
-    streamCreated = new boolean[laneCount];
-    streamCreated[streams] = true;
+    streamCreated.set(streams);
   }
 
   /** The timing this device runs with. */
@@ -165,11 +166,11 @@ public final class SimDevice implements ProgramTarget {
     hostStep();
     if (lane < 0 || lane >= streams) {
       fault("createStream(" + lane + "): not a pool lane (0.." + (streams - 1) + ")");
-    } else if (streamCreated[lane]) {
+    } else if (streamCreated.get(lane)) {
       fault("createStream(" + lane + "): created twice");
     }
     if (lane >= 0 && lane < laneCount) {
-      streamCreated[lane] = true;
+      streamCreated.set(lane);
     }
   }
 
@@ -198,6 +199,26 @@ public final class SimDevice implements ProgramTarget {
     SimOp wait = new SimOp(++operations, lane, Kind.WAIT, "waitEvent " + event);
     wait.waitFor = events.get(event);
     enqueue(lane, wait);
+  }
+
+  @Override
+  public void waitEventOnAppStream(long appStream, int event) {
+    waitEvent(appStreamLane(appStream), event);
+  }
+
+  @Override
+  public int appStreamLane(long handle) {
+    if (handle == 0 || handle == 1) {
+      return streams;
+    }
+    Integer lane = appLanes.get(handle);
+    if (lane == null) {
+      lane = lanes.size();
+      lanes.add(new ArrayDeque<>());
+      streamCreated.set(lane);
+      appLanes.put(handle, lane);
+    }
+    return lane;
   }
 
   @Override
@@ -442,12 +463,12 @@ public final class SimDevice implements ProgramTarget {
   }
 
   private void enqueue(int lane, SimOp op) {
-    if (lane < 0 || lane >= laneCount) {
+    if (lane < 0 || lane >= lanes.size()) {
       throw new IllegalArgumentException("no lane " + lane + " (lanes 0.." + streams + ")");
     }
-    if (!streamCreated[lane]) {
+    if (!streamCreated.get(lane)) {
       fault(op + ": lane " + lane + " used before createStream");
-      streamCreated[lane] = true;
+      streamCreated.set(lane);
     }
     lanes.get(lane).addLast(op);
     kick(lane);
@@ -513,7 +534,7 @@ public final class SimDevice implements ProgramTarget {
     if (head != op) {
       throw new IllegalStateException("lane " + op.lane + " out of order: " + op + " completed before " + head);
     }
-    for (int lane = 0; lane < laneCount; lane++) {
+    for (int lane = 0; lane < lanes.size(); lane++) {
       kick(lane);
     }
   }

@@ -1,7 +1,7 @@
 package dev.kernelweave.scheduler;
 
 /** A stream device that does nothing, for measuring the scheduler alone. */
-final class NullDevice implements StreamDevice {
+class NullDevice implements StreamDevice {
   long operations;
 
   @Override
@@ -33,4 +33,7 @@ final class NullDevice implements StreamDevice {
   public void synchronizeDevice() {
     operations++;
   }
+
+  @Override
+  public void waitEventOnAppStream(long appStream, int event) {}
 }

@@ -36,6 +36,11 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
+  public void waitEventOnAppStream(long appStream, int event) {
+    log.add("wait app " + appStream + " for e" + event);
+  }
+
+  @Override
   public void synchronizeEvent(int event) {
     log.add("syncEvent e" + event);
   }

@@ -64,6 +64,11 @@ class SchedulerInvariantsTest {
     }
 
     @Override
+    public void waitEventOnAppStream(long appStream, int event) {
+      assertTrue(eventLane.containsKey(event), "application stream waits for event " + event + ", never recorded");
+    }
+
+    @Override
     public void synchronizeEvent(int event) {
       assertTrue(eventLane.containsKey(event), "host wait for event " + event + ", never recorded");
     }
@@ -103,11 +108,15 @@ class SchedulerInvariantsTest {
           scheduler.afterFree(call);
         } else if (r < 90) {
           call.kind = CallKind.SYNC;
-          scheduler.beforeStreamSynchronize(call);
+          Ticket ticket = new Ticket();
+          ticket.reset(Placement.STREAM_SYNC, streams + 1);
+          scheduler.joinOntoAppStream(call, ticket);
+          scheduler.settle(ticket);
         } else if (r < 95) {
           call.kind = CallKind.EVENT;
-          scheduler.beforeEventRecord(call);
-          scheduler.afterWork(call, true);
+          Ticket ticket = new Ticket();
+          ticket.reset(Placement.EVENT_RECORD, streams + 1);
+          scheduler.joinOntoAppStream(call, ticket);
         } else if (r < 96) {
           scheduler.afterDeviceSynchronize();
         } else {

@@ -3,6 +3,7 @@ package dev.kernelweave.scheduler;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.AccessMode;
@@ -318,18 +319,33 @@ class SchedulerTest {
   }
 
   @Test
-  void unknownMemoryMakesABarrierOnTheLegacyLane() {
-    launch(0, W);
+  void unknownMemoryMakesABarrierEnqueuedWithoutAHostWait() {
+    launch(0, W); // lane 0
+    launch(1, W); // lane 1
     device.drain();
-    CallRecord call = call(CallKind.LAUNCH, 0, 1, W);
+    CallRecord call = call(CallKind.LAUNCH, 0, 2, W);
     call.touchesUnknownMemory = true;
-    assertEquals(4, scheduler.beforeAsyncWork(call));
+    int lane = scheduler.beforeAsyncWork(call);
     assertTrue(call.barrier);
-    assertEquals(List.of("syncDevice"), device.drain());
+    List<String> issued = device.drain();
+    assertFalse(issued.contains("syncDevice"), issued.toString());
+    assertTrue(issued.contains("wait " + lane + " for e" + (lane == 0 ? 4 : 0)), issued.toString());
     scheduler.afterWork(call, true);
-    assertEquals(List.of("syncDevice"), device.drain());
-    assertEquals(1, launch(0, R, 1, R, 2, W)); // everything before is complete: nothing to wait for
-    assertEquals(List.of("createStream 1"), device.drain());
+    // A later call on the same stream follows the barrier even though it shares no memory with it.
+    assertEquals(lane, launch(3, W));
+  }
+
+  @Test
+  void laterWorkOnANonBlockingStreamDoesNotFollowABarrierOnAnotherStream() {
+    scheduler.streamCreated(9, true);
+    CallRecord call = call(CallKind.LAUNCH, 0, 0, W);
+    call.touchesUnknownMemory = true;
+    int barrierLane = scheduler.beforeAsyncWork(call);
+    scheduler.afterWork(call, true);
+    device.drain();
+    int lane = launchOn(9, 1, W);
+    assertTrue(lane != barrierLane);
+    assertEquals(List.of("createStream " + lane), device.drain());
   }
 
   @Test
@@ -364,58 +380,168 @@ class SchedulerTest {
     assertEquals(List.of("createStream 0", "createStream 1"), device.drain());
   }
 
+  private final Ticket ticket = new Ticket();
+
+  private Dispatch dispatch() {
+    Dispatch d = new Dispatch(device, 4, Mutant.NONE);
+    scheduler = d.scheduler();
+    return d;
+  }
+
   @Test
-  void streamSynchronizeWaitsForThatStreamOnly() {
+  void streamSynchronizeJoinsThatStreamsWorkOntoItAndSettlesIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, true);
     launchOn(7, 0, W); // lane 0
     launchOn(0, 1, W); // lane 1
     launchOn(7, 2, W); // lane 2
     device.drain();
     CallRecord sync = call(CallKind.SYNC, 7);
-    scheduler.beforeStreamSynchronize(sync);
-    assertEquals(List.of("createEvent e8", "record e8 on 2", "syncEvent e8", "createEvent e0", "record e0 on 0",
-        "syncEvent e0"), device.drain());
-    assertTrue(sync.hostWaited);
-    assertTrue(sync.hostWaitNarrowed);
+    assertEquals(CallRecord.NO_STREAM, d.enter(sync, Placement.STREAM_SYNC, ticket));
+    assertFalse(ticket.holdsLock(), "the host blocks in the real call without the lock");
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait app 7 for e0", "createEvent e8",
+        "record e8 on 2", "wait app 7 for e8"), device.drain());
+    d.exit(sync, true, ticket);
     CallRecord again = call(CallKind.SYNC, 7);
-    scheduler.beforeStreamSynchronize(again);
-    assertEquals(List.of(), device.drain());
-    assertFalse(again.hostWaited);
+    d.enter(again, Placement.STREAM_SYNC, ticket);
+    d.exit(again, true, ticket);
+    assertEquals(List.of(), device.drain(), "what the first synchronization covered is complete");
   }
 
   @Test
-  void eventRecordWaitsForEveryLaneOfItsStream() {
+  void legacyHandleAndNullAreOneStream() {
+    Dispatch d = dispatch();
+    CallRecord copy = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);
+    copy.touchesHostMemory = true; // cuMemcpyDtoHAsync into pinned memory on the default stream
+    int lane = d.enter(copy, Placement.ASYNC, ticket);
+    d.exit(copy, true, ticket);
+    device.drain();
+    CallRecord sync = call(CallKind.SYNC, Scheduler.LEGACY_HANDLE);
+    d.enter(sync, Placement.STREAM_SYNC, ticket);
+    assertEquals(List.of("createEvent e" + lane * 4, "record e" + lane * 4 + " on " + lane, "wait 4 for e" + lane * 4),
+        device.drain());
+    d.exit(sync, true, ticket);
+  }
+
+  @Test
+  void synchronousReadWaitsForPendingHostVisibleWorkItDoesNotDependOn() {
+    Dispatch d = dispatch();
+    CallRecord async = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R, 5, W);
+    async.touchesHostMemory = true; // cuMemcpyDtoHAsync(pinned, x, null)
+    int lane = d.enter(async, Placement.ASYNC, ticket);
+    d.exit(async, true, ticket);
+    launch(1, W);
+    device.drain();
+    CallRecord read = call(CallKind.COPY_DEVICE_TO_HOST, 0, 2, R); // cuMemcpyDtoH(array, y)
+    d.enter(read, Placement.SYNC, ticket);
+    assertTrue(ticket.holdsLock());
+    List<String> issued = device.drain();
+    assertTrue(issued.contains("syncEvent e" + lane * 4), issued.toString());
+    assertTrue(read.hostWaited);
+    d.exit(read, true, ticket);
+    assertFalse(ticket.holdsLock());
+  }
+
+  @Test
+  void narrowPastHostEffectsMutantSkipsThatWait() {
+    Dispatch d = new Dispatch(device, 4, Mutant.NARROW_PAST_HOST_EFFECTS);
+    scheduler = d.scheduler();
+    CallRecord async = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R, 5, W);
+    async.touchesHostMemory = true;
+    d.enter(async, Placement.ASYNC, ticket);
+    d.exit(async, true, ticket);
+    device.drain();
+    CallRecord read = call(CallKind.COPY_DEVICE_TO_HOST, 0, 2, R);
+    d.enter(read, Placement.SYNC, ticket);
+    d.exit(read, true, ticket);
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void streamQueryJoinsWithoutWaiting() {
+    Dispatch d = dispatch();
+    launchOn(7, 0, W);
+    device.drain();
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    assertFalse(ticket.holdsLock());
+    List<String> issued = device.drain();
+    assertFalse(issued.stream().anyMatch(s -> s.startsWith("sync")), issued.toString());
+    assertTrue(issued.contains("wait app 7 for e0"), issued.toString());
+    d.exit(query, false, ticket); // CUDA_ERROR_NOT_READY: nothing is settled
+    CallRecord sync = call(CallKind.SYNC, 7);
+    d.enter(sync, Placement.STREAM_SYNC, ticket);
+    assertTrue(device.drain().contains("wait app 7 for e0"));
+    d.exit(sync, true, ticket);
+  }
+
+  @Test
+  void eventRecordJoinsTheStreamAndAStreamWaitingForItFollows() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, true);
+    scheduler.streamCreated(8, true);
     launchOn(7, 0, W); // lane 0
-    launchOn(0, 1, W); // lane 1
-    launchOn(7, 2, W); // lane 2
     device.drain();
     CallRecord record = call(CallKind.EVENT, 7);
-    assertEquals(2, scheduler.beforeEventRecord(record));
-    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 2 for e0"), device.drain());
-    scheduler.afterWork(record, true);
-    // The recorded position now stands for all of stream 7.
-    CallRecord sync = call(CallKind.SYNC, 7);
-    scheduler.beforeStreamSynchronize(sync);
-    assertEquals(List.of("createEvent e8", "record e8 on 2", "syncEvent e8"), device.drain());
+    record.appEvent = 77;
+    assertEquals(CallRecord.NO_STREAM, d.enter(record, Placement.EVENT_RECORD, ticket));
+    d.exit(record, true, ticket);
+    assertEquals(List.of("createEvent e0", "record e0 on 0", "wait app 7 for e0"), device.drain());
+    CallRecord wait = call(CallKind.EVENT, 8);
+    wait.appEvent = 77;
+    d.enter(wait, Placement.STREAM_WAIT_EVENT, ticket);
+    d.exit(wait, true, ticket);
+    // Stream 8's next call shares no memory with stream 7's, yet follows it as the event says.
+    int lane = launchOn(8, 1, W);
+    assertTrue(device.drain().contains("wait " + lane + " for e0") || lane == 0);
   }
 
   @Test
-  void eventRecordOnAStreamWithoutWorkUsesTheLegacyLane() {
-    CallRecord record = call(CallKind.EVENT, 42);
-    assertEquals(4, scheduler.beforeEventRecord(record));
-    assertEquals(List.of(), device.drain());
-  }
-
-  @Test
-  void hostWaitCoversWhatTheWaitedLaneHadWaitedFor() {
-    launch(0, W); // lane 0
-    launch(0, R, 1, W); // lane 0
-    launchOn(7, 0, R, 2, W); // lane 1, waits for lane 0 through e0
+  void captureMakesEveryCallPassThrough() {
+    Dispatch d = dispatch();
+    launch(0, W);
     device.drain();
-    CallRecord sync = call(CallKind.SYNC, 7);
-    scheduler.beforeStreamSynchronize(sync);
-    assertEquals(List.of("createEvent e4", "record e4 on 1", "syncEvent e4"), device.drain());
-    // Lane 0's work up to e0 is complete as well: a writer of slot 0 needs no wait.
-    assertEquals(2, launch(0, W));
-    assertEquals(List.of("createStream 2"), device.drain());
+    CallRecord begin = call(CallKind.STREAM, 7);
+    d.enter(begin, Placement.CAPTURE_BEGIN, ticket);
+    d.exit(begin, true, ticket);
+    assertEquals(List.of("syncDevice"), device.drain());
+    CallRecord captured = call(CallKind.LAUNCH, 7, 0, W);
+    assertEquals(CallRecord.NO_STREAM, d.enter(captured, Placement.ASYNC, ticket));
+    assertFalse(ticket.holdsLock());
+    d.exit(captured, true, ticket);
+    CallRecord sync = call(CallKind.SYNC, 0);
+    d.enter(sync, Placement.DEVICE_SYNC, ticket);
+    d.exit(sync, true, ticket);
+    assertEquals(List.of(), device.drain(), "nothing the capture would reject");
+    CallRecord end = call(CallKind.STREAM, 7);
+    d.enter(end, Placement.CAPTURE_END, ticket);
+    d.exit(end, true, ticket);
+    assertTrue(launch(1, W) >= 0);
+  }
+
+  @Test
+  void enterReleasesTheLockWhenTheDeviceFails() {
+    StreamDevice failing = new NullDevice() {
+      @Override
+      public void createStream(int lane) {
+        throw new IllegalStateException("cuStreamCreate failed");
+      }
+    };
+    Dispatch d = new Dispatch(failing, 4, Mutant.NONE);
+    CallRecord call = call(CallKind.LAUNCH, 0, 0, W);
+    try {
+      d.enter(call, Placement.ASYNC, ticket);
+    } catch (IllegalStateException expected) {
+      // falls back in the interceptor
+    }
+    assertFalse(ticket.holdsLock());
+    CallRecord other = call(CallKind.SYNC, 0);
+    Thread t = new Thread(() -> {
+      Ticket mine = new Ticket();
+      d.enter(other, Placement.DEVICE_SYNC, mine);
+      d.exit(other, true, mine);
+    });
+    t.start();
+    assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> t.join());
   }
 }

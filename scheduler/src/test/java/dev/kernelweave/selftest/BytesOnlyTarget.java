@@ -55,6 +55,8 @@ final class BytesOnlyTarget implements ProgramTarget {
   @Override public void recordEvent(int event, int lane) { target.recordEvent(event, lane); }
   @Override public void waitEvent(int lane, int event) { target.waitEvent(lane, event); }
   @Override public void synchronizeEvent(int event) { target.synchronizeEvent(event); }
+  @Override public void waitEventOnAppStream(long appStream, int event) { target.waitEventOnAppStream(appStream, event); }
+  @Override public int appStreamLane(long handle) { return target.appStreamLane(handle); }
   @Override public void synchronizeDevice() { target.synchronizeDevice(); }
   @Override public void close() { target.close(); }
 }

@@ -1,0 +1,177 @@
+package dev.kernelweave.scheduler;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One CUDA context's way of taking a call through the scheduler: the protocol that the interceptor
+ * follows for every intercepted call, and that the self-test's program runner follows too, so that
+ * the fuzz tests the dispatch the agent runs.
+ *
+ * <p>Per call: {@code lane = enter(call, placement, ticket)}; the real call, on {@code lane} when it
+ * is not {@link CallRecord#NO_STREAM}, otherwise as the application wrote it; then {@code
+ * exit(call, succeeded, ticket)}, always, also when the real call threw.
+ *
+ * <p>Thread safety: several application threads may call at once. Decisions and the real calls
+ * that enqueue work are made under the context's lock, so that the order in which calls are decided
+ * is the order in which they reach the device. The lock is never held while the host blocks in
+ * CUDA: a synchronization is decided (device-side joins) under the lock and waited for outside it;
+ * a synchronous copy or a free first waits for its predecessors outside the lock, then makes the
+ * real call under it. If {@code enter} throws, it has released everything it took.
+ */
+public final class Dispatch {
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Scheduler scheduler;
+  private final StreamDevice device;
+  private final int laneCount;
+
+  public Dispatch(StreamDevice device, int streams, Mutant mutant) {
+    this.device = device;
+    this.scheduler = new Scheduler(device, streams, mutant);
+    this.laneCount = streams + 1;
+  }
+
+  /** The scheduler, for tests and for calls that tell it about streams. */
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /** Tells the scheduler about a stream the application created, under the lock. */
+  public void streamCreated(long handle, boolean nonBlocking) {
+    lock.lock();
+    try {
+      scheduler.streamCreated(handle, nonBlocking);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Decides where the call runs and issues the waits it needs.
+   *
+   * @return the lane to issue the real call on, or {@link CallRecord#NO_STREAM} to make it as written
+   */
+  public int enter(CallRecord call, Placement placement, Ticket ticket) {
+    ticket.reset(placement, laneCount);
+    ticket.locked = null;
+    if (placement == Placement.NONE) {
+      return CallRecord.NO_STREAM;
+    }
+    lock.lock();
+    ticket.locked = this;
+    try {
+      if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
+        // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
+        ticket.placement = Placement.NONE;
+        release(ticket);
+        return CallRecord.NO_STREAM;
+      }
+      switch (placement) {
+        case ASYNC:
+          if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
+            scheduler.beforeBarrier(call);
+          }
+          return scheduler.beforeAsyncWork(call);
+        case SYNC:
+          if (call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE) {
+            waitOutsideLock(call, ticket, false);
+          }
+          scheduler.beforeSyncWork(call);
+          return CallRecord.NO_STREAM;
+        case FREE:
+          waitOutsideLock(call, ticket, true);
+          return CallRecord.NO_STREAM;
+        case BARRIER:
+          scheduler.beforeBarrier(call);
+          return CallRecord.NO_STREAM;
+        case DEVICE_SYNC:
+          scheduler.snapshotAll(ticket);
+          release(ticket);
+          return CallRecord.NO_STREAM;
+        case STREAM_SYNC:
+        case STREAM_QUERY:
+          scheduler.joinOntoAppStream(call, ticket);
+          release(ticket);
+          return CallRecord.NO_STREAM;
+        case EVENT_RECORD:
+          scheduler.joinOntoAppStream(call, ticket);
+          return CallRecord.NO_STREAM;
+        case STREAM_WAIT_EVENT:
+          scheduler.streamWaitsForEvent(call);
+          return CallRecord.NO_STREAM;
+        case CAPTURE_BEGIN:
+          scheduler.beginCapture();
+          return CallRecord.NO_STREAM;
+        case CAPTURE_END:
+        default:
+          return CallRecord.NO_STREAM;
+      }
+    } catch (Throwable e) {
+      release(ticket);
+      throw e;
+    }
+  }
+
+  /** Commits the decision once the real call returned, and releases the lock if held. */
+  public void exit(CallRecord call, boolean succeeded, Ticket ticket) {
+    Placement placement = ticket.placement;
+    if (placement == Placement.NONE) {
+      release(ticket);
+      return;
+    }
+    if (ticket.locked == null) {
+      lock.lock();
+      ticket.locked = this;
+    }
+    try {
+      switch (placement) {
+        case ASYNC, SYNC, EVENT_RECORD -> scheduler.afterWork(call, succeeded);
+        case FREE -> scheduler.afterFree(call);
+        case BARRIER -> scheduler.afterBarrier(call);
+        case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
+          if (succeeded) {
+            scheduler.settle(ticket);
+          }
+        }
+        case CAPTURE_END -> scheduler.endCapture();
+        case CAPTURE_BEGIN -> {
+          if (!succeeded) {
+            scheduler.endCapture();
+          }
+        }
+        default -> { }
+      }
+    } finally {
+      release(ticket);
+    }
+  }
+
+  /** Releases the lock if the ticket holds it; safe to call more than once. */
+  public void release(Ticket ticket) {
+    if (ticket.locked == this) {
+      ticket.locked = null;
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The host waits, with the lock released, for the events standing for the call's predecessors;
+   * on return the lock is held again and those positions are known complete.
+   */
+  private void waitOutsideLock(CallRecord call, Ticket ticket, boolean free) {
+    scheduler.collectHostWaits(call, ticket, free);
+    if (ticket.waitCount == 0) {
+      return;
+    }
+    release(ticket);
+    for (int i = 0; i < ticket.waitCount; i++) {
+      device.synchronizeEvent(ticket.waitEvent[i]);
+    }
+    lock.lock();
+    ticket.locked = this;
+    scheduler.settle(ticket);
+    ticket.waitCount = 0;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.kernelweave.scheduler;
+
+/**
+ * What one call in progress holds between {@link Dispatch#enter} and {@link Dispatch#exit}: its
+ * placement, whether it holds the context's lock, and the positions the host will know complete
+ * once the real call returns. The enter advice gets it back with the record and hands it to the
+ * exit advice, so nothing travels through thread-locals.
+ *
+ * <p>Reused call after call by one application thread (allocation-free once sized); not
+ * thread-safe.
+ */
+public final class Ticket {
+
+  Placement placement = Placement.NONE;
+  /** The dispatch whose lock this ticket holds, or null. */
+  Dispatch locked;
+  /** Positions settled (known complete) when the real call succeeds. */
+  LanePositions settled;
+  /** Events the host waits for outside the lock, with the lane position each stands for. */
+  int[] waitEvent = new int[8];
+  int[] waitLane = new int[8];
+  long[] waitPosition = new long[8];
+  int waitCount;
+
+  /** Whether this ticket holds a context's lock. */
+  public boolean holdsLock() {
+    return locked != null;
+  }
+
+  /** The placement the call was entered with. */
+  public Placement placement() {
+    return placement;
+  }
+
+  void reset(Placement p, int laneCount) {
+    placement = p;
+    waitCount = 0;
+    if (settled == null || settled.capacity() != laneCount) {
+      settled = new LanePositions(laneCount);
+    } else {
+      settled.clear();
+    }
+  }
+
+  void addWait(int event, int lane, long position) {
+    if (waitCount == waitEvent.length) {
+      int n = waitCount * 2;
+      waitEvent = java.util.Arrays.copyOf(waitEvent, n);
+      waitLane = java.util.Arrays.copyOf(waitLane, n);
+      waitPosition = java.util.Arrays.copyOf(waitPosition, n);
+    }
+    waitEvent[waitCount] = event;
+    waitLane[waitCount] = lane;
+    waitPosition[waitCount] = position;
+    waitCount++;
+  }
+}
