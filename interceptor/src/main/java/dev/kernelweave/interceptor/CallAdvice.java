@@ -1,8 +1,10 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import jcuda.NativePointerObject;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import net.bytebuddy.asm.Advice;
 
 /**
@@ -23,7 +25,130 @@ public final class CallAdvice {
    */
   public static final String STREAM_SYNCHRONIZE = CallAdvice.class.getName() + "$StreamSynchronize";
 
+  /** {@code cuStreamQuery}, {@code cudaStreamQuery}: the stream is the first argument. */
+  public static final String STREAM_QUERY = CallAdvice.class.getName() + "$StreamQuery";
+  /** {@code cuStreamWaitEvent}, {@code cudaStreamWaitEvent}: stream, event. */
+  public static final String STREAM_WAIT_EVENT = CallAdvice.class.getName() + "$StreamWaitEvent";
+  /** {@code cuStreamBeginCapture*}, {@code cudaStreamBeginCapture}: the stream is the first argument. */
+  public static final String CAPTURE_BEGIN = CallAdvice.class.getName() + "$CaptureBegin";
+  /** {@code cuStreamEndCapture}, {@code cudaStreamEndCapture}. */
+  public static final String CAPTURE_END = CallAdvice.class.getName() + "$CaptureEnd";
+  /** {@code cuDevicePrimaryCtxReset}, {@code cudaDeviceReset}: enter and exit. */
+  public static final String DEVICE_RESET = CallAdvice.class.getName() + "$DeviceReset";
+  /** Stream creation with flags as the second argument: enter and exit. */
+  public static final String STREAM_CREATE_WITH_FLAGS = CallAdvice.class.getName() + "$StreamCreateWithFlags";
+  /** {@code cudaStreamCreate(cudaStream_t)}: a blocking stream. Enter and exit. */
+  public static final String STREAM_CREATE = CallAdvice.class.getName() + "$StreamCreate";
+  /** {@code cuMemHostRegister}, {@code cudaHostRegister}: pointer, size, flags. Enter and exit. */
+  public static final String HOST_REGISTER = CallAdvice.class.getName() + "$HostRegister";
+
   private CallAdvice() {}
+
+  static final class StreamQuery {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
+      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
+      Calls.place(r, Placement.STREAM_QUERY);
+      return r;
+    }
+  }
+
+  static final class StreamWaitEvent {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream,
+        @Advice.Argument(1) NativePointerObject event) {
+      CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
+      if (r != null) {
+        r.appEvent = JCudaPointers.nativePointer(event);
+        Calls.place(r, Placement.STREAM_WAIT_EVENT);
+      }
+      return r;
+    }
+  }
+
+  static final class CaptureBegin {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
+      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
+      Calls.place(r, Placement.CAPTURE_BEGIN);
+      return r;
+    }
+  }
+
+  static final class CaptureEnd {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
+      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
+      Calls.place(r, Placement.CAPTURE_END);
+      return r;
+    }
+  }
+
+  static final class DeviceReset {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      CallRecord r = Calls.begin(CallKind.CONTEXT, name, 0L);
+      Calls.place(r, Placement.BARRIER);
+      return r;
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Calls.end(r, result, thrown);
+      if (thrown == null && result == 0) {
+        Calls.contextReset(r);
+      }
+    }
+  }
+
+  static final class StreamCreateWithFlags {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.STREAM, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
+        @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        Calls.streamCreated(r, stream, (flags & 1) != 0);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class StreamCreate {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.STREAM, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        Calls.streamCreated(r, stream, false);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class HostRegister {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name) {
+      return Calls.begin(CallKind.ALLOC, name, 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.Pointer ptr, @Advice.Argument(1) long size,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (r != null && thrown == null && result == 0) {
+        r.bytes = size;
+        Calls.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
 
   static final class End {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

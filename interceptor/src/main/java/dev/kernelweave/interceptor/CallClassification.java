@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.call.CallKind;
 import java.util.concurrent.ConcurrentHashMap;
 

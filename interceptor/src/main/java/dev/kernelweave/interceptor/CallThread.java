@@ -1,6 +1,5 @@
 package dev.kernelweave.interceptor;
 
-import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.memory.AllocationTable;
 import jcuda.driver.CUcontext;
@@ -13,19 +12,17 @@ final class CallThread {
 
   private static final ThreadLocal<CallThread> CURRENT = ThreadLocal.withInitial(CallThread::new);
 
-  final CallRecord record = new CallRecord();
+  final CallScope record = new CallScope();
   final CUcontext scratchContext = new CUcontext();
   final AllocationTable.Allocation found = new AllocationTable.Allocation();
   final long id;
   final String name;
   /** Intercepted calls in progress on this thread; JCuda wrappers that call each other count once. */
   int depth;
-  /** The context whose scheduling lock this thread holds for the call in progress, or null. */
-  ContextScheduling locked;
-  Placement placement = Placement.NONE;
-  long startNano;
   /** The thread's current context as last asked of the driver; 0 when unknown or none. */
   long context;
+  /** {@link Interception#contextEpoch} when {@link #context} was asked. */
+  int contextEpoch;
 
   private CallThread() {
     Thread t = Thread.currentThread();
@@ -44,6 +41,11 @@ final class CallThread {
    */
   long context() {
     long c = context;
+    int epoch = Interception.contextEpoch;
+    if (epoch != contextEpoch) {
+      contextEpoch = epoch;
+      c = 0;
+    }
     if (c == 0) {
       try {
         c = JCudaNatives.currentContext(scratchContext);

@@ -6,6 +6,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.scheduler.Placement;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
@@ -37,24 +38,30 @@ public final class Calls {
     if (!Interception.active()) {
       return null;
     }
-    CallThread t = CallThread.current();
-    if (t.depth > 0) {
+    try {
+      CallThread t = CallThread.current();
+      if (t.depth > 0) {
+        return null;
+      }
+      t.depth = 1;
+      CallScope r = t.record;
+      r.reset();
+      r.scheduling = null;
+      r.abandoned = false;
+      r.startNano = System.nanoTime();
+      r.seq = Interception.SEQUENCE.incrementAndGet();
+      r.startNanos = Clock.epochNanos(r.startNano);
+      r.threadId = t.id;
+      r.threadName = t.name;
+      r.kind = kind;
+      r.name = name;
+      r.appStream = appStream;
+      r.context = t.context();
+      return r;
+    } catch (Throwable e) {
+      Interception.fail(e);
       return null;
     }
-    t.depth = 1;
-    t.placement = Placement.NONE;
-    t.startNano = System.nanoTime();
-    CallRecord r = t.record;
-    r.reset();
-    r.seq = Interception.SEQUENCE.incrementAndGet();
-    r.startNanos = Clock.epochNanos(t.startNano);
-    r.threadId = t.id;
-    r.threadName = t.name;
-    r.kind = kind;
-    r.name = name;
-    r.appStream = appStream;
-    r.context = t.context();
-    return r;
   }
 
   /** The same, for a call on an application stream object (null is the default stream). */
@@ -63,40 +70,21 @@ public final class Calls {
   }
 
   /**
-   * Asks the scheduler where the call runs. On return, when the call was placed on one of the
-   * agent's streams, {@link #stream} gives it; the context's lock is held until {@link #end}.
+   * Asks the context's dispatch where the call runs. On return, when the call was placed on one of
+   * the agent's streams, {@link #stream} gives it. Whatever the dispatch took is released by
+   * {@link #end}, or here at once if placing fails.
    */
   public static void place(CallRecord r, Placement placement) {
     if (r == null || placement == Placement.NONE || !Interception.scheduling() || r.context == 0) {
       return;
     }
-    CallThread t = CallThread.current();
-    ContextScheduling cs;
+    CallScope scope = (CallScope) r;
     try {
-      cs = Interception.scheduling(r.context);
+      ContextScheduling cs = Interception.scheduling(r.context);
+      scope.scheduling = cs;
+      r.stream = cs.dispatch.enter(r, placement, scope.ticket);
     } catch (Throwable e) {
-      Interception.fail(e);
-      return;
-    }
-    cs.lock.lock();
-    t.locked = cs;
-    t.placement = placement;
-    try {
-      switch (placement) {
-        case ASYNC -> r.stream = cs.scheduler.beforeAsyncWork(r);
-        case SYNC -> cs.scheduler.beforeSyncWork(r);
-        case FREE -> cs.scheduler.beforeFree(r);
-        case BARRIER -> cs.scheduler.beforeBarrier(r);
-        case STREAM_SYNC -> cs.scheduler.beforeStreamSynchronize(r);
-        case EVENT_RECORD -> r.stream = cs.scheduler.beforeEventRecord(r);
-        case DEVICE_SYNC, NONE -> { }
-      }
-    } catch (Throwable e) {
-      r.stream = CallRecord.NO_STREAM;
-      t.locked = null;
-      t.placement = Placement.NONE;
-      cs.lock.unlock();
-      Interception.fail(e);
+      abandon(r, e);
     }
   }
 
@@ -105,8 +93,12 @@ public final class Calls {
     if (r == null || r.stream < 0) {
       return requested;
     }
-    ContextScheduling cs = CallThread.current().locked;
-    return cs == null ? requested : cs.device.stream(r.stream);
+    try {
+      return ((CallScope) r).scheduling.device.stream(r.stream);
+    } catch (Throwable e) {
+      abandon(r, e);
+      return requested;
+    }
   }
 
   /** {@link #stream} for the runtime API and cuBLAS. */
@@ -114,8 +106,35 @@ public final class Calls {
     if (r == null || r.stream < 0) {
       return requested;
     }
-    ContextScheduling cs = CallThread.current().locked;
-    return cs == null ? requested : cs.device.runtimeStream(r.stream);
+    try {
+      return ((CallScope) r).scheduling.device.runtimeStream(r.stream);
+    } catch (Throwable e) {
+      abandon(r, e);
+      return requested;
+    }
+  }
+
+  /**
+   * Something inside the agent failed during this call: release what the call took (the context's
+   * lock, the thread's nesting mark), let the rest of the call pass through as written, and fall
+   * back to pass-through for the rest of the run. Never throws.
+   */
+  public static void abandon(CallRecord r, Throwable cause) {
+    try {
+      if (r instanceof CallScope scope) {
+        scope.abandoned = true;
+        scope.stream = CallRecord.NO_STREAM;
+        ContextScheduling cs = scope.scheduling;
+        scope.scheduling = null;
+        if (cs != null) {
+          cs.dispatch.release(scope.ticket);
+        }
+      }
+      CallThread.current().depth = 0;
+    } catch (Throwable ignored) {
+      // Nothing more to release.
+    }
+    Interception.fail(cause);
   }
 
   /** Ends the call: commits the scheduler's decision, releases the context, journals the record. */
@@ -123,42 +142,58 @@ public final class Calls {
     if (r == null) {
       return;
     }
+    CallScope scope = (CallScope) r;
     CallThread t = CallThread.current();
     t.depth = 0;
-    r.durationNanos = System.nanoTime() - t.startNano;
-    r.result = thrown == null ? result : CallRecord.RESULT_THREW;
-    boolean succeeded = thrown == null && result == 0;
-    if (r.kind == CallKind.CONTEXT || r.kind == CallKind.OPAQUE) {
-      t.forgetContext();
+    if (scope.abandoned) {
+      return;
     }
-    if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
-      Interception.ALLOCATIONS.remove(r.accessBase[0]);
-    }
-    ContextScheduling cs = t.locked;
-    if (cs != null) {
-      t.locked = null;
-      try {
-        switch (t.placement) {
-          case ASYNC, SYNC, EVENT_RECORD -> cs.scheduler.afterWork(r, succeeded);
-          case FREE -> cs.scheduler.afterFree(r);
-          case BARRIER -> cs.scheduler.afterBarrier(r);
-          case DEVICE_SYNC -> {
-            if (succeeded) {
-              cs.scheduler.afterDeviceSynchronize();
-            }
-          }
-          case STREAM_SYNC, NONE -> { }
-        }
-      } catch (Throwable e) {
-        Interception.fail(e);
-      } finally {
-        cs.lock.unlock();
+    ContextScheduling cs = scope.scheduling;
+    scope.scheduling = null;
+    try {
+      r.durationNanos = System.nanoTime() - scope.startNano;
+      r.result = thrown == null ? result : CallRecord.RESULT_THREW;
+      boolean succeeded = thrown == null && result == 0;
+      if (r.kind == CallKind.CONTEXT || r.kind == CallKind.OPAQUE) {
+        t.forgetContext();
+      }
+      if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
+        Interception.ALLOCATIONS.remove(r.accessBase[0]);
+      }
+      if (cs != null) {
+        cs.dispatch.exit(r, succeeded, scope.ticket);
+      }
+    } catch (Throwable e) {
+      Interception.fail(e);
+    } finally {
+      if (cs != null) {
+        cs.dispatch.release(scope.ticket);
       }
     }
     try {
       Interception.journal().append(r);
     } catch (Throwable e) {
       AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
+    }
+  }
+
+  /** After the application created a stream: tells the context's scheduler whether it is non-blocking. */
+  public static void streamCreated(CallRecord r, NativePointerObject stream, boolean nonBlocking) {
+    if (r == null || stream == null || r.context == 0 || !Interception.scheduling()) {
+      return;
+    }
+    try {
+      Interception.scheduling(r.context).dispatch.streamCreated(JCudaPointers.nativePointer(stream), nonBlocking);
+    } catch (Throwable e) {
+      Interception.fail(e);
+    }
+  }
+
+  /** After a device reset destroyed the calling thread's context. */
+  public static void contextReset(CallRecord r) {
+    if (r != null) {
+      Interception.contextReset(r.context);
+      CallThread.current().forgetContext();
     }
   }
 
@@ -300,6 +335,9 @@ public final class Calls {
     }
     if (found.kind == MemoryKind.MANAGED) {
       r.touchesUnknownMemory = true;
+    }
+    if (found.kind == MemoryKind.PINNED_HOST || found.kind == MemoryKind.MANAGED) {
+      r.touchesHostMemory = true;
     }
     long offset = address - found.base;
     long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;

@@ -24,6 +24,8 @@ public final class Interception {
   static final LongMap<KernelInfo> KERNELS = new LongMap<>();
   static final LongMap<ContextScheduling> CONTEXTS = new LongMap<>();
   static final AtomicLong SEQUENCE = new AtomicLong();
+  /** Bumped when a context may have been destroyed and re-created under the same handle. */
+  static volatile int contextEpoch;
   private static final List<Runnable> FALLBACKS = new CopyOnWriteArrayList<>();
 
   private Interception() {}
@@ -97,6 +99,18 @@ public final class Interception {
   /** Forgets a destroyed context's scheduler; its streams went with it. */
   public static void contextDestroyed(long context) {
     CONTEXTS.remove(context);
+    contextEpoch++;
+  }
+
+  /**
+   * A device reset ({@code cuDevicePrimaryCtxReset}, {@code cudaDeviceReset}) destroyed the
+   * calling thread's context, whose handle may come back for the new one: its streams are gone.
+   */
+  static void contextReset(long context) {
+    if (context != 0) {
+      CONTEXTS.remove(context);
+    }
+    contextEpoch++;
   }
 
   /**

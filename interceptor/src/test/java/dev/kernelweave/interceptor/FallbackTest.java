@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.scheduler.Placement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,11 +41,14 @@ class FallbackTest {
       CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
       Calls.place(r, Placement.ASYNC);
       assertEquals(CallRecord.NO_STREAM, r.stream, "the call runs on the stream the application asked for");
-      assertEquals(null, CallThread.current().locked, "no lock is left held");
+      assertFalse(((CallScope) r).ticket.holdsLock(), "no lock is left held");
       Calls.end(r, 0, null);
     }
 
     assertFalse(Interception.scheduling());
+    CallRecord after = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    assertTrue(after != null, "the thread's later calls are still seen: nothing marks it as inside a call");
+    Calls.end(after, 0, null);
     String warnings = said.toString(StandardCharsets.UTF_8);
     assertEquals(1, warnings.lines().filter(l -> l.contains("scheduling stopped")).count(), warnings);
     assertTrue(warnings.contains("every call now runs as written"), warnings);

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.scheduler.Placement;
 import com.sun.management.ThreadMXBean;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;

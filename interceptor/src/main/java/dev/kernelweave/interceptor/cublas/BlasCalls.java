@@ -4,7 +4,7 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
-import dev.kernelweave.interceptor.Placement;
+import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import java.util.concurrent.ConcurrentHashMap;

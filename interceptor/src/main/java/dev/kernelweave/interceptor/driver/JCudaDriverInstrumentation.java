@@ -18,7 +18,7 @@ import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
-import dev.kernelweave.interceptor.Placement;
+import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
@@ -51,6 +51,10 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuMemFree", "cuMemFreeHost",
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuCtxDestroy",
     "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
+    "cuStreamQuery", "cuStreamWaitEvent", "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture",
+    "cuDevicePrimaryCtxReset", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
+    "cuMemHostUnregister", "cuLaunchHostFunc", "cuStreamAddCallback", "cuStreamWaitValue32", "cuStreamWaitValue64",
+    "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamBatchMemOp", "cuGraphLaunch",
   };
 
   @Override
@@ -87,6 +91,18 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
     visitor.visit("GetGlobal", named("cuModuleGetGlobal"));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cuStreamQuery"));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cuStreamWaitEvent"));
+    visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, namedOneOf("cuStreamBeginCapture", "cuStreamBeginCapture_v2"));
+    visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cuStreamEndCapture"));
+    visitor.visit(CallAdvice.DEVICE_RESET, named("cuDevicePrimaryCtxReset"));
+    visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
+    visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
+    visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
+    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc", "cuStreamAddCallback",
+        "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
+        "cuStreamBatchMemOp").and(api));
+    visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, api.and(not(namedOneOf(DEDICATED))));
   }
 
@@ -288,16 +304,51 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
 
   static final class EventRecord {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name,
-        @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) jcuda.driver.CUevent event,
+        @Advice.Argument(1) CUstream stream) {
       CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
       if (r != null) {
+        r.appEvent = JCudaPointers.nativePointer(event);
         Calls.place(r, Placement.EVENT_RECORD);
+      }
+      return r;
+    }
+  }
+
+  /**
+   * Calls with a stream the agent cannot see into (host functions, stream memory operations, graph
+   * launches): barriers enqueued on one of the agent's streams, so the host never waits where CUDA
+   * would not; the stream is the first argument.
+   */
+  static final class StreamBarrierFirst {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
+      if (r != null) {
+        r.barrier = true;
+        r.touchesUnknownMemory = true;
+        Calls.place(r, Placement.ASYNC);
         stream = Calls.stream(r, stream);
       }
       return r;
     }
+  }
 
+  /** {@link StreamBarrierFirst} for {@code cuGraphLaunch(graphExec, stream)}. */
+  static final class StreamBarrierSecond {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
+      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
+      if (r != null) {
+        r.barrier = true;
+        r.touchesUnknownMemory = true;
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.stream(r, stream);
+      }
+      return r;
+    }
   }
 
   static final class ContextDestroy {

@@ -74,6 +74,18 @@ public final class JCudaStreamDevice implements StreamDevice {
   }
 
   @Override
+  public void waitEventOnAppStream(long appStream, int event) {
+    CUstream s = new CUstream();
+    JCudaPointers.setNativePointer(s, appStream == 0x1 ? 0 : appStream);
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, events[event]));
+  }
+
+  /** The JCuda event behind a pooled event id. */
+  public CUevent event(int event) {
+    return events[event];
+  }
+
+  @Override
   public void synchronizeEvent(int event) {
     check("cuEventSynchronize", JCudaNatives.synchronizeEvent(events[event]));
   }

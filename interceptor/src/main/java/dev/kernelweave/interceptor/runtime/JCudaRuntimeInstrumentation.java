@@ -17,7 +17,7 @@ import dev.kernelweave.interceptor.AllocationAdvice;
 import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
-import dev.kernelweave.interceptor.Placement;
+import dev.kernelweave.scheduler.Placement;
 import jcuda.Pointer;
 import jcuda.runtime.cudaStream_t;
 import net.bytebuddy.asm.Advice;
@@ -34,6 +34,9 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     "cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
     "cudaFree", "cudaFreeHost", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord",
+    "cudaStreamQuery", "cudaStreamWaitEvent", "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaDeviceReset",
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaHostRegister",
+    "cudaHostUnregister", "cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphLaunch",
   };
 
   @Override
@@ -54,6 +57,18 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cudaDeviceSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cudaStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cudaStreamQuery"));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cudaStreamWaitEvent"));
+    visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, named("cudaStreamBeginCapture"));
+    visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cudaStreamEndCapture"));
+    visitor.visit(CallAdvice.DEVICE_RESET, named("cudaDeviceReset"));
+    visitor.visit(CallAdvice.STREAM_CREATE, named("cudaStreamCreate").and(takesArguments(1)));
+    visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
+    visitor.visit(CallAdvice.HOST_REGISTER, named("cudaHostRegister"));
+    visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cudaHostUnregister").and(takesArguments(1)));
+    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cudaLaunchHostFunc", "cudaStreamAddCallback")
+        .and(isPublic()).and(isStatic()).and(not(isNative())));
+    visitor.visitEndingCommonly("StreamBarrierSecond", named("cudaGraphLaunch").and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
         .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
   }
@@ -118,15 +133,47 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
 
   static final class EventRecord {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(value = 1, readOnly = false) cudaStream_t stream) {
+    static CallRecord enter(@Advice.Argument(0) jcuda.NativePointerObject event, @Advice.Argument(1) cudaStream_t stream) {
       CallRecord r = Calls.begin(CallKind.EVENT, "cudaEventRecord", stream);
       if (r != null) {
+        r.appEvent = dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event);
         Calls.place(r, Placement.EVENT_RECORD);
-        stream = Calls.runtimeStream(r, stream);
       }
       return r;
     }
 
   }
 
+
+  /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
+  static final class StreamBarrierFirst {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream) {
+      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
+      if (r != null) {
+        r.barrier = true;
+        r.touchesUnknownMemory = true;
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.runtimeStream(r, stream);
+      }
+      return r;
+    }
+  }
+
+  /** {@link StreamBarrierFirst} for {@code cudaGraphLaunch(graphExec, stream)}. */
+  static final class StreamBarrierSecond {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false) cudaStream_t stream) {
+      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
+      if (r != null) {
+        r.barrier = true;
+        r.touchesUnknownMemory = true;
+        Calls.place(r, Placement.ASYNC);
+        stream = Calls.runtimeStream(r, stream);
+      }
+      return r;
+    }
+  }
 }

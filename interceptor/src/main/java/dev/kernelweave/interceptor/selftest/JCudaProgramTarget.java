@@ -28,6 +28,7 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -76,7 +77,37 @@ final class JCudaProgramTarget implements ProgramTarget {
 
   @Override
   public void waitEvent(int lane, int event) {
-    lanes.waitEvent(lane, event);
+    if (lane > streams) {
+      JCudaDriver.cuStreamWaitEvent(stream(lane), lanes.event(event), 0);
+    } else {
+      lanes.waitEvent(lane, event);
+    }
+  }
+
+  /** The self-test's application streams: real blocking streams, lanes after the legacy one. */
+  private final java.util.List<CUstream> appStreams = new java.util.ArrayList<>();
+  private final java.util.Map<Long, Integer> appLanes = new java.util.HashMap<>();
+
+  @Override
+  public int appStreamLane(long handle) {
+    if (handle == 0 || handle == 1) {
+      return streams;
+    }
+    return appLanes.computeIfAbsent(handle, h -> {
+      CUstream s = new CUstream();
+      JCudaDriver.cuStreamCreate(s, 0);
+      appStreams.add(s);
+      return streams + appStreams.size();
+    });
+  }
+
+  @Override
+  public void waitEventOnAppStream(long appStream, int event) {
+    waitEvent(appStreamLane(appStream), event);
+  }
+
+  private CUstream stream(int lane) {
+    return lane > streams ? appStreams.get(lane - streams - 1) : lanes.stream(lane);
   }
 
   @Override
@@ -131,7 +162,7 @@ final class JCudaProgramTarget implements ProgramTarget {
     Pointer params = Pointer.to(Pointer.to(new long[] {out}), Pointer.to(new long[] {in1}),
         Pointer.to(new long[] {in2}), Pointer.to(new int[] {n}), Pointer.to(new int[] {k}));
     int blocks = Math.max(1, (n + BLOCK - 1) / BLOCK);
-    cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, lanes.stream(lane), params, null);
+    cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream(lane), params, null);
   }
 
   @Override
@@ -146,12 +177,12 @@ final class JCudaProgramTarget implements ProgramTarget {
 
   @Override
   public void copyDeviceToHostAsync(int lane, long hostDst, long src, int bytes) {
-    cuMemcpyDtoHAsync(host(hostDst), device(src), bytes, lanes.stream(lane));
+    cuMemcpyDtoHAsync(host(hostDst), device(src), bytes, stream(lane));
   }
 
   @Override
   public void copyDeviceToDevice(int lane, long dst, long src, int bytes) {
-    cuMemcpyDtoDAsync(device(dst), device(src), bytes, lanes.stream(lane));
+    cuMemcpyDtoDAsync(device(dst), device(src), bytes, stream(lane));
   }
 
   @Override
@@ -159,13 +190,13 @@ final class JCudaProgramTarget implements ProgramTarget {
     if (lane == streams) {
       cuMemsetD8(device(dst), value, bytes);
     } else {
-      cuMemsetD8Async(device(dst), value, bytes, lanes.stream(lane));
+      cuMemsetD8Async(device(dst), value, bytes, stream(lane));
     }
   }
 
   @Override
   public void synchronizeLane(int lane) {
-    cuStreamSynchronize(lanes.stream(lane));
+    cuStreamSynchronize(stream(lane));
   }
 
   @Override
@@ -176,7 +207,7 @@ final class JCudaProgramTarget implements ProgramTarget {
       createdEvents.add(created);
       return created;
     });
-    JCudaDriver.cuEventRecord(e, lanes.stream(lane));
+    JCudaDriver.cuEventRecord(e, stream(lane));
   }
 
   @Override

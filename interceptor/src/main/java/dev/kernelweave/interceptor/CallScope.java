@@ -1,0 +1,23 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.scheduler.Ticket;
+
+/**
+ * One intercepted call in progress: its record, and what the enter advice took for it (the
+ * context's dispatch and the ticket that says whether its lock is held). The enter advice returns
+ * it, the exit advice receives it and {@link Calls#end} releases everything, so no state travels
+ * between the two through thread-locals. A failure inside the agent between the two releases what
+ * was taken at once ({@link Calls#abandon}).
+ *
+ * <p>Reused call after call by one application thread; not thread-safe.
+ */
+final class CallScope extends CallRecord {
+
+  final Ticket ticket = new Ticket();
+  /** The context whose dispatch placed the call, or null when it was not placed. */
+  ContextScheduling scheduling;
+  long startNano;
+  /** The agent gave up on this call: the rest of it passes through and it is not journaled. */
+  boolean abandoned;
+}
