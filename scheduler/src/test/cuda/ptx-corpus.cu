@@ -267,7 +267,7 @@ __device__ __noinline__ float twice(float x) { return 2.0f * x; }
 __device__ __noinline__ float halve(float x) { return 0.5f * x; }
 __device__ float (*volatile g_op)(float) = twice;
 
-//@expect call_through_pointer: RW V OTHER
+//@expect call_through_pointer: RW V g_op:R OTHER
 extern "C" __global__ void call_through_pointer(float* data, int n) {
   int i = TID;
   if (i < n) data[i] = g_op(data[i]);
@@ -352,31 +352,53 @@ __device__ unsigned g_counter;
 __constant__ float c_coeffs[16];
 __constant__ const float* c_table;
 
-//@expect add_global_bias: R W V OTHER
+//@expect add_global_bias: R W V g_bias:R
 extern "C" __global__ void add_global_bias(const float* in, float* out, int n) {
   int i = TID;
   if (i < n) out[i] = in[i] + g_bias[i & 255];
 }
 
-//@expect count_positive: R V OTHER
+//@expect count_positive: R V g_counter:RW
 extern "C" __global__ void count_positive(const float* x, int n) {
   int i = TID;
   if (i < n && x[i] > 0.0f) atomicAdd(&g_counter, 1u);
 }
 
-//@expect apply_constant: R W V
+//@expect apply_constant: R W V c_coeffs:R
 extern "C" __global__ void apply_constant(const float* in, float* out, int n) {
   int i = TID;
   if (i < n) out[i] = in[i] * c_coeffs[i & 15];
 }
 
-//@expect through_constant_pointer: W V OTHER
+//@expect through_constant_pointer: W V c_table:R OTHER
 extern "C" __global__ void through_constant_pointer(float* out, int n) {
   int i = TID;
   if (i < n) out[i] = c_table[i];
 }
 
-//@expect print_value: R OTHER
+// Two kernels that talk through a __device__ variable the host never asks for.
+__device__ int g_flag;
+
+//@expect publish_flag: V g_flag:W
+extern "C" __global__ void publish_flag(int v) {
+  if (TID == 0) g_flag = v;
+}
+
+//@expect read_flag: W g_flag:R
+extern "C" __global__ void read_flag(int* out) {
+  if (TID == 0) *out = g_flag;
+}
+
+// A constant read in a function of its own (at -G, through its generic address).
+__device__ __noinline__ float load_generic(const float* p, int i) { return p[i]; }
+
+//@expect constant_through_generic_pointer: W V c_coeffs:R
+extern "C" __global__ void constant_through_generic_pointer(float* out, int n) {
+  int i = TID;
+  if (i < n) out[i] = load_generic(c_coeffs, i & 15);
+}
+
+//@expect print_value: R $str:R
 extern "C" __global__ void print_value(const float* x) {
   printf("x[%d] = %f\n", (int)threadIdx.x, x[threadIdx.x]);
 }

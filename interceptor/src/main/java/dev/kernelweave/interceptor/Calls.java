@@ -255,6 +255,7 @@ public final class Calls {
       return;
     }
     r.kernel = kernel.name();
+    Modules.addModuleVariableAccesses(r, kernel); // the module variables its PTX uses
     if (kernel.touchesOtherMemory() || extra != null) {
       r.touchesUnknownMemory = true;
     }

@@ -4,21 +4,46 @@ import dev.kernelweave.call.AccessMode;
 
 /**
  * What the agent knows of a kernel: its name and, when its PTX was analyzed, how it uses each
- * parameter. Immutable.
+ * parameter and the variables of its module. Immutable; the arrays are never changed after
+ * construction.
  *
  * @param name the kernel's name as passed to {@code cuModuleGetFunction}
  * @param parameterUses per parameter, an {@link AccessMode} ordinal or {@link #VALUE}; null when
  *     unknown, in which case every pointer is read-write
- * @param touchesOtherMemory the kernel may touch global memory that no parameter names: its launch
- *     is a barrier
+ * @param touchesOtherMemory the kernel may touch device memory that neither a parameter nor one of
+ *     {@code variableAddresses} names: its launch is a barrier. Always true for a kernel whose code
+ *     the agent could not read ({@link #unknown}): it may write through pointers stored in memory
+ * @param variableAddresses the addresses of the module variables the kernel uses (tracked
+ *     allocations of kind {@code MODULE_GLOBAL}), each once
+ * @param variableModes for each of {@code variableAddresses}, the {@link AccessMode} ordinal of the
+ *     kernel's use
  */
-public record KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory) {
+public record KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory,
+    long[] variableAddresses, byte[] variableModes) {
 
   /** A parameter that is never used as a global memory address. */
   public static final byte VALUE = 3;
 
+  private static final long[] NO_ADDRESSES = new long[0];
+  private static final byte[] NO_MODES = new byte[0];
+
+  public KernelInfo {
+    if (variableAddresses.length != variableModes.length) {
+      throw new IllegalArgumentException(variableAddresses.length + " addresses, " + variableModes.length + " modes");
+    }
+  }
+
+  /** A kernel that uses no module variable. */
+  public KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory) {
+    this(name, parameterUses, touchesOtherMemory, NO_ADDRESSES, NO_MODES);
+  }
+
+  /**
+   * A kernel whose code the agent cannot read (a cubin, a fatbin, a library kernel, {@code ptx=off},
+   * a handle never seen through {@code cuModuleGetFunction}): every pointer read-write, and a barrier.
+   */
   public static KernelInfo unknown(String name) {
-    return new KernelInfo(name, null, false);
+    return new KernelInfo(name, null, true);
   }
 
   /** How the kernel uses parameter {@code i}: an AccessMode ordinal, {@link #VALUE}, or read-write when unknown. */

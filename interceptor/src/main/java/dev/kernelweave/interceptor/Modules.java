@@ -1,6 +1,10 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.MemoryKind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,10 +12,18 @@ import java.nio.file.Path;
 import java.util.Map;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUmodule;
 
 /**
  * Modules and the kernels in them: which name a function handle has, and, for modules loaded from
- * PTX, how each kernel uses its parameters. Thread-safe.
+ * PTX, how each kernel uses its parameters and its module's variables. Thread-safe.
+ *
+ * <p>The {@code .global} and {@code .const} variables of a module loaded from PTX become tracked
+ * allocations ({@link MemoryKind#MODULE_GLOBAL}) as the module loads, found with the agent's own
+ * {@code cuModuleGetGlobal}: two kernels that talk through a {@code __device__} variable are
+ * ordered even when the application never asks for its address, and a host copy into a
+ * {@code __constant__} waits for the kernels that read it.
  */
 public final class Modules {
 
@@ -20,14 +32,14 @@ public final class Modules {
   private Modules() {}
 
   /** After a module loaded from a file: analyzes it when it is PTX text. */
-  public static void loadedFile(NativePointerObject module, String fileName) {
+  public static void loadedFile(CallRecord r, CUmodule module, String fileName) {
     if (fileName == null || !Interception.active()) {
       return;
     }
     try {
       Path path = Path.of(fileName);
       if (Files.size(path) < (64 << 20)) {
-        loaded(module, Files.readAllBytes(path));
+        loaded(r, module, Files.readAllBytes(path));
       }
     } catch (Throwable e) {
       AgentLog.debug("could not read module " + fileName + ": " + e);
@@ -35,7 +47,7 @@ public final class Modules {
   }
 
   /** After a module loaded from memory: analyzes it when it is PTX text. */
-  public static void loadedImage(NativePointerObject module, Object image) {
+  public static void loadedImage(CallRecord r, CUmodule module, Object image) {
     if (!Interception.active()) {
       return;
     }
@@ -50,21 +62,33 @@ public final class Modules {
         bb.duplicate().get(bytes);
       }
       if (bytes != null) {
-        loaded(module, bytes);
+        loaded(r, module, bytes);
       }
     } catch (Throwable e) {
       AgentLog.debug("could not analyze a module: " + e);
     }
   }
 
-  private static void loaded(NativePointerObject module, byte[] image) {
+  private static void loaded(CallRecord r, CUmodule module, byte[] image) {
     InterceptorSettings s = Interception.settings();
     if (s == null || !s.ptx()) {
-      return;
+      return; // its kernels stay unknown: barriers
     }
-    Map<String, KernelInfo> kernels = PtxKernels.analyze(image);
-    if (!kernels.isEmpty()) {
-      BY_MODULE.put(JCudaPointers.nativePointer(module), kernels);
+    CUdeviceptr scratch = new CUdeviceptr();
+    PtxKernels.Loaded loaded = PtxKernels.analyze(image, (name, into) -> {
+      long[] size = new long[1];
+      if (JCudaNatives.moduleGlobal(scratch, size, module, name) != 0) {
+        return false;
+      }
+      into[0] = JCudaPointers.address(scratch);
+      into[1] = size[0];
+      return true;
+    });
+    for (PtxKernels.Variable v : loaded.variables()) {
+      Calls.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
+    }
+    if (!loaded.kernels().isEmpty()) {
+      BY_MODULE.put(JCudaPointers.nativePointer(module), loaded.kernels());
     }
   }
 
@@ -78,10 +102,25 @@ public final class Modules {
     Interception.KERNELS.put(JCudaPointers.nativePointer(function), info != null ? info : KernelInfo.unknown(name));
   }
 
-  /** The kernel behind a function handle; unknown (every pointer read-write) when never seen. */
+  /** The kernel behind a function handle; unknown (a barrier) when never seen through {@code cuModuleGetFunction}. */
   public static KernelInfo kernel(NativePointerObject function) {
     KernelInfo info = Interception.KERNELS.get(JCudaPointers.nativePointer(function));
     return info != null ? info : UNKNOWN;
+  }
+
+  /**
+   * Adds to a launch's record the module variables its kernel uses, with the kernel's access to
+   * each. Allocates nothing.
+   */
+  public static void addModuleVariableAccesses(CallRecord r, KernelInfo kernel) {
+    if (r == null) {
+      return;
+    }
+    long[] addresses = kernel.variableAddresses();
+    byte[] modes = kernel.variableModes();
+    for (int i = 0; i < addresses.length; i++) {
+      Calls.device(r, addresses[i], 0, AccessMode.ofOrdinal(modes[i]));
+    }
   }
 
   private static final KernelInfo UNKNOWN = KernelInfo.unknown("");

@@ -3,14 +3,21 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.ptx.KernelAccessSummary;
 import dev.kernelweave.ptx.KernelSummaryCache;
 import dev.kernelweave.ptx.ModuleAccessSummary;
+import dev.kernelweave.ptx.ModuleVariable;
 import dev.kernelweave.ptx.ParameterUse;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * Kernels' read/write sets from a module's PTX text, analyzed once per distinct module. A cubin or
- * fatbin yields nothing: its kernels stay read-write on every pointer. Thread-safe.
+ * Kernels' read/write sets from a module's PTX text, analyzed once per distinct module, and the
+ * module's variables they use. A cubin or fatbin yields nothing: its kernels stay unknown, and
+ * launching one is a barrier. Thread-safe.
  */
 final class PtxKernels {
 
@@ -18,21 +25,93 @@ final class PtxKernels {
 
   private PtxKernels() {}
 
-  /** Each entry's parameter uses, by kernel name; empty when the image is not PTX. */
-  static Map<String, KernelInfo> analyze(byte[] image) {
+  /** Finds a module variable by name, as {@code cuModuleGetGlobal} does. */
+  @FunctionalInterface
+  interface VariableFinder {
+    /** Puts the address in {@code into[0]} and the size in {@code into[1]}; false when not found. */
+    boolean find(String name, long[] into);
+  }
+
+  /** A module variable found: where it is and how large. */
+  record Variable(String name, long address, long size) {}
+
+  /**
+   * One loaded module: its kernels by name, and its variables that were found, which the caller
+   * tracks as allocations so that the kernels' accesses to them resolve.
+   */
+  record Loaded(Map<String, KernelInfo> kernels, List<Variable> variables) {
+    static final Loaded NOTHING = new Loaded(Map.of(), List.of());
+  }
+
+  /** Each entry's parameter and module-variable uses, by kernel name; nothing when the image is not PTX. */
+  static Loaded analyze(byte[] image, VariableFinder finder) {
     Optional<ModuleAccessSummary> module = CACHE.module(image);
-    if (module.isEmpty()) {
-      return Map.of();
-    }
-    Map<String, KernelInfo> kernels = new HashMap<>();
-    for (KernelAccessSummary s : module.get().kernels()) {
-      byte[] uses = new byte[s.parameterCount()];
-      for (int i = 0; i < uses.length; i++) {
-        ParameterUse use = s.use(i);
-        uses[i] = use == ParameterUse.V ? KernelInfo.VALUE : (byte) use.accessMode().orElseThrow().ordinal();
+    return module.isEmpty() ? Loaded.NOTHING : resolve(module.get(), finder);
+  }
+
+  /**
+   * Ties the kernels' variable uses to the variables' addresses. A variable that cannot be found
+   * (the host cannot reach it either) is left out when no kernel may write it; the kernels that use
+   * one that some kernel may write are barriers, as are kernels that may use any variable while one
+   * cannot be found.
+   */
+  static Loaded resolve(ModuleAccessSummary module, VariableFinder finder) {
+    List<ModuleVariable> declared = module.variables();
+    Map<String, Variable> found = new LinkedHashMap<>();
+    long[] into = new long[2];
+    for (ModuleVariable v : declared) {
+      into[0] = 0;
+      into[1] = 0;
+      if (finder.find(v.name(), into) && into[0] != 0) {
+        found.put(v.name(), new Variable(v.name(), into[0], Math.max(1, into[1])));
       }
-      kernels.put(s.name(), new KernelInfo(s.name(), uses, s.touchesOtherMemory()));
     }
-    return kernels;
+    boolean anyWriter = false;
+    Set<String> written = new HashSet<>();
+    for (KernelAccessSummary s : module.kernels()) {
+      anyWriter |= s.anyModuleVariable().writes();
+      s.moduleVariables().forEach((name, use) -> {
+        if (use.writes()) written.add(name);
+      });
+    }
+    boolean someMissing = found.size() < declared.size();
+    Map<String, KernelInfo> kernels = new HashMap<>();
+    for (KernelAccessSummary s : module.kernels()) {
+      boolean barrier = s.touchesOtherMemory() || (someMissing && s.anyModuleVariable() != ParameterUse.V);
+      Map<Variable, ParameterUse> uses = new LinkedHashMap<>();
+      if (s.anyModuleVariable() != ParameterUse.V) {
+        for (Variable v : found.values()) uses.put(v, s.anyModuleVariable());
+      }
+      for (Map.Entry<String, ParameterUse> e : s.moduleVariables().entrySet()) {
+        Variable v = found.get(e.getKey());
+        if (v == null) {
+          barrier |= anyWriter || written.contains(e.getKey());
+        } else {
+          uses.merge(v, e.getValue(), PtxKernels::union);
+        }
+      }
+      long[] addresses = new long[uses.size()];
+      byte[] modes = new byte[uses.size()];
+      int i = 0;
+      for (Map.Entry<Variable, ParameterUse> e : uses.entrySet()) {
+        addresses[i] = e.getKey().address();
+        modes[i++] = (byte) e.getValue().accessMode().orElseThrow().ordinal();
+      }
+      kernels.put(s.name(), new KernelInfo(s.name(), parameterUses(s), barrier, addresses, modes));
+    }
+    return new Loaded(kernels, new ArrayList<>(found.values()));
+  }
+
+  private static ParameterUse union(ParameterUse a, ParameterUse b) {
+    return ParameterUse.of(a.reads() || b.reads(), a.writes() || b.writes());
+  }
+
+  private static byte[] parameterUses(KernelAccessSummary s) {
+    byte[] uses = new byte[s.parameterCount()];
+    for (int i = 0; i < uses.length; i++) {
+      ParameterUse use = s.use(i);
+      uses[i] = use == ParameterUse.V ? KernelInfo.VALUE : (byte) use.accessMode().orElseThrow().ordinal();
+    }
+    return uses;
   }
 }

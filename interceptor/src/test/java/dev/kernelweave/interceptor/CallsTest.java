@@ -22,6 +22,8 @@ class CallsTest {
   private static final long BASE = 0x7f00_0000_0000L;
   private static final byte R = (byte) AccessMode.READ.ordinal();
   private static final byte W = (byte) AccessMode.WRITE.ordinal();
+  /** Parameters not analyzed, nothing else touched: how parameters alone resolve. */
+  private static final KernelInfo EVERY_POINTER_READ_WRITE = new KernelInfo("k", null, false);
   private int id;
 
   @BeforeEach
@@ -52,7 +54,7 @@ class CallsTest {
   void pointerIntoAnAllocationResolvesWithItsOffsetAndScalarsAreCopied() {
     Pointer params = Pointer.to(Pointer.to(device(BASE).withByteOffset(256)), Pointer.to(new int[] {5}),
         Pointer.to(new float[] {2.5f}));
-    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(1, r.accessCount);
     assertEquals(id, r.accessId[0]);
     assertEquals(BASE, r.accessBase[0]);
@@ -87,14 +89,14 @@ class CallsTest {
   @Test
   void unknownAddressMakesTheLaunchABarrierUnlessThePtxSaysItIsAValue() {
     Pointer params = Pointer.to(Pointer.to(new long[] {0x7e00_0000_0000L}));
-    assertTrue(launch(KernelInfo.unknown("k"), params).touchesUnknownMemory);
+    assertTrue(launch(EVERY_POINTER_READ_WRITE, params).touchesUnknownMemory);
     KernelInfo scalar = new KernelInfo("k", new byte[] {KernelInfo.VALUE}, false);
     assertFalse(launch(scalar, params).touchesUnknownMemory);
   }
 
   @Test
   void addressJustPastTheEndIsNotTheAllocation() {
-    CallRecord r = launch(KernelInfo.unknown("k"), Pointer.to(Pointer.to(device(BASE + 4096))));
+    CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(device(BASE + 4096))));
     assertEquals(0, r.accessCount);
     assertTrue(r.touchesUnknownMemory);
   }
@@ -102,7 +104,7 @@ class CallsTest {
   @Test
   void smallIntegersAndDoublesAreNeverTakenForPointers() {
     Pointer params = Pointer.to(Pointer.to(new long[] {1L << 20}), Pointer.to(new double[] {1.0}));
-    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(0, r.accessCount);
     assertFalse(r.touchesUnknownMemory);
   }
@@ -110,7 +112,7 @@ class CallsTest {
   @Test
   void pointerInsideAStructParameterIsFound() {
     Pointer params = Pointer.to(Pointer.to(new long[] {7, BASE + 8}));
-    CallRecord r = launch(KernelInfo.unknown("k"), params);
+    CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(16, r.paramSize(0));
     assertEquals(1, r.accessCount);
     assertEquals(8, r.accessOffset[0]);

@@ -1,17 +1,22 @@
 package dev.kernelweave.ptx;
 
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * How one {@code .entry} of a PTX module uses the memory its parameters point to. Immutable and
- * thread-safe.
+ * How one {@code .entry} of a PTX module uses the memory its parameters point to, and the
+ * module's own variables. Immutable and thread-safe.
  *
- * <p>Invariants: {@link #use(int)} is never optimistic (see {@link ParameterUse}). When
- * {@link #touchesOtherMemory()} is true the kernel may also load or store global memory that no
- * parameter names (pointers loaded from memory, module variables, unknown calls): the parameter
- * uses are then not the whole story, and a caller must order the launch against all other work.
+ * <p>Invariants: {@link #use(int)}, {@link #moduleVariables()} and {@link #anyModuleVariable()}
+ * are never optimistic (see {@link ParameterUse}). The memory a kernel may touch is the union of
+ * what its parameters point to, the module variables named in {@link #moduleVariables()}, every
+ * variable of its module when {@link #anyModuleVariable()} is not {@link ParameterUse#V}, and, when
+ * {@link #touchesOtherMemory()} is true, global memory that none of these names (pointers loaded
+ * from memory, unknown calls): a caller must then order the launch against all other work.
  *
  * <p>Parameters narrower than a pointer are never pointers: they are V. An 8-byte scalar scaled by
  * a constant (an element index) is an index and stays V; one added to a pointer unscaled or
@@ -24,12 +29,24 @@ public final class KernelAccessSummary {
   private final ParameterUse[] uses;
   private final int[] sizes;
   private final boolean otherMemory;
+  private final Map<String, ParameterUse> variables;
+  private final ParameterUse anyVariable;
+
+  /** A kernel that uses no module variable. */
+  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory) {
+    this(name, uses, sizes, otherMemory, Map.of(), ParameterUse.V);
+  }
 
   /**
    * @param uses one per parameter, in declaration order
    * @param sizes bytes of each parameter as declared; 0 where the type was not understood
+   * @param variables the module variables the kernel reads or writes, by name, in the order of the
+   *     module's text; a {@link ParameterUse#V} entry is dropped
+   * @param anyVariable what the kernel may do with any variable of its module, through an address
+   *     the analysis cannot tie to one (a constant-space load at a computed address, say)
    */
-  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory) {
+  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
+      Map<String, ParameterUse> variables, ParameterUse anyVariable) {
     this.name = Objects.requireNonNull(name, "name");
     this.uses = uses.toArray(new ParameterUse[0]);
     for (ParameterUse u : this.uses) Objects.requireNonNull(u, "use");
@@ -38,11 +55,18 @@ public final class KernelAccessSummary {
     }
     this.sizes = sizes.clone();
     this.otherMemory = otherMemory;
+    Map<String, ParameterUse> copy = new LinkedHashMap<>();
+    variables.forEach((variable, use) -> {
+      if (Objects.requireNonNull(use, "use") != ParameterUse.V) copy.put(Objects.requireNonNull(variable), use);
+    });
+    this.variables = Collections.unmodifiableMap(copy);
+    this.anyVariable = Objects.requireNonNull(anyVariable, "anyVariable");
   }
 
-  /** The summary to assume when nothing is known: every parameter RW, and other memory. */
+  /** The summary to assume when nothing is known: every parameter and module variable RW, and other memory. */
   public static KernelAccessSummary unknown(String name, int[] sizes) {
-    return new KernelAccessSummary(name, java.util.Collections.nCopies(sizes.length, ParameterUse.RW), sizes, true);
+    return new KernelAccessSummary(name, Collections.nCopies(sizes.length, ParameterUse.RW), sizes, true,
+        Map.of(), ParameterUse.RW);
   }
 
   /** The entry's name as the module spells it (mangled for C++ kernels). */
@@ -70,9 +94,25 @@ public final class KernelAccessSummary {
     return sizes[i];
   }
 
-  /** Whether the kernel may touch global memory that no parameter names. */
+  /** Whether the kernel may touch global memory that neither a parameter nor a module variable names. */
   public boolean touchesOtherMemory() {
     return otherMemory;
+  }
+
+  /**
+   * The variables of the kernel's module ({@link ModuleAccessSummary#variables()}) it reads or
+   * writes, by name, in the order of the module's text; never a {@link ParameterUse#V}. Unmodifiable.
+   */
+  public Map<String, ParameterUse> moduleVariables() {
+    return variables;
+  }
+
+  /**
+   * What the kernel may do with every variable of its module besides those of
+   * {@link #moduleVariables()}: {@link ParameterUse#V} when its every access to one is tied to a name.
+   */
+  public ParameterUse anyModuleVariable() {
+    return anyVariable;
   }
 
   @Override
@@ -80,12 +120,12 @@ public final class KernelAccessSummary {
     if (!(o instanceof KernelAccessSummary)) return false;
     KernelAccessSummary s = (KernelAccessSummary) o;
     return name.equals(s.name) && Arrays.equals(uses, s.uses) && Arrays.equals(sizes, s.sizes)
-        && otherMemory == s.otherMemory;
+        && otherMemory == s.otherMemory && variables.equals(s.variables) && anyVariable == s.anyVariable;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory);
+    return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory, variables, anyVariable);
   }
 
   /** The command line's form: see {@link KernelSummaryFormat#line(KernelAccessSummary)}. */

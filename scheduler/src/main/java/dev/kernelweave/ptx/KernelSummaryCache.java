@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -24,17 +23,17 @@ public final class KernelSummaryCache {
   public static final long DEFAULT_MAXIMUM_MODULES = 256;
 
   private final Cache<Key, ModuleAccessSummary> cache;
-  private final Function<CharSequence, List<KernelAccessSummary>> analyzer;
+  private final Function<CharSequence, ModuleAccessSummary> analyzer;
 
   public KernelSummaryCache() {
     this(DEFAULT_MAXIMUM_MODULES);
   }
 
   public KernelSummaryCache(long maximumModules) {
-    this(maximumModules, PtxAnalyzer::analyze);
+    this(maximumModules, PtxAnalyzer::analyzeModule);
   }
 
-  KernelSummaryCache(long maximumModules, Function<CharSequence, List<KernelAccessSummary>> analyzer) {
+  KernelSummaryCache(long maximumModules, Function<CharSequence, ModuleAccessSummary> analyzer) {
     if (maximumModules < 1) throw new IllegalArgumentException("maximumModules < 1: " + maximumModules);
     this.cache = Caffeine.newBuilder().maximumSize(maximumModules).build();
     this.analyzer = analyzer;
@@ -44,7 +43,7 @@ public final class KernelSummaryCache {
   public ModuleAccessSummary module(CharSequence ptx) {
     Objects.requireNonNull(ptx, "ptx");
     String text = ptx.toString();
-    return cache.get(Key.of(text), k -> new ModuleAccessSummary(analyzer.apply(text)));
+    return cache.get(Key.of(text), k -> analyzer.apply(text));
   }
 
   /**

@@ -9,20 +9,34 @@ public final class KernelSummaryFormat {
   /** The token that follows the parameters' when the kernel touches memory no parameter names. */
   public static final String OTHER = "OTHER";
 
+  /** The name a module-variable token gives to every variable of the module. */
+  public static final String ANY_VARIABLE = "*";
+
   /**
-   * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V), then OTHER when
-   * {@link KernelAccessSummary#touchesOtherMemory()}, separated by single spaces. A kernel without
-   * parameters and without other memory prints its name and the tab alone.
+   * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V); then one
+   * {@code variable:USE} per module variable the kernel uses, in the order of the module
+   * ({@code *:USE} for any variable of the module); then OTHER when
+   * {@link KernelAccessSummary#touchesOtherMemory()}; separated by single spaces. A kernel without
+   * parameters, variables or other memory prints its name and the tab alone.
    */
   public static String line(KernelAccessSummary s) {
     StringBuilder b = new StringBuilder(s.name().length() + 4 * s.parameterCount() + 8);
     b.append(s.name()).append('\t');
+    int tokens = 0;
     for (int i = 0; i < s.parameterCount(); i++) {
-      if (i > 0) b.append(' ');
+      if (tokens++ > 0) b.append(' ');
       b.append(s.use(i).symbol());
     }
+    for (var v : s.moduleVariables().entrySet()) {
+      if (tokens++ > 0) b.append(' ');
+      b.append(v.getKey()).append(':').append(v.getValue().symbol());
+    }
+    if (s.anyModuleVariable() != ParameterUse.V) {
+      if (tokens++ > 0) b.append(' ');
+      b.append(ANY_VARIABLE).append(':').append(s.anyModuleVariable().symbol());
+    }
     if (s.touchesOtherMemory()) {
-      if (s.parameterCount() > 0) b.append(' ');
+      if (tokens > 0) b.append(' ');
       b.append(OTHER);
     }
     return b.toString();
@@ -30,7 +44,8 @@ public final class KernelSummaryFormat {
 
   /**
    * A JSON array with one object per kernel, one per line:
-   * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"otherMemory":false}}.
+   * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"moduleVariables":[{"name":"table","use":"R"}],
+   * "anyModuleVariable":"V","otherMemory":false}}.
    */
   public static String json(List<KernelAccessSummary> kernels) {
     StringBuilder b = new StringBuilder("[");
@@ -44,7 +59,16 @@ public final class KernelSummaryFormat {
         if (i > 0) b.append(',');
         b.append("{\"use\":\"").append(s.use(i).symbol()).append("\",\"bytes\":").append(s.parameterSize(i)).append('}');
       }
-      b.append("],\"otherMemory\":").append(s.touchesOtherMemory()).append('}');
+      b.append("],\"moduleVariables\":[");
+      int j = 0;
+      for (var v : s.moduleVariables().entrySet()) {
+        if (j++ > 0) b.append(',');
+        b.append("{\"name\":");
+        string(b, v.getKey());
+        b.append(",\"use\":\"").append(v.getValue().symbol()).append("\"}");
+      }
+      b.append("],\"anyModuleVariable\":\"").append(s.anyModuleVariable().symbol()).append('"');
+      b.append(",\"otherMemory\":").append(s.touchesOtherMemory()).append('}');
     }
     b.append(kernels.isEmpty() ? "]" : "\n]");
     return b.toString();

@@ -52,7 +52,8 @@ public enum ParameterUse {
     }
   }
 
-  static ParameterUse of(boolean reads, boolean writes) {
+  /** The use that reads and writes as told: {@code of(false, false)} is {@link #V}. */
+  public static ParameterUse of(boolean reads, boolean writes) {
     if (reads && writes) return RW;
     if (reads) return R;
     if (writes) return W;

@@ -2,6 +2,7 @@ package dev.kernelweave.ptx;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,19 +29,22 @@ final class ProvenanceAnalysis {
   private static final long F_UNKNOWN = 1;
   private static final long F_SCALED_UNKNOWN = 2;
   private static final long F_PART = 4;
-  private static final long F_GLOBAL_SYMBOL = 8;
+  /** The address of some module variable, which one not known. */
+  private static final long F_ANY_VARIABLE = 8;
   private static final long F_LOCAL = 16;
   private static final long F_SHARED = 32;
-  private static final long F_CONST = 64;
-  private static final long F_REGIONS = F_LOCAL | F_SHARED | F_CONST;
+  /** A module variable's address scaled by a constant: an index, unless the scaling is undone. */
+  private static final long F_SCALED_VARIABLE = 64;
+  private static final long F_REGIONS = F_LOCAL | F_SHARED;
 
-  // Variables that are not the functions' own.
+  // Variables that are not the functions' own. Up to V_PARAM_SPACE, they never change.
   private static final int V_UNKNOWN = 0;
   private static final int V_PART = 1;
-  private static final int V_GLOBAL_SYMBOL = 2;
+  private static final int V_ANY_VARIABLE = 2;
   private static final int V_LOCAL = 3;
   private static final int V_SHARED = 4;
-  private static final int V_CONST = 5;
+  /** Every parameter's address: see {@link Ref#PARAM_SPACE}. */
+  private static final int V_PARAM_SPACE = 5;
   private static final int V_LOCAL_CONTENT = 6;
   private static final int V_SHARED_CONTENT = 7;
   /** Read by whatever reads some parameter's content: woken when any of them changes. */
@@ -54,6 +58,9 @@ final class ProvenanceAnalysis {
   private final PtxFunction kernel;
   private final int n;
   private final int m;
+  /** Module variables, and words of their bits in a set. */
+  private final int nv;
+  private final int g;
   private final int words;
   private final int pointerBytes;
 
@@ -81,6 +88,10 @@ final class ProvenanceAnalysis {
 
   private final long[] reads;
   private final long[] writes;
+  private final long[] variableReads;
+  private final long[] variableWrites;
+  private boolean anyVariableRead;
+  private boolean anyVariableWrite;
   private boolean other;
 
   private ProvenanceAnalysis(PtxModule module, PtxFunction kernel) {
@@ -88,7 +99,9 @@ final class ProvenanceAnalysis {
     this.kernel = kernel;
     this.n = kernel.params.size();
     this.m = (n + 63) >>> 6;
-    this.words = 1 + 3 * m;
+    this.nv = module.variables.size();
+    this.g = (nv + 63) >>> 6;
+    this.words = 1 + 3 * m + g;
     this.pointerBytes = module.pointerBytes;
     this.a = new long[words];
     this.t = new long[words];
@@ -97,6 +110,8 @@ final class ProvenanceAnalysis {
     this.twice = new long[words];
     this.reads = new long[m];
     this.writes = new long[m];
+    this.variableReads = new long[g];
+    this.variableWrites = new long[g];
   }
 
   static KernelAccessSummary analyze(PtxModule module, PtxFunction kernel) {
@@ -112,7 +127,15 @@ final class ProvenanceAnalysis {
         long bit = 1L << k;
         uses.add(ParameterUse.of((analysis.reads[k >>> 6] & bit) != 0, (analysis.writes[k >>> 6] & bit) != 0));
       }
-      return new KernelAccessSummary(kernel.name, uses, sizes, analysis.other);
+      Map<String, ParameterUse> variables = new LinkedHashMap<>();
+      for (int j = 0; j < analysis.nv; j++) {
+        long bit = 1L << j;
+        ParameterUse use = ParameterUse.of((analysis.variableReads[j >>> 6] & bit) != 0,
+            (analysis.variableWrites[j >>> 6] & bit) != 0);
+        if (use != ParameterUse.V) variables.put(module.variables.get(j).name(), use);
+      }
+      ParameterUse any = ParameterUse.of(analysis.anyVariableRead, analysis.anyVariableWrite);
+      return new KernelAccessSummary(kernel.name, uses, sizes, analysis.other, variables, any);
     } catch (RuntimeException e) {
       return KernelAccessSummary.unknown(kernel.name, sizes);
     }
@@ -128,6 +151,10 @@ final class ProvenanceAnalysis {
     return V_FIXED + n + k;
   }
 
+  private int variableRef(int j) {
+    return V_FIXED + 2 * n + j;
+  }
+
   private boolean pointerCapable(int k) {
     int size = kernel.params.get(k).size;
     return size == 0 || size >= pointerBytes;
@@ -135,7 +162,7 @@ final class ProvenanceAnalysis {
 
   private void layOut() {
     List<PtxFunction> order = new ArrayList<>();
-    int next = V_FIXED + 2 * n;
+    int next = V_FIXED + 2 * n + nv;
     order.add(kernel);
     kernelBase = next;
     bases.put(kernel, next);
@@ -179,11 +206,12 @@ final class ProvenanceAnalysis {
     val = new long[varCount * words];
     set(V_UNKNOWN, 0, F_UNKNOWN);
     set(V_PART, 0, F_PART);
-    set(V_GLOBAL_SYMBOL, 0, F_GLOBAL_SYMBOL);
+    set(V_ANY_VARIABLE, 0, F_ANY_VARIABLE);
     set(V_LOCAL, 0, F_LOCAL);
     set(V_SHARED, 0, F_SHARED);
-    set(V_CONST, 0, F_CONST);
+    for (int j = 0; j < nv; j++) set(variableRef(j), 1 + 3 * m + (j >>> 6), 1L << j);
     for (int k = 0; k < n; k++) {
+      set(V_PARAM_SPACE, 1 + 2 * m + (k >>> 6), 1L << k);
       set(paramRef(k), 1 + 2 * m + (k >>> 6), 1L << k);
       if (pointerCapable(k)) set(paramContent(k), 1 + (k >>> 6), 1L << k);
       else set(paramContent(k), 0, F_PART);
@@ -202,17 +230,21 @@ final class ProvenanceAnalysis {
         return V_UNKNOWN;
       case Ref.PART:
         return V_PART;
-      case Ref.GLOBAL_SYMBOL:
-        return V_GLOBAL_SYMBOL;
+      case Ref.ANY_MODULE_VARIABLE:
+        return V_ANY_VARIABLE;
       case Ref.LOCAL:
         return V_LOCAL;
       case Ref.SHARED:
         return V_SHARED;
-      case Ref.CONST_SYMBOL:
-        return V_CONST;
+      case Ref.PARAM_SPACE:
+        return base == kernelBase ? V_PARAM_SPACE : V_UNKNOWN;
       case Ref.NOTHING:
         return -1;
       default:
+        if (Ref.isModuleVariable(ref)) {
+          int j = Ref.moduleVariableIndex(ref);
+          return j < nv ? variableRef(j) : V_ANY_VARIABLE;
+        }
         if (Ref.isKernelParam(ref)) {
           int k = Ref.kernelParamIndex(ref);
           return k < n && base == kernelBase ? paramRef(k) : V_UNKNOWN;
@@ -324,7 +356,8 @@ final class ProvenanceAnalysis {
   }
 
   private boolean isConstant(int var) {
-    return var < 0 || var <= V_CONST || var == V_PARAM_CONTENT_ANY || (var >= V_FIXED && var < V_FIXED + n);
+    return var < 0 || var <= V_PARAM_SPACE || var == V_PARAM_CONTENT_ANY || (var >= V_FIXED && var < V_FIXED + n)
+        || (var >= V_FIXED + 2 * n && var < V_FIXED + 2 * n + nv);
   }
 
   private void load(long[] into, int var) {
@@ -401,6 +434,7 @@ final class ProvenanceAnalysis {
       s[1 + m + w] = 0;
     }
     if ((s[0] & F_SCALED_UNKNOWN) != 0) s[0] = (s[0] & ~F_SCALED_UNKNOWN) | F_UNKNOWN;
+    if ((s[0] & F_SCALED_VARIABLE) != 0) s[0] = (s[0] & ~F_SCALED_VARIABLE) | F_ANY_VARIABLE;
   }
 
   /** Narrow pieces may have been put back together into a whole pointer of unknown origin. */
@@ -414,6 +448,12 @@ final class ProvenanceAnalysis {
       s[1 + w] = 0;
     }
     if ((s[0] & F_UNKNOWN) != 0) s[0] = (s[0] & ~F_UNKNOWN) | F_SCALED_UNKNOWN;
+    boolean variable = (s[0] & F_ANY_VARIABLE) != 0;
+    for (int w = 1 + 3 * m; w < words; w++) {
+      variable |= s[w] != 0;
+      s[w] = 0;
+    }
+    if (variable) s[0] = (s[0] & ~F_ANY_VARIABLE) | F_SCALED_VARIABLE;
   }
 
   /**
@@ -434,16 +474,24 @@ final class ProvenanceAnalysis {
         twice[w] |= seen[w] & u[w];
         seen[w] |= u[w];
       }
-      twice[0] |= seen[0] & u[0] & F_SCALED_UNKNOWN;
-      seen[0] |= u[0] & F_SCALED_UNKNOWN;
+      twice[0] |= seen[0] & u[0] & (F_SCALED_UNKNOWN | F_SCALED_VARIABLE);
+      seen[0] |= u[0] & (F_SCALED_UNKNOWN | F_SCALED_VARIABLE);
       for (int w = 0; w < words; w++) t[w] |= u[w];
     }
     for (int w = 0; w < m; w++) t[1 + w] |= twice[1 + m + w];
     if ((twice[0] & F_SCALED_UNKNOWN) != 0) t[0] |= F_UNKNOWN;
+    if ((twice[0] & F_SCALED_VARIABLE) != 0) t[0] |= F_ANY_VARIABLE;
   }
 
   private boolean hasPointer(long[] s) {
     for (int w = 0; w < m; w++) if (s[1 + w] != 0) return true;
+    return false;
+  }
+
+  /** Whether {@code s} may be the address of a module variable. */
+  private boolean hasVariable(long[] s) {
+    if ((s[0] & F_ANY_VARIABLE) != 0) return true;
+    for (int w = 1 + 3 * m; w < words; w++) if (s[w] != 0) return true;
     return false;
   }
 
@@ -492,7 +540,7 @@ final class ProvenanceAnalysis {
         if ((a[0] & F_LOCAL) != 0) load(out, V_LOCAL_CONTENT);
         if ((a[0] & F_SHARED) != 0) load(out, V_SHARED_CONTENT);
         paramContents(a, out);
-        if (reachesGlobal(a) || (a[0] & F_CONST) != 0) out[0] |= F_UNKNOWN;
+        if (reachesGlobal(a)) out[0] |= F_UNKNOWN;
         break;
       default: // global, const
         out[0] |= F_UNKNOWN;
@@ -504,7 +552,7 @@ final class ProvenanceAnalysis {
 
   /** Whether a generic address may be in global memory: it names no region, or also global memory. */
   private boolean reachesGlobal(long[] s) {
-    if (hasPointer(s) || (s[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0) return true;
+    if (hasPointer(s) || hasVariable(s) || (s[0] & F_UNKNOWN) != 0) return true;
     return (s[0] & F_REGIONS) == 0 && !hasParamRef(s);
   }
 
@@ -664,7 +712,7 @@ final class ProvenanceAnalysis {
       case Insn.CALL_PRINT:
         reachable(insn, base);
         mark(a, READ);
-        if ((a[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0) other = true;
+        if ((a[0] & F_UNKNOWN) != 0) other = true;
         return;
       default:
         reachable(insn, base);
@@ -676,17 +724,35 @@ final class ProvenanceAnalysis {
   private void access(int[] addr, int base, byte space, byte mode) {
     clear(a);
     union(a, addr, base);
-    if (space == Insn.GLOBAL || (space == Insn.GENERIC && reachesGlobal(a))) {
+    if (space == Insn.CONST) {
+      // The constant space holds the module's .const variables only: whatever the address, one of them.
+      if ((a[0] & F_UNKNOWN) != 0 || hasPointer(a) || !hasVariable(a)) markAnyVariable(mode);
+      for (int w = 0; w < m; w++) a[1 + w] = 0; // a pointer into global memory cannot be used here
       mark(a, mode);
-      if ((a[0] & (F_UNKNOWN | F_GLOBAL_SYMBOL)) != 0 || !hasPointer(a)) other = true;
+    } else if (space == Insn.GLOBAL || (space == Insn.GENERIC && reachesGlobal(a))) {
+      mark(a, mode);
+      if ((a[0] & F_UNKNOWN) != 0 || !(hasPointer(a) || hasVariable(a))) other = true;
     }
   }
 
+  /** Marks the parameters and the module variables {@code s} may point to. */
   private void mark(long[] s, byte mode) {
+    boolean read = (mode & READ) != 0;
+    boolean write = (mode & WRITE) != 0;
     for (int w = 0; w < m; w++) {
-      if ((mode & READ) != 0) reads[w] |= s[1 + w];
-      if ((mode & WRITE) != 0) writes[w] |= s[1 + w];
+      if (read) reads[w] |= s[1 + w];
+      if (write) writes[w] |= s[1 + w];
     }
+    for (int w = 0; w < g; w++) {
+      if (read) variableReads[w] |= s[1 + 3 * m + w];
+      if (write) variableWrites[w] |= s[1 + 3 * m + w];
+    }
+    if ((s[0] & F_ANY_VARIABLE) != 0) markAnyVariable(mode);
+  }
+
+  private void markAnyVariable(byte mode) {
+    anyVariableRead |= (mode & READ) != 0;
+    anyVariableWrite |= (mode & WRITE) != 0;
   }
 
   /** A growable int array. */

@@ -23,16 +23,21 @@ public final class PtxAnalyzer {
 
   /** One summary per {@code .entry} defined in {@code ptx}, in the order of the text. */
   public static List<KernelAccessSummary> analyze(CharSequence ptx) {
+    return analyzeModule(ptx).kernels();
+  }
+
+  /** The summaries of {@link #analyze} with the module's {@code .global} and {@code .const} variables. */
+  public static ModuleAccessSummary analyzeModule(CharSequence ptx) {
     Objects.requireNonNull(ptx, "ptx");
     PtxModule module;
     try {
       module = PtxParser.parse(ptx);
     } catch (RuntimeException e) {
-      return List.of();
+      return new ModuleAccessSummary(List.of());
     }
     List<KernelAccessSummary> out = new ArrayList<>(module.entries.size());
     for (PtxFunction entry : module.entries) out.add(ProvenanceAnalysis.analyze(module, entry));
-    return List.copyOf(out);
+    return new ModuleAccessSummary(out, module.variables);
   }
 
   /**

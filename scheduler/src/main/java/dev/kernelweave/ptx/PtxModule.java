@@ -10,10 +10,14 @@ final class PtxModule {
   final List<PtxFunction> entries;
   /** Every function by name (a definition wins over a declaration), aliases included. */
   final Map<String, PtxFunction> functions;
+  /** Module-scope {@code .global} and {@code .const} variables, each once, in the order of the text. */
+  final List<ModuleVariable> variables;
 
-  PtxModule(int pointerBytes, List<PtxFunction> entries, Map<String, PtxFunction> functions) {
+  PtxModule(int pointerBytes, List<PtxFunction> entries, Map<String, PtxFunction> functions,
+      List<ModuleVariable> variables) {
     this.pointerBytes = pointerBytes;
     this.entries = entries;
     this.functions = functions;
+    this.variables = variables;
   }
 }

@@ -22,6 +22,7 @@ final class PtxParser {
   private int pointerBytes = 4; // PTX's default when .address_size is absent
 
   private final Map<String, Integer> moduleSymbols = new HashMap<>();
+  private final List<ModuleVariable> variables = new ArrayList<>();
   private final Map<String, PtxFunction> functions = new LinkedHashMap<>();
   private final List<PtxFunction> entries = new ArrayList<>();
 
@@ -42,7 +43,8 @@ final class PtxParser {
   static PtxModule parse(CharSequence text) {
     PtxParser parser = new PtxParser(text);
     parser.scan();
-    return new PtxModule(parser.pointerBytes, List.copyOf(parser.entries), Map.copyOf(parser.functions));
+    return new PtxModule(parser.pointerBytes, List.copyOf(parser.entries), Map.copyOf(parser.functions),
+        List.copyOf(parser.variables));
   }
 
   // ---- statements -----------------------------------------------------------------------------
@@ -253,7 +255,7 @@ final class PtxParser {
       String token = sp < 0 ? s.substring(at) : s.substring(at, sp);
       int kind = spaceSymbol(token);
       if (kind != 0) {
-        for (String name : declaredNames(s)) moduleSymbols.put(name, kind);
+        for (String name : declaredNames(s)) moduleSymbols.put(name, moduleSymbol(name, kind, token.equals(".const")));
         return;
       }
       boolean linkage = token.equals(".visible") || token.equals(".extern") || token.equals(".weak")
@@ -263,12 +265,25 @@ final class PtxParser {
     }
   }
 
+  /** The reference of a name declared at module scope; a variable declared again keeps its index. */
+  private int moduleSymbol(String name, int kind, boolean constant) {
+    if (kind != Ref.ANY_MODULE_VARIABLE) return kind;
+    Integer known = moduleSymbols.get(name);
+    if (known != null && Ref.isModuleVariable(known)) return known;
+    variables.add(new ModuleVariable(name, constant));
+    return Ref.moduleVariable(variables.size() - 1);
+  }
+
+  /**
+   * What a declaration's state space makes of its names: {@link Ref#ANY_MODULE_VARIABLE} for
+   * {@code .global} and {@code .const} (at module scope, the caller gives each its own index), a
+   * region for {@code .shared} and {@code .local}, 0 for anything else.
+   */
   private static int spaceSymbol(String token) {
     switch (token) {
       case ".global":
-        return Ref.GLOBAL_SYMBOL;
       case ".const":
-        return Ref.CONST_SYMBOL;
+        return Ref.ANY_MODULE_VARIABLE;
       case ".shared":
         return Ref.SHARED;
       case ".local":
@@ -572,6 +587,7 @@ final class PtxParser {
     if (plus > 0) t = t.substring(0, plus).trim();
     int r = lookup(t);
     if (r >= 0 && paramKind[r]) return Ref.UNKNOWN; // the address of a .param variable
+    if (Ref.isKernelParam(r)) return Ref.PARAM_SPACE; // from there, any parameter is a few bytes away
     return r;
   }
 
@@ -634,11 +650,15 @@ final class PtxParser {
       if (r >= 0 && paramKind[r]) {
         if (space == Insn.PARAM && insn != null) insn.paramVar = r;
         else refs.add(Ref.UNKNOWN);
-      } else if (Ref.isKernelParam(r) && space == Insn.PARAM) {
+      } else if (Ref.isKernelParam(r)) {
         int k = Ref.kernelParamIndex(r);
         int size = current.params.get(k).size;
-        if (offset < 0 || size <= 0 || offset + Math.max(width, 1) > size) {
-          for (int j = 0; j < current.params.size(); j++) refs.add(Ref.kernelParam(j));
+        if (space != Insn.PARAM) {
+          // Not how a parameter is read: whatever it means, it may be any parameter, or anything.
+          refs.add(Ref.PARAM_SPACE);
+          refs.add(Ref.UNKNOWN);
+        } else if (!refs.isEmpty() || offset < 0 || size <= 0 || offset + Math.max(width, 1) > size) {
+          refs.add(Ref.PARAM_SPACE); // a computed offset, or past this parameter: any of them
         } else {
           refs.add(r);
         }

@@ -18,16 +18,25 @@ final class Ref {
    * parameter): used as an index, not an address, unless pieces are put back together.
    */
   static final int PART = -3;
-  /** The address of a module {@code .global} variable. */
-  static final int GLOBAL_SYMBOL = -4;
+  /**
+   * The address of some {@code .global} or {@code .const} variable whose name is not known (one
+   * declared inside a function): any module variable.
+   */
+  static final int ANY_MODULE_VARIABLE = -4;
   /** An address in local memory (the stack, {@code .local} variables). */
   static final int LOCAL = -5;
   /** An address in shared memory. */
   static final int SHARED = -6;
-  /** The address of a {@code .const} variable. */
-  static final int CONST_SYMBOL = -7;
+  /**
+   * An address somewhere in the kernel's parameter space: a parameter's name used as a value
+   * ({@code mov %rd, k_p0}, then {@code cvta.param}) or a parameter access at a computed address.
+   * Parameters lie side by side there, so such an address reaches every one of them.
+   */
+  static final int PARAM_SPACE = -7;
 
   private static final int KERNEL_PARAM_BASE = -100;
+  /** Module variables take the references below kernel parameters' (at most 2^29 parameters). */
+  private static final int MODULE_VARIABLE_BASE = -(1 << 29);
 
   /** The address of kernel parameter {@code k} in the parameter space. */
   static int kernelParam(int k) {
@@ -35,10 +44,23 @@ final class Ref {
   }
 
   static boolean isKernelParam(int ref) {
-    return ref <= KERNEL_PARAM_BASE;
+    return ref <= KERNEL_PARAM_BASE && ref > MODULE_VARIABLE_BASE;
   }
 
   static int kernelParamIndex(int ref) {
     return KERNEL_PARAM_BASE - ref;
+  }
+
+  /** The address of module variable {@code j} ({@link PtxModule#variables}). */
+  static int moduleVariable(int j) {
+    return MODULE_VARIABLE_BASE - j;
+  }
+
+  static boolean isModuleVariable(int ref) {
+    return ref <= MODULE_VARIABLE_BASE;
+  }
+
+  static int moduleVariableIndex(int ref) {
+    return MODULE_VARIABLE_BASE - ref;
   }
 }

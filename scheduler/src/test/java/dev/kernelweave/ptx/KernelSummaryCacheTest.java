@@ -34,13 +34,13 @@ class KernelSummaryCacheTest {
       """;
 
   /** An analyzer that counts its runs. */
-  private static final class Counting implements java.util.function.Function<CharSequence, List<KernelAccessSummary>> {
+  private static final class Counting implements java.util.function.Function<CharSequence, ModuleAccessSummary> {
     final AtomicInteger runs = new AtomicInteger();
 
     @Override
-    public List<KernelAccessSummary> apply(CharSequence ptx) {
+    public ModuleAccessSummary apply(CharSequence ptx) {
       runs.incrementAndGet();
-      return PtxAnalyzer.analyze(ptx);
+      return PtxAnalyzer.analyzeModule(ptx);
     }
   }
 

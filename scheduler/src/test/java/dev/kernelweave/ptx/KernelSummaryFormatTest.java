@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.kernelweave.call.AccessMode;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,14 @@ class KernelSummaryFormatTest {
       new KernelAccessSummary("gather", List.of(R, RW), new int[] {8, 16}, true);
   private static final KernelAccessSummary BARE = new KernelAccessSummary("bare", List.of(), new int[0], false);
   private static final KernelAccessSummary BARE_OTHER = new KernelAccessSummary("g", List.of(), new int[0], true);
+  private static final KernelAccessSummary TWO_VARIABLES;
+
+  static {
+    Map<String, ParameterUse> variables = new LinkedHashMap<>();
+    variables.put("c_table", R);
+    variables.put("g_count", RW);
+    TWO_VARIABLES = new KernelAccessSummary("k", List.of(R), new int[] {8}, true, variables, R);
+  }
 
   @Test
   void lineIsNameTabThenOneTokenPerParameterSeparatedBySingleSpaces() {
@@ -31,16 +41,26 @@ class KernelSummaryFormatTest {
   }
 
   @Test
-  void jsonHoldsUsesSizesAndOtherMemory() {
+  void lineNamesModuleVariablesAfterTheParametersAndBeforeOther() {
+    assertEquals("k\tR c_table:R g_count:RW *:R OTHER", KernelSummaryFormat.line(TWO_VARIABLES));
+    assertEquals("v\tg:W", KernelSummaryFormat.line(
+        new KernelAccessSummary("v", List.of(), new int[0], false, Map.of("g", W), V)));
+  }
+
+  @Test
+  void jsonHoldsUsesSizesVariablesAndOtherMemory() {
     assertEquals("[\n"
         + "  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"W\",\"bytes\":8},"
-        + "{\"use\":\"V\",\"bytes\":4}],\"otherMemory\":false},\n"
+        + "{\"use\":\"V\",\"bytes\":4}],\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false},\n"
         + "  {\"name\":\"gather\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"RW\",\"bytes\":16}],"
-        + "\"otherMemory\":true},\n"
-        + "  {\"name\":\"bare\",\"parameters\":[],\"otherMemory\":false}\n"
-        + "]", KernelSummaryFormat.json(List.of(COPY, GATHER, BARE)));
+        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":true},\n"
+        + "  {\"name\":\"k\",\"parameters\":[{\"use\":\"R\",\"bytes\":8}],\"moduleVariables\":"
+        + "[{\"name\":\"c_table\",\"use\":\"R\"},{\"name\":\"g_count\",\"use\":\"RW\"}],\"anyModuleVariable\":\"R\","
+        + "\"otherMemory\":true}\n"
+        + "]", KernelSummaryFormat.json(List.of(COPY, GATHER, TWO_VARIABLES)));
     assertEquals("[]", KernelSummaryFormat.json(List.of()));
-    assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\",\"parameters\":[],\"otherMemory\":false}\n]",
+    assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\",\"parameters\":[],\"moduleVariables\":[],"
+        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false}\n]",
         KernelSummaryFormat.json(List.of(new KernelAccessSummary("a\"b\\c\u0001", List.of(), new int[0], false))));
   }
 
@@ -66,6 +86,14 @@ class KernelSummaryFormatTest {
     assertThrows(IndexOutOfBoundsException.class, () -> s.use(1));
     assertThrows(IndexOutOfBoundsException.class, () -> s.parameterSize(-1));
     assertEquals(KernelAccessSummary.unknown("k", new int[] {8, 4}),
-        new KernelAccessSummary("k", List.of(RW, RW), new int[] {8, 4}, true));
+        new KernelAccessSummary("k", List.of(RW, RW), new int[] {8, 4}, true, Map.of(), RW));
+    assertEquals("k\tRW RW *:RW OTHER", KernelAccessSummary.unknown("k", new int[] {8, 4}).toString());
+    Map<String, ParameterUse> variables = new LinkedHashMap<>();
+    variables.put("g", R);
+    variables.put("unused", V);
+    KernelAccessSummary withVariables = new KernelAccessSummary("k", List.of(W), new int[] {8}, false, variables, V);
+    variables.put("late", W);
+    assertEquals(Map.of("g", R), withVariables.moduleVariables());
+    assertThrows(UnsupportedOperationException.class, () -> withVariables.moduleVariables().put("x", R));
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The analyzer on hand-written PTX: forms nvcc rarely emits, and text it must survive. */
@@ -89,8 +90,8 @@ class PtxAnalyzerTest {
   }
 
   @Test
-  void sharedLocalAndConstSpacesAreNotGlobalMemory() {
-    assertEquals("k\tR V", kernel(TWO_POINTERS, """
+  void sharedAndLocalSpacesAreNotGlobalMemoryAndAConstantAtAnUnnamedAddressIsAnyVariable() {
+    assertEquals("k\tR V *:R", kernel(TWO_POINTERS, """
         .reg .b64 %rd<4>; .reg .b32 %r<4>;
         .shared .align 4 .b8 tile[64];
         .local .align 4 .b8 depot[16];
@@ -214,18 +215,16 @@ class PtxAnalyzerTest {
   }
 
   @Test
-  void moduleGlobalVariableIsOtherMemoryButConstantMemoryIsNot() {
+  void moduleVariablesAreNamedWithWhatEachKernelDoesWithThem() {
     String ptx = HEADER + """
         .global .align 4 .u32 counter;
         .const .align 4 .b8 table[64];
+        .visible .global .align 8 .b8 slots[64];
         .visible .entry reads_const(.param .u64 reads_const_p0)
         {
         .reg .b64 %rd<3>; .reg .b32 %r1;
         ld.param.u64 %rd1, [reads_const_p0];
         ld.const.u32 %r1, [table+4];
-        mov.u64 %rd2, table;
-        cvta.const.u64 %rd2, %rd2;
-        ld.u32 %r1, [%rd2];
         st.global.u32 [%rd1], %r1;
         ret;
         }
@@ -235,10 +234,197 @@ class PtxAnalyzerTest {
         atom.global.add.u32 %r1, [counter], 1;
         ret;
         }
+        .visible .entry through_registers(.param .u32 through_registers_i)
+        {
+        .reg .b64 %rd<6>; .reg .b32 %r<3>;
+        ld.param.u32 %r1, [through_registers_i];
+        mul.wide.u32 %rd1, %r1, 8;
+        mov.u64 %rd2, slots;
+        add.s64 %rd3, %rd2, %rd1;
+        st.global.u64 [%rd3], 0;
+        mov.u64 %rd4, table;
+        cvta.const.u64 %rd5, %rd4;
+        ld.u32 %r2, [%rd5+8];
+        st.global.u32 [counter], %r2;
+        ret;
+        }
+        """;
+    ModuleAccessSummary module = PtxAnalyzer.analyzeModule(ptx);
+    assertEquals(List.of(new ModuleVariable("counter", false), new ModuleVariable("table", true),
+        new ModuleVariable("slots", false)), module.variables());
+    List<KernelAccessSummary> all = module.kernels();
+    assertEquals("reads_const\tW table:R", KernelSummaryFormat.line(all.get(0)));
+    assertEquals("bumps_global\tcounter:RW", KernelSummaryFormat.line(all.get(1)));
+    assertEquals("through_registers\tV counter:W table:R slots:W", KernelSummaryFormat.line(all.get(2)));
+    assertEquals(Map.of("counter", ParameterUse.W, "table", ParameterUse.R, "slots", ParameterUse.W),
+        all.get(2).moduleVariables());
+    assertEquals(ParameterUse.V, all.get(2).anyModuleVariable());
+  }
+
+  @Test
+  void twoKernelsTalkingThroughAVariableTheHostNeverNamesAreOrderedByIt() {
+    String ptx = HEADER + """
+        .global .align 4 .u32 flag;
+        .visible .entry publish(.param .u32 publish_v)
+        {
+        .reg .b32 %r1; .reg .b64 %rd<3>;
+        ld.param.u32 %r1, [publish_v];
+        mov.u64 %rd1, flag;
+        cvta.global.u64 %rd2, %rd1;
+        st.u32 [%rd2], %r1;
+        ret;
+        }
+        .visible .entry consume(.param .u64 consume_out)
+        {
+        .reg .b32 %r1; .reg .b64 %rd<2>;
+        ld.param.u64 %rd1, [consume_out];
+        ld.volatile.global.u32 %r1, [flag];
+        st.global.u32 [%rd1], %r1;
+        ret;
+        }
         """;
     List<KernelAccessSummary> all = PtxAnalyzer.analyze(ptx);
-    assertEquals("reads_const\tW", KernelSummaryFormat.line(all.get(0)));
-    assertEquals("bumps_global\tOTHER", KernelSummaryFormat.line(all.get(1)));
+    assertEquals("publish\tV flag:W", KernelSummaryFormat.line(all.get(0)));
+    assertEquals("consume\tW flag:R", KernelSummaryFormat.line(all.get(1)));
+  }
+
+  @Test
+  void aVariableDeclaredAgainKeepsItsNameAndOneInAFunctionIsAnyVariable() {
+    String ptx = HEADER + """
+        .extern .global .align 4 .u32 shared_count;
+        .global .align 4 .u32 shared_count;
+        .visible .entry k()
+        {
+        .global .align 4 .u32 hidden;
+        .reg .b32 %r1;
+        ld.global.u32 %r1, [shared_count];
+        st.global.u32 [hidden], %r1;
+        ret;
+        }
+        """;
+    ModuleAccessSummary module = PtxAnalyzer.analyzeModule(ptx);
+    assertEquals(List.of(new ModuleVariable("shared_count", false)), module.variables());
+    assertEquals("k\tshared_count:R *:W", KernelSummaryFormat.line(module.kernels().get(0)));
+  }
+
+  @Test
+  void aConstantLoadAtAnAddressFromMemoryOrAParameterMayBeAnyVariable() {
+    String ptx = HEADER + """
+        .const .align 4 .b8 table[64];
+        .visible .entry k(.param .u64 k_off, .param .u64 k_out)
+        {
+        .reg .b64 %rd<6>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_off];
+        ld.param.u64 %rd2, [k_out];
+        mov.u64 %rd3, table;
+        ld.const.u64 %rd4, [%rd3];
+        ld.const.u32 %r1, [%rd4];
+        st.global.u32 [%rd2], %r1;
+        ret;
+        }
+        """;
+    assertEquals("k\tV W table:R *:R", only(ptx));
+  }
+
+  @Test
+  void aScaledVariableAddressThatIsUnscaledAgainMayBeAnyVariable() {
+    String ptx = HEADER + """
+        .global .align 4 .b8 buf[64];
+        .visible .entry k()
+        {
+        .reg .b64 %rd<4>;
+        mov.u64 %rd1, buf;
+        shl.b64 %rd2, %rd1, 2;
+        shr.u64 %rd3, %rd2, 2;
+        st.global.u32 [%rd3], 1;
+        ret;
+        }
+        """;
+    assertEquals("k\t*:W", only(ptx));
+  }
+
+  @Test
+  void aVariableHoldingAPointerIsReadAndWhatItPointsToIsOtherMemory() {
+    String ptx = HEADER + """
+        .global .align 8 .u64 target;
+        .visible .entry k()
+        {
+        .reg .b64 %rd1;
+        ld.global.u64 %rd1, [target];
+        st.global.u32 [%rd1], 1;
+        ret;
+        }
+        """;
+    assertEquals("k\ttarget:R OTHER", only(ptx));
+  }
+
+  // ---- a parameter's address: from there every parameter is reachable ---------------------------
+
+  @Test
+  void parameterAddressTakenWithMovReachesTheNextParameter() {
+    // The issue's case: p1 is read through p0's address and stored through; it is no V.
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        mov.u64 %rd1, k_p0;
+        ld.param.u64 %rd2, [%rd1+8];
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
+  void parameterAddressTakenWithCvtaParamReachesTheNextParameter() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        mov.u64 %rd1, k_p0;
+        cvta.param.u64 %rd2, %rd1;
+        ld.u64 %rd3, [%rd2+8];
+        st.global.u32 [%rd3], 1;
+        ret;"""));
+  }
+
+  @Test
+  void parameterAddressKeptOnTheStackStillReachesEveryParameter() {
+    assertEquals("k\tR R V", kernel(TWO_POINTERS + ", .param .u32 k_n", """
+        .local .align 8 .b8 depot[8];
+        .reg .b64 %rd<6>; .reg .b32 %r1;
+        mov.u64 %rd1, k_p0;
+        cvta.param.u64 %rd2, %rd1;
+        st.local.u64 [depot], %rd2;
+        ld.local.u64 %rd3, [depot];
+        add.s64 %rd4, %rd3, 8;
+        ld.u64 %rd5, [%rd4];
+        ld.global.u32 %r1, [%rd5];
+        ret;"""));
+  }
+
+  @Test
+  void parameterReadAtAComputedOffsetMayBeAnyParameter() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        mov.u64 %rd1, 8;
+        ld.param.u64 %rd2, [k_p0+%rd1];
+        st.global.u32 [%rd2], 1;
+        ret;"""));
+  }
+
+  @Test
+  void parameterAddressHandedToAnUnknownFunctionMakesEveryParameterReadWriteAndOther() {
+    assertEquals("k\tRW RW OTHER", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<3>;
+        mov.u64 %rd1, k_p0;
+        cvta.param.u64 %rd2, %rd1;
+        { .param .b64 param0; st.param.b64 [param0], %rd2; call.uni external_sink, (param0); }
+        ret;"""));
+  }
+
+  @Test
+  void parameterReadDirectlyWithinItsBoundsStaysThatParameter() {
+    assertEquals("k\tV W", kernel(".param .align 8 .b8 k_s[16], .param .u64 k_p1", """
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_s+8];
+        ld.param.u64 %rd2, [k_p1];
+        st.global.u32 [%rd2], 1;
+        ret;"""));
   }
 
   @Test
@@ -548,7 +734,7 @@ class PtxAnalyzerTest {
         ret;
         }
         """;
-    assertEquals("k\tR OTHER", only(ptx));
+    assertEquals("k\tR $str:R", only(ptx));
   }
 
   // ---- newer and opaque instructions ----------------------------------------------------------

@@ -34,17 +34,23 @@ final class PtxCorpus {
   static final class Expectation {
     final String kernel;
     final List<ParameterUse> uses;
+    /** Module variables, {@code name:USE} in the source; {@code *} for any variable. */
+    final Map<String, ParameterUse> variables;
     final boolean other;
 
-    Expectation(String kernel, List<ParameterUse> uses, boolean other) {
+    Expectation(String kernel, List<ParameterUse> uses, Map<String, ParameterUse> variables, boolean other) {
       this.kernel = kernel;
       this.uses = uses;
+      this.variables = variables;
       this.other = other;
     }
 
     /** The line {@code ptx} prints for the kernel. */
     String line() {
-      return KernelSummaryFormat.line(new KernelAccessSummary(kernel, uses, new int[uses.size()], other));
+      Map<String, ParameterUse> named = new LinkedHashMap<>(variables);
+      ParameterUse any = named.remove(KernelSummaryFormat.ANY_VARIABLE);
+      return KernelSummaryFormat.line(new KernelAccessSummary(kernel, uses, new int[uses.size()], other, named,
+          any == null ? ParameterUse.V : any));
     }
   }
 
@@ -60,13 +66,16 @@ final class PtxCorpus {
         int colon = rest.indexOf(':');
         String kernel = rest.substring(0, colon).trim();
         List<ParameterUse> uses = new ArrayList<>();
+        Map<String, ParameterUse> variables = new LinkedHashMap<>();
         boolean other = false;
         for (String token : rest.substring(colon + 1).trim().split(" +")) {
           if (token.isEmpty()) continue;
+          int sep = token.lastIndexOf(':');
           if (token.equals("OTHER")) other = true;
+          else if (sep > 0) variables.put(token.substring(0, sep), ParameterUse.valueOf(token.substring(sep + 1)));
           else uses.add(ParameterUse.valueOf(token));
         }
-        if (map.put(kernel, new Expectation(kernel, uses, other)) != null) {
+        if (map.put(kernel, new Expectation(kernel, uses, variables, other)) != null) {
           throw new IllegalStateException("two expectations for " + kernel);
         }
       }

@@ -26,8 +26,9 @@ final class PtxCommand {
         W      it only stores to it
         RW     it loads and stores, uses atomics, or cannot be shown to do only one
         V      it never uses the parameter as a global memory address (a scalar)
-      then OTHER when the kernel may touch global memory that no parameter names (pointers loaded
-      from memory, module variables, calls it cannot follow). The answer is never optimistic.
+      then NAME:USE for each .global or .const variable of the module the kernel uses (*:USE when
+      it may use any of them), then OTHER when the kernel may touch global memory that neither
+      names (pointers loaded from memory, calls it cannot follow). The answer is never optimistic.
 
       Options:
         --json   print a JSON array instead, with each parameter's size in bytes

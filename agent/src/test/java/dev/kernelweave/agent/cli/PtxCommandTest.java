@@ -92,8 +92,10 @@ class PtxCommandTest {
     assertEquals(0, code, err());
     String json = out();
     assertTrue(json.startsWith("[\n  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},"), json);
-    assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],\"otherMemory\":true}"), json);
-    assertTrue(json.contains("{\"name\":\"idle\",\"parameters\":[],\"otherMemory\":false}"), json);
+    assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],"
+        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":true}"), json);
+    assertTrue(json.contains("{\"name\":\"idle\",\"parameters\":[],\"moduleVariables\":[],"
+        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false}"), json);
   }
 
   @Test

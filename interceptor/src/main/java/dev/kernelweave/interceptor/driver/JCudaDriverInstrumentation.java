@@ -381,7 +381,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) String fileName, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
-        Modules.loadedFile(module, fileName);
+        Modules.loadedFile(r, module, fileName);
       }
       Calls.end(r, result, thrown);
     }
@@ -397,7 +397,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) Object image, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
-        Modules.loadedImage(module, image);
+        Modules.loadedImage(r, module, image);
       }
       Calls.end(r, result, thrown);
     }

@@ -4,7 +4,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
@@ -32,6 +34,8 @@ public final class JCudaNatives {
     static final MethodHandle EVENT_SYNCHRONIZE = find("cuEventSynchronizeNative", int.class, CUevent.class);
     static final MethodHandle STREAM_DESTROY = find("cuStreamDestroyNative", int.class, CUstream.class);
     static final MethodHandle EVENT_DESTROY = find("cuEventDestroyNative", int.class, CUevent.class);
+    static final MethodHandle MODULE_GET_GLOBAL =
+        find("cuModuleGetGlobalNative", int.class, CUdeviceptr.class, long[].class, CUmodule.class, String.class);
 
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.driver.JCudaDriver", name, ret, params);
@@ -125,6 +129,18 @@ public final class JCudaNatives {
   public static int destroyEvent(CUevent event) {
     try {
       return (int) Driver.EVENT_DESTROY.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * The address and size of a module's {@code .global} or {@code .const} variable, without
+   * intercepting the call: the CUDA result, 0 when found.
+   */
+  public static int moduleGlobal(CUdeviceptr address, long[] bytes, CUmodule module, String name) {
+    try {
+      return (int) Driver.MODULE_GET_GLOBAL.invokeExact(address, bytes, module, name);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -1,0 +1,247 @@
+package dev.kernelweave.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.ptx.ModuleAccessSummary;
+import dev.kernelweave.ptx.PtxAnalyzer;
+import java.util.HashMap;
+import java.util.Map;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** How a module's kernels and variables become what a launch touches, with no GPU. */
+class ModulesTest {
+
+  private static final long VARIABLES = 0x7d00_0000_0000L;
+  private static final long OUT = 0x7d00_1000_0000L;
+  private static final byte R = (byte) AccessMode.READ.ordinal();
+  private static final byte W = (byte) AccessMode.WRITE.ordinal();
+  private static final byte RW = (byte) AccessMode.READ_WRITE.ordinal();
+
+  /** A module as nvcc writes one: a __constant__ read by one kernel, a __device__ flag between two. */
+  private static final String PTX = """
+      .version 8.5
+      .target sm_75
+      .address_size 64
+      .global .align 4 .u32 flag;
+      .const .align 4 .b8 coeffs[64];
+      .global .align 4 .u32 scratch;
+      .visible .entry scale(.param .u64 scale_out)
+      {
+      .reg .b64 %rd<2>; .reg .f32 %f1;
+      ld.param.u64 %rd1, [scale_out];
+      ld.const.f32 %f1, [coeffs+4];
+      st.global.f32 [%rd1], %f1;
+      ret;
+      }
+      .visible .entry publish(.param .u32 publish_v)
+      {
+      .reg .b32 %r1;
+      ld.param.u32 %r1, [publish_v];
+      st.global.u32 [flag], %r1;
+      ret;
+      }
+      .visible .entry consume(.param .u64 consume_out)
+      {
+      .reg .b32 %r1; .reg .b64 %rd1;
+      ld.param.u64 %rd1, [consume_out];
+      ld.global.u32 %r1, [flag];
+      st.global.u32 [%rd1], %r1;
+      ret;
+      }
+      .visible .entry bump_scratch()
+      {
+      .reg .b32 %r1;
+      atom.global.add.u32 %r1, [scratch], 1;
+      ret;
+      }
+      .visible .entry any_constant(.param .u64 any_constant_i)
+      {
+      .reg .b64 %rd1; .reg .b32 %r1;
+      ld.param.u64 %rd1, [any_constant_i];
+      ld.const.u32 %r1, [%rd1];
+      ret;
+      }
+      """;
+
+  private static final ModuleAccessSummary MODULE = PtxAnalyzer.analyzeModule(PTX);
+
+  @BeforeEach
+  void activate() {
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, () -> LaunchJournal.OFF));
+    Interception.ALLOCATIONS.add(OUT, 4096, MemoryKind.DEVICE);
+  }
+
+  @AfterEach
+  void forget() {
+    Interception.ALLOCATIONS.remove(OUT);
+    for (long a = VARIABLES; a < VARIABLES + 3 * 256; a += 256) Interception.ALLOCATIONS.remove(a);
+  }
+
+  /** Finds the variables named in {@code table}: flag at VARIABLES, coeffs 256 bytes on, and so on. */
+  private static PtxKernels.VariableFinder finder(String... names) {
+    Map<String, Long> table = new HashMap<>();
+    for (int i = 0; i < names.length; i++) table.put(names[i], VARIABLES + 256L * i);
+    return (name, into) -> {
+      Long at = table.get(name);
+      if (at == null) return false;
+      into[0] = at;
+      into[1] = name.equals("coeffs") ? 64 : 4;
+      return true;
+    };
+  }
+
+  private static CUdeviceptr device(long address) {
+    CUdeviceptr p = new CUdeviceptr();
+    JCudaPointers.setNativePointer(p, address);
+    return p;
+  }
+
+  private static CallRecord launch(KernelInfo kernel, Pointer params) {
+    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    Calls.launch(r, kernel, params, null);
+    Calls.end(r, 0, null);
+    return r;
+  }
+
+  /** Registers the module's variables as the module load does, and returns its kernels. */
+  private static Map<String, KernelInfo> load(PtxKernels.VariableFinder finder) {
+    PtxKernels.Loaded loaded = PtxKernels.resolve(MODULE, finder);
+    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    for (PtxKernels.Variable v : loaded.variables()) {
+      Calls.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
+    }
+    Calls.end(r, 0, null);
+    assertEquals(loaded.variables().size(), r.accessCount);
+    return loaded.kernels();
+  }
+
+  @Test
+  void everyKernelGetsTheAddressesAndUsesOfItsVariables() {
+    Map<String, KernelInfo> k = PtxKernels.resolve(MODULE, finder("flag", "coeffs", "scratch")).kernels();
+    assertArrayEquals(new long[] {VARIABLES + 256}, k.get("scale").variableAddresses());
+    assertArrayEquals(new byte[] {R}, k.get("scale").variableModes());
+    assertArrayEquals(new long[] {VARIABLES}, k.get("publish").variableAddresses());
+    assertArrayEquals(new byte[] {W}, k.get("publish").variableModes());
+    assertArrayEquals(new byte[] {R}, k.get("consume").variableModes());
+    assertArrayEquals(new byte[] {RW}, k.get("bump_scratch").variableModes());
+    // A constant load at an address from a parameter may read any variable of the module.
+    assertArrayEquals(new long[] {VARIABLES, VARIABLES + 256, VARIABLES + 512}, k.get("any_constant").variableAddresses());
+    assertArrayEquals(new byte[] {R, R, R}, k.get("any_constant").variableModes());
+    for (KernelInfo info : k.values()) assertFalse(info.touchesOtherMemory(), info.name());
+  }
+
+  @Test
+  void aVariableThatCannotBeFoundIsLeftOutWhenNoKernelWritesItAndABarrierWhenOneDoes() {
+    Map<String, KernelInfo> k = PtxKernels.resolve(MODULE, finder("flag", "scratch")).kernels();
+    assertFalse(k.get("scale").touchesOtherMemory(), "coeffs is written by no kernel: nothing to order");
+    assertEquals(0, k.get("scale").variableAddresses().length);
+    assertTrue(k.get("any_constant").touchesOtherMemory(), "it may read a variable the agent cannot track");
+
+    Map<String, KernelInfo> noFlag = PtxKernels.resolve(MODULE, finder("coeffs", "scratch")).kernels();
+    assertTrue(noFlag.get("publish").touchesOtherMemory());
+    assertTrue(noFlag.get("consume").touchesOtherMemory());
+    assertFalse(noFlag.get("scale").touchesOtherMemory());
+  }
+
+  @Test
+  void twoKernelsTalkingThroughAVariableTheHostNeverAskedForShareItsAllocation() {
+    Map<String, KernelInfo> k = load(finder("flag", "coeffs", "scratch"));
+    CallRecord publish = launch(k.get("publish"), Pointer.to(Pointer.to(new int[] {7})));
+    int flag = publish.accessId[0]; // the thread's record is reused: read each call's answer at once
+    assertEquals(AccessMode.WRITE, publish.accessMode(0));
+    CallRecord consume = launch(k.get("consume"), Pointer.to(Pointer.to(device(OUT))));
+    assertEquals(2, consume.accessCount);
+    assertEquals(flag, consume.accessId[0]);
+    assertEquals(AccessMode.READ, consume.accessMode(0));
+    assertFalse(consume.touchesUnknownMemory);
+  }
+
+  @Test
+  void hostCopyIntoAConstantAndTheKernelReadingItTouchTheSameAllocation() {
+    // HtoD 1 into the constant, a launch reading it, HtoD 2: the second copy must wait for the
+    // launch (write after read), which the scheduler sees as the same allocation written after read.
+    Map<String, KernelInfo> k = load(finder("flag", "coeffs", "scratch"));
+    long coeffs = VARIABLES + 256;
+    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
+    Calls.allocated(r, coeffs, 64, MemoryKind.MODULE_GLOBAL);
+    Calls.end(r, 0, null);
+    int asked = r.accessId[0]; // the thread's record is reused: read each call's answer at once
+    r = copyInto(coeffs);
+    int first = r.accessId[0];
+    r = launch(k.get("scale"), Pointer.to(Pointer.to(device(OUT))));
+    int read = r.accessId[0];
+    AccessMode readMode = r.accessMode(0);
+    r = copyInto(coeffs);
+    assertEquals(first, asked, "asked for again: the same allocation, its history kept");
+    assertEquals(first, read);
+    assertEquals(AccessMode.READ, readMode);
+    assertEquals(first, r.accessId[0]);
+    assertEquals(AccessMode.WRITE, r.accessMode(0));
+  }
+
+  private static CallRecord copyInto(long address) {
+    CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
+    Calls.device(r, device(address), 64, AccessMode.WRITE);
+    Calls.end(r, 0, null);
+    assertEquals(1, r.accessCount);
+    return r;
+  }
+
+  @Test
+  void kernelWhoseCodeTheAgentCannotReadIsABarrier() {
+    CallRecord r = launch(KernelInfo.unknown("from_a_cubin"), Pointer.to(Pointer.to(device(OUT))));
+    assertTrue(r.touchesUnknownMemory);
+    assertEquals(AccessMode.READ_WRITE, r.accessMode(0));
+  }
+
+  @Test
+  void functionHandleNeverSeenOrFromAModuleWithoutPtxIsUnknown() {
+    CUfunction never = new CUfunction();
+    JCudaPointers.setNativePointer(never, 0x1234_5678L);
+    assertTrue(Modules.kernel(never).touchesOtherMemory());
+    CUmodule cubin = new CUmodule();
+    JCudaPointers.setNativePointer(cubin, 0x2345_6789L);
+    CUfunction f = new CUfunction();
+    JCudaPointers.setNativePointer(f, 0x3456_789AL);
+    Modules.functionFound(f, cubin, "k");
+    assertEquals("k", Modules.kernel(f).name());
+    assertTrue(Modules.kernel(f).touchesOtherMemory());
+  }
+
+  @Test
+  void ptxOffLeavesEveryKernelOfAPtxModuleUnknown() {
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, false, () -> LaunchJournal.OFF));
+    CUmodule module = new CUmodule();
+    JCudaPointers.setNativePointer(module, 0x4567_89ABL);
+    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    Modules.loadedImage(r, module, PTX);
+    Calls.end(r, 0, null);
+    CUfunction f = new CUfunction();
+    JCudaPointers.setNativePointer(f, 0x5678_9ABCL);
+    Modules.functionFound(f, module, "scale");
+    assertTrue(Modules.kernel(f).touchesOtherMemory());
+  }
+
+  @Test
+  void recordWithoutVariablesAddsNothingAndAllocatesNothingPerLaunch() {
+    KernelInfo plain = new KernelInfo("k", new byte[] {W}, false);
+    CallRecord r = launch(plain, Pointer.to(Pointer.to(device(OUT))));
+    assertEquals(1, r.accessCount);
+    assertEquals(0, plain.variableAddresses().length);
+  }
+}
