@@ -1,22 +1,41 @@
-// libcuda.so.1 for machines without a GPU: the CUDA driver calls the workloads make, with the
-// kernels of src/main/cuda compiled for the CPU. It exists to check the workloads' host code (launch
-// arguments, buffers, streams, events, copies) against the CPU references where no GPU is.
+// libcuda.so.1 for machines without a GPU: the CUDA driver calls the workloads and the agent's test
+// programs make, with their kernels (kernels/src/main/cuda, it-tests/src/test/cuda) compiled for the
+// CPU. It exists to check host code (launch arguments, buffers, streams, events, copies, and the
+// agent that reorders them) against CUDA's documented semantics where no GPU is.
 //
 // Work is queued per stream and runs only when the host waits for it (a synchronous copy,
-// cuStreamSynchronize, cuCtxSynchronize, a free). Then ready operations run one at a time in a random
-// order (seed: KW_CPU_DEVICE_SEED) that respects stream order, cuStreamWaitEvent and the legacy
-// default stream's implicit ordering, and nothing else. A dependency the host code forgot to express
-// therefore shows up, for some seed, as a wrong result; a missing host wait as a read of stale pinned
-// memory. Device memory ends at a guard page, so a kernel that runs past its buffer crashes.
+// cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize, a free) or asks about it (a query runs
+// one ready operation after answering, so that a polling loop ends). Then ready operations run one at
+// a time in a random order (seed: KW_CPU_DEVICE_SEED) that respects stream order, cuStreamWaitEvent,
+// graph edges and the legacy default stream's implicit ordering, and nothing else. A dependency the
+// host code forgot to express therefore shows up, for some seed, as a wrong result; a missing host
+// wait as a read of stale pinned memory. Device memory ends at a guard page, so a kernel that runs
+// past its buffer crashes.
+//
+// What it models, as the CUDA documentation states it: the legacy default stream (null or 0x1)
+// waits for and is waited for by every blocking stream; 0x2 is the calling thread's per-thread
+// default stream, a blocking stream; non-blocking streams are exempt. Synchronous copies: to the host
+// and from pinned memory complete before they return; from pageable memory the host waits for earlier
+// work, the data is staged, and the device write completes later; device-to-device copies and memsets
+// do not wait. Host functions run in stream order on one driver thread, never on the thread that
+// enqueued them. Stream capture records kernels, copies, memsets, host functions and event
+// fork/join into a graph; a synchronizing call during a global capture fails with error 900 and
+// invalidates it. cuDevicePrimaryCtxReset destroys every stream, event, module and allocation.
+//
+// Not modelled: several devices; contexts other than the primary one share its streams and memory.
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +43,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -37,6 +57,9 @@
 #include "heads.cu"
 #include "pipeline.cu"
 #include "rlsim.cu"
+// The agent's test programs' kernels (it-tests/src/test/cuda).
+#include "semantics.cu"
+#include "smoke.cu"
 
 #include "cpu_device.h"
 
@@ -72,15 +95,32 @@ struct Invoker<void (*)(A...), f> {
 
 std::vector<KernelEntry> &kernels() {
   static std::vector<KernelEntry> all = {
-      KW_KERNEL(branch_step), KW_KERNEL(branch_join),   KW_KERNEL(chain_step),
-      KW_KERNEL(moe_router),  KW_KERNEL(moe_expert_step), KW_KERNEL(moe_combine),
-      KW_KERNEL(heads_mix),   KW_KERNEL(pipe_prepare),  KW_KERNEL(pipe_smooth),
-      KW_KERNEL(pipe_finish), KW_KERNEL(rl_policy),     KW_KERNEL(rl_step),
-      KW_KERNEL(rl_reward),   KW_KERNEL(rl_total),
+      KW_KERNEL(branch_step),   KW_KERNEL(branch_join),     KW_KERNEL(chain_step),
+      KW_KERNEL(moe_router),    KW_KERNEL(moe_expert_step), KW_KERNEL(moe_combine),
+      KW_KERNEL(heads_mix),     KW_KERNEL(pipe_prepare),    KW_KERNEL(pipe_smooth),
+      KW_KERNEL(pipe_finish),   KW_KERNEL(rl_policy),       KW_KERNEL(rl_step),
+      KW_KERNEL(rl_reward),     KW_KERNEL(rl_total),        KW_KERNEL(axpb),
+      KW_KERNEL(spin_scale),    KW_KERNEL(sum_into),        KW_KERNEL(slow_fill),
+      KW_KERNEL(slow_axpb),     KW_KERNEL(constant_axpb),   KW_KERNEL(indirect_fill),
   };
   return all;
 }
 
+// ---- Module variables (__constant__ and __device__): one host variable each, handed out by
+// cuModuleGetGlobal as device memory.
+
+struct GlobalEntry {
+  const char *name;
+  void *address;
+  size_t size;
+};
+
+#define KW_GLOBAL(g) GlobalEntry{#g, static_cast<void *>(&g), sizeof(g)}
+
+std::vector<GlobalEntry> &globals() {
+  static std::vector<GlobalEntry> all = {KW_GLOBAL(scale_coef)};
+  return all;
+}
 // ---- One block at a time, its threads as fibers.
 
 constexpr size_t kStackBytes = 64 * 1024;
@@ -138,34 +178,95 @@ void runBlock() {
 struct Op {
   std::vector<Op *> after;
   std::function<void()> action;
-  bool done = false;
+  bool hostFunction = false;  // runs on the host-function thread, not under the lock
+  enum State { PENDING, RUNNING, DONE } state = PENDING;
 };
 
+struct Capture;
+
+// Streams are never freed: a stale handle must find no live stream, not freed memory.
 struct Stream {
   bool blocking;
   Op *last = nullptr;
+  Capture *capture = nullptr;  // the capture sequence this stream records into, if any
+  std::vector<size_t> tail;    // while capturing: the nodes the next recorded node depends on
+};
+
+// One node of a captured graph: what it does, and the nodes (by index) it runs after.
+struct Node {
+  std::function<void()> action;
+  bool hostFunction;
+  std::vector<size_t> after;
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+};
+
+// A capture sequence: begun on `origin`, joined by the streams that waited on its events.
+struct Capture {
+  Stream *origin;
+  int mode;
+  std::thread::id thread;
+  bool invalidated = false;
+  std::vector<Node> nodes;
+  std::vector<Stream *> members;
 };
 
 struct Event {
   Op *recorded = nullptr;
+  Capture *capture = nullptr;  // recorded in a capturing stream: a fork/join point of the graph
+  std::vector<size_t> tail;
 };
 
 struct Module {
   std::set<std::string> entries;
+  std::string image;  // the searchable bytes of the image, for its variables' names
 };
 
 struct Allocation {
   size_t size;
-  void *region;
+  void *region;  // null for a module variable, which is no mapping of ours
   size_t regionSize;
 };
 
-std::recursive_mutex lock;
+struct HostRange {
+  size_t bytes;
+  bool registered;  // cuMemHostRegister: the application's memory, not ours to free
+};
+
+struct Context {
+  int id;
+};
+
+// The lock, and the condition host threads wait on while a host function runs, are never destroyed:
+// the host-function thread may still wait on them while the process exits.
+std::mutex &lock = *new std::mutex();
+std::condition_variable &changed = *new std::condition_variable();
+std::deque<Op *> &hostFunctions = *new std::deque<Op *>();  // ready, for the host-function thread
+std::set<Op *> hostFunctionsInFlight;  // handed to the host-function thread, not done yet
+bool hostFunctionThreadStarted = false;
+
 Stream legacyStream{true};
-std::set<Stream *> streams;
+std::set<Stream *> streams;  // live streams, per-thread default streams included
+std::set<Event *> events;
+std::set<Module *> modules;
+std::set<Graph *> graphs;
+std::set<Graph *> graphExecs;
+std::set<Capture *> captures;  // active capture sequences
 std::vector<Op *> pending;
 std::map<uintptr_t, Allocation> deviceMemory;
-std::map<uintptr_t, size_t> pinnedMemory;
+std::map<uintptr_t, HostRange> pinnedMemory;
+unsigned generation = 0;  // bumped by a reset: per-thread default streams of older ones are gone
+
+Context primaryContext{0};
+int primaryRetains = 0;
+CUcontext lastCurrent = nullptr;  // for threads that never set one (see cuCtxGetCurrent)
+thread_local CUcontext threadCurrent = nullptr;
+thread_local std::vector<CUcontext> contextStack;
+thread_local Stream *perThreadStream = nullptr;
+thread_local unsigned perThreadGeneration = 0;
+
 std::mt19937_64 &random() {
   static std::mt19937_64 generator([] {
     const char *seed = std::getenv("KW_CPU_DEVICE_SEED");
@@ -174,21 +275,45 @@ std::mt19937_64 &random() {
   return generator;
 }
 
-Stream *streamOf(CUstream s) { return s ? reinterpret_cast<Stream *>(s) : &legacyStream; }
-
 CUresult fail(CUresult result, const std::string &why) {
   std::fprintf(stderr, "cpu-device: %s\n", why.c_str());
   return result;
 }
 
+// The stream a handle names: null and 0x1 the legacy default stream, 0x2 the calling thread's
+// per-thread default stream, else a live stream of cuStreamCreate.
+CUresult resolve(CUstream handle, Stream **stream) {
+  if (handle == nullptr || handle == CU_STREAM_LEGACY) {
+    *stream = &legacyStream;
+    return CUDA_SUCCESS;
+  }
+  if (handle == CU_STREAM_PER_THREAD) {
+    if (!perThreadStream || perThreadGeneration != generation) {
+      perThreadStream = new Stream{true};
+      perThreadGeneration = generation;
+      streams.insert(perThreadStream);
+    }
+    *stream = perThreadStream;
+    return CUDA_SUCCESS;
+  }
+  Stream *s = reinterpret_cast<Stream *>(handle);
+  if (!streams.count(s)) return fail(CUDA_ERROR_INVALID_HANDLE, "no such stream (destroyed, or of a reset context)");
+  *stream = s;
+  return CUDA_SUCCESS;
+}
+
 // Queues an operation on a stream, after that stream's previous one and, as the legacy default
 // stream requires, after the default stream's work (blocking streams) or every blocking stream's
 // work (the default stream itself).
-Op *enqueue(Stream *s, std::function<void()> action, Op *alsoAfter = nullptr) {
+Op *enqueue(Stream *s, std::function<void()> action, bool hostFunction = false,
+            const std::vector<Op *> &alsoAfter = {}) {
   Op *op = new Op();
   op->action = std::move(action);
+  op->hostFunction = hostFunction;
   if (s->last) op->after.push_back(s->last);
-  if (alsoAfter) op->after.push_back(alsoAfter);
+  for (Op *o : alsoAfter) {
+    if (o) op->after.push_back(o);
+  }
   if (s == &legacyStream) {
     for (Stream *other : streams) {
       if (other->blocking && other->last) op->after.push_back(other->last);
@@ -203,40 +328,167 @@ Op *enqueue(Stream *s, std::function<void()> action, Op *alsoAfter = nullptr) {
 
 bool ready(const Op *op) {
   for (const Op *before : op->after) {
-    if (!before->done) return false;
+    if (before->state != Op::DONE) return false;
   }
   return true;
 }
 
-// Runs ready operations in random order until `finished` holds.
-template <typename Finished>
-void runUntil(Finished finished) {
-  std::vector<size_t> candidates;
-  while (!finished()) {
-    candidates.clear();
-    for (size_t i = 0; i < pending.size(); i++) {
-      if (ready(pending[i])) candidates.push_back(i);
-    }
-    if (candidates.empty()) {
-      std::fprintf(stderr, "cpu-device: waiting for work that can never run\n");
-      std::abort();
-    }
-    size_t pick = candidates[random()() % candidates.size()];
-    Op *op = pending[pick];
-    pending.erase(pending.begin() + pick);
-    op->action();
-    op->action = nullptr;
-    op->done = true;
+// The one driver thread that runs host functions, in the order they became ready.
+void hostFunctionThread() {
+  std::unique_lock<std::mutex> guard(lock);
+  for (;;) {
+    changed.wait(guard, [] { return !hostFunctions.empty(); });
+    Op *op = hostFunctions.front();
+    hostFunctions.pop_front();
+    std::function<void()> action = std::move(op->action);
+    guard.unlock();
+    action();
+    guard.lock();
+    op->state = Op::DONE;
+    hostFunctionsInFlight.erase(op);
+    changed.notify_all();
   }
 }
 
-void runAll() {
-  runUntil([] { return pending.empty(); });
+// Starts a ready operation: a host function is handed to the host-function thread, anything else
+// runs here, under the lock.
+void start(Op *op) {
+  pending.erase(std::find(pending.begin(), pending.end(), op));
+  op->state = Op::RUNNING;
+  if (op->hostFunction) {
+    if (!hostFunctionThreadStarted) {
+      std::thread(hostFunctionThread).detach();
+      hostFunctionThreadStarted = true;
+    }
+    hostFunctionsInFlight.insert(op);
+    hostFunctions.push_back(op);
+    changed.notify_all();
+    return;
+  }
+  op->action();
+  op->action = nullptr;
+  op->state = Op::DONE;
+  changed.notify_all();
 }
 
-void runThrough(Op *op) {
-  runUntil([op] { return op == nullptr || op->done; });
+// Starts one ready operation picked at random; false when none is ready.
+bool step() {
+  std::vector<Op *> candidates;
+  for (Op *op : pending) {
+    if (ready(op)) candidates.push_back(op);
+  }
+  if (candidates.empty()) return false;
+  start(candidates[random()() % candidates.size()]);
+  return true;
 }
+
+// Runs ready operations in random order until `finished` holds. `guard` holds the lock; it is let go
+// while only a host function can make progress.
+template <typename Finished>
+void runUntil(std::unique_lock<std::mutex> &guard, Finished finished) {
+  while (!finished()) {
+    if (step()) continue;
+    if (hostFunctionsInFlight.empty()) {
+      std::fprintf(stderr, "cpu-device: waiting for work that can never run\n");
+      std::abort();
+    }
+    changed.wait(guard);
+  }
+}
+
+void runThrough(std::unique_lock<std::mutex> &guard, Op *op) {
+  runUntil(guard, [op] { return op == nullptr || op->state == Op::DONE; });
+}
+
+// Completes every operation queued so far, host functions under way included (not the work other
+// threads queue meanwhile).
+void runAll(std::unique_lock<std::mutex> &guard) {
+  std::vector<Op *> before = pending;
+  before.insert(before.end(), hostFunctionsInFlight.begin(), hostFunctionsInFlight.end());
+  runUntil(guard, [&before] {
+    return std::all_of(before.begin(), before.end(), [](Op *op) { return op->state == Op::DONE; });
+  });
+}
+
+// ---- Stream capture.
+
+void endCapture(Capture *c) {
+  for (Stream *s : c->members) {
+    s->capture = nullptr;
+    s->tail.clear();
+  }
+  captures.erase(c);
+}
+
+void invalidate(Capture *c) { c->invalidated = true; }
+
+// A synchronizing call (`target`: the stream it synchronizes, if one): error 900, and the capture it
+// would break invalidated, while `target` captures or a global capture (or this thread's
+// thread-local one) is under way.
+CUresult synchronizingAllowed(Stream *target, const char *what) {
+  CUresult result = CUDA_SUCCESS;
+  for (Capture *c : captures) {
+    bool applies = (target && target->capture == c) || c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL
+                   || (c->mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && c->thread == std::this_thread::get_id());
+    if (applies) {
+      invalidate(c);
+      result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+  }
+  if (result) fail(result, std::string(what) + " during stream capture");
+  return result;
+}
+
+// Work on the legacy stream would join a blocking stream's capture: error 906, capture invalidated.
+CUresult legacyAllowed(const char *what) {
+  CUresult result = CUDA_SUCCESS;
+  for (Capture *c : captures) {
+    for (Stream *s : c->members) {
+      if (s->blocking) {
+        invalidate(c);
+        result = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+      }
+    }
+  }
+  if (result) fail(result, std::string(what) + " on the legacy stream while a blocking stream captures");
+  return result;
+}
+
+void record(Stream *s, std::function<void()> action, bool hostFunction) {
+  Capture *c = s->capture;
+  c->nodes.push_back(Node{std::move(action), hostFunction, s->tail});
+  s->tail = {c->nodes.size() - 1};
+}
+
+// An asynchronous operation: recorded into the graph when its stream captures, else queued.
+CUresult submit(CUstream handle, std::function<void()> action, const char *what, bool hostFunction = false) {
+  Stream *s;
+  if (CUresult r = resolve(handle, &s)) return r;
+  if (s->capture) {
+    record(s, std::move(action), hostFunction);
+    return CUDA_SUCCESS;
+  }
+  if (s == &legacyStream) {
+    if (CUresult r = legacyAllowed(what)) return r;
+  }
+  enqueue(s, std::move(action), hostFunction);
+  return CUDA_SUCCESS;
+}
+
+// The nodes `tail` depends on, itself included.
+std::set<size_t> ancestors(const std::vector<Node> &nodes, const std::vector<size_t> &tail) {
+  std::set<size_t> seen;
+  std::vector<size_t> todo(tail);
+  while (!todo.empty()) {
+    size_t n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (size_t a : nodes[n].after) todo.push_back(a);
+  }
+  return seen;
+}
+
+// ---- Memory.
 
 bool inDevice(uintptr_t p, size_t bytes) {
   auto it = deviceMemory.upper_bound(p);
@@ -250,7 +502,96 @@ bool inPinned(const void *host, size_t bytes) {
   auto it = pinnedMemory.upper_bound(p);
   if (it == pinnedMemory.begin()) return false;
   --it;
-  return p >= it->first && p + bytes <= it->first + it->second;
+  return p >= it->first && p + bytes <= it->first + it->second.bytes;
+}
+
+bool overlapsPinned(const void *host, size_t bytes) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(host);
+  auto it = pinnedMemory.lower_bound(p + bytes);
+  if (it == pinnedMemory.begin()) return false;
+  --it;
+  return it->first + it->second.bytes > p;
+}
+
+void registerGlobals() {
+  for (const GlobalEntry &g : globals()) {
+    deviceMemory[reinterpret_cast<uintptr_t>(g.address)] = Allocation{g.size, nullptr, 0};
+  }
+}
+
+// Everything a context owns, gone: streams, events, modules, graphs, allocations, host memory.
+void destroyContextState(std::unique_lock<std::mutex> &guard) {
+  runAll(guard);
+  for (auto it = deviceMemory.begin(); it != deviceMemory.end();) {
+    if (it->second.region) {
+      munmap(it->second.region, it->second.regionSize);
+      it = deviceMemory.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto &[base, range] : pinnedMemory) {
+    if (!range.registered) std::free(reinterpret_cast<void *>(base));
+  }
+  pinnedMemory.clear();
+  for (Capture *c : std::vector<Capture *>(captures.begin(), captures.end())) endCapture(c);
+  streams.clear();
+  events.clear();
+  modules.clear();
+  graphs.clear();
+  graphExecs.clear();
+  legacyStream.last = nullptr;
+  generation++;
+}
+
+// Kernel names in a module image: PTX `.entry` lines, or, in a cubin or an uncompressed fatbin, the
+// `.text.NAME` sections of the kernels compiled in here.
+CUresult readImage(const void *image, Module *m) {
+  const unsigned char *bytes = static_cast<const unsigned char *>(image);
+  size_t size = 0;
+  if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+    uint64_t sectionHeaders;
+    uint16_t entrySize, count;
+    std::memcpy(&sectionHeaders, bytes + 0x28, 8);
+    std::memcpy(&entrySize, bytes + 0x3a, 2);
+    std::memcpy(&count, bytes + 0x3c, 2);
+    size = sectionHeaders + size_t{entrySize} * count;
+  } else if (bytes[0] == 0x50 && bytes[1] == 0xed && bytes[2] == 0x55 && bytes[3] == 0xba) {
+    uint16_t headerSize;
+    uint64_t fatSize;
+    std::memcpy(&headerSize, bytes + 6, 2);
+    std::memcpy(&fatSize, bytes + 8, 8);
+    size = headerSize + fatSize;
+  }
+  if (size > 0) {
+    m->image.assign(reinterpret_cast<const char *>(bytes), size);
+    for (const KernelEntry &k : kernels()) {
+      std::string section = std::string(".text.") + k.name;
+      section.push_back('\0');
+      if (m->image.find(section) != std::string::npos) m->entries.insert(k.name);
+    }
+    return m->entries.empty() ? fail(CUDA_ERROR_INVALID_IMAGE, "no kernel of cpu-device in the cubin or fatbin")
+                              : CUDA_SUCCESS;
+  }
+  const char *text = static_cast<const char *>(image);
+  m->image = text;
+  for (const char *at = std::strstr(text, ".entry "); at; at = std::strstr(at + 1, ".entry ")) {
+    const char *name = at + 7;
+    size_t length = std::strcspn(name, "( \t\n");
+    m->entries.insert(std::string(name, length));
+  }
+  return m->entries.empty() ? fail(CUDA_ERROR_INVALID_IMAGE, "no .entry in the module image") : CUDA_SUCCESS;
+}
+
+bool declares(const Module *m, const char *name) {
+  size_t length = std::strlen(name);
+  for (size_t at = m->image.find(name); at != std::string::npos; at = m->image.find(name, at + 1)) {
+    auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+    bool starts = at == 0 || !identifier(m->image[at - 1]);
+    bool ends = at + length >= m->image.size() || !identifier(m->image[at + length]);
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -260,13 +601,13 @@ void __syncthreads() { swapcontext(&fibers[currentFiber]->context, &blockSchedul
 // ---- For the cuBLAS of this directory.
 
 bool kw_cpu_device_in_device_memory(const void *p, size_t bytes) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   return inDevice(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
 void kw_cpu_device_enqueue(CUstream stream, std::function<void()> action) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  enqueue(streamOf(stream), std::move(action));
+  std::lock_guard<std::mutex> guard(lock);
+  submit(stream, std::move(action), "a cuBLAS call");
 }
 
 // ---- The driver API.
@@ -286,47 +627,135 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
-static int primary;
-
-CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
-  *context = reinterpret_cast<CUcontext>(&primary);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (device != 0) return fail(CUDA_ERROR_INVALID_DEVICE, "only device 0");
+  primaryRetains++;
+  *context = reinterpret_cast<CUcontext>(&primaryContext);
   return CUDA_SUCCESS;
 }
 
-CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+// The last release destroys the primary context, as cuDevicePrimaryCtxReset does; its handle stays
+// the same for the next retain.
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  std::unique_lock<std::mutex> guard(lock);
+  if (device != 0) return fail(CUDA_ERROR_INVALID_DEVICE, "only device 0");
+  if (primaryRetains == 0) return fail(CUDA_ERROR_INVALID_CONTEXT, "cuDevicePrimaryCtxRelease without a retain");
+  if (--primaryRetains == 0) destroyContextState(guard);
+  return CUDA_SUCCESS;
+}
 
-// The one context is always current; the agent asks for it.
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice device) {
+  std::unique_lock<std::mutex> guard(lock);
+  if (device != 0) return fail(CUDA_ERROR_INVALID_DEVICE, "only device 0");
+  destroyContextState(guard);
+  primaryRetains = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (device != 0) return fail(CUDA_ERROR_INVALID_DEVICE, "only device 0");
+  *flags = 0;
+  *active = primaryRetains > 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate_v2(CUcontext *context, unsigned int, CUdevice device) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (device != 0) return fail(CUDA_ERROR_INVALID_DEVICE, "only device 0");
+  static int contexts = 0;
+  *context = reinterpret_cast<CUcontext>(new Context{++contexts});
+  threadCurrent = lastCurrent = *context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext context) {
+  std::unique_lock<std::mutex> guard(lock);
+  runAll(guard);
+  if (threadCurrent == context) threadCurrent = nullptr;
+  if (lastCurrent == context) lastCurrent = nullptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  std::lock_guard<std::mutex> guard(lock);
+  threadCurrent = context;
+  if (context) lastCurrent = context;
+  return CUDA_SUCCESS;
+}
+
+// A thread that never made a context current sees the one made current last, so that the agent's
+// own threads find the application's context.
 CUresult cuCtxGetCurrent(CUcontext *context) {
-  *context = reinterpret_cast<CUcontext>(&primary);
+  std::lock_guard<std::mutex> guard(lock);
+  *context = threadCurrent ? threadCurrent
+                           : lastCurrent ? lastCurrent : reinterpret_cast<CUcontext>(&primaryContext);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  std::lock_guard<std::mutex> guard(lock);
+  contextStack.push_back(threadCurrent);
+  threadCurrent = context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext *context) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (contextStack.empty()) return fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxPopCurrent with nothing pushed");
+  if (context) *context = threadCurrent;
+  threadCurrent = contextStack.back();
+  contextStack.pop_back();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice *device) {
+  *device = 0;
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSynchronize() {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  runAll();
+  std::unique_lock<std::mutex> guard(lock);
+  if (CUresult r = synchronizingAllowed(nullptr, "cuCtxSynchronize")) return r;
+  runAll(guard);
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
-  const char *text = static_cast<const char *>(image);
+  std::lock_guard<std::mutex> guard(lock);
   Module *m = new Module();
-  for (const char *at = std::strstr(text, ".entry "); at; at = std::strstr(at + 1, ".entry ")) {
-    const char *name = at + 7;
-    size_t length = std::strcspn(name, "( \t\n");
-    m->entries.insert(std::string(name, length));
+  if (CUresult r = readImage(image, m)) {
+    delete m;
+    return r;
   }
-  if (m->entries.empty()) return fail(CUDA_ERROR_INVALID_IMAGE, "no .entry in the module image");
+  // A new module's variables start at zero.
+  for (const GlobalEntry &g : globals()) {
+    if (declares(m, g.name)) std::memset(g.address, 0, g.size);
+  }
+  modules.insert(m);
   *module = reinterpret_cast<CUmodule>(m);
   return CUDA_SUCCESS;
 }
 
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int, void *, void **) {
+  return cuModuleLoadData(module, image);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule *module, const void *image) { return cuModuleLoadData(module, image); }
+
 CUresult cuModuleUnload(CUmodule module) {
-  delete reinterpret_cast<Module *>(module);
+  std::lock_guard<std::mutex> guard(lock);
+  Module *m = reinterpret_cast<Module *>(module);
+  if (!modules.erase(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleUnload of no module");
+  delete m;
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  std::lock_guard<std::mutex> guard(lock);
   Module *m = reinterpret_cast<Module *>(module);
+  if (!modules.count(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetFunction of no module");
   if (!m->entries.count(name)) return fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel ") + name + " in the module");
   for (KernelEntry &k : kernels()) {
     if (std::strcmp(k.name, name) == 0) {
@@ -337,8 +766,23 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   return fail(CUDA_ERROR_NOT_FOUND, std::string("kernel ") + name + " is not compiled into cpu-device");
 }
 
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *pointer, size_t *bytes, CUmodule module, const char *name) {
+  std::lock_guard<std::mutex> guard(lock);
+  Module *m = reinterpret_cast<Module *>(module);
+  if (!modules.count(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetGlobal of no module");
+  for (const GlobalEntry &g : globals()) {
+    if (std::strcmp(g.name, name) == 0 && declares(m, name)) {
+      registerGlobals();
+      if (pointer) *pointer = reinterpret_cast<CUdeviceptr>(g.address);
+      if (bytes) *bytes = g.size;
+      return CUDA_SUCCESS;
+    }
+  }
+  return fail(CUDA_ERROR_NOT_FOUND, std::string("no variable ") + name + " in the module (or not compiled into cpu-device)");
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t pages = (bytes + page - 1) / page;
   size_t regionSize = (pages + 1) * page;
@@ -346,8 +790,8 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (region == MAP_FAILED) return fail(CUDA_ERROR_OUT_OF_MEMORY, "mmap failed");
   char *guardPage = static_cast<char *>(region) + pages * page;
   mprotect(guardPage, page, PROT_NONE);
-  // The allocation ends where the guard page starts (4-byte aligned: the workloads allocate floats).
-  uintptr_t base = reinterpret_cast<uintptr_t>(guardPage) - ((bytes + 3) & ~size_t{3});
+  // The allocation ends where the guard page starts (8-byte aligned: floats, and pointers in tables).
+  uintptr_t base = reinterpret_cast<uintptr_t>(guardPage) - ((bytes + 7) & ~size_t{7});
   std::memset(reinterpret_cast<void *>(base), 0xff, bytes);  // NaN floats, not zeros
   deviceMemory[base] = Allocation{bytes, region, regionSize};
   *pointer = base;
@@ -355,119 +799,313 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
 }
 
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  runAll();
+  std::unique_lock<std::mutex> guard(lock);
   auto it = deviceMemory.find(pointer);
-  if (it == deviceMemory.end()) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemFree of no allocation");
+  if (it == deviceMemory.end() || !it->second.region) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemFree of no allocation");
+  runAll(guard);
+  it = deviceMemory.find(pointer);
   munmap(it->second.region, it->second.regionSize);
   deviceMemory.erase(it);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   void *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (!p) return fail(CUDA_ERROR_OUT_OF_MEMORY, "aligned_alloc failed");
   std::memset(p, 0xff, bytes);
-  pinnedMemory[reinterpret_cast<uintptr_t>(p)] = bytes;
+  pinnedMemory[reinterpret_cast<uintptr_t>(p)] = HostRange{bytes, false};
   *pointer = p;
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned int) { return cuMemAllocHost_v2(pointer, bytes); }
+
 CUresult cuMemFreeHost(void *pointer) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  runAll();
-  if (!pinnedMemory.erase(reinterpret_cast<uintptr_t>(pointer))) {
-    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost of no allocation");
-  }
+  std::unique_lock<std::mutex> guard(lock);
+  auto it = pinnedMemory.find(reinterpret_cast<uintptr_t>(pointer));
+  if (it == pinnedMemory.end() || it->second.registered) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost of no allocation");
+  runAll(guard);
+  pinnedMemory.erase(reinterpret_cast<uintptr_t>(pointer));
   std::free(pointer);
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemHostRegister_v2(void *pointer, size_t bytes, unsigned int) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister of 0 bytes");
+  if (overlapsPinned(pointer, bytes)) {
+    return fail(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "cuMemHostRegister of memory already page-locked");
+  }
+  pinnedMemory[reinterpret_cast<uintptr_t>(pointer)] = HostRange{bytes, true};
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostUnregister(void *pointer) {
+  std::unique_lock<std::mutex> guard(lock);
+  auto it = pinnedMemory.find(reinterpret_cast<uintptr_t>(pointer));
+  if (it == pinnedMemory.end() || !it->second.registered) {
+    return fail(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "cuMemHostUnregister of memory not registered");
+  }
+  runAll(guard);
+  pinnedMemory.erase(reinterpret_cast<uintptr_t>(pointer));
+  return CUDA_SUCCESS;
+}
+
+// Synchronous copies run on the legacy stream. From pageable memory the host waits for earlier work
+// and the data is staged; the device write may complete after the call returns.
 CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host, size_t bytes) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::unique_lock<std::mutex> guard(lock);
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD outside device memory");
-  Op *op = enqueue(&legacyStream, [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); });
-  runThrough(op);
+  if (CUresult r = synchronizingAllowed(&legacyStream, "cuMemcpyHtoD")) return r;
+  if (inPinned(host, bytes)) {
+    Op *op = enqueue(&legacyStream, [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); });
+    runThrough(guard, op);
+    return CUDA_SUCCESS;
+  }
+  auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(host), static_cast<const char *>(host) + bytes);
+  Op *op = enqueue(&legacyStream, [=] { std::memcpy(reinterpret_cast<void *>(device), staged->data(), bytes); });
+  std::vector<Op *> before = op->after;
+  runUntil(guard, [&before] {
+    return std::all_of(before.begin(), before.end(), [](Op *o) { return o->state == Op::DONE; });
+  });
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::unique_lock<std::mutex> guard(lock);
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside device memory");
+  if (CUresult r = synchronizingAllowed(&legacyStream, "cuMemcpyDtoH")) return r;
   Op *op = enqueue(&legacyStream, [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); });
-  runThrough(op);
+  runThrough(guard, op);
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(to, bytes) || !inDevice(from, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoD outside device memory");
+  return submit(nullptr, [=] { std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes); },
+                "cuMemcpyDtoD");
+}
+
+// From pageable memory the data is staged at once; from pinned memory it is read when the copy runs.
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr device, const void *host, size_t bytes, CUstream stream) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoDAsync outside device memory");
-  if (!inPinned(host, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoDAsync from memory not from cuMemAllocHost");
-  enqueue(streamOf(stream), [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); });
+  if (inPinned(host, bytes)) {
+    return submit(stream, [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); }, "cuMemcpyHtoDAsync");
+  }
+  auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(host), static_cast<const char *>(host) + bytes);
+  return submit(stream, [=] { std::memcpy(reinterpret_cast<void *>(device), staged->data(), bytes); }, "cuMemcpyHtoDAsync");
+}
+
+// To pageable memory the copy completes before the call returns.
+CUresult cuMemcpyDtoHAsync_v2(void *host, CUdeviceptr device, size_t bytes, CUstream stream) {
+  std::unique_lock<std::mutex> guard(lock);
+  if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoHAsync outside device memory");
+  auto copy = [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); };
+  if (inPinned(host, bytes)) return submit(stream, copy, "cuMemcpyDtoHAsync");
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (CUresult r = synchronizingAllowed(s, "cuMemcpyDtoHAsync to pageable memory")) return r;
+  runThrough(guard, enqueue(s, copy));
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void *host, CUdeviceptr device, size_t bytes, CUstream stream) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoHAsync outside device memory");
-  if (!inPinned(host, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoHAsync to memory not from cuMemAllocHost");
-  enqueue(streamOf(stream), [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); });
-  return CUDA_SUCCESS;
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream stream) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(to, bytes) || !inDevice(from, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoDAsync outside device memory");
+  return submit(stream, [=] { std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes); },
+                "cuMemcpyDtoDAsync");
+}
+
+}  // extern "C"
+
+namespace {
+
+template <typename T>
+CUresult memset(CUdeviceptr device, T value, size_t count, CUstream stream, const char *what) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(device, count * sizeof(T))) return fail(CUDA_ERROR_INVALID_VALUE, std::string(what) + " outside device memory");
+  return submit(stream, [=] { std::fill_n(reinterpret_cast<T *>(device), count, value); }, what);
+}
+
+}  // namespace
+
+extern "C" {
+
+// Memsets of device memory do not wait, the synchronous ones included.
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { return memset<unsigned char>(d, v, n, nullptr, "cuMemsetD8"); }
+CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { return memset<unsigned short>(d, v, n, nullptr, "cuMemsetD16"); }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { return memset<unsigned int>(d, v, n, nullptr, "cuMemsetD32"); }
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) {
+  return memset<unsigned char>(d, v, n, s, "cuMemsetD8Async");
+}
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) {
+  return memset<unsigned short>(d, v, n, s, "cuMemsetD16Async");
+}
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
+  return memset<unsigned int>(d, v, n, s, "cuMemsetD32Async");
 }
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   Stream *s = new Stream{(flags & CU_STREAM_NON_BLOCKING) == 0};
   streams.insert(s);
   *stream = reinterpret_cast<CUstream>(s);
   return CUDA_SUCCESS;
 }
 
+CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int) { return cuStreamCreate(stream, flags); }
+
 CUresult cuStreamDestroy_v2(CUstream stream) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  Stream *s = reinterpret_cast<Stream *>(stream);
-  if (!streams.erase(s)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy of no stream");
-  runThrough(s->last);  // its work completes; the Stream stays for operations that follow it
+  std::unique_lock<std::mutex> guard(lock);
+  if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) {
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy of a default stream");
+  }
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  streams.erase(s);
+  runThrough(guard, s->last);  // its work completes; the Stream stays for operations that follow it
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  *flags = s->blocking ? 0 : CU_STREAM_NON_BLOCKING;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCtx(CUstream stream, CUcontext *context) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  *context = threadCurrent ? threadCurrent : lastCurrent ? lastCurrent : reinterpret_cast<CUcontext>(&primaryContext);
   return CUDA_SUCCESS;
 }
 
 CUresult cuStreamSynchronize(CUstream stream) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  Stream *s = streamOf(stream);
-  if (s != &legacyStream && !streams.count(s)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamSynchronize of no stream");
-  runThrough(s->last);
+  std::unique_lock<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s->capture || s == &legacyStream) {
+    if (CUresult r = synchronizingAllowed(s, "cuStreamSynchronize")) return r;
+  }
+  runThrough(guard, s->last);
   return CUDA_SUCCESS;
 }
 
+// Answers at once; then, standing in for the time that passes on a device, starts one ready operation.
+CUresult cuStreamQuery(CUstream stream) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s->capture) {
+    invalidate(s->capture);
+    return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuStreamQuery of a capturing stream");
+  }
+  if (s->last == nullptr || s->last->state == Op::DONE) return CUDA_SUCCESS;
+  step();
+  return CUDA_ERROR_NOT_READY;
+}
+
 CUresult cuEventCreate(CUevent *event, unsigned int) {
-  *event = reinterpret_cast<CUevent>(new Event());
+  std::lock_guard<std::mutex> guard(lock);
+  Event *e = new Event();
+  events.insert(e);
+  *event = reinterpret_cast<CUevent>(e);
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventDestroy_v2(CUevent event) {
-  delete reinterpret_cast<Event *>(event);
-  return CUDA_SUCCESS;
+  std::lock_guard<std::mutex> guard(lock);
+  if (!events.erase(reinterpret_cast<Event *>(event))) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventDestroy of no event");
+  return CUDA_SUCCESS;  // not freed: a stale handle must find no live event
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
-  reinterpret_cast<Event *>(event)->recorded = enqueue(streamOf(stream), [] {});
+  std::lock_guard<std::mutex> guard(lock);
+  Event *e = reinterpret_cast<Event *>(event);
+  if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventRecord of no event");
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s->capture) {
+    e->capture = s->capture;
+    e->tail = s->tail;
+    return CUDA_SUCCESS;
+  }
+  if (s == &legacyStream) {
+    if (CUresult r = legacyAllowed("cuEventRecord")) return r;
+  }
+  e->capture = nullptr;
+  e->recorded = enqueue(s, [] {});
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int) { return cuEventRecord(event, stream); }
+
+CUresult cuEventQuery(CUevent event) {
+  std::lock_guard<std::mutex> guard(lock);
+  Event *e = reinterpret_cast<Event *>(event);
+  if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventQuery of no event");
+  if (e->capture) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuEventQuery of an event recorded in a capture");
+  if (e->recorded == nullptr || e->recorded->state == Op::DONE) return CUDA_SUCCESS;
+  step();
+  return CUDA_ERROR_NOT_READY;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  std::unique_lock<std::mutex> guard(lock);
+  Event *e = reinterpret_cast<Event *>(event);
+  if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventSynchronize of no event");
+  if (e->capture) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuEventSynchronize of an event recorded in a capture");
+  runThrough(guard, e->recorded);
   return CUDA_SUCCESS;
 }
 
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   if (flags != 0) return fail(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent flags");
+  Event *e = reinterpret_cast<Event *>(event);
+  if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamWaitEvent of no event");
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (e->capture && captures.count(e->capture)) {
+    Capture *c = e->capture;
+    if (s->capture == c) {  // a join
+      for (size_t n : e->tail) {
+        if (std::find(s->tail.begin(), s->tail.end(), n) == s->tail.end()) s->tail.push_back(n);
+      }
+      return CUDA_SUCCESS;
+    }
+    if (s->capture) {
+      invalidate(c);
+      invalidate(s->capture);
+      return fail(CUDA_ERROR_STREAM_CAPTURE_MERGE, "cuStreamWaitEvent joins two capture sequences");
+    }
+    s->capture = c;  // a fork: the stream joins the capture
+    s->tail = e->tail;
+    c->members.push_back(s);
+    return CUDA_SUCCESS;
+  }
+  if (s->capture) {
+    invalidate(s->capture);
+    return fail(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "a capturing stream waits for an event recorded outside the capture");
+  }
+  if (s == &legacyStream) {
+    if (CUresult r = legacyAllowed("cuStreamWaitEvent")) return r;
+  }
   // The wait is on the event's latest record as of now; one never recorded is complete.
-  enqueue(streamOf(stream), [] {}, reinterpret_cast<Event *>(event)->recorded);
+  enqueue(s, [] {}, false, {e->recorded});
   return CUDA_SUCCESS;
 }
 
 CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gridY, unsigned int gridZ,
                         unsigned int blockX, unsigned int blockY, unsigned int blockZ,
                         unsigned int sharedBytes, CUstream stream, void **params, void **extra) {
-  std::lock_guard<std::recursive_mutex> guard(lock);
+  std::lock_guard<std::mutex> guard(lock);
   const KernelEntry *k = reinterpret_cast<const KernelEntry *>(function);
   if (gridY != 1 || gridZ != 1 || blockY != 1 || blockZ != 1 || sharedBytes != 0 || extra) {
     return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": only 1-D launches without dynamic shared memory");
@@ -489,7 +1127,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
       }
     }
   }
-  enqueue(streamOf(stream), [k, values, offsets, gridX, blockX] {
+  return submit(stream, [k, values, offsets, gridX, blockX] {
     std::vector<void *> args;
     for (size_t offset : offsets) args.push_back(values->data() + offset);
     gridDim = {gridX, 1, 1};
@@ -500,7 +1138,129 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
       blockIdx = {b, 0, 0};
       runBlock();
     }
-  });
+  }, k->name);
+}
+
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *userData) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!function) return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchHostFunc without a function");
+  return submit(stream, [function, userData] { function(userData); }, "cuLaunchHostFunc", true);
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream stream, int mode) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s == &legacyStream) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuStreamBeginCapture of the legacy stream");
+  if (s->capture) return fail(CUDA_ERROR_ILLEGAL_STATE, "cuStreamBeginCapture of a stream already capturing");
+  if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED) {
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuStreamBeginCapture mode");
+  }
+  Capture *c = new Capture{s, mode, std::this_thread::get_id()};
+  c->members.push_back(s);
+  captures.insert(c);
+  s->capture = c;
+  s->tail.clear();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  *graph = nullptr;
+  Capture *c = s->capture;
+  if (!c) return fail(CUDA_ERROR_ILLEGAL_STATE, "cuStreamEndCapture of a stream not capturing");
+  if (c->origin != s) {
+    invalidate(c);
+    return fail(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "cuStreamEndCapture on a stream that did not begin the capture");
+  }
+  endCapture(c);  // every member stream leaves the capture, whatever the outcome
+  if (c->invalidated) return fail(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "cuStreamEndCapture of an invalidated capture");
+  std::set<size_t> joined = ancestors(c->nodes, s->tail);
+  for (Stream *member : c->members) {
+    for (size_t n : member->tail) {
+      if (!joined.count(n)) return fail(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "a forked stream was not joined before cuStreamEndCapture");
+    }
+  }
+  Graph *g = new Graph{c->nodes};
+  graphs.insert(g);
+  *graph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamIsCapturing(CUstream stream, int *status) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  *status = !s->capture ? CU_STREAM_CAPTURE_STATUS_NONE
+            : s->capture->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long) {
+  std::lock_guard<std::mutex> guard(lock);
+  Graph *g = reinterpret_cast<Graph *>(graph);
+  if (!graphs.count(g)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuGraphInstantiate of no graph");
+  Graph *e = new Graph{g->nodes};
+  graphExecs.insert(e);
+  *exec = reinterpret_cast<CUgraphExec>(e);
+  return CUDA_SUCCESS;
+}
+
+// The graph's nodes run after the stream's earlier work, in any order their edges allow, and the
+// stream's later work runs after all of them.
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  std::lock_guard<std::mutex> guard(lock);
+  Graph *g = reinterpret_cast<Graph *>(exec);
+  if (!graphExecs.count(g)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuGraphLaunch of no executable graph");
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s->capture) {  // captured as its nodes
+    Capture *c = s->capture;
+    size_t first = c->nodes.size();
+    std::vector<size_t> roots = s->tail, leaves;
+    for (const Node &n : g->nodes) {
+      std::vector<size_t> after;
+      for (size_t a : n.after) after.push_back(first + a);
+      if (n.after.empty()) after = roots;
+      c->nodes.push_back(Node{n.action, n.hostFunction, after});
+      leaves.push_back(c->nodes.size() - 1);
+    }
+    if (!leaves.empty()) s->tail = leaves;
+    return CUDA_SUCCESS;
+  }
+  if (s == &legacyStream) {
+    if (CUresult r = legacyAllowed("cuGraphLaunch")) return r;
+  }
+  Op *entry = enqueue(s, [] {});
+  std::vector<Op *> ops;
+  for (const Node &n : g->nodes) {
+    Op *op = new Op();
+    op->action = n.action;
+    op->hostFunction = n.hostFunction;
+    op->after.push_back(entry);
+    for (size_t a : n.after) op->after.push_back(ops[a]);
+    ops.push_back(op);
+    pending.push_back(op);
+  }
+  enqueue(s, [] {}, false, ops);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  std::lock_guard<std::mutex> guard(lock);
+  Graph *g = reinterpret_cast<Graph *>(exec);
+  if (!graphExecs.erase(g)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuGraphExecDestroy of no executable graph");
+  delete g;  // launches already queued hold copies of its nodes
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  std::lock_guard<std::mutex> guard(lock);
+  Graph *g = reinterpret_cast<Graph *>(graph);
+  if (!graphs.erase(g)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuGraphDestroy of no graph");
+  delete g;
   return CUDA_SUCCESS;
 }
 

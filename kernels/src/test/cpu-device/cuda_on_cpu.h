@@ -1,6 +1,7 @@
 // Lets the kernels of src/main/cuda compile as C++ for the CPU: one block at a time, its threads as
 // cooperative fibers that switch at __syncthreads(). Float arithmetic is the CPU's SSE (no x87, no
-// contraction), which rounds as Java and as the PTX built with -fmad=false do.
+// contraction), which rounds as Java and as the PTX built with -fmad=false do. __CUDA_ARCH__ is not
+// defined, so code only a GPU needs (spinning on clock64() to be slow) can be left out.
 #pragma once
 
 #include <cmath>
@@ -22,3 +23,5 @@ void __syncthreads();
 #define __forceinline__ inline
 // One block runs at a time, so one static array per declaration is the block's shared memory.
 #define __shared__ static
+// A module variable is one host variable; cuModuleGetGlobal hands out its address as device memory.
+#define __constant__

@@ -11,12 +11,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a main class of this module's test class path in a new JVM, with or without the packaged agent. */
-final class ChildJvm {
+public final class ChildJvm {
 
   /** What a child printed and how it ended. */
-  record Result(int exitCode, String stdout, String stderr) {
+  public record Result(int exitCode, String stdout, String stderr) {
     /** The lines a program prints as its observable output: results and checksums, not times. */
-    List<String> observable() {
+    public List<String> observable() {
       List<String> lines = new ArrayList<>();
       for (String line : stdout.split("\n")) {
         if (line.startsWith("result") || line.startsWith("checksum") || line.startsWith("dot")) {
@@ -40,7 +40,7 @@ final class ChildJvm {
     throw new IllegalStateException("agent/target/kernelweave-agent.jar is missing: run mvn package first");
   }
 
-  static String java(String javaHome) {
+  public static String java(String javaHome) {
     return Path.of(javaHome, "bin", "java").toString();
   }
 
@@ -78,7 +78,7 @@ final class ChildJvm {
   }
 
   /** The general form: any main class by name, with extra environment variables. */
-  static Result run(String java, String agentOptions, List<Path> extraClassPath, Map<String, String> env,
+  public static Result run(String java, String agentOptions, List<Path> extraClassPath, Map<String, String> env,
       String main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);

@@ -21,10 +21,10 @@ import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
 
 /** What the smoke programs share: a context, the smoke module, and a checksum of what they read back. */
-final class SmokePrograms {
+public final class SmokePrograms {
 
   /** Exit code of a program that found no GPU. */
-  static final int NO_GPU = 3;
+  public static final int NO_GPU = 3;
 
   private SmokePrograms() {}
 
@@ -67,7 +67,7 @@ final class SmokePrograms {
   }
 
   /** SHA-256 over the floats' bytes, in hex: equal outputs give equal checksums. */
-  static String checksum(float[]... arrays) {
+  public static String checksum(float[]... arrays) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       for (float[] a : arrays) {

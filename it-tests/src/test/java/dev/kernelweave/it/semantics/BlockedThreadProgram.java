@@ -1,0 +1,116 @@
+package dev.kernelweave.it.semantics;
+
+import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+
+/**
+ * Sequence 10: several threads on one context. Thread 0 enqueues a host function on a blocking
+ * stream that waits (at most {@code --timeout-ms}) until the other threads are done, then makes a
+ * synchronous {@code cuMemcpyDtoH}, which (on the legacy stream) waits for that host function. While
+ * it is blocked there the other threads launch, copy and synchronize on their own non-blocking
+ * streams, which nothing orders after thread 0's copy: they finish, the host function sees it, and
+ * thread 0's copy completes.
+ */
+public final class BlockedThreadProgram {
+
+  private static final int OTHERS = 2;
+  private static final int KERNELS = 8;
+
+  public static void main(String[] args) throws Exception {
+    Sequence seq = Sequence.start(args, "threads");
+    CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
+    CUfunction slowAxpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
+    seq.repeat(rep -> {
+      CountDownLatch blocking = new CountDownLatch(1);
+      CountDownLatch othersDone = new CountDownLatch(OTHERS);
+      AtomicBoolean sawOthers = new AtomicBoolean();
+      String[] results = new String[OTHERS];
+      float[] yValues = Sequence.ramp(rep);
+      float[][] yBack = new float[1][];
+      Thread blocked = new Thread(() -> {
+        cuCtxSetCurrent(context);
+        CUstream s = new CUstream();
+        cuStreamCreate(s, 0);
+        CUdeviceptr y = new CUdeviceptr();
+        cuMemAlloc(y, BYTES);
+        cuMemcpyHtoD(y, Pointer.to(yValues), BYTES);
+        cuLaunchHostFunc(s, data -> {
+          try {
+            sawOthers.set(othersDone.await(seq.timeoutMs, TimeUnit.MILLISECONDS));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }, null);
+        blocking.countDown();
+        yBack[0] = Sequence.read(y);
+        cuMemFree(y);
+        cuStreamDestroy(s);
+      }, "blocked");
+      Thread[] others = new Thread[OTHERS];
+      for (int t = 0; t < OTHERS; t++) {
+        int id = t;
+        others[t] = new Thread(() -> {
+          cuCtxSetCurrent(context);
+          try {
+            blocking.await();
+            Thread.sleep(20);  // let thread 0 enter its copy
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          CUstream s = new CUstream();
+          cuStreamCreate(s, 1);  // CU_STREAM_NON_BLOCKING: nothing waits for the legacy stream
+          CUdeviceptr x = new CUdeviceptr();
+          cuMemAlloc(x, BYTES);
+          Pointer pinned = new Pointer();
+          cuMemAllocHost(pinned, BYTES);
+          int codes = Sequence.launch(slowFill, s, x, 10f * id, Sequence.N, seq.cycles / KERNELS);
+          for (int k = 0; k < KERNELS; k++) {
+            codes |= Sequence.launch(slowAxpb, s, x, 1f, 1f, Sequence.N, seq.cycles / KERNELS);
+          }
+          codes |= cuMemcpyDtoHAsync(pinned, x, BYTES, s);
+          codes |= cuStreamSynchronize(s);
+          results[id] = codes + " " + Sequence.describe(Sequence.floats(pinned));
+          othersDone.countDown();
+          cuMemFreeHost(pinned);
+          cuMemFree(x);
+          cuStreamDestroy(s);
+        }, "other-" + t);
+      }
+      blocked.start();
+      for (Thread t : others) {
+        t.start();
+      }
+      blocked.join();
+      for (Thread t : others) {
+        t.join();
+      }
+      seq.check(rep, "the host function saw the other threads finish", true, sawOthers.get());
+      for (int t = 0; t < OTHERS; t++) {
+        seq.check(rep, "thread " + (t + 1), "0 " + Sequence.describe(Sequence.ramp(10f * t + KERNELS)), results[t]);
+      }
+      seq.check(rep, "blocked thread's copy", Sequence.describe(yValues), Sequence.describe(yBack[0]));
+    });
+  }
+}
