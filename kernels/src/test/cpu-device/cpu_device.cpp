@@ -337,6 +337,10 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   return fail(CUDA_ERROR_NOT_FOUND, std::string("kernel ") + name + " is not compiled into cpu-device");
 }
 
+// No module variables here: the kernels are compiled in, and a name is never found. Silent, since
+// the agent looks up every variable a module declares.
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *) { return CUDA_ERROR_NOT_FOUND; }
+
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::recursive_mutex> guard(lock);
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
