@@ -155,6 +155,8 @@ public final class Calls {
         cs.lock.unlock();
       }
     }
+    dev.kernelweave.interceptor.observe.CallEvents.emit(r);
+
     try {
       Interception.journal().append(r);
     } catch (Throwable e) {
