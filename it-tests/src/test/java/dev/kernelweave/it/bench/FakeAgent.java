@@ -6,8 +6,8 @@ import java.nio.file.Path;
 
 /**
  * A stand-in for the agent jar: as an agent it records its options and creates the journal
- * folder it is given; as a command line it answers {@code selftest}, {@code inspect stats} and
- * {@code inspect trace} the way the real one is meant to.
+ * folder it is given; as a command line it answers {@code selftest}, {@code inspect stats},
+ * {@code inspect dag} and {@code inspect trace} the way the real one is meant to.
  */
 public final class FakeAgent {
 
@@ -33,6 +33,17 @@ public final class FakeAgent {
       System.out.println("selftest: 200 programs, all equal");
     } else if (args.length == 3 && command.startsWith("inspect stats ") && Files.isDirectory(Path.of(args[2]))) {
       System.out.println("calls 42, kernels 30, streams 4");
+    } else if (args.length == 3 && command.startsWith("inspect dag ") && Files.isDirectory(Path.of(args[2]))) {
+      System.out.println("digraph kernelweave {");
+      System.out.println("  n1 [label=\"1 cuMemcpyHtoD\\ns0\", fillcolor=white];");
+      System.out.println("  n2 [label=\"2 scale\\ns0\", fillcolor=white];");
+      System.out.println("  n3 [label=\"3 scale\\ns1\", fillcolor=white];");
+      System.out.println("  n4 [label=\"4 sum\\ns0\", fillcolor=white];");
+      System.out.println("  n1 -> n2 [label=\"RAW #1\"];");
+      System.out.println("  n1 -> n3 [label=\"RAW #1\"];");
+      System.out.println("  n2 -> n4 [label=\"RAW #2\"];");
+      System.out.println("  n3 -> n4 [label=\"RAW #3\"];");
+      System.out.println("}");
     } else if (args.length == 5 && command.startsWith("inspect trace ") && args[3].equals("-o")) {
       Files.writeString(Path.of(args[4]), "{\"traceEvents\":[]}");
     } else {
