@@ -1,99 +1,131 @@
 package dev.kernelweave.interceptor.cublas;
 
 import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.scheduler.Placement;
-import dev.kernelweave.interceptor.jcuda.JCudaNatives;
-import dev.kernelweave.interceptor.jcuda.JCudaPointers;
-import java.util.concurrent.ConcurrentHashMap;
 import jcuda.Pointer;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
 
 /**
- * The JCublas2 advice's logic: each routine's operands from {@link BlasOperandRoles}, and per
- * handle what the application set (its stream, its pointer mode), since the agent points the
- * handle at its own streams.
+ * The JCublas2 advice's logic: each routine's operands from {@link BlasOperandRoles}; a routine
+ * placed on one of the agent's streams runs on that stream's shadow of the application's handle
+ * ({@link ShadowHandles}), which follows every setting the application makes on its handle.
  *
- * <p>Invariant: when the agent is not placing a routine (pass-through, or after a fallback), the
- * handle is on the stream the application gave it.
+ * <p>Invariant: the application's handles are never modified by the agent; they keep the stream,
+ * workspace and modes the application gave them. Thread-safe: cuBLAS handles may be shared between
+ * threads as cuBLAS allows.
  */
 public final class BlasCalls {
 
-  /** What the application set on one handle. Guarded by the handle's owner; cuBLAS handles are per thread. */
-  private static final class HandleState {
-    volatile cudaStream_t applicationStream = new cudaStream_t();
-    volatile int pointerMode;
-    /** The agent's stream the handle is on, or null when it is on the application's. */
-    volatile cudaStream_t agentStream;
-  }
-
-  private static final int POINTER_MODE_DEVICE = 1;
-  private static final ConcurrentHashMap<cublasHandle, HandleState> HANDLES = new ConcurrentHashMap<>();
+  private static final ShadowHandles SHADOWS = new ShadowHandles(JCudaShadowNatives.INSTANCE);
 
   static {
-    Interception.onFallback(BlasCalls::restoreApplicationStreams);
+    Interception.onFallback(SHADOWS::retireAll);
   }
 
   private BlasCalls() {}
 
-  /** Enter advice of every JCublas2 method. */
+  /** Enter advice of every JCublas2 method; for a routine, {@link #handle} follows. */
   public static CallRecord enter(String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     BlasRoutineKind kind = signature.kind();
     cublasHandle handle = signature.handleIndex() >= 0 ? (cublasHandle) args[signature.handleIndex()] : null;
-    HandleState state = handle == null ? null : HANDLES.get(handle);
-    long appStream = state == null ? 0 : JCudaPointers.nativePointer(state.applicationStream);
+    ShadowHandles.Handle state = handle == null ? null : SHADOWS.lookup(handle);
+    long appStream = state == null ? 0 : state.applicationStream();
     CallRecord r = Calls.begin(kind.callKind(), name, appStream);
     if (r == null) {
       return null;
     }
     switch (kind) {
       case DEVICE_ROUTINE -> {
-        addOperands(r, signature, args, state != null && state.pointerMode == POINTER_MODE_DEVICE);
+        addOperands(r, signature, args, state != null && state.devicePointerMode());
         Calls.place(r, Placement.ASYNC);
-        pointHandle(r, handle, state);
       }
       case COPY_TO_DEVICE, COPY_TO_HOST -> {
         addOperands(r, signature, args, false);
         Calls.place(r, signature.streamIndex() >= 0 ? Placement.BARRIER : Placement.SYNC);
       }
       case HANDLE_DESTROY -> Calls.place(r, Placement.DEVICE_SYNC);
-      case WORKSPACE_SET, UNKNOWN -> Calls.place(r, Placement.BARRIER);
+      case UNKNOWN -> Calls.place(r, Placement.BARRIER);
+      // A workspace is a host-side setting now: no two streams share one (see ShadowHandles).
       default -> { }
     }
     return r;
   }
 
-  /** Exit advice of every JCublas2 method. */
-  public static void exit(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
-    if (r != null && thrown == null && result == 0) {
-      BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
-      cublasHandle handle = signature.handleIndex() >= 0 ? (cublasHandle) args[signature.handleIndex()] : null;
-      switch (signature.kind()) {
-        case HANDLE_CREATE -> HANDLES.put(handle, new HandleState());
-        case HANDLE_DESTROY -> HANDLES.remove(handle);
-        case STREAM_SET -> stateOf(handle).applicationStream =
-            args[1] instanceof cudaStream_t s ? s : new cudaStream_t();
-        case STREAM_GET -> {
-          if (args[1] instanceof cudaStream_t out) {
-            JCudaPointers.setNativePointer(out, JCudaPointers.nativePointer(stateOf(handle).applicationStream));
-          }
-        }
-        case POINTER_MODE_SET -> stateOf(handle).pointerMode = (Integer) args[1];
-        default -> { }
+  /**
+   * The handle a routine's real call uses: the shadow of the agent's stream it was placed on, or the
+   * application's own handle when it stays on the application's stream. Never throws.
+   */
+  public static cublasHandle handle(CallRecord r, cublasHandle application) {
+    if (r == null || r.kind != CallKind.BLAS || application == null) {
+      return application;
+    }
+    try {
+      cudaStream_t lane = Calls.runtimeStream(r, null);
+      if (lane == null) {
+        return application;
       }
-      if (signature.kind() == BlasRoutineKind.STREAM_SET) {
-        stateOf(handle).agentStream = null;
+      cublasHandle h = SHADOWS.forCall(SHADOWS.of(application), lane);
+      if (h instanceof ShadowHandles.Shadow s && s.isOrdered()) {
+        SHADOWS.orderBefore(s);
+      }
+      return h;
+    } catch (Throwable e) {
+      // Last resort (the shadow table reports CUDA failures as status codes): the call passes
+      // through as written and the agent falls back, retiring every shadow.
+      Calls.abandon(r, e);
+      return application;
+    }
+  }
+
+  /** Exit advice of every JCublas2 method; {@code args} hold the handle the real call used. */
+  public static void exit(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
+    if (r != null && args.length > 0 && args[0] instanceof ShadowHandles.Shadow s) {
+      try {
+        SHADOWS.callEnded(s);
+      } catch (Throwable e) {
+        AgentLog.warnOnce("cublas-shadow-end", "cuBLAS handles for the agent's streams failed: " + e);
       }
     }
     Calls.end(r, result, thrown);
+    if (thrown == null && result == 0) {
+      try {
+        follow(name, descriptor, args);
+      } catch (Throwable e) {
+        // A shadow may have missed a setting: no shadow is used from now on.
+        AgentLog.warnOnce("cublas-follow", "cuBLAS handle settings could not be followed: " + e);
+        SHADOWS.retireAll();
+      }
+    }
   }
 
-  private static HandleState stateOf(cublasHandle handle) {
-    return HANDLES.computeIfAbsent(handle, h -> new HandleState());
+  /** What a successful call changed on an application handle, for its shadows. Runs after the call's end: no lock held. */
+  private static void follow(String name, String descriptor, Object[] args) {
+    BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
+    if (signature.handleIndex() < 0 || !(args[signature.handleIndex()] instanceof cublasHandle handle)
+        || handle instanceof ShadowHandles.Shadow) {
+      return;
+    }
+    switch (signature.kind()) {
+      case HANDLE_CREATE -> SHADOWS.created(handle);
+      case HANDLE_DESTROY -> SHADOWS.destroyed(handle);
+      case STREAM_SET -> SHADOWS.streamSet(handle, args[1] instanceof cudaStream_t s ? s : null);
+      case WORKSPACE_SET -> SHADOWS.workspaceSet(handle, (Long) args[2]);
+      case POINTER_MODE_SET -> SHADOWS.settingSet(handle, BlasSetting.POINTER_MODE, (Integer) args[1]);
+      case HOST_SETTING -> {
+        BlasSetting setting = BlasSetting.ofSetter(name);
+        if (setting != null) {
+          SHADOWS.settingSet(handle, setting, (Integer) args[1]);
+        }
+      }
+      default -> { }
+    }
   }
 
   private static void addOperands(CallRecord r, BlasSignature signature, Object[] args, boolean devicePointerMode) {
@@ -114,35 +146,5 @@ public final class BlasCalls {
         Calls.host(r, p, 0, access);
       }
     }
-  }
-
-  /** Points the handle at the lane the routine was placed on, or back at the application's stream. */
-  private static void pointHandle(CallRecord r, cublasHandle handle, HandleState state) {
-    if (handle == null) {
-      return;
-    }
-    if (state == null) {
-      state = stateOf(handle);
-    }
-    cudaStream_t lane = r.stream >= 0 ? Calls.runtimeStream(r, null) : null;
-    cudaStream_t target = lane != null ? lane : state.applicationStream;
-    cudaStream_t current = state.agentStream != null ? state.agentStream : state.applicationStream;
-    if (target != current) {
-      JCudaNatives.setBlasStream(handle, target);
-      state.agentStream = lane;
-    }
-  }
-
-  private static void restoreApplicationStreams() {
-    HANDLES.forEach((handle, state) -> {
-      if (state.agentStream != null) {
-        try {
-          JCudaNatives.setBlasStream(handle, state.applicationStream);
-        } catch (Throwable ignored) {
-          // The application's next cuBLAS call reports whatever is wrong.
-        }
-        state.agentStream = null;
-      }
-    });
   }
 }

@@ -7,17 +7,20 @@ import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.Instrumentation;
+import jcuda.jcublas.cublasHandle;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * {@code jcuda.jcublas.JCublas2}: every routine with its operands' roles, handles, streams and
- * pointer modes. One advice serves all methods; {@link BlasCalls} looks the routine up by name and
- * descriptor.
+ * pointer modes. {@link BlasCalls} looks each method up by name and descriptor; the advice of the
+ * methods that take a handle also hands the real call the handle {@link BlasCalls#handle} picks
+ * (the shadow of the agent's stream a routine was placed on).
  */
 public final class JCublas2Instrumentation implements Instrumentation {
 
@@ -28,11 +31,23 @@ public final class JCublas2Instrumentation implements Instrumentation {
 
   @Override
   public void advise(Visitor visitor) {
-    visitor.visit("Routine",
-        isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cublas")));
+    var wrappers = isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cublas"));
+    var takesHandle = takesArgument(0, named("jcuda.jcublas.cublasHandle"));
+    visitor.visit("Routine", "Call", wrappers.and(takesHandle));
+    visitor.visit("Call", wrappers.and(not(takesHandle)));
   }
 
   static final class Routine {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
+        @Advice.AllArguments Object[] args, @Advice.Argument(value = 0, readOnly = false) cublasHandle handle) {
+      CallRecord r = BlasCalls.enter(name, descriptor, args);
+      handle = BlasCalls.handle(r, handle);
+      return r;
+    }
+  }
+
+  static final class Call {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
         @Advice.AllArguments Object[] args) {
