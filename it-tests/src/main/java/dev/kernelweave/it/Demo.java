@@ -5,11 +5,14 @@ import dev.kernelweave.it.bench.ProjectLayout;
 import dev.kernelweave.it.bench.Stats;
 import dev.kernelweave.it.bench.Way;
 import dev.kernelweave.it.bench.WorkloadRunner;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -156,7 +159,7 @@ public final class Demo {
     String libraries = standIn.toAbsolutePath().toString();
     String inherited = System.getenv("LD_LIBRARY_PATH");
     if (inherited != null && !inherited.isEmpty()) {
-      libraries += java.io.File.pathSeparator + inherited;
+      libraries += File.pathSeparator + inherited;
     }
     WorkloadRunner runner = new WorkloadRunner(setup.jvm().withEnvironment(Map.of("LD_LIBRARY_PATH", libraries)),
         setup.classPath(), setup.mainClass(), setup.agentJar(), "mode=schedule", List.of());
@@ -233,8 +236,8 @@ public final class Demo {
       out.println("  graph:             cannot write " + file + ": " + e.getMessage());
       return false;
     }
-    Map<Long, String> kernels = new java.util.LinkedHashMap<>();
-    Map<Long, List<String>> waits = new java.util.HashMap<>();
+    Map<Long, String> kernels = new LinkedHashMap<>();
+    Map<Long, List<String>> waits = new HashMap<>();
     int nodes = 0;
     int edges = 0;
     for (String line : run.lines()) {

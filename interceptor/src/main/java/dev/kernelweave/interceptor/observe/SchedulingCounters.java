@@ -4,8 +4,10 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Live totals of the finished calls, counted the way {@code inspect stats} counts a journal: the
@@ -15,7 +17,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * counts into a block of its own (no lock, no atomic instruction, no allocation after its first
  * call); readers sum the blocks. A read is not a snapshot: a total may lag by the calls finishing
  * while it is read, and two totals read one after the other may come from different moments.
- * Blocks of threads that ended are kept, so totals never go down.
+ * When a thread has ended, its block is folded into the totals of ended threads (at the next new
+ * thread's first call, once the number of blocks has doubled), so that a program that starts a
+ * thread per task keeps a bounded number of blocks; totals never go down.
  */
 public final class SchedulingCounters {
 
@@ -39,7 +43,19 @@ public final class SchedulingCounters {
   /** Opaque writes: never torn and seen by readers soon, at the cost of a plain store. */
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
-  private final List<long[]> blocks = new CopyOnWriteArrayList<>();
+  /** A thread's slots and the thread, to notice when it has ended. */
+  private record Block(long[] slots, WeakReference<Thread> owner) {
+    boolean ended() {
+      Thread t = owner.get();
+      return t == null || !t.isAlive();
+    }
+  }
+
+  /** Guarded by itself, as are {@link #ended} and {@link #foldAt}. */
+  private final List<Block> blocks = new ArrayList<>();
+  /** The sums of the blocks of threads that ended. */
+  private final long[] ended = new long[SLOTS];
+  private int foldAt = 64;
   private final ThreadLocal<long[]> own = new ThreadLocal<>();
   private final Runnable firstCall;
 
@@ -97,9 +113,39 @@ public final class SchedulingCounters {
   private long[] newBlock() {
     long[] b = new long[SLOTS];
     own.set(b);
-    blocks.add(b);
+    synchronized (blocks) {
+      if (blocks.size() >= foldAt) {
+        foldEnded();
+        foldAt = Math.max(64, blocks.size() * 2);
+      }
+      blocks.add(new Block(b, new WeakReference<>(Thread.currentThread())));
+    }
     firstCall.run();
     return b;
+  }
+
+  /**
+   * Moves the counts of ended threads into {@link #ended}. Exact: a thread's end happens-before
+   * another thread seeing it ended, so its last counts are visible here.
+   */
+  private void foldEnded() {
+    for (Iterator<Block> it = blocks.iterator(); it.hasNext(); ) {
+      Block block = it.next();
+      if (block.ended()) {
+        long[] b = block.slots();
+        for (int i = 0; i < SLOTS; i++) {
+          ended[i] = i == STREAM_MASK ? ended[i] | b[i] : ended[i] + b[i];
+        }
+        it.remove();
+      }
+    }
+  }
+
+  /** The number of per-thread blocks kept; for tests. */
+  int blocks() {
+    synchronized (blocks) {
+      return blocks.size();
+    }
   }
 
   /** Only the owning thread writes a block, so read-add-write needs no atomic instruction. */
@@ -109,11 +155,13 @@ public final class SchedulingCounters {
 
   /** The sum of one slot over every thread's block. */
   long total(int slot) {
-    long sum = 0;
-    for (long[] b : blocks) {
-      sum += (long) SLOT.getOpaque(b, slot);
+    synchronized (blocks) {
+      long sum = ended[slot];
+      for (Block b : blocks) {
+        sum += (long) SLOT.getOpaque(b.slots(), slot);
+      }
+      return sum;
     }
-    return sum;
   }
 
   /** Calls of one kind. */
@@ -123,10 +171,12 @@ public final class SchedulingCounters {
 
   /** The number of distinct agent streams any call ran on, as {@code inspect stats} counts them. */
   public int streamsUsed() {
-    long mask = 0;
-    for (long[] b : blocks) {
-      mask |= (long) SLOT.getOpaque(b, STREAM_MASK);
+    synchronized (blocks) {
+      long mask = ended[STREAM_MASK];
+      for (Block b : blocks) {
+        mask |= (long) SLOT.getOpaque(b.slots(), STREAM_MASK);
+      }
+      return Long.bitCount(mask);
     }
-    return Long.bitCount(mask);
   }
 }

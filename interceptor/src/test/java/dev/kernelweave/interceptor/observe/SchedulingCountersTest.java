@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
@@ -112,5 +113,27 @@ class SchedulingCountersTest {
     assertEquals((long) threads * each, totals.getCrossStreamWaits());
     assertEquals(threads, totals.getStreamsUsed());
     assertEquals(threads, firstCalls.get(), "the first-call hook runs once per thread");
+  }
+
+  @Test
+  void endedThreadsAreFoldedSoAThreadPerTaskKeepsFewBlocksAndLosesNoCount() throws Exception {
+    SchedulingCounters c = new SchedulingCounters();
+    int tasks = 1000;
+    for (int t = 0; t < tasks; t++) {
+      int stream = t % 8;
+      Thread task = new Thread(() -> {
+        c.add(launch(stream, 1, false));
+        c.add(readBack(16, false, 100));
+      });
+      task.start();
+      task.join();
+    }
+    Scheduling totals = new Scheduling(c);
+    assertEquals(2L * tasks, totals.getCalls());
+    assertEquals(tasks, totals.getLaunches());
+    assertEquals(tasks, totals.getCrossStreamWaits());
+    assertEquals(16L * tasks, totals.getBytesDeviceToHost());
+    assertEquals(8, totals.getStreamsUsed(), "streams of ended threads are kept");
+    assertTrue(c.blocks() <= 128, "blocks kept: " + c.blocks());
   }
 }
