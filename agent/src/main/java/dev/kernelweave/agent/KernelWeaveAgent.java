@@ -4,7 +4,9 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.InterceptorInstaller;
 import dev.kernelweave.interceptor.InterceptorSettings;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.journal.LaunchJournal;
 import java.lang.instrument.Instrumentation;
+import java.util.function.Supplier;
 
 /**
  * The agent's entry points. Does as little as possible: parses the options and installs one class
@@ -35,10 +37,26 @@ public final class KernelWeaveAgent {
     }
     try {
       AgentLog.configure(options.log(), System.err);
+      // Classes, not lambdas: the first lambda of a JVM costs its invokedynamic bootstrap at start.
       Interception.activate(new InterceptorSettings(options.mode(), options.streams(), options.ptx(),
-          () -> Journals.open(options)));
-      InterceptorInstaller.install(jvm, () -> JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule()));
-      Runtime.getRuntime().addShutdownHook(new Thread(InterceptorInstaller::shutdown, "kernelweave-shutdown"));
+          new Supplier<LaunchJournal>() {
+            @Override
+            public LaunchJournal get() {
+              return Journals.open(options);
+            }
+          }));
+      InterceptorInstaller.install(jvm, new Runnable() {
+        @Override
+        public void run() {
+          JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
+        }
+      });
+      Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
+        @Override
+        public void run() {
+          InterceptorInstaller.shutdown();
+        }
+      }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {
         AgentLog.debug("installed: " + options);
       }

@@ -4,6 +4,8 @@ import dev.kernelweave.interceptor.install.JCudaTransformer;
 import java.lang.instrument.UnmodifiableClassException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
+import java.lang.instrument.ClassFileTransformer;
 
 /**
  * Installs the advice of every {@link Instrumentation} on JCuda's classes, matched by name: a
@@ -24,7 +26,10 @@ public final class InterceptorInstaller {
    * loaded. Remove the returned transformer and retransform to undo, in tests.
    */
   public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm) {
-    return install(jvm, () -> { });
+    return install(jvm, new Runnable() {
+      @Override
+      public void run() { }
+    });
   }
 
   /**
@@ -33,9 +38,7 @@ public final class InterceptorInstaller {
    */
   public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm, Runnable beforeFirstJCudaClass) {
     JCudaTransformer transformer = new JCudaTransformer(InterceptorInstaller.class.getClassLoader(),
-        InterceptorInstaller.class.getProtectionDomain(), Interception::settings,
-        // A lambda, not a method reference: AdviceWeaving, and Byte Buddy with it, load only if called.
-        () -> AdviceWeaving.transformer(),
+        InterceptorInstaller.class.getProtectionDomain(), new CurrentSettings(), new RuntimeWeaver(),
         beforeFirstJCudaClass);
     jvm.addTransformer(transformer, true);
     installed = transformer;
@@ -54,6 +57,24 @@ public final class InterceptorInstaller {
       }
     }
     return transformer;
+  }
+
+  // Classes, not lambdas, here and in the agent's premain: the first lambda of a JVM costs its
+  // invokedynamic bootstrap, and a program that never uses CUDA should not pay for it.
+
+  private static final class CurrentSettings implements Supplier<InterceptorSettings> {
+    @Override
+    public InterceptorSettings get() {
+      return Interception.settings();
+    }
+  }
+
+  /** Names {@link AdviceWeaving}, and Byte Buddy with it, only when called. */
+  private static final class RuntimeWeaver implements Supplier<ClassFileTransformer> {
+    @Override
+    public ClassFileTransformer get() {
+      return AdviceWeaving.transformer();
+    }
   }
 
   /**

@@ -72,23 +72,22 @@ public final class JCudaTransformer implements ClassFileTransformer {
     if (className == null || !isCandidate(className)) {
       return null;
     }
-    String name = className.replace('/', '.');
     try {
       byte[] woven;
-      String how;
+      boolean asBuilt;
       firstJCudaClass();
       PrewovenClasses known = prewoven();
       switch (known.verdict(className, classFile)) {
         case WOVEN -> {
           woven = known.woven(className);
-          how = "as built";
+          asBuilt = true;
         }
         case UNCHANGED -> {
           return null;
         }
         default -> {
           woven = weaver().transform(module, loader, className, redefined, domain, classFile);
-          how = "at run time";
+          asBuilt = false;
         }
       }
       if (woven == null) {
@@ -100,9 +99,12 @@ public final class JCudaTransformer implements ClassFileTransformer {
             "JCuda's calls run without the agent: " + problem);
         return null;
       }
-      AgentLog.debug("instrumented " + name + " (" + how + ")");
+      if (AgentLog.debugEnabled()) {
+        AgentLog.debug("instrumented " + className.replace('/', '.') + (asBuilt ? " (as built)" : " (at run time)"));
+      }
       return woven;
     } catch (Throwable e) {
+      String name = className.replace('/', '.');
       AgentLog.warnOnce("transform-" + name, "could not instrument " + name + ", its calls are not seen: " + e);
       return null;
     }

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Enumeration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -58,7 +57,7 @@ public final class Preweaver {
           }
           byte[] original = jar.getInputStream(je).readAllBytes();
           byte[] woven = weaver.transform(loader, name, null, null, original);
-          String hash = HexFormat.of().formatHex(PrewovenClasses.sha256(original));
+          String hash = PrewovenClasses.fingerprint(original);
           if (woven != null && references(woven, HelperInjection.ROOT)) {
             sink.accept(name, woven);
             index.add(name + " " + hash + " " + name.replace('/', '.') + ".bin");

@@ -5,18 +5,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 
 /**
  * JCuda's classes as the build wove them ({@link Preweaver}), so that a JVM starting with the agent
  * loads no Byte Buddy at all when the application's JCuda is the one the agent was built against.
- * A class is recognized by the SHA-256 of its class file; any other bytes (another JCuda version,
- * another agent's changes) are woven at run time instead. Immutable once loaded; thread-safe.
+ * A class is recognized by its length and two checksums of its class file (CRC-32 and CRC-32C, each
+ * of another polynomial: a program's start pays for no message digest); any other bytes (another
+ * JCuda version, another agent's changes) are woven at run time instead. Immutable once loaded;
+ * thread-safe.
  */
 final class PrewovenClasses {
 
@@ -29,7 +29,7 @@ final class PrewovenClasses {
   /** What is known of one class file. */
   enum Verdict { WOVEN, UNCHANGED, UNKNOWN }
 
-  private record Entry(byte[] sha256, String resource) {}
+  private record Entry(String fingerprint, String resource) {}
 
   private final ClassLoader agentLoader;
   private final Map<String, Entry> entries;
@@ -48,7 +48,7 @@ final class PrewovenClasses {
         for (String line = reader.readLine(); line != null; line = reader.readLine()) {
           String[] f = line.split(" ");
           if (f.length == 3) {
-            entries.put(f[0], new Entry(HexFormat.of().parseHex(f[1]), f[2]));
+            entries.put(f[0], new Entry(f[1], f[2]));
           }
         }
       }
@@ -59,7 +59,7 @@ final class PrewovenClasses {
   /** Whether this class file is one the build wove, left alone, or never saw. */
   Verdict verdict(String internalName, byte[] classFile) {
     Entry e = entries.get(internalName);
-    if (e == null || !Arrays.equals(e.sha256, sha256(classFile))) {
+    if (e == null || !e.fingerprint.equals(fingerprint(classFile))) {
       return Verdict.UNKNOWN;
     }
     return e.resource.equals(UNCHANGED) ? Verdict.UNCHANGED : Verdict.WOVEN;
@@ -67,7 +67,8 @@ final class PrewovenClasses {
 
   /** The woven class file; only for a {@link Verdict#WOVEN} class. */
   byte[] woven(String internalName) throws IOException {
-    try (InputStream in = agentLoader.getResourceAsStream(DIRECTORY + entries.get(internalName).resource)) {
+    // String.concat: string concatenation's invokedynamic bootstrap costs tens of milliseconds at start.
+    try (InputStream in = agentLoader.getResourceAsStream(DIRECTORY.concat(entries.get(internalName).resource))) {
       if (in == null) {
         throw new IOException("the agent jar lacks the woven " + internalName);
       }
@@ -79,11 +80,13 @@ final class PrewovenClasses {
     return entries.size();
   }
 
-  static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+  /** The class file's length, CRC-32 and CRC-32C, as the index writes them. */
+  static String fingerprint(byte[] classFile) {
+    CRC32 crc = new CRC32();
+    crc.update(classFile);
+    CRC32C crcC = new CRC32C();
+    crcC.update(classFile);
+    return Integer.toString(classFile.length).concat(":").concat(Long.toHexString(crc.getValue())).concat(":")
+        .concat(Long.toHexString(crcC.getValue()));
   }
 }

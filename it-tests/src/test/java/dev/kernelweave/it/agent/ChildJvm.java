@@ -80,13 +80,19 @@ public final class ChildJvm {
   /** The general form: any main class by name, with extra environment variables. */
   public static Result run(String java, String agentOptions, List<Path> extraClassPath, Map<String, String> env,
       String main, String... args) throws IOException, InterruptedException {
+    return runOnClassPath(java, agentOptions, programClassPath(extraClassPath), env, main, args);
+  }
+
+  /** The same with the whole system class path given. */
+  static Result runOnClassPath(String java, String agentOptions, String classPath, Map<String, String> env,
+      String main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);
     if (agentOptions != null) {
       command.add("-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
     }
     command.add("-cp");
-    command.add(programClassPath(extraClassPath));
+    command.add(classPath);
     command.add(main);
     command.addAll(List.of(args));
     return start(command, env);
