@@ -7,9 +7,11 @@ import dev.kernelweave.interceptor.Interception;
 import java.lang.instrument.Instrumentation;
 
 /**
- * The agent's entry points. Does as little as possible: parses the options, opens what the journal
- * needs of the JDK, installs the instrumentation. No CUDA is touched and no thread or file is made
- * until the program makes its first CUDA call. Nothing thrown here reaches the program.
+ * The agent's entry points. Does as little as possible: parses the options and installs one class
+ * file transformer that looks only at JCuda's classes. What a CUDA program alone needs (the JDK
+ * internals the journal maps files with and the injection of helper classes uses) is opened when
+ * the first JCuda class loads; no CUDA is touched and no thread or file is made until the program
+ * makes its first CUDA call. Nothing thrown here reaches the program.
  */
 public final class KernelWeaveAgent {
 
@@ -33,12 +35,13 @@ public final class KernelWeaveAgent {
     }
     try {
       AgentLog.configure(options.log(), System.err);
-      JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
       Interception.activate(new InterceptorSettings(options.mode(), options.streams(), options.ptx(),
           () -> Journals.open(options)));
-      InterceptorInstaller.install(jvm);
-      Runtime.getRuntime().addShutdownHook(new Thread(Interception::shutdown, "kernelweave-shutdown"));
-      AgentLog.debug("installed: " + options);
+      InterceptorInstaller.install(jvm, () -> JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule()));
+      Runtime.getRuntime().addShutdownHook(new Thread(InterceptorInstaller::shutdown, "kernelweave-shutdown"));
+      if (AgentLog.debugEnabled()) {
+        AgentLog.debug("installed: " + options);
+      }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);
     }

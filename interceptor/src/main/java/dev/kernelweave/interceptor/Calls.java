@@ -170,6 +170,8 @@ public final class Calls {
         cs.dispatch.release(scope.ticket);
       }
     }
+    dev.kernelweave.interceptor.observe.CallEvents.emit(r);
+
     try {
       Interception.journal().append(r);
     } catch (Throwable e) {

@@ -1,72 +1,71 @@
 package dev.kernelweave.interceptor;
 
-import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-
-import dev.kernelweave.interceptor.cublas.JCublas2Instrumentation;
-import dev.kernelweave.interceptor.driver.JCudaDriverInstrumentation;
-import dev.kernelweave.interceptor.opaque.OpaqueCallInstrumentation;
-import dev.kernelweave.interceptor.runtime.JCudaRuntimeInstrumentation;
+import dev.kernelweave.interceptor.install.JCudaTransformer;
+import java.lang.instrument.UnmodifiableClassException;
+import java.util.ArrayList;
 import java.util.List;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.utility.JavaModule;
 
 /**
  * Installs the advice of every {@link Instrumentation} on JCuda's classes, matched by name: a
  * program that never loads JCuda is not touched, and classes already loaded are retransformed.
+ *
+ * <p>Installing loads a handful of classes and no Byte Buddy: the transformer ({@link
+ * JCudaTransformer}) gives JCuda's classes the form the build wove them in, and only a JCuda the
+ * agent was not built against is woven at run time, by {@link AdviceWeaving}.
  */
 public final class InterceptorInstaller {
 
-  /** The instrumentations, one per JCuda library class family. */
-  public static final List<Instrumentation> INSTRUMENTATIONS = List.of(
-      new JCudaDriverInstrumentation(),
-      new JCudaRuntimeInstrumentation(),
-      new JCublas2Instrumentation(),
-      new OpaqueCallInstrumentation());
+  private static volatile JCudaTransformer installed;
 
   private InterceptorInstaller() {}
 
-  /** Installs on the JVM; the returned transformer can be reset in tests. */
-  public static ResettableClassFileTransformer install(java.lang.instrument.Instrumentation jvm) {
-    return builder().installOn(jvm);
+  /**
+   * Installs on the JVM after {@link Interception#activate}, and retransforms JCuda classes already
+   * loaded. Remove the returned transformer and retransform to undo, in tests.
+   */
+  public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm) {
+    return install(jvm, () -> { });
   }
 
-  static AgentBuilder builder() {
-    AgentBuilder agent = new AgentBuilder.Default()
-        .disableClassFormatChanges()
-        .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-        .with(AgentBuilder.DescriptionStrategy.Default.POOL_ONLY)
-        .with(new TransformErrors())
-        .ignore(not(nameStartsWith("jcuda.")));
-    ClassLoader agentLoader = InterceptorInstaller.class.getClassLoader();
-    for (Instrumentation instrumentation : INSTRUMENTATIONS) {
-      AgentBuilder.Transformer.ForAdvice[] advice = {new AgentBuilder.Transformer.ForAdvice().include(agentLoader)};
-      String prefix = instrumentation.getClass().getName() + "$";
-      instrumentation.advise((enter, exit, methods) ->
-          advice[0] = advice[0].advice(methods, qualified(prefix, enter), qualified(prefix, exit)));
-      agent = agent.type(instrumentation.types()).transform(advice[0]);
+  /**
+   * {@link #install(java.lang.instrument.Instrumentation)}, running {@code beforeFirstJCudaClass}
+   * once, before the first JCuda class is woven: what only a program that uses CUDA needs.
+   */
+  public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm, Runnable beforeFirstJCudaClass) {
+    JCudaTransformer transformer = new JCudaTransformer(InterceptorInstaller.class.getClassLoader(),
+        InterceptorInstaller.class.getProtectionDomain(), Interception::settings,
+        // A lambda, not a method reference: AdviceWeaving, and Byte Buddy with it, load only if called.
+        () -> AdviceWeaving.transformer(),
+        beforeFirstJCudaClass);
+    jvm.addTransformer(transformer, true);
+    installed = transformer;
+    List<Class<?>> loaded = new ArrayList<>();
+    for (Class<?> c : jvm.getAllLoadedClasses()) {
+      if (c.getName().startsWith("jcuda.") && JCudaTransformer.isCandidate(c.getName().replace('.', '/'))
+          && jvm.isModifiableClass(c)) {
+        loaded.add(c);
+      }
     }
-    return agent;
-  }
-
-  private static String qualified(String prefix, String advice) {
-    return advice.indexOf('.') >= 0 ? advice : prefix + advice;
-  }
-
-  /** Reports a class the agent failed to instrument: its calls then pass through unseen. */
-  private static final class TransformErrors extends AgentBuilder.Listener.Adapter {
-    @Override
-    public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
-        DynamicType dynamicType) {
-      AgentLog.debug("instrumented " + type.getName());
+    if (!loaded.isEmpty()) {
+      try {
+        jvm.retransformClasses(loaded.toArray(new Class<?>[0]));
+      } catch (UnmodifiableClassException | RuntimeException e) {
+        AgentLog.warnOnce("retransform", "JCuda classes loaded before the agent could not be instrumented: " + e);
+      }
     }
+    return transformer;
+  }
 
-    @Override
-    public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable error) {
-      AgentLog.warnOnce("transform-" + typeName, "could not instrument " + typeName + ", its calls are not seen: " + error);
+  /**
+   * Flushes and closes the journal of every copy of the interceptor: this one's and those added to
+   * the class loaders where the application's JCuda lives.
+   */
+  public static void shutdown() {
+    Interception.shutdown();
+    JCudaTransformer t = installed;
+    if (t != null) {
+      t.shutdownCopies();
     }
   }
+
 }

@@ -99,6 +99,17 @@ public final class CudaScope implements AutoCloseable {
     return stream;
   }
 
+  /**
+   * A stream as {@code cuStreamCreate(stream, 0)} makes it, the way most programs create one: it
+   * synchronizes with the legacy default stream.
+   */
+  public CUstream blockingStream() {
+    CUstream stream = new CUstream();
+    cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT);
+    releases.push(() -> cuStreamDestroy(stream));
+    return stream;
+  }
+
   /** {@code count} streams, see {@link #stream()}. */
   public CUstream[] streams(int count) {
     CUstream[] streams = new CUstream[count];

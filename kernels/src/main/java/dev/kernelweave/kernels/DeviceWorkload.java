@@ -1,7 +1,7 @@
 package dev.kernelweave.kernels;
 
 /**
- * What the six workloads share on the GPU: the problem, a {@link CudaScope} that owns everything
+ * What the workloads share on the GPU: the problem, a {@link CudaScope} that owns everything
  * they create, and the order of set-up. A workload class holds the buffers and launches common to
  * its variants; its nested {@code Serial} and {@code Tuned} subclasses add only how they issue the
  * work: {@link #run}, their streams, events and host memory, and where the result lands.

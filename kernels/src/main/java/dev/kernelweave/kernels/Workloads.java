@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
-/** The six workloads by name. */
+/** The workloads by name. */
 public final class Workloads {
 
   private interface Entry {
@@ -35,6 +35,7 @@ public final class Workloads {
     register(DynamicProblem.NAME, DynamicProblem::of, Dynamic::create);
     register(HeadsProblem.NAME, HeadsProblem::of, Heads::create);
     register(PipelineProblem.NAME, PipelineProblem::of, Pipeline::create);
+    register(PipelineProblem.ASYNC_NAME, PipelineProblem::async, Pipeline::create);
     register(ChainProblem.NAME, ChainProblem::of, Chain::create);
   }
 

@@ -72,6 +72,15 @@ class WorkloadMainTest {
   }
 
   @Test
+  void cuInitProgramWithoutAGpuSaysSoOnOneLineAndExitsWithThree() {
+    assumeFalse(Gpu.available(), "this machine has a GPU");
+    assertEquals(3, CuInitMain.run(new PrintStream(out, true, StandardCharsets.UTF_8)));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertTrue(printed.startsWith("no GPU: "), printed);
+    assertEquals(1, printed.lines().count(), printed);
+  }
+
+  @Test
   void gpuAvailabilityIsAnsweredWithoutThrowing() {
     boolean available = Gpu.available();
     assertEquals(available, Gpu.problem() == null);
@@ -109,9 +118,10 @@ class WorkloadMainTest {
   }
 
   @Test
-  void workloadNamesAreTheSixOfTheProtocol() {
+  void workloadNamesAreThoseOfTheProtocol() {
     assertEquals(
-        List.of("branches", "rl-sim", "dynamic", "heads", "pipeline", "chain"), Workloads.names());
+        List.of("branches", "rl-sim", "dynamic", "heads", "pipeline", "pipeline-async", "chain"),
+        Workloads.names());
     assertThrows(IllegalArgumentException.class, () -> Workloads.problem("chains", Size.CHECK));
   }
 }

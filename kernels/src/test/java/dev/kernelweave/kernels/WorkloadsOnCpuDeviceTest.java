@@ -4,12 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -57,5 +61,12 @@ class WorkloadsOnCpuDeviceTest {
     if (other != null) {
       assertEquals(other, result.checksum());
     }
+  }
+
+  @Test
+  void cuInitProgramSaysOk() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertEquals(0, CuInitMain.run(new PrintStream(out, true, StandardCharsets.UTF_8)));
+    assertEquals("cuInit ok", out.toString(StandardCharsets.UTF_8).strip());
   }
 }

@@ -27,12 +27,15 @@ import net.openhft.chronicle.wire.DocumentContext;
  * the free space falling under {@link Builder#minFreeBytes}), the journal says so once through its
  * warning sink, stops, and {@link #append} becomes a no-op: the application goes on.
  *
- * <p>Opening creates the directory and starts the writer thread, which builds the queue: Chronicle
- * takes most of a second to start, and the application should not wait for it. Calls appended
- * meanwhile wait in the ring.
+ * <p>Opening creates the directory, starts Chronicle's process-wide parts on the calling thread
+ * (its shutdown hook must be registered before the JVM begins to exit, see {@link
+ * Journals#startChronicle}) and starts the writer thread, which builds the queue and its files:
+ * that takes most of a second, and the application does not wait for it. Calls appended meanwhile
+ * wait in the ring.
  *
- * <p>Thread-safe. {@link #close} writes what is pending and releases the files; it registers no
- * shutdown hook of its own (the agent calls it from its own).
+ * <p>Thread-safe. {@link #close} writes what is pending and then closes the queue; it registers no
+ * shutdown hook of its own (the agent calls it from its own, so that a program that exits at once
+ * still leaves every call it made).
  */
 public final class ChronicleLaunchJournal implements LaunchJournal {
 
@@ -199,6 +202,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   /** One line: the exception's simple name and the first line of its message, and a hint if known. */
   static String describe(Throwable t) {
     String message = t.getMessage();
+    if (t.getClass() == IOException.class && message != null && !message.isBlank()) {
+      return message;
+    }
     String name = t.getClass().getSimpleName();
     String line = message == null || message.isBlank()
         ? name : name + ": " + message.lines().findFirst().orElse("");
@@ -353,17 +359,20 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     }
 
     /**
-     * Creates the directory and starts the writer thread, which builds the queue; when that fails
-     * the journal warns once and stops.
+     * Creates the directory, starts Chronicle on this thread and starts the writer thread, which
+     * builds the queue; when that fails the journal warns once and stops.
      *
      * @throws IOException when the directory cannot be created or written
+     * @throws IllegalStateException when the JVM is shutting down
      */
     public ChronicleLaunchJournal open() throws IOException {
       Journals.createPrivateDirectory(directory);
       if (!Files.isWritable(directory)) {
         throw new IOException("not writable");
       }
-      return new ChronicleLaunchJournal(this, Files.getFileStore(directory));
+      FileStore store = Files.getFileStore(directory);
+      Journals.startChronicle();
+      return new ChronicleLaunchJournal(this, store);
     }
   }
 }

@@ -7,10 +7,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
+import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.queue.RollCycle;
-import net.openhft.posix.internal.PosixAPIHolder;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.internal.AnalyticsHolder;
+import net.openhft.posix.internal.PosixAPIHolder;
 
 /** How the journal uses Chronicle Queue, in one place for the writer and the reader. */
 final class Journals {
@@ -19,70 +22,113 @@ final class Journals {
   static final String DATA_SUFFIX = ".cq4";
   static final String METADATA_FILE = "metadata.cq4t";
 
+  private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
+  private static final String SYSTEM_PROPERTIES = "system.properties";
+
+  private static boolean started;
+
   private Journals() {}
 
-  private static volatile boolean muted;
-
   /**
-   * Settles what Chronicle does to the process it runs in, before its first queue is built.
+   * Starts Chronicle's process-wide parts on the calling thread, once: its {@code Jvm} class, the
+   * {@code BackgroundResourceReleaser} with its thread and its one JVM shutdown hook, and the usage
+   * reports' holder. Called at the first CUDA call, never from a shutdown hook: a JVM that is
+   * already shutting down refuses new hooks, Chronicle's class initialization then fails, and its
+   * releaser thread prints a {@code NoClassDefFoundError} trace on the program's stderr. That is how
+   * short programs lost their journal when the queue was first built on the writer thread while the
+   * program was exiting.
+   *
+   * <p>What Chronicle would otherwise do to the host process is settled here, without leaving a
+   * mark: the two system properties below are set only while these classes initialize (they read
+   * them then and never again) and removed afterwards, so the application never sees them.
    *
    * <ul>
-   *   <li>Usage reports: Chronicle sends them to its vendor over the network (and writes a client id
-   *       in the user's home) unless told not to; an agent inside someone else's program must not.
-   *       An explicit {@code -Dchronicle.analytics.disable} wins.
-   *   <li>Configuration files: on start Chronicle copies the entries of a {@code system.properties}
-   *       file in the working directory (or its parent) into the JVM's system properties; the
-   *       application's file of that name is not meant for it. Pointing the property of the same
-   *       name at a file that does not exist turns that off; an explicit setting wins.
-   *   <li>Native code: Chronicle loads its POSIX bindings (jnr-ffi, which unpacks a native stub
-   *       into the temporary directory and, on JDK 24 and later, draws restricted-method and
-   *       {@code sun.misc.Unsafe} warnings) only for features the journal does not use (CPU
-   *       affinity, POSIX clocks); the no-op bindings keep it out.
+   *   <li>{@code chronicle.analytics.disable}: Chronicle sends usage reports to its vendor (and
+   *       writes a client id in the user's home) unless told not to; an agent must not.
+   *   <li>{@code system.properties}: Chronicle copies the entries of a {@code system.properties} file
+   *       in the working directory (or its parent) into the JVM's system properties; the
+   *       application's file of that name is not meant for it. A name that does not exist turns it
+   *       off.
+   *   <li>Native code: Chronicle loads its POSIX bindings (jnr-ffi, which unpacks a native stub into
+   *       the temporary directory and draws warnings on newer JDKs) only for features the journal
+   *       does not use; the no-op bindings keep it out.
    * </ul>
+   *
+   * <p>An explicit setting of either property by the application is left as it is and wins.
+   * Another thread reading the system properties during these few milliseconds may see the two
+   * names. Thread-safe.
+   *
+   * @throws IllegalStateException when the JVM is already shutting down (nothing of Chronicle is
+   *     touched then)
    */
-  static void muteChronicle() {
-    if (muted) {
+  static synchronized void startChronicle() {
+    if (started) {
       return;
     }
-    muted = true;
-    if (System.getProperty("chronicle.analytics.disable") == null) {
-      System.setProperty("chronicle.analytics.disable", "true");
+    if (shuttingDown()) {
+      throw new IllegalStateException("the program is exiting");
     }
-    if (System.getProperty("system.properties") == null) {
-      System.setProperty("system.properties", "kernelweave-ignores-system.properties");
-    }
+    boolean setAnalytics = System.getProperty(ANALYTICS_OFF) == null;
+    boolean setProperties = System.getProperty(SYSTEM_PROPERTIES) == null;
     try {
-      if (PosixAPIHolder.POSIX_API == null) {
-        PosixAPIHolder.useNoOpPosixApi();
+      if (setAnalytics) {
+        System.setProperty(ANALYTICS_OFF, "true");
       }
-    } catch (Throwable ignored) {
-      // Another Chronicle version: it loads its bindings as it always did.
+      if (setProperties) {
+        System.setProperty(SYSTEM_PROPERTIES, "kernelweave-ignores-system.properties");
+      }
+      try {
+        if (PosixAPIHolder.POSIX_API == null) {
+          PosixAPIHolder.useNoOpPosixApi();
+        }
+      } catch (Throwable ignored) {
+        // Another Chronicle version: it loads its bindings as it always did.
+      }
+      initialize(Jvm.class);
+      initialize(BackgroundResourceReleaser.class);
+      initialize(AnalyticsHolder.class);
+      started = true;
+    } finally {
+      if (setAnalytics) {
+        System.clearProperty(ANALYTICS_OFF);
+      }
+      if (setProperties) {
+        System.clearProperty(SYSTEM_PROPERTIES);
+      }
+    }
+  }
+
+  private static void initialize(Class<?> type) {
+    try {
+      Class.forName(type.getName(), true, type.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Whether the JVM has begun to shut down: it then refuses new shutdown hooks. */
+  static boolean shuttingDown() {
+    Thread probe = new Thread(() -> { }, "kernelweave-shutdown-probe");
+    try {
+      Runtime.getRuntime().addShutdownHook(probe);
+      Runtime.getRuntime().removeShutdownHook(probe);
+      return false;
+    } catch (IllegalStateException e) {
+      return true;
     }
   }
 
   static SingleChronicleQueue writerQueue(Path directory, RollCycle rollCycle, long blockSize) {
-    muteChronicle();
+    startChronicle();
     return SingleChronicleQueueBuilder.binary(directory)
         .rollCycle(rollCycle)
         .blockSize(blockSize)
         .build();
   }
 
-  /**
-   * A read-only view: it never takes the writer's lock and never grows a file, so it reads a journal
-   * that is being written, one whose writer died, and one on a read-only disk.
-   */
-  static SingleChronicleQueue readerQueue(Path directory) {
-    muteChronicle();
-    return SingleChronicleQueueBuilder.binary(directory)
-        .readOnly(true)
-        .forceDirectoryListingRefreshIntervalMs(250)
-        .build();
-  }
-
   /** Whether {@code directory} holds a queue: its metadata table or at least one data file. */
   static boolean holdsJournal(Path directory) throws IOException {
-    if (Files.isRegularFile(directory.resolve(METADATA_FILE))) {
+    if (Files.exists(directory.resolve(METADATA_FILE))) {
       return true;
     }
     try (Stream<Path> files = Files.list(directory)) {
@@ -99,10 +145,8 @@ final class Journals {
     if (parent != null && !Files.isDirectory(parent)) {
       createPrivateDirectory(parent);
     }
-    boolean posix = Files.getFileStore(parent == null ? directory.getRoot() : parent)
-        .supportsFileAttributeView(PosixFileAttributeView.class);
     try {
-      if (posix) {
+      if (posix(parent == null ? directory.toAbsolutePath().getRoot() : parent)) {
         Files.createDirectory(directory,
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       } else {
@@ -113,5 +157,9 @@ final class Journals {
         throw new IOException(directory + " exists and is not a directory", e);
       }
     }
+  }
+
+  static boolean posix(Path existing) throws IOException {
+    return Files.getFileStore(existing).supportsFileAttributeView(PosixFileAttributeView.class);
   }
 }

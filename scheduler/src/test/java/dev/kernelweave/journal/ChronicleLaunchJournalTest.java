@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -98,12 +97,16 @@ class ChronicleLaunchJournalTest {
   }
 
   @Test
-  void createsTheDirectoryReadableByTheOwnerOnly() throws Exception {
+  void createsTheDirectoryAndARunInItReadableByTheOwnerOnly() throws Exception {
     Path dir = temp.resolve("a/b/journal");
     LaunchJournal journal = LaunchJournals.open(dir, warnings::add);
     journal.close();
     assertTrue(Files.isDirectory(dir));
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    Path run = ((ChronicleLaunchJournal) journal).directory();
+    assertEquals(dir.toRealPath(), run.getParent());
+    assertTrue(JournalDirectories.isRunName(run.getFileName().toString()), run.toString());
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
     assertEquals(List.of(), warnings);
   }
 
@@ -136,7 +139,7 @@ class ChronicleLaunchJournalTest {
   void aQueueChronicleCannotOpenWarnsOnceAndAppendsAreHarmless() throws Exception {
     Path dir = Files.createDirectories(temp.resolve("journal"));
     Files.createDirectory(dir.resolve("metadata.cq4t"));
-    LaunchJournal journal = LaunchJournals.open(dir, warnings::add);
+    LaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(warnings::add).open();
     CallRecord call = TestCalls.fill(new CallRecord(), 1);
     assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
       for (int i = 0; i < 100_000; i++) {
@@ -198,13 +201,20 @@ class ChronicleLaunchJournalTest {
   }
 
   @Test
-  void theDefaultDirectoryIsANewOneUnderTmpNamedAfterTheProcess() {
-    Path dir = LaunchJournals.defaultDirectory();
-    assertEquals(Path.of(System.getProperty("java.io.tmpdir")), dir.getParent());
-    assertTrue(dir.getFileName().toString().matches(
-        "kernelweave-" + ProcessHandle.current().pid() + "-\\d{8}-\\d{6}"), dir.toString());
-    assertFalse(Files.exists(dir), "created by open, not by naming it");
-    assertEquals(Path.of("/t/kernelweave-42-20260102-030405"),
-        LaunchJournals.defaultDirectory(Path.of("/t"), 42, LocalDateTime.of(2026, 1, 2, 3, 4, 5)));
+  void theDefaultDirectoryIsAPrivateOneWithAnUnpredictableNameUnderTmp() throws Exception {
+    LaunchJournal journal = LaunchJournals.open(null, warnings::add);
+    try {
+      Path run = ((ChronicleLaunchJournal) journal).directory();
+      Path parent = run.getParent();
+      assertEquals(Path.of(System.getProperty("java.io.tmpdir")).toRealPath(), parent.getParent().toRealPath());
+      assertTrue(parent.getFileName().toString().matches("kernelweave-\\d+"), parent.toString());
+      assertFalse(parent.getFileName().toString().contains(Long.toString(ProcessHandle.current().pid())),
+          "the name does not follow from the process id");
+      assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(parent)));
+      assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
+    } finally {
+      journal.close();
+    }
+    assertEquals(List.of(), warnings);
   }
 }

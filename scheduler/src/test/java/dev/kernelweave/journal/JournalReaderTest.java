@@ -10,7 +10,12 @@ import dev.kernelweave.call.TestCalls;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -182,5 +187,151 @@ class JournalReaderTest {
     assertTrue(e.getMessage().contains(dir.toString()) && e.getMessage().contains("holds no journal"),
         e.getMessage());
     assertEquals(List.of(dir.resolve("notes.txt")), Files.list(dir).toList(), "reading creates nothing");
+  }
+
+  /** A closed journal of {@code n} calls in {@code dir}, and its one data file. */
+  private static Path journalOf(Path dir, int n) throws Exception {
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    CallRecord call = new CallRecord();
+    for (int i = 0; i < n; i++) {
+      journal.append(TestCalls.fill(call, i));
+    }
+    journal.close();
+    List<Path> files = JournalReader.dataFiles(dir);
+    assertEquals(1, files.size(), files.toString());
+    return files.get(0);
+  }
+
+  /** Reads until the end or the damage; returns the calls read and the damage (null if none). */
+  private static Object[] readUntilDamage(Path dir) throws Exception {
+    long read = 0;
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      CallRecord expected = new CallRecord();
+      try {
+        while (reader.next(r)) {
+          TestCalls.assertSameCall(TestCalls.fill(expected, read), r);
+          read++;
+        }
+      } catch (JournalFormatException e) {
+        return new Object[] {read, e};
+      }
+    }
+    return new Object[] {read, null};
+  }
+
+  @Test
+  void aTruncatedFileIsReadUpToTheDamageWhichIsNamed() throws Exception {
+    Path dir = temp.resolve("journal");
+    Path file = journalOf(dir, 1000);
+    long cut;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ)) {
+      cut = lastRecordEnd(file) / 2 + 1;
+      ch.truncate(cut);
+    }
+    Object[] r = readUntilDamage(dir);
+    long read = (Long) r[0];
+    JournalFormatException e = (JournalFormatException) r[1];
+    assertTrue(e != null, "the truncation is reported");
+    assertTrue(read > 100 && read < 1000, "the calls before the cut are read: " + read);
+    assertEquals(file, e.file());
+    assertTrue(e.readableEnd() <= cut && e.readableEnd() > cut - 1000, e.getMessage());
+    assertTrue(e.getMessage().startsWith(file + " is damaged: readable up to byte " + e.readableEnd()),
+        e.getMessage());
+    assertEquals(1, e.getMessage().lines().count());
+  }
+
+  @Test
+  void overwrittenBytesAreReportedAsDamageAfterTheRecordsBeforeThem() throws Exception {
+    Path dir = temp.resolve("journal");
+    Path file = journalOf(dir, 1000);
+    long middle = lastRecordEnd(file) / 2;
+    byte[] noise = new byte[4096];
+    new java.util.Random(7).nextBytes(noise);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(noise), middle);
+    }
+    Object[] r = readUntilDamage(dir);
+    assertTrue(r[1] != null, "the noise is reported");
+    long read = (Long) r[0];
+    assertTrue(read > 100 && read < 1000, "read " + read);
+    assertTrue(((JournalFormatException) r[1]).readableEnd() <= middle + 4096, r[1].toString());
+  }
+
+  @Test
+  void aFileOfRandomBytesIsDamagedNotEmpty() throws Exception {
+    Path dir = temp.resolve("journal");
+    Path file = journalOf(dir, 10);
+    byte[] noise = new byte[(int) Files.size(file)];
+    new java.util.Random(11).nextBytes(noise);
+    Files.write(file, noise);
+    Object[] r = readUntilDamage(dir);
+    assertEquals(0L, r[0]);
+    JournalFormatException e = (JournalFormatException) r[1];
+    assertTrue(e != null, "random bytes are damage, not an empty journal");
+    assertEquals(0, e.readableEnd());
+  }
+
+  @Test
+  void aFileThatShrinksWhileItIsReadIsDamageNotAFault() throws Exception {
+    Path dir = temp.resolve("journal");
+    Path file = journalOf(dir, 20_000);
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      for (int i = 0; i < 10; i++) {
+        assertTrue(reader.next(r));
+      }
+      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        ch.truncate(64 * 1024);
+      }
+      long read = 10;
+      try {
+        while (reader.next(r)) {
+          read++;
+        }
+        throw new AssertionError("the shrunk file must be reported after " + read + " calls");
+      } catch (JournalFormatException e) {
+        assertTrue(e.getMessage().contains("the file ends (at byte 65536)"), e.getMessage());
+      }
+    }
+  }
+
+  @Test
+  void aBadMetadataTableIsReportedAndTheCallsAreStillRead() throws Exception {
+    Path dir = temp.resolve("journal");
+    journalOf(dir, 10);
+    Path metadata = dir.resolve("metadata.cq4t");
+    byte[] noise = new byte[4096];
+    new java.util.Random(3).nextBytes(noise);
+    Files.write(metadata, noise);
+    Object[] r = readUntilDamage(dir);
+    assertEquals(10L, r[0]);
+    try (JournalReader reader = JournalReader.open(dir)) {
+      JournalFormatException e = reader.metadataDamage();
+      assertTrue(e != null, "the table is reported");
+      assertEquals(metadata, e.file());
+    }
+  }
+
+  @Test
+  void aWholeJournalHasNoDamage() throws Exception {
+    Path dir = temp.resolve("journal");
+    journalOf(dir, 100);
+    Object[] r = readUntilDamage(dir);
+    assertEquals(100L, r[0]);
+    assertEquals(null, r[1]);
+    try (JournalReader reader = JournalReader.open(dir)) {
+      assertEquals(null, reader.metadataDamage());
+    }
+  }
+
+  /** Where the last document of a queue file ends (the next header is zero). */
+  private static long lastRecordEnd(Path file) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+    int pos = 0;
+    while (b.getInt(pos) != 0) {
+      pos = (pos + 4 + (b.getInt(pos) & JournalReader.LENGTH_MASK) + 3) & ~3;
+    }
+    return pos;
   }
 }

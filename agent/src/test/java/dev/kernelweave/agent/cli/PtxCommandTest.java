@@ -72,10 +72,10 @@ class PtxCommandTest {
   }
 
   @Test
-  void printsOneLinePerKernelNameTabThenTokensThenOther() throws IOException {
+  void printsOneLinePerKernelNameTabThenTokensThenVariables() throws IOException {
     int code = PtxCommand.run(new String[] {module().toString()}, out, err);
     assertEquals(0, code, err());
-    assertEquals("copy\tR W V\ncount\tRW OTHER\nidle\t\n", out().replace(System.lineSeparator(), "\n"));
+    assertEquals("copy\tR W V\ncount\tRW hits:RW\nidle\t\n", out().replace(System.lineSeparator(), "\n"));
     assertEquals("", err());
   }
 
@@ -93,7 +93,8 @@ class PtxCommandTest {
     String json = out();
     assertTrue(json.startsWith("[\n  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},"), json);
     assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],"
-        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":true}"), json);
+        + "\"moduleVariables\":[{\"name\":\"hits\",\"use\":\"RW\"}],\"anyModuleVariable\":\"V\",\"otherMemory\":false}"),
+        json);
     assertTrue(json.contains("{\"name\":\"idle\",\"parameters\":[],\"moduleVariables\":[],"
         + "\"anyModuleVariable\":\"V\",\"otherMemory\":false}"), json);
   }

@@ -10,13 +10,15 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The benchmark (issue 4): every workload serial without the agent, serial with the agent, and
- * hand-tuned without the agent, each in fresh JVMs, interleaved round by round. See {@link
- * BenchmarkOptions#HELP} for the command line.
+ * The benchmark: every workload serial without the agent, serial with the agent scheduling,
+ * hand-tuned without the agent, and serial with the agent passing through, each in fresh JVMs,
+ * interleaved round by round; the host time per launch from the two agent ways' journals; and the
+ * agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.
  */
 public final class Benchmark {
 
@@ -31,12 +33,14 @@ public final class Benchmark {
   private final BenchmarkOptions options;
   private final WorkloadRunner runner;
   private final Path journals;
+  private final Path agent;
   private final PrintStream out;
 
-  private Benchmark(BenchmarkOptions options, WorkloadRunner runner, Path journals, PrintStream out) {
+  private Benchmark(BenchmarkOptions options, WorkloadRunner runner, Path journals, Path agent, PrintStream out) {
     this.options = options;
     this.runner = runner;
     this.journals = journals;
+    this.agent = agent;
     this.out = out;
   }
 
@@ -94,11 +98,12 @@ public final class Benchmark {
             options.jvmArgs());
 
     out.printf(
-        "device %s; %d rounds x (%d warm-ups + %d reps) per way; size %s%nagent %s=%s%nworkload class path %s%n%n",
+        "device %s; %d rounds x (%d warm-ups + %d reps) per way; size %s%nagent %s=%s (and mode=passthrough)%n"
+            + "workload class path %s%n%n",
         device, options.rounds(), options.warmup(), options.reps(), options.size(), agent, options.agentOptions(),
         classPath);
     List<WorkloadMeasurement> measured = new ArrayList<>();
-    Benchmark benchmark = new Benchmark(options, runner, journals, out);
+    Benchmark benchmark = new Benchmark(options, runner, journals, agent, out);
     for (String workload : options.workloads()) {
       WorkloadMeasurement m = benchmark.measure(workload);
       if (m == null) {
@@ -106,8 +111,10 @@ public final class Benchmark {
       }
       measured.add(m);
     }
+    StartupCost startup = options.startupRuns() > 0 ? benchmark.measureStartup() : null;
 
-    Report report = new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), measured);
+    Report report =
+        new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), measured, startup);
     out.println();
     out.print(report.table());
     out.println();
@@ -132,29 +139,29 @@ public final class Benchmark {
     }
     out.println("last agent journal of each workload (java -jar " + agent + " inspect stats DIR):");
     for (WorkloadMeasurement m : measured) {
-      out.println("  " + m.name() + ": " + (m.journal() == null ? "none" : m.journal()));
+      out.println("  " + m.name() + ": " + (m.journal(Way.AGENT) == null ? "none" : m.journal(Way.AGENT)));
     }
-    benchmark.writeJournalStats(measured, agent, resultsDir.resolve(DeviceName.toFileName(device) + "-journal-stats.txt"));
+    writeJournalStats(measured, resultsDir.resolve(DeviceName.toFileName(device) + "-journal-stats.txt"), out);
     return status;
   }
 
   /**
-   * Saves {@code inspect stats} of each workload's last journal next to the results, since the
-   * journals themselves stay in a temporary folder (on the GPU machine, one that does not outlive
-   * the session).
+   * Saves {@code inspect stats} of each workload's last journal of each agent way next to the
+   * results, since the journals themselves stay in a temporary folder (on the GPU machine, one that
+   * does not outlive the session).
    */
-  private void writeJournalStats(List<WorkloadMeasurement> measured, Path agent, Path file) {
+  private static void writeJournalStats(List<WorkloadMeasurement> measured, Path file, PrintStream out) {
     StringBuilder text = new StringBuilder();
-    Jvm jvm = new Jvm(options.java(), options.timeoutSeconds());
     for (WorkloadMeasurement m : measured) {
-      if (m.journal() == null || !Files.exists(m.journal())) {
-        continue;
+      for (Way way : List.of(Way.AGENT, Way.PASSTHROUGH)) {
+        if (m.journalStats(way).isEmpty()) {
+          continue;
+        }
+        text.append("== ").append(m.name()).append(way == Way.AGENT ? "" : " " + way.label());
+        text.append(": ").append(m.journal(way)).append('\n');
+        m.journalStats(way).forEach(line -> text.append(line).append('\n'));
+        text.append('\n');
       }
-      Jvm.Run stats = jvm.run(List.of("-jar", agent.toString(), "inspect", "stats", m.journal().toString()));
-      text.append("== ").append(m.name()).append(": ").append(m.journal());
-      text.append(stats.exitCode() == 0 ? "" : " (inspect stats: exit " + stats.exitCode() + ")").append('\n');
-      stats.lines().forEach(line -> text.append(line).append('\n'));
-      text.append('\n');
     }
     if (text.length() == 0) {
       return;
@@ -169,7 +176,7 @@ public final class Benchmark {
   }
 
   /**
-   * Runs one workload all three ways, round after round. Returns null where there is no GPU
+   * Runs one workload every way, round after round. Returns null where there is no GPU
    * (after saying so), and a failed measurement at the first run that does not count.
    */
   private WorkloadMeasurement measure(String workload) {
@@ -180,9 +187,9 @@ public final class Benchmark {
       for (Way way : rotation(round)) {
         Path journal = null;
         if (way.withAgent()) {
-          journal = journals.resolve(workload + "-round" + (round + 1));
-          deleteTree(m.journal());
-          m.journal(journal);
+          journal = journals.resolve(workload + (way.passthrough() ? "-passthrough" : "") + "-round" + (round + 1));
+          deleteTree(m.journal(way));
+          m.journal(way, journal);
         }
         WorkloadRunner.Attempt attempt =
             runner.run(workload, way, options.size(), options.warmup(), options.reps(), journal);
@@ -201,6 +208,9 @@ public final class Benchmark {
         }
         m.add(way, attempt.result());
         medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms");
+        if (way.withAgent()) {
+          readJournal(m, way, journal);
+        }
       }
       out.println(heading + String.join(", ", medians));
     }
@@ -208,7 +218,60 @@ public final class Benchmark {
     return m;
   }
 
-  /** The three ways, starting one further along each round, so that no way always goes first. */
+  /**
+   * Reads one run's journal with {@code inspect stats}: the text is kept for the results folder,
+   * the launches' host time for the table. A journal that cannot be read is said so in the kept
+   * text, and its run has no host time.
+   */
+  private void readJournal(WorkloadMeasurement m, Way way, Path journal) {
+    if (!Files.isDirectory(journal)) {
+      return;
+    }
+    Jvm.Run stats =
+        new Jvm(options.java(), options.timeoutSeconds())
+            .run(List.of("-jar", agent.toString(), "inspect", "stats", journal.toString()));
+    List<String> lines = new ArrayList<>();
+    if (stats.exitCode() != 0) {
+      lines.add("(inspect stats: exit " + stats.exitCode() + ")");
+    }
+    lines.addAll(stats.lines());
+    m.journalStats(way, lines, stats.exitCode() == 0 ? LaunchHostTime.parse(stats.lines()) : null);
+  }
+
+  /**
+   * Starts the program that only calls {@code cuInit} without and with the agent, in pairs whose
+   * order alternates, and returns the times. Stops at the first run that fails.
+   */
+  private StartupCost measureStartup() {
+    StartupCost cost = new StartupCost(options.startupMain());
+    for (int i = 0; i < options.startupRuns(); i++) {
+      Path journal = journals.resolve("startup-" + (i + 1));
+      double[] ms = new double[2];
+      // Even pairs start without the agent, odd ones with it: neither always runs first.
+      for (int k = 0; k < 2; k++) {
+        boolean withAgent = (i + k) % 2 == 1;
+        WorkloadRunner.Timed t = runner.runProgram(options.startupMain(), withAgent, withAgent ? journal : null);
+        if (t.run().exitCode() != 0) {
+          String why =
+              (withAgent ? "with" : "without") + " the agent, exit " + t.run().exitCode() + ": " + t.run().lastLine();
+          out.println("start-up run failed " + why);
+          out.print(t.run().describeFailure(TAIL_LINES));
+          cost.fail(why);
+          deleteTree(journal);
+          return cost;
+        }
+        ms[withAgent ? 1 : 0] = t.ms();
+      }
+      deleteTree(journal);
+      cost.add(ms[0], ms[1]);
+      out.printf(
+          Locale.ROOT, "start-up %d/%d: %.0f ms without the agent, %.0f ms with it%n",
+          i + 1, options.startupRuns(), ms[0], ms[1]);
+    }
+    return cost;
+  }
+
+  /** The ways, starting one further along each round, so that no way always goes first. */
   static List<Way> rotation(int round) {
     Way[] ways = Way.values();
     List<Way> order = new ArrayList<>();
@@ -229,6 +292,8 @@ public final class Benchmark {
     settings.put("java", options.java());
     settings.put("jvm_args", options.jvmArgs());
     settings.put("main_class", options.mainClass());
+    settings.put("startup_runs", options.startupRuns());
+    settings.put("startup_main", options.startupMain());
     settings.put("classpath", classPath);
     settings.put("java_version", System.getProperty("java.version"));
     return settings;

@@ -25,19 +25,24 @@ public record BenchmarkOptions(
     Path journals,
     String device,
     long timeoutSeconds,
+    int startupRuns,
+    String startupMain,
     boolean help) {
 
   public static final String HELP =
       """
       Usage: java -cp 'it-tests/target/classes:it-tests/target/lib/*' dev.kernelweave.it.bench.Benchmark [OPTIONS]
 
-      Runs each workload three ways: serial without the agent, serial with the agent, and the
-      hand-tuned multi-stream twin without the agent. Each round runs the three ways in a rotating
-      order, each in a fresh JVM that does the warm-ups and then the timed repetitions. Prints
-      medians and spreads, writes RESULTS/<device>.json and RESULTS/<device>.png.
+      Runs each workload four ways: serial without the agent, serial with the agent, the
+      hand-tuned multi-stream twin without the agent, and serial with the agent in
+      mode=passthrough. Each round runs the ways in a rotating order, each in a fresh JVM that does
+      the warm-ups and then the timed repetitions. Reads the host time per kernel launch from the
+      two agent ways' journals, then times a program that only calls cuInit in fresh JVMs without
+      and with the agent. Prints medians and spreads, writes RESULTS/<device>.json and
+      RESULTS/<device>.png.
 
         --workloads a,b,...   which workloads (default: all: %s)
-        --rounds N            rounds of the three ways (default 5)
+        --rounds N            rounds of the four ways (default 5)
         --warmup W            warm-ups in each JVM (default 30: enough for the JIT to compile
                         the agent's code, as in any program that runs for more than a moment)
         --reps R              timed repetitions in each JVM (default 5)
@@ -54,12 +59,14 @@ public record BenchmarkOptions(
         --journals DIR        where the agent journals go (default: a new temporary folder)
         --device NAME         the device name (default: from nvidia-smi, else 'unknown')
         --timeout SECONDS     time limit of one workload JVM (default 300)
+        --startup-runs N      JVMs each way for the start-up cost (default 7; 0: not measured)
+        --startup-main CLASS  the program that only calls cuInit (default %s)
         --help                this text
 
       Exit status: 0 all workloads ran with equal outputs, 1 some failed or differed,
       2 bad arguments or nothing to run, 3 no GPU.
       """
-          .formatted(String.join(",", WorkloadRunner.WORKLOADS), WorkloadRunner.MAIN_CLASS);
+          .formatted(String.join(",", WorkloadRunner.WORKLOADS), WorkloadRunner.MAIN_CLASS, WorkloadRunner.CU_INIT_CLASS);
 
   public BenchmarkOptions {
     workloads = List.copyOf(workloads);
@@ -87,6 +94,8 @@ public record BenchmarkOptions(
     Path journals = null;
     String device = null;
     long timeout = 300;
+    int startupRuns = 7;
+    String startupMain = WorkloadRunner.CU_INIT_CLASS;
     boolean help = false;
     for (int i = 0; i < args.length; i++) {
       String key = args[i];
@@ -122,12 +131,14 @@ public record BenchmarkOptions(
         case "--journals" -> journals = Path.of(value);
         case "--device" -> device = value;
         case "--timeout" -> timeout = number(key, value, 1);
+        case "--startup-runs" -> startupRuns = number(key, value, 0);
+        case "--startup-main" -> startupMain = value;
         default -> throw new IllegalArgumentException("unknown option " + key);
       }
     }
     return new BenchmarkOptions(
         workloads, rounds, warmup, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
-        journals, device, timeout, help);
+        journals, device, timeout, startupRuns, startupMain, help);
   }
 
   private static List<String> names(String value) {

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,14 +23,25 @@ public final class Jvm {
 
   private final String java;
   private final long timeoutSeconds;
+  private final Map<String, String> environment;
 
   /**
    * @param java the {@code java} executable
    * @param timeoutSeconds how long one JVM may run before it is killed
    */
   public Jvm(String java, long timeoutSeconds) {
+    this(java, timeoutSeconds, Map.of());
+  }
+
+  private Jvm(String java, long timeoutSeconds, Map<String, String> environment) {
     this.java = java;
     this.timeoutSeconds = timeoutSeconds;
+    this.environment = Map.copyOf(environment);
+  }
+
+  /** The same launcher, its JVMs started with these variables added to this process's environment. */
+  public Jvm withEnvironment(Map<String, String> variables) {
+    return new Jvm(java, timeoutSeconds, variables);
   }
 
   /** The {@code java} executable of the JVM running this code. */
@@ -54,11 +66,10 @@ public final class Jvm {
     Path log = null;
     try {
       log = Files.createTempFile("kernelweave-jvm-", ".log");
-      Process process =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+      builder.environment().putAll(environment);
+      Process process = builder.start();
       process.getOutputStream().close();
       boolean finished = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
       if (!finished) {

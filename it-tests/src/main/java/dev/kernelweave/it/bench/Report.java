@@ -17,6 +17,7 @@ public final class Report {
   private final String command;
   private final Map<String, Object> settings;
   private final List<WorkloadMeasurement> workloads;
+  private final StartupCost startup;
 
   /**
    * @param device the GPU's name
@@ -24,14 +25,21 @@ public final class Report {
    * @param command the benchmark's command line
    * @param settings how it ran (rounds, repetitions, agent...), written as they are
    * @param workloads what it measured
+   * @param startup the agent's start-up cost, null where it was not measured
    */
   public Report(
-      String device, String timestamp, String command, Map<String, Object> settings, List<WorkloadMeasurement> workloads) {
+      String device,
+      String timestamp,
+      String command,
+      Map<String, Object> settings,
+      List<WorkloadMeasurement> workloads,
+      StartupCost startup) {
     this.device = device;
     this.timestamp = timestamp;
     this.command = command;
     this.settings = new LinkedHashMap<>(settings);
     this.workloads = List.copyOf(workloads);
+    this.startup = startup;
   }
 
   /** The workloads whose speedups the geometric means cover: those that ran cleanly, chain aside. */
@@ -76,22 +84,9 @@ public final class Report {
             w.outputsEqual() ? "equal" : "DIFFER"
           });
     }
-    int[] widths = new int[rows.get(0).length];
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        widths[c] = Math.max(widths[c], row[c].length());
-      }
-    }
     StringBuilder out = new StringBuilder();
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < row.length; c++) {
-        String cell = c == 0 || c == row.length - 1 ? pad(row[c], widths[c]) : padLeft(row[c], widths[c]);
-        line.append(cell).append("  ");
-      }
-      out.append(line.toString().stripTrailing()).append('\n');
-    }
-    out.append("ms: median [p10-p90] of every timed repetition; speedups: serial median / median\n");
+    appendRows(out, rows, true);
+    out.append("ms: median [min-max] of every timed repetition; speedups: serial median / median\n");
     for (WorkloadMeasurement w : workloads) {
       if (w.failure() == null && !w.outputsEqual()) {
         failures.add(w.name() + ": outputs differ: " + w.outputDifference());
@@ -113,7 +108,85 @@ public final class Report {
         Double.isNaN(overhead)
             ? "chain overhead: not measured\n"
             : String.format(Locale.ROOT, "chain overhead under the agent: %+.1f%%%n", overhead));
+    out.append('\n').append(hostTimeTable());
+    out.append('\n').append(startupLine());
     return out.toString();
+  }
+
+  /**
+   * Host time per kernel launch with the agent scheduling and passing through, read from the
+   * journals of the same benchmark run.
+   */
+  public String hostTimeTable() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"workload", "launches", "passthrough us", "agent us", "extra us", "passthrough ms"});
+    for (WorkloadMeasurement w : workloads) {
+      List<LaunchHostTime> agent = w.launchHostTimes(Way.AGENT);
+      rows.add(
+          new String[] {
+            w.name(),
+            agent.isEmpty() ? "-" : Long.toString(agent.get(agent.size() - 1).launches()),
+            micros(w.launchHostTimes(Way.PASSTHROUGH)),
+            micros(agent),
+            Double.isFinite(w.launchHostExtraMicros())
+                ? String.format(Locale.ROOT, "%+.2f", w.launchHostExtraMicros())
+                : "-",
+            time(w.summary(Way.PASSTHROUGH))
+          });
+    }
+    StringBuilder out = new StringBuilder();
+    out.append("host time per kernel launch, from the journals (each run's mean over all its launches,\n");
+    out.append("warm-ups included; median [min-max] over runs); passthrough: the agent only journals\n");
+    appendRows(out, rows, false);
+    return out.toString();
+  }
+
+  /** The start-up cost in one line (two where it failed). */
+  public String startupLine() {
+    if (startup == null) {
+      return "start-up: not measured\n";
+    }
+    StringBuilder out = new StringBuilder();
+    if (startup.pairs() > 0) {
+      Stats.Summary extra = startup.pairedExtra();
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "start-up (%s, %d JVMs each way, interleaved): %s ms without the agent, %s ms with it:"
+                  + " %+.0f ms [pairs %+.0f to %+.0f]%n",
+              startup.program().substring(startup.program().lastIndexOf('.') + 1),
+              startup.pairs(),
+              wholeMs(startup.without()),
+              wholeMs(startup.with()),
+              startup.extraMs(),
+              extra.min(),
+              extra.max()));
+    }
+    if (startup.failure() != null) {
+      out.append("start-up: ").append(startup.failure()).append('\n');
+    }
+    return out.toString();
+  }
+
+  /**
+   * Appends {@code rows} as aligned columns: text (the first column, and the last where {@code
+   * lastIsText}) aligned left, numbers right.
+   */
+  private static void appendRows(StringBuilder out, List<String[]> rows, boolean lastIsText) {
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int c = 0; c < row.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < row.length; c++) {
+        boolean left = c == 0 || (lastIsText && c == row.length - 1);
+        line.append(left ? pad(row[c], widths[c]) : padLeft(row[c], widths[c])).append("  ");
+      }
+      out.append(line.toString().stripTrailing()).append('\n');
+    }
   }
 
   /** The results as JSON values (maps, lists, strings, numbers). */
@@ -133,8 +206,61 @@ public final class Report {
     summary.put("agent_speedup_geomean", round(geometricMeanSpeedup(Way.AGENT)));
     summary.put("tuned_speedup_geomean", round(geometricMeanSpeedup(Way.TUNED)));
     summary.put("chain_overhead_pct", round(chainOverheadPercent()));
+    summary.put(
+        "launch_host_extra_us_max",
+        round(
+            workloads.stream()
+                .mapToDouble(WorkloadMeasurement::launchHostExtraMicros)
+                .filter(Double::isFinite)
+                .max()
+                .orElse(Double.NaN)));
+    summary.put("startup_extra_ms", startup == null ? null : round(startup.extraMs()));
     summary.put("all_ok", workloads.stream().allMatch(WorkloadMeasurement::ok));
     json.put("summary", summary);
+    json.put("startup", startupJson());
+    return json;
+  }
+
+  private Map<String, Object> startupJson() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    if (startup == null) {
+      json.put("status", "not measured");
+      return json;
+    }
+    json.put("status", startup.failure() == null ? "ok" : "failed: " + startup.failure());
+    json.put("program", startup.program());
+    json.put("pairs", startup.pairs());
+    json.put("without_ms", spread(startup.without()));
+    json.put("with_ms", spread(startup.with()));
+    json.put("extra_ms", round(startup.extraMs()));
+    json.put("paired_extra_ms", spread(startup.pairedExtra()));
+    json.put("without_runs_ms", startup.withoutMs().stream().map(Report::round).toList());
+    json.put("with_runs_ms", startup.withMs().stream().map(Report::round).toList());
+    return json;
+  }
+
+  /** Median and extremes, with the sample size; empty for no sample. */
+  private static Map<String, Object> spread(Stats.Summary s) {
+    Map<String, Object> spread = new LinkedHashMap<>();
+    if (s != null) {
+      spread.put("min", round(s.min()));
+      spread.put("median", round(s.median()));
+      spread.put("max", round(s.max()));
+      spread.put("n", s.n());
+    }
+    return spread;
+  }
+
+  private static Map<String, Object> launchHostJson(WorkloadMeasurement w) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    for (Way way : List.of(Way.PASSTHROUGH, Way.AGENT)) {
+      List<LaunchHostTime> runs = w.launchHostTimes(way);
+      Map<String, Object> row =
+          spread(runs.isEmpty() ? null : Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
+      row.put("launches", runs.stream().map(LaunchHostTime::launches).toList());
+      json.put(way.label() + "_us", row);
+    }
+    json.put("extra_us", round(w.launchHostExtraMicros()));
     return json;
   }
 
@@ -158,8 +284,11 @@ public final class Report {
       Stats.Summary s = w.summary(way);
       Map<String, Object> spread = new LinkedHashMap<>();
       if (s != null) {
+        spread.put("min", round(s.min()));
         spread.put("p10", round(s.p10()));
+        spread.put("median", round(s.median()));
         spread.put("p90", round(s.p90()));
+        spread.put("max", round(s.max()));
         spread.put("mad", round(s.mad()));
         spread.put("n", s.n());
       }
@@ -168,12 +297,19 @@ public final class Report {
     for (Way way : Way.values()) {
       row.put(way.label() + "_reps", w.times(way));
     }
+    for (Way way : Way.values()) {
+      row.put(way.label() + "_jvm_medians", w.runMedians(way).stream().map(Report::round).toList());
+    }
+    row.put("launch_host_time", launchHostJson(w));
     Map<String, Object> checksums = new LinkedHashMap<>();
     for (Way way : Way.values()) {
       checksums.put(way.label(), List.copyOf(w.checksums(way)));
     }
     row.put("checksums", checksums);
-    row.put("journal", w.journal() == null ? null : w.journal().toString());
+    row.put("journal", w.journal(Way.AGENT) == null ? null : w.journal(Way.AGENT).toString());
+    row.put(
+        "passthrough_journal",
+        w.journal(Way.PASSTHROUGH) == null ? null : w.journal(Way.PASSTHROUGH).toString());
     return row;
   }
 
@@ -214,7 +350,21 @@ public final class Report {
   }
 
   static String time(Stats.Summary s) {
-    return s == null ? "-" : ms(s.median()) + " [" + ms(s.p10()) + "-" + ms(s.p90()) + "]";
+    return s == null ? "-" : ms(s.median()) + " [" + ms(s.min()) + "-" + ms(s.max()) + "]";
+  }
+
+  /** Microseconds per launch over runs: median [min-max]. */
+  static String micros(List<LaunchHostTime> runs) {
+    if (runs.isEmpty()) {
+      return "-";
+    }
+    Stats.Summary s = Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList());
+    return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", s.median(), s.min(), s.max());
+  }
+
+  /** Whole milliseconds: median [min-max]. */
+  static String wholeMs(Stats.Summary s) {
+    return String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", s.median(), s.min(), s.max());
   }
 
   static String ms(double v) {

@@ -12,12 +12,14 @@ public final class Stats {
    * The centre and spread of a sample.
    *
    * @param median the median
+   * @param min the smallest value
    * @param p10 the 10th percentile
    * @param p90 the 90th percentile
+   * @param max the largest value
    * @param mad the median absolute deviation from the median (unscaled)
    * @param n the sample size
    */
-  public record Summary(double median, double p10, double p90, double mad, int n) {}
+  public record Summary(double median, double min, double p10, double p90, double max, double mad, int n) {}
 
   /** Summarizes a non-empty sample. */
   public static Summary summarize(Collection<Double> sample) {
@@ -28,7 +30,13 @@ public final class Stats {
       deviations.add(Math.abs(x - median));
     }
     return new Summary(
-        median, percentile(sorted, 10), percentile(sorted, 90), percentile(sorted(deviations), 50), sorted.size());
+        median,
+        sorted.get(0),
+        percentile(sorted, 10),
+        percentile(sorted, 90),
+        sorted.get(sorted.size() - 1),
+        percentile(sorted(deviations), 50),
+        sorted.size());
   }
 
   /** The median of a non-empty sample. */

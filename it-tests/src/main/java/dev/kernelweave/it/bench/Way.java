@@ -1,20 +1,28 @@
 package dev.kernelweave.it.bench;
 
-/** The three ways the benchmark runs each workload. */
+/** The ways the benchmark runs each workload. */
 public enum Way {
   /** The plain serial program, no agent: the baseline. */
-  SERIAL("serial", false),
-  /** The same serial program under the agent. */
-  AGENT("serial", true),
+  SERIAL("serial", false, false),
+  /** The same serial program under the agent, scheduling. */
+  AGENT("serial", true, false),
   /** The hand-tuned multi-stream twin, no agent: the bar. */
-  TUNED("tuned", false);
+  TUNED("tuned", false, false),
+  /**
+   * The serial program under the agent in {@code mode=passthrough}: every call as written, only
+   * journaled. Its journal gives each call's host time without the scheduler, beside {@link
+   * #AGENT}'s.
+   */
+  PASSTHROUGH("serial", true, true);
 
   private final String variant;
   private final boolean withAgent;
+  private final boolean passthrough;
 
-  Way(String variant, boolean withAgent) {
+  Way(String variant, boolean withAgent, boolean passthrough) {
     this.variant = variant;
     this.withAgent = withAgent;
+    this.passthrough = passthrough;
   }
 
   /** The workload variant this way runs ({@code --variant}). */
@@ -25,6 +33,11 @@ public enum Way {
   /** Whether this way runs under the agent. */
   public boolean withAgent() {
     return withAgent;
+  }
+
+  /** Whether the agent runs in {@code mode=passthrough}, whatever the agent options say. */
+  public boolean passthrough() {
+    return passthrough;
   }
 
   /** The name used in tables and files. */

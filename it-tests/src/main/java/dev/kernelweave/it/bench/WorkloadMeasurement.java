@@ -7,27 +7,34 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** Everything the benchmark gathered about one workload: every repetition of every way. */
 public final class WorkloadMeasurement {
   private final String name;
   private final Map<Way, List<Double>> times = new EnumMap<>(Way.class);
+  private final Map<Way, List<Double>> runMedians = new EnumMap<>(Way.class);
   private final Map<Way, Set<String>> checksums = new EnumMap<>(Way.class);
+  private final Map<Way, List<LaunchHostTime>> launchHostTimes = new EnumMap<>(Way.class);
+  private final Map<Way, Path> journals = new EnumMap<>(Way.class);
+  private final Map<Way, List<String>> journalStats = new EnumMap<>(Way.class);
   private String sizes = "";
-  private Path journal;
   private String failure;
 
   public WorkloadMeasurement(String name) {
     this.name = name;
     for (Way way : Way.values()) {
       times.put(way, new ArrayList<>());
+      runMedians.put(way, new ArrayList<>());
       checksums.put(way, new LinkedHashSet<>());
+      launchHostTimes.put(way, new ArrayList<>());
     }
   }
 
   /** Adds one JVM's result for {@code way}. */
   public void add(Way way, WorkloadResult result) {
     times.get(way).addAll(result.ms());
+    runMedians.get(way).add(Stats.median(result.ms()));
     checksums.get(way).add(result.checksum());
     if (sizes.isEmpty()) {
       sizes = result.sizes();
@@ -39,9 +46,20 @@ public final class WorkloadMeasurement {
     failure = why;
   }
 
-  /** Records where the latest agent run put its journal. */
-  public void journal(Path dir) {
-    journal = dir;
+  /** Records where the latest run of {@code way} put its journal. */
+  public void journal(Way way, Path dir) {
+    journals.put(way, dir);
+  }
+
+  /**
+   * Records what {@code inspect stats} said of the journal of one run of {@code way}: its text is
+   * kept for the latest run, its launches' host time (null where it had none) for every run.
+   */
+  public void journalStats(Way way, List<String> lines, LaunchHostTime hostTime) {
+    journalStats.put(way, List.copyOf(lines));
+    if (hostTime != null) {
+      launchHostTimes.get(way).add(hostTime);
+    }
   }
 
   public String name() {
@@ -53,9 +71,36 @@ public final class WorkloadMeasurement {
     return sizes;
   }
 
-  /** Where the last agent run's journal is, or null. */
-  public Path journal() {
-    return journal;
+  /** Where the latest run of {@code way} left its journal, or null. */
+  public Path journal(Way way) {
+    return journals.get(way);
+  }
+
+  /** What {@code inspect stats} said of the latest journal of {@code way}; empty if nothing. */
+  public List<String> journalStats(Way way) {
+    return journalStats.getOrDefault(way, List.of());
+  }
+
+  /** The launches' host time of each run of {@code way} whose journal had launches, in order. */
+  public List<LaunchHostTime> launchHostTimes(Way way) {
+    return List.copyOf(launchHostTimes.get(way));
+  }
+
+  /**
+   * The median over runs of the mean host microseconds per launch of {@code way}; NaN where no run
+   * of it had launches.
+   */
+  public double launchHostMicros(Way way) {
+    List<Double> means = launchHostTimes.get(way).stream().map(LaunchHostTime::meanMicros).toList();
+    return means.isEmpty() ? Double.NaN : Stats.median(means);
+  }
+
+  /**
+   * What the scheduler adds to a launch's host time: {@link #launchHostMicros} of {@link Way#AGENT}
+   * less that of {@link Way#PASSTHROUGH}.
+   */
+  public double launchHostExtraMicros() {
+    return launchHostMicros(Way.AGENT) - launchHostMicros(Way.PASSTHROUGH);
   }
 
   /** Why the workload failed, or null. */
@@ -68,16 +113,25 @@ public final class WorkloadMeasurement {
     return List.copyOf(times.get(way));
   }
 
+  /** The median of each JVM of {@code way}, in the order run: a bimodal way shows here. */
+  public List<Double> runMedians(Way way) {
+    return List.copyOf(runMedians.get(way));
+  }
+
   /** Every distinct output checksum that {@code way} produced. */
   public Set<String> checksums(Way way) {
     return Set.copyOf(checksums.get(way));
   }
 
-  /** Whether all three ways ran and every run produced the same output. */
+  /**
+   * Whether serial, agent and tuned ran, and every run of every way produced the same output
+   * ({@link Way#PASSTHROUGH} counts where it ran).
+   */
   public boolean outputsEqual() {
     Set<String> all = new LinkedHashSet<>();
     checksums.values().forEach(all::addAll);
-    return all.size() == 1 && checksums.values().stream().noneMatch(Set::isEmpty);
+    return all.size() == 1
+        && Stream.of(Way.SERIAL, Way.AGENT, Way.TUNED).noneMatch(way -> checksums.get(way).isEmpty());
   }
 
   /** Which ways' outputs differ from serial's (or vary between runs), for a reader; empty if none. */

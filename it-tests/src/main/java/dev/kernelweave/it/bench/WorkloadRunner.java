@@ -20,10 +20,13 @@ public final class WorkloadRunner {
 
   /** Every workload, in the order the benchmark runs them. */
   public static final List<String> WORKLOADS =
-      List.of("branches", "rl-sim", "dynamic", "heads", "pipeline", "chain");
+      List.of("branches", "rl-sim", "dynamic", "heads", "pipeline", "pipeline-async", "chain");
 
   /** The workload that only chains dependent kernels: it measures the agent's overhead. */
   public static final String CHAIN = "chain";
+
+  /** The program that only initialises CUDA, for the start-up cost. */
+  public static final String CU_INIT_CLASS = "dev.kernelweave.kernels.CuInitMain";
 
   /** Exit status of a workload JVM that found no GPU. */
   public static final int NO_GPU = 3;
@@ -57,13 +60,13 @@ public final class WorkloadRunner {
   /**
    * Runs {@code workload} one way.
    *
-   * @param journal where the agent writes its journal (only for {@link Way#AGENT}; null for the
-   *     agent's default)
+   * @param journal where the agent writes its journal (only for the ways with the agent; null for
+   *     the agent's default)
    */
   public Attempt run(String workload, Way way, String size, int warmup, int reps, Path journal) {
     List<String> args = new ArrayList<>(jvmArgs);
     if (way.withAgent()) {
-      args.add("-javaagent:" + agentJar.toAbsolutePath() + agentArgument(journal));
+      args.add(agentFlag(way.passthrough(), journal));
     }
     args.addAll(List.of("-cp", classPath, mainClass, workload));
     args.addAll(List.of("--variant", way.variant(), "--size", size));
@@ -71,15 +74,48 @@ public final class WorkloadRunner {
     return Attempt.of(workload, way, jvm.run(args));
   }
 
-  private String agentArgument(Path journal) {
+  /**
+   * Runs {@code mainClass} (with no arguments) once, with the agent or without, and returns the
+   * finished JVM and its wall-clock milliseconds from start to exit.
+   */
+  public Timed runProgram(String mainClass, boolean withAgent, Path journal) {
+    List<String> args = new ArrayList<>(jvmArgs);
+    if (withAgent) {
+      args.add(agentFlag(false, journal));
+    }
+    args.addAll(List.of("-cp", classPath, mainClass));
+    long start = System.nanoTime();
+    Jvm.Run run = jvm.run(args);
+    return new Timed(run, (System.nanoTime() - start) / 1e6);
+  }
+
+  /**
+   * A program's run and its wall-clock time.
+   *
+   * @param run the finished JVM
+   * @param ms milliseconds from starting it to its exit
+   */
+  public record Timed(Jvm.Run run, double ms) {}
+
+  /**
+   * {@code -javaagent:JAR=OPTIONS}: the agent options as given, {@code mode=passthrough} in place
+   * of any mode where asked, and {@code journal} unless the options name one.
+   */
+  String agentFlag(boolean passthrough, Path journal) {
     List<String> options = new ArrayList<>();
-    if (!agentOptions.isBlank()) {
-      options.add(agentOptions.strip());
+    for (String option : agentOptions.split(",")) {
+      String o = option.strip();
+      if (!o.isEmpty() && !(passthrough && o.startsWith("mode="))) {
+        options.add(o);
+      }
+    }
+    if (passthrough) {
+      options.add("mode=passthrough");
     }
     if (journal != null && !agentOptions.contains("journal=")) {
       options.add("journal=" + journal.toAbsolutePath());
     }
-    return options.isEmpty() ? "" : "=" + String.join(",", options);
+    return "-javaagent:" + agentJar.toAbsolutePath() + (options.isEmpty() ? "" : "=" + String.join(",", options));
   }
 
   /**

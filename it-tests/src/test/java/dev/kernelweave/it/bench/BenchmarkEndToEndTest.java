@@ -38,7 +38,8 @@ class BenchmarkEndToEndTest {
                 "--agent", agentJar.toString(), "--classpath", Fakes.testClassPath(),
                 "--main", FakeWorkloadMain.class.getName(), "--out", out.toString(), "--device", "Fake GPU 1",
                 "--journals", out.resolve("journals").toString(),
-                "--rounds", "2", "--warmup", "1", "--reps", "3"));
+                "--rounds", "2", "--warmup", "1", "--reps", "3",
+                "--startup-main", FakeCuInitMain.class.getName(), "--startup-runs", "0"));
     args.addAll(List.of(extra));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     int status = Benchmark.run(args.toArray(String[]::new), new PrintStream(bytes, true, StandardCharsets.UTF_8));
@@ -58,7 +59,7 @@ class BenchmarkEndToEndTest {
 
   @Test
   void measuresEveryWayAndWritesTheResults(@TempDir Path out) throws Exception {
-    assertEquals(0, benchmark(out, "--workloads", "rl-sim,chain"), output);
+    assertEquals(0, benchmark(out, "--workloads", "rl-sim,chain", "--startup-runs", "2"), output);
 
     JsonObject rl = workload(out, "rl-sim");
     assertEquals("ok", rl.get("status").getAsString());
@@ -67,6 +68,8 @@ class BenchmarkEndToEndTest {
     assertEquals(6, rl.getAsJsonArray("serial_reps").size());
     assertEquals(6, rl.getAsJsonArray("agent_reps").size());
     assertEquals(6, rl.getAsJsonArray("tuned_reps").size());
+    assertEquals(6, rl.getAsJsonArray("passthrough_reps").size());
+    assertEquals(2, rl.getAsJsonArray("agent_jvm_medians").size());
     assertEquals(2.0, rl.get("agent_speedup").getAsDouble(), 0.01);
     assertEquals(2.5, rl.get("tuned_speedup").getAsDouble(), 0.01);
     assertEquals(80.0, rl.get("agent_of_tuned_pct").getAsDouble(), 0.5);
@@ -85,6 +88,35 @@ class BenchmarkEndToEndTest {
       assertTrue(output.contains("chart:   not drawn: this Java runtime has no java.desktop module"), output);
     }
     assertTrue(output.contains("geometric mean of 1 workloads"), output);
+
+    // The fake agent's journals: 7.25 us a launch passing through, 9.0 scheduling.
+    JsonObject host = rl.getAsJsonObject("launch_host_time");
+    assertEquals(FakeAgent.PASSTHROUGH_MICROS, host.getAsJsonObject("passthrough_us").get("median").getAsDouble(), 1e-9);
+    assertEquals(FakeAgent.SCHEDULE_MICROS, host.getAsJsonObject("agent_us").get("median").getAsDouble(), 1e-9);
+    assertEquals(2, host.getAsJsonObject("agent_us").get("n").getAsInt(), "one journal a round");
+    assertEquals(1.75, host.get("extra_us").getAsDouble(), 1e-9);
+    assertTrue(output.lines().anyMatch(l -> l.startsWith("rl-sim") && l.contains("+1.75")), output);
+
+    JsonObject startup =
+        JsonParser.parseString(Files.readString(out.resolve("Fake-GPU-1.json"))).getAsJsonObject().getAsJsonObject("startup");
+    assertEquals("ok", startup.get("status").getAsString());
+    assertEquals(2, startup.get("pairs").getAsInt());
+    assertEquals(2, startup.getAsJsonArray("with_runs_ms").size());
+    assertTrue(output.contains("start-up (FakeCuInitMain, 2 JVMs each way, interleaved): "), output);
+    assertFalse(Files.exists(out.resolve("journals/startup-1")), "start-up journals are removed");
+  }
+
+  @Test
+  void aStartupProgramThatFailsIsSaidOnceAndTheResultsStillWritten(@TempDir Path out) throws Exception {
+    assertEquals(
+        0,
+        benchmark(out, "--workloads", "rl-sim", "--startup-runs", "3", "--startup-main", FakeWorkloadMain.class.getName()),
+        output);
+    assertTrue(output.contains("start-up: without the agent, exit 2: usage: FakeWorkloadMain"), output);
+    JsonObject startup =
+        JsonParser.parseString(Files.readString(out.resolve("Fake-GPU-1.json"))).getAsJsonObject().getAsJsonObject("startup");
+    assertTrue(startup.get("status").getAsString().startsWith("failed: without the agent, exit 2"), startup.toString());
+    assertEquals(0, startup.get("pairs").getAsInt());
   }
 
   @Test
@@ -94,6 +126,9 @@ class BenchmarkEndToEndTest {
     assertEquals(out.resolve("journals/rl-sim-round2"), journal);
     String stats = Files.readString(out.resolve("Fake-GPU-1-journal-stats.txt"));
     assertTrue(stats.contains("== rl-sim: " + journal + "\ncalls 42"), stats);
+    Path passthrough = out.resolve("journals/rl-sim-passthrough-round2");
+    assertTrue(stats.contains("== rl-sim passthrough: " + passthrough + "\ncalls 42"), stats);
+    assertFalse(Files.exists(out.resolve("journals/rl-sim-passthrough-round1")), "the first round's is gone");
     assertTrue(Files.isRegularFile(journal.resolve("fake.cq4")), "the agent was given " + journal);
     assertTrue(journal.getFileName().toString().endsWith("round2"), journal.toString());
     assertFalse(Files.exists(journal.resolveSibling("rl-sim-round1")), "the first round's journal is gone");

@@ -21,6 +21,9 @@ class BenchmarkOptionsTest {
     assertEquals(WorkloadRunner.MAIN_CLASS, o.mainClass());
     assertNull(o.agent());
     assertNull(o.classPath());
+    assertEquals(7, o.startupRuns());
+    assertEquals(WorkloadRunner.CU_INIT_CLASS, o.startupMain());
+    assertTrue(o.workloads().contains("pipeline-async"), o.workloads().toString());
     assertFalse(o.help());
   }
 
@@ -31,7 +34,7 @@ class BenchmarkOptionsTest {
             "--workloads", "rl-sim, chain", "--rounds=2", "--warmup", "0", "--reps", "4", "--size", "check",
             "--agent", "a.jar", "--agent-options", "mode=schedule,streams=4", "--classpath", "x:y", "--java", "/j",
             "--jvm-arg", "-Xmx1g", "--jvm-arg", "-Dx=1", "--out", "res", "--journals", "j", "--device", "GPU", "--timeout", "60",
-            "--main", "M", "--help");
+            "--main", "M", "--startup-runs", "0", "--startup-main", "S", "--help");
     assertEquals(List.of("rl-sim", "chain"), o.workloads());
     assertEquals(2, o.rounds());
     assertEquals(0, o.warmup());
@@ -47,6 +50,8 @@ class BenchmarkOptionsTest {
     assertEquals("GPU", o.device());
     assertEquals(60, o.timeoutSeconds());
     assertEquals("M", o.mainClass());
+    assertEquals(0, o.startupRuns());
+    assertEquals("S", o.startupMain());
     assertTrue(o.help());
   }
 
@@ -59,6 +64,7 @@ class BenchmarkOptionsTest {
             new String[] {"--size", "huge"},
             new String[] {"--workloads", " , "},
             new String[] {"--frobnicate", "1"},
+            new String[] {"--startup-runs", "-1"},
             new String[] {"--warmup"})) {
       assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse(bad), String.join(" ", bad));
     }
@@ -66,9 +72,9 @@ class BenchmarkOptionsTest {
 
   @Test
   void eachRoundStartsWithAnotherWay() {
-    assertEquals(List.of(Way.SERIAL, Way.AGENT, Way.TUNED), Benchmark.rotation(0));
-    assertEquals(List.of(Way.AGENT, Way.TUNED, Way.SERIAL), Benchmark.rotation(1));
-    assertEquals(List.of(Way.TUNED, Way.SERIAL, Way.AGENT), Benchmark.rotation(2));
-    assertEquals(Benchmark.rotation(0), Benchmark.rotation(3));
+    assertEquals(List.of(Way.SERIAL, Way.AGENT, Way.TUNED, Way.PASSTHROUGH), Benchmark.rotation(0));
+    assertEquals(List.of(Way.AGENT, Way.TUNED, Way.PASSTHROUGH, Way.SERIAL), Benchmark.rotation(1));
+    assertEquals(List.of(Way.PASSTHROUGH, Way.SERIAL, Way.AGENT, Way.TUNED), Benchmark.rotation(3));
+    assertEquals(Benchmark.rotation(0), Benchmark.rotation(4));
   }
 }

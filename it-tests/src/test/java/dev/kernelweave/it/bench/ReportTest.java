@@ -31,7 +31,33 @@ class ReportTest {
   }
 
   static Report report(List<WorkloadMeasurement> workloads) {
-    return new Report("NVIDIA H100 80GB HBM3", "2025-01-01T00:00Z", "java Benchmark", Map.of("rounds", 5), workloads);
+    return report(workloads, null);
+  }
+
+  static Report report(List<WorkloadMeasurement> workloads, StartupCost startup) {
+    return new Report(
+        "NVIDIA H100 80GB HBM3", "2025-01-01T00:00Z", "java Benchmark", Map.of("rounds", 5), workloads, startup);
+  }
+
+  /** {@link #measured} with two passthrough and agent journals' launch host times. */
+  static WorkloadMeasurement withHostTimes(String name) {
+    WorkloadMeasurement m = measured(name, 12, 6, 4);
+    m.add(Way.PASSTHROUGH, result(name, "serial", 12.5, "same"));
+    m.journalStats(Way.PASSTHROUGH, List.of("pt round 1"), new LaunchHostTime(100, 7.0));
+    m.journalStats(Way.PASSTHROUGH, List.of("pt round 2"), new LaunchHostTime(100, 7.5));
+    m.journalStats(Way.AGENT, List.of("agent round 1"), new LaunchHostTime(100, 9.5));
+    m.journalStats(Way.AGENT, List.of("agent round 2"), null);
+    m.journalStats(Way.AGENT, List.of("agent round 3"), new LaunchHostTime(120, 8.5));
+    return m;
+  }
+
+  /** Three pairs: 300/1000, 320/1100, 310/1050 ms: medians 310 and 1050, pairs +700, +780, +740. */
+  static StartupCost startup() {
+    StartupCost cost = new StartupCost("dev.kernelweave.kernels.CuInitMain");
+    cost.add(300, 1000);
+    cost.add(320, 1100);
+    cost.add(310, 1050);
+    return cost;
   }
 
   @Test
@@ -70,7 +96,7 @@ class ReportTest {
     broken.fail("serial: exit 1: reference mismatch");
     String table = report(List.of(measured("rl-sim", 12, 6, 4), measured("chain", 10, 10.5, 10), broken)).table();
     assertTrue(table.contains("rl-sim"), table);
-    assertTrue(table.contains("12.00 [11.04-13.92]"), table);
+    assertTrue(table.contains("12.00 [10.80-14.40]"), table);
     assertTrue(table.contains("2.00x"), table);
     assertTrue(table.contains("3.00x"), table);
     assertTrue(table.contains("67%"), table);
@@ -82,7 +108,7 @@ class ReportTest {
   @Test
   void jsonFileReadsBackWithEveryField(@TempDir Path dir) throws Exception {
     WorkloadMeasurement rl = measured("rl-sim", 12, 6, 4);
-    rl.journal(dir.resolve("journal"));
+    rl.journal(Way.AGENT, dir.resolve("journal"));
     WorkloadMeasurement broken = new WorkloadMeasurement("pipeline");
     broken.fail("serial: timed out");
     Path file = report(List.of(rl, measured("chain", 10, 10.5, 10), broken)).writeJson(dir);
@@ -109,6 +135,9 @@ class ReportTest {
     assertEquals(66.6667, first.get("agent_of_tuned_pct").getAsDouble(), 1e-9);
     assertEquals(3, first.getAsJsonObject("serial_spread").get("n").getAsInt());
     assertEquals(11.04, first.getAsJsonObject("serial_spread").get("p10").getAsDouble(), 1e-9);
+    assertEquals(10.8, first.getAsJsonObject("serial_spread").get("min").getAsDouble(), 1e-9);
+    assertEquals(14.4, first.getAsJsonObject("serial_spread").get("max").getAsDouble(), 1e-9);
+    assertEquals(List.of(12.0), gsonNumbers(first.getAsJsonArray("serial_jvm_medians")));
     assertEquals(3, first.getAsJsonArray("agent_reps").size());
     assertEquals(dir.resolve("journal").toString(), first.get("journal").getAsString());
 
@@ -121,6 +150,72 @@ class ReportTest {
     assertEquals(2.0, summary.get("agent_speedup_geomean").getAsDouble(), 1e-9);
     assertEquals(5.0, summary.get("chain_overhead_pct").getAsDouble(), 1e-9);
     assertFalse(summary.get("all_ok").getAsBoolean());
+  }
+
+  @Test
+  void hostTimePerLaunchIsTheMedianOverRunsAndTheExtraIsAgentLessPassthrough() {
+    WorkloadMeasurement m = withHostTimes("rl-sim");
+    assertEquals(7.25, m.launchHostMicros(Way.PASSTHROUGH), 1e-12);
+    assertEquals(9.0, m.launchHostMicros(Way.AGENT), 1e-12);
+    assertEquals(1.75, m.launchHostExtraMicros(), 1e-12);
+    assertEquals(List.of("agent round 3"), m.journalStats(Way.AGENT), "the latest run's text is kept");
+    assertTrue(Double.isNaN(measured("chain", 1, 1, 1).launchHostExtraMicros()));
+
+    String table = report(List.of(m, measured("chain", 10, 10.5, 10))).hostTimeTable();
+    String row = table.lines().filter(l -> l.startsWith("rl-sim")).findFirst().orElseThrow();
+    assertEquals(
+        List.of("rl-sim", "120", "7.25", "[7.00-7.50]", "9.00", "[8.50-9.50]", "+1.75", "12.50", "[11.25-15.00]"),
+        List.of(row.split("\\s+")));
+    String chain = table.lines().filter(l -> l.startsWith("chain")).findFirst().orElseThrow();
+    assertEquals(List.of("chain", "-", "-", "-", "-", "-"), List.of(chain.split("\\s+")));
+  }
+
+  @Test
+  void startupLineGivesBothMediansAndThePairedSpreadOfTheExtra() {
+    StartupCost cost = startup();
+    assertEquals(740.0, cost.extraMs(), 1e-12);
+    assertEquals(700.0, cost.pairedExtra().min(), 1e-12);
+    assertEquals(780.0, cost.pairedExtra().max(), 1e-12);
+    String line = report(List.of(), cost).startupLine();
+    assertEquals(
+        "start-up (CuInitMain, 3 JVMs each way, interleaved): 310 [300-320] ms without the agent,"
+            + " 1050 [1000-1100] ms with it: +740 ms [pairs +700 to +780]\n",
+        line);
+    assertEquals("start-up: not measured\n", report(List.of()).startupLine());
+    StartupCost failed = new StartupCost("X");
+    failed.fail("with the agent, exit 3: no GPU");
+    assertEquals("start-up: with the agent, exit 3: no GPU\n", report(List.of(), failed).startupLine());
+  }
+
+  @Test
+  void jsonHasTheHostTimesAndTheStartupCost(@TempDir Path dir) throws Exception {
+    Path file = report(List.of(withHostTimes("rl-sim")), startup()).writeJson(dir);
+    JsonObject json = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+    JsonObject host = json.getAsJsonArray("workloads").get(0).getAsJsonObject().getAsJsonObject("launch_host_time");
+    assertEquals(7.25, host.getAsJsonObject("passthrough_us").get("median").getAsDouble(), 1e-9);
+    assertEquals(7.0, host.getAsJsonObject("passthrough_us").get("min").getAsDouble(), 1e-9);
+    assertEquals(9.5, host.getAsJsonObject("agent_us").get("max").getAsDouble(), 1e-9);
+    assertEquals(List.of(100.0, 120.0), gsonNumbers(host.getAsJsonObject("agent_us").getAsJsonArray("launches")));
+    assertEquals(1.75, host.get("extra_us").getAsDouble(), 1e-9);
+
+    JsonObject startup = json.getAsJsonObject("startup");
+    assertEquals("ok", startup.get("status").getAsString());
+    assertEquals(3, startup.get("pairs").getAsInt());
+    assertEquals(310.0, startup.getAsJsonObject("without_ms").get("median").getAsDouble(), 1e-9);
+    assertEquals(1100.0, startup.getAsJsonObject("with_ms").get("max").getAsDouble(), 1e-9);
+    assertEquals(740.0, startup.get("extra_ms").getAsDouble(), 1e-9);
+    assertEquals(700.0, startup.getAsJsonObject("paired_extra_ms").get("min").getAsDouble(), 1e-9);
+    assertEquals(List.of(300.0, 320.0, 310.0), gsonNumbers(startup.getAsJsonArray("without_runs_ms")));
+
+    JsonObject summary = json.getAsJsonObject("summary");
+    assertEquals(740.0, summary.get("startup_extra_ms").getAsDouble(), 1e-9);
+    assertEquals(1.75, summary.get("launch_host_extra_us_max").getAsDouble(), 1e-9);
+  }
+
+  private static List<Double> gsonNumbers(JsonArray array) {
+    List<Double> values = new java.util.ArrayList<>();
+    array.forEach(e -> values.add(e.getAsDouble()));
+    return values;
   }
 
   @Test

@@ -26,9 +26,11 @@ class StatsTest {
   }
 
   @Test
-  void summaryHasMedianSpreadAndMad() {
+  void summaryHasMedianExtremesSpreadAndMad() {
     Stats.Summary s = Stats.summarize(List.of(10.0, 12.0, 11.0, 30.0, 9.0));
     assertEquals(11.0, s.median());
+    assertEquals(9.0, s.min());
+    assertEquals(30.0, s.max());
     assertEquals(9.4, s.p10(), 1e-12);
     assertEquals(22.8, s.p90(), 1e-12);
     // deviations 1, 1, 0, 19, 2: their median is 1, whatever the outlier

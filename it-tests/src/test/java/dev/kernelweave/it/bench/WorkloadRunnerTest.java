@@ -75,6 +75,29 @@ class WorkloadRunnerTest {
   }
 
   @Test
+  void thePassthroughRunGetsTheAgentInPassthroughModeWhateverTheOptionsSay() {
+    Path journal = Path.of("/j/rl-sim-passthrough-round1");
+    assertEquals(
+        "-javaagent:/a/agent.jar=streams=4,mode=passthrough,journal=/j/rl-sim-passthrough-round1",
+        command("mode=schedule, streams=4", Way.PASSTHROUGH, journal).get(2));
+    assertEquals("-javaagent:/a/agent.jar=mode=passthrough", command("", Way.PASSTHROUGH, null).get(2));
+    assertEquals("serial", Way.PASSTHROUGH.variant());
+  }
+
+  @Test
+  void aProgramRunIsTimedAndGetsTheAgentOnlyWhenAsked() {
+    WorkloadRunner runner =
+        new WorkloadRunner(new Jvm("true", 10), "cp", "Main", Path.of("/a/agent.jar"), "mode=schedule", List.of());
+    WorkloadRunner.Timed with = runner.runProgram("Init", true, Path.of("/j/startup-1"));
+    assertEquals(
+        List.of("true", "-javaagent:/a/agent.jar=mode=schedule,journal=/j/startup-1", "-cp", "cp", "Init"),
+        with.run().command());
+    assertEquals(0, with.run().exitCode());
+    assertTrue(with.ms() > 0, "a time: " + with.ms());
+    assertEquals(List.of("true", "-cp", "cp", "Init"), runner.runProgram("Init", false, null).run().command());
+  }
+
+  @Test
   void agentOptionsThatNameAJournalKeepIt() {
     assertEquals("-javaagent:/a/agent.jar=journal=/mine", command("journal=/mine", Way.AGENT, Path.of("/j")).get(2));
     assertEquals("-javaagent:/a/agent.jar=journal=/j", command("", Way.AGENT, Path.of("/j")).get(2));

@@ -8,6 +8,7 @@ import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
@@ -26,10 +27,10 @@ import jcuda.driver.CUstream;
 /**
  * Sequence 10: several threads on one context. Thread 0 enqueues a host function on a blocking
  * stream that waits (at most {@code --timeout-ms}) until the other threads are done, then makes a
- * synchronous {@code cuMemcpyDtoH}, which (on the legacy stream) waits for that host function. While
- * it is blocked there the other threads launch, copy and synchronize on their own non-blocking
- * streams, which nothing orders after thread 0's copy: they finish, the host function sees it, and
- * thread 0's copy completes.
+ * synchronous {@code cuMemcpyDtoH} into page-locked memory, which (on the legacy stream) waits for
+ * that host function. While it is blocked there the other threads launch, copy and synchronize on
+ * their own non-blocking streams, which nothing orders after thread 0's copy: they finish, the host
+ * function sees it, and thread 0's copy completes.
  */
 public final class BlockedThreadProgram {
 
@@ -63,8 +64,14 @@ public final class BlockedThreadProgram {
             Thread.currentThread().interrupt();
           }
         }, null);
+        // Into page-locked memory, not a Java array: JCuda holds a Java array's elements for the
+        // whole copy, and no thread of the JVM could allocate (collect) until the copy returned.
+        Pointer pinned = new Pointer();
+        cuMemAllocHost(pinned, BYTES);
         blocking.countDown();
-        yBack[0] = Sequence.read(y);
+        cuMemcpyDtoH(pinned, y, BYTES);
+        yBack[0] = Sequence.floats(pinned);
+        cuMemFreeHost(pinned);
         cuMemFree(y);
         cuStreamDestroy(s);
       }, "blocked");

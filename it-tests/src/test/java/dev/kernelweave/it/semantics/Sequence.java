@@ -22,6 +22,7 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 
 /**
@@ -43,6 +44,8 @@ final class Sequence {
   static final long BYTES = 4L * N;
   static final int THREADS = 256;
   static final int BLOCKS = N / THREADS;
+  /** Exit code of a program whose cubin or fatbin (sm_90) the GPU cannot run. */
+  static final int NO_BINARY_FOR_GPU = 4;
 
   final int reps;
   final long cycles;
@@ -148,6 +151,10 @@ final class Sequence {
       byte[] data = resource.endsWith(".ptx") ? Arrays.copyOf(image, image.length + 1) : image;
       CUmodule module = new CUmodule();
       int code = cuModuleLoadData(module, data);
+      if (code == CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        System.out.println("no binary for this GPU in " + resource);
+        System.exit(NO_BINARY_FOR_GPU);
+      }
       if (code != 0) {
         throw new IllegalStateException("cuModuleLoadData(" + resource + ") returned " + code);
       }

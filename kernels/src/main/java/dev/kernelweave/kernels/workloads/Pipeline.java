@@ -15,11 +15,22 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
-/** {@code pipeline} on the GPU; see {@link PipelineProblem}. */
+/**
+ * {@code pipeline} and {@code pipeline-async} on the GPU; see {@link PipelineProblem}. Every variant
+ * starts from the inputs in Java arrays and ends with the results in host memory: what the serial
+ * program pays to move its inputs, the others pay inside the timed run too.
+ */
 public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
 
+  /**
+   * The serial variant as its problem names it ({@code pipeline} or {@code pipeline-async}); the
+   * tuned twin is the same for both, since both compute the same batches.
+   */
   public static Workload create(PipelineProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    if (variant == Variant.TUNED) {
+      return new Tuned(problem);
+    }
+    return problem.isAsync() ? new OneStream(problem) : new Serial(problem);
   }
 
   final float[][] inputs;
@@ -50,6 +61,11 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     }
   }
 
+  @Override
+  public void reset() {
+    // The inputs live in Java arrays that nothing modifies: nothing to put back.
+  }
+
   /** The three kernels of batch {@code b}. */
   void launchCompute(int b, CUstream stream) {
     prepare.launch(p.blocks(), p.threads(), stream, in[b], tmp[b], p.n(), p.rounds());
@@ -66,11 +82,6 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     Serial(PipelineProblem problem) {
       super(problem);
       results = new float[problem.batches()][problem.n()];
-    }
-
-    @Override
-    public void reset() {
-      // The inputs live in Java arrays that nothing modifies: nothing to put back.
     }
 
     @Override
@@ -94,47 +105,97 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
   }
 
   /**
-   * A stream per batch, inputs and results in pinned memory, asynchronous copies: one batch's
-   * copies overlap other batches' kernels and copies in the other direction.
+   * What the batches of both pinned variants share: a pinned region per batch for its input and
+   * one for its result, and one batch's host work and queued GPU work.
    */
-  static final class Tuned extends Pipeline {
-    private CUstream[] streams;
+  abstract static class Pinned extends Pipeline {
     private PinnedFloats staged;
     private PinnedFloats results;
+
+    Pinned(PipelineProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      staged = cuda.pinnedFloats(p.batches() * p.n());
+      results = cuda.pinnedFloats(p.batches() * p.n());
+      setUpStreams();
+    }
+
+    /** Creates the variant's streams. */
+    abstract void setUpStreams();
+
+    /**
+     * Batch {@code b}: its input from the Java array into its pinned region (host work, which
+     * overlaps the GPU's work on the batches queued before), then the copy in, the kernels and the
+     * copy out, queued on {@code stream}.
+     */
+    void queueBatch(int b, CUstream stream) {
+      staged.put(b * p.n(), inputs[b]);
+      staged.copyToDevice(b * p.n(), in[b], p.n(), stream);
+      launchCompute(b, stream);
+      results.copyFromDevice(b * p.n(), out[b], p.n(), stream);
+    }
+
+    @Override
+    public byte[] output() {
+      return Outputs.floats(results.toArray());
+    }
+  }
+
+  /**
+   * {@code pipeline-async} as many programs already are: pinned memory, asynchronous copies and the
+   * kernels all on one stream the program created ({@code cuStreamCreate} with flags 0, as the
+   * CUDA guide's examples and most programs create one; the default stream is left to the other
+   * workloads), and one synchronization after the last batch. The GPU runs the batches one after
+   * another; only the host's staging overlaps it.
+   */
+  static final class OneStream extends Pinned {
+    private CUstream stream;
+
+    OneStream(PipelineProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    void setUpStreams() {
+      stream = cuda.blockingStream();
+    }
+
+    @Override
+    public void run() {
+      for (int b = 0; b < p.batches(); b++) {
+        queueBatch(b, stream);
+      }
+      cuStreamSynchronize(stream);
+    }
+  }
+
+  /**
+   * A stream per batch: one batch's copies overlap other batches' kernels and copies in the other
+   * direction.
+   */
+  static final class Tuned extends Pinned {
+    private CUstream[] streams;
 
     Tuned(PipelineProblem problem) {
       super(problem);
     }
 
     @Override
-    protected void setUpVariant() {
+    void setUpStreams() {
       streams = cuda.streams(p.batches());
-      staged = cuda.pinnedFloats(p.batches() * p.n());
-      results = cuda.pinnedFloats(p.batches() * p.n());
-    }
-
-    @Override
-    public void reset() {
-      for (int b = 0; b < p.batches(); b++) {
-        staged.put(b * p.n(), inputs[b]);
-      }
     }
 
     @Override
     public void run() {
       for (int b = 0; b < p.batches(); b++) {
-        staged.copyToDevice(b * p.n(), in[b], p.n(), streams[b]);
-        launchCompute(b, streams[b]);
-        results.copyFromDevice(b * p.n(), out[b], p.n(), streams[b]);
+        queueBatch(b, streams[b]);
       }
       for (CUstream stream : streams) {
         cuStreamSynchronize(stream);
       }
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(results.toArray());
     }
   }
 }

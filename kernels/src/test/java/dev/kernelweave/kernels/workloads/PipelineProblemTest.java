@@ -2,9 +2,13 @@ package dev.kernelweave.kernels.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.kernels.Size;
+import dev.kernelweave.kernels.Variant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PipelineProblemTest {
@@ -32,5 +36,36 @@ class PipelineProblemTest {
       Bytes.assertInsideUnitInterval(alone);
     }
     assertEquals(check.batches() * check.n() * 4, reference.length);
+  }
+
+  @Test
+  void asyncComputesTheSameBatchesToTheSameBytes() {
+    for (Size size : Size.values()) {
+      PipelineProblem plain = PipelineProblem.of(size);
+      PipelineProblem async = PipelineProblem.async(size);
+      assertEquals("pipeline-async", async.name());
+      assertTrue(async.isAsync() && !plain.isAsync());
+      assertEquals(
+          List.of(plain.batches(), plain.n(), plain.blocks(), plain.threads(), plain.rounds()),
+          List.of(async.batches(), async.n(), async.blocks(), async.threads(), async.rounds()));
+      assertTrue(async.sizes().startsWith(plain.sizes()), async.sizes());
+      assertTrue(async.sizes().endsWith("pinned memory, asynchronous copies, one stream"));
+    }
+    assertArrayEquals(check.reference(), PipelineProblem.async(Size.CHECK).reference());
+  }
+
+  @Test
+  void asyncSerialIsTheOneStreamProgramAndBothShareTheTunedTwin() {
+    PipelineProblem async = PipelineProblem.async(Size.CHECK);
+    assertInstanceOf(Pipeline.Serial.class, Pipeline.create(check, Variant.SERIAL));
+    assertInstanceOf(Pipeline.OneStream.class, Pipeline.create(async, Variant.SERIAL));
+    assertInstanceOf(Pipeline.Tuned.class, Pipeline.create(check, Variant.TUNED));
+    assertInstanceOf(Pipeline.Tuned.class, Pipeline.create(async, Variant.TUNED));
+  }
+
+  @Test
+  void onlyThePipelineNamesAreAccepted() {
+    assertThrows(
+        IllegalArgumentException.class, () -> new PipelineProblem("pipes", 4, 16, 1, 32, 1));
   }
 }

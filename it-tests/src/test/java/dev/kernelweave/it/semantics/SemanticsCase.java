@@ -1,0 +1,67 @@
+package dev.kernelweave.it.semantics;
+
+import dev.kernelweave.it.agent.ChildJvm;
+import dev.kernelweave.it.agent.SmokePrograms;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The ten sequences of CUDA semantics the agent must keep (issue 8), each a program and a variant,
+ * with the agent options it needs, and how a test runs one in a child JVM.
+ */
+enum SemanticsCase {
+  SYNC_COPY_COMPLETES_EARLIER_LEGACY_STREAM_WORK(LegacySyncCopyProgram.class, "legacy", ""),
+  SYNC_COPY_COMPLETES_EARLIER_BLOCKING_STREAM_WORK(LegacySyncCopyProgram.class, "blocking", ""),
+  CONSTANT_WRITTEN_AFTER_A_LAUNCH_IS_NOT_SEEN_BY_IT(ConstantMemoryProgram.class, "constant", ""),
+  KERNEL_WITHOUT_PTX_ANALYSIS_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "ptx", ",ptx=off"),
+  CUBIN_KERNEL_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "cubin", ""),
+  FATBIN_KERNEL_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "fatbin", ""),
+  LEGACY_AND_PER_THREAD_STREAM_HANDLES(StreamHandlesProgram.class, "handles", ""),
+  REGISTERED_HOST_MEMORY_KEEPS_STREAM_ORDER(RegisteredMemoryProgram.class, "registered", ""),
+  HOST_FUNCTION_ENQUEUE_DOES_NOT_BLOCK(HostFunctionProgram.class, "hostfunc", ""),
+  CAPTURED_WORK_RUNS_ONLY_AS_A_GRAPH(GraphCaptureProgram.class, "capture", ""),
+  QUERIES_ANSWER_NOT_READY_AT_ONCE(StreamQueryProgram.class, "query", ""),
+  NEW_WORK_AFTER_A_PRIMARY_CONTEXT_RESET(ContextResetProgram.class, "reset", ""),
+  THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", "");
+
+  /** The agent, scheduling, without a journal (the journal has tests of its own). */
+  static final String AGENT = "mode=schedule,journal=off";
+
+  final Class<?> program;
+  final String variant;
+  final String agentOptions;
+
+  SemanticsCase(Class<?> program, String variant, String extraAgentOptions) {
+    this.program = program;
+    this.variant = variant;
+    this.agentOptions = AGENT + extraAgentOptions;
+  }
+
+  /**
+   * Runs the program with the agent ({@code withAgent}) or without it.
+   *
+   * @param env added to the child's environment (the stand-in driver's library path and seed)
+   */
+  ChildJvm.Result run(boolean withAgent, Map<String, String> env, String... options) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--variant", variant));
+    args.addAll(List.of(options));
+    return ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), withAgent ? agentOptions : null,
+        List.of(), env, program.getName(), args.toArray(String[]::new));
+  }
+
+  /** What a run printed as its observations, one line each, for a readable comparison. */
+  static String observed(ChildJvm.Result r) {
+    return String.join("\n", r.observable());
+  }
+
+  /** Why a run failed, for a message: its exit code and the ends of its output. */
+  static String describe(String label, ChildJvm.Result r) {
+    return label + " exited " + r.exitCode() + (r.exitCode() == SmokePrograms.NO_GPU ? " (no GPU)" : "")
+        + "\nstdout (end):\n" + tail(r.stdout()) + "\nstderr (end):\n" + tail(r.stderr());
+  }
+
+  private static String tail(String text) {
+    return text.length() <= 3000 ? text : "..." + text.substring(text.length() - 3000);
+  }
+}
