@@ -35,7 +35,8 @@ public enum BlasRoutineKind {
   /**
    * {@code cublasSetWorkspace}: hands the handle a device buffer (role {@link BlasOperandRole#READ_WRITE})
    * that every later routine of the handle may use as scratch until it is replaced, the stream is
-   * set again or the handle is destroyed. Routines of one handle that share it must not overlap.
+   * set again or the handle is destroyed. Routines of one handle that share it must not overlap:
+   * the agent gives each of its shadow handles a buffer of its own ({@link ShadowHandles}).
    */
   WORKSPACE_SET,
   /**
