@@ -1,11 +1,12 @@
 package dev.kernelweave.agent;
 
 import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.journal.ChronicleLaunchJournal;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.journal.LaunchJournals;
 import java.nio.file.Path;
 
-/** Opens the journal the options ask for, at the program's first CUDA call. */
+/** Opens the journal the options ask for, at the program's first CUDA call, on its thread. */
 final class Journals {
 
   private Journals() {}
@@ -14,12 +15,11 @@ final class Journals {
     if (options.journal() == null) {
       return LaunchJournal.OFF;
     }
-    Path directory = options.journal() == AgentOptions.DEFAULT_JOURNAL
-        ? LaunchJournals.defaultDirectory() : options.journal();
-    LaunchJournal journal = LaunchJournals.open(directory, message -> AgentLog.warnOnce("journal", strip(message)));
-    if (journal != LaunchJournal.OFF) {
-      AgentLog.info("journal: " + directory.toAbsolutePath()
-          + " (java -jar kernelweave-agent.jar inspect stats " + directory.toAbsolutePath() + ")");
+    Path parent = options.journal() == AgentOptions.DEFAULT_JOURNAL ? null : options.journal();
+    LaunchJournal journal = LaunchJournals.open(parent, message -> AgentLog.warnOnce("journal", strip(message)));
+    if (journal instanceof ChronicleLaunchJournal chronicle) {
+      Path run = chronicle.directory().toAbsolutePath();
+      AgentLog.info("journal: " + run + " (java -jar kernelweave-agent.jar inspect stats " + run + ")");
     }
     return journal;
   }
