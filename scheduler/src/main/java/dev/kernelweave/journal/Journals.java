@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Properties;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
@@ -24,6 +25,7 @@ final class Journals {
 
   private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
   private static final String SYSTEM_PROPERTIES = "system.properties";
+  private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, "user.timezone"};
 
   private static boolean started;
 
@@ -40,7 +42,8 @@ final class Journals {
    *
    * <p>What Chronicle would otherwise do to the host process is settled here, without leaving a
    * mark: the two system properties below are set only while these classes initialize (they read
-   * them then and never again) and removed afterwards, so the application never sees them.
+   * them then and never again), and they and what Chronicle sets are put back as they were
+   * afterwards, so the application never sees them.
    *
    * <ul>
    *   <li>{@code chronicle.analytics.disable}: Chronicle sends usage reports to its vendor (and
@@ -68,13 +71,12 @@ final class Journals {
     if (shuttingDown()) {
       throw new IllegalStateException("the program is exiting");
     }
-    boolean setAnalytics = System.getProperty(ANALYTICS_OFF) == null;
-    boolean setProperties = System.getProperty(SYSTEM_PROPERTIES) == null;
+    Properties before = (Properties) System.getProperties().clone();
     try {
-      if (setAnalytics) {
+      if (before.getProperty(ANALYTICS_OFF) == null) {
         System.setProperty(ANALYTICS_OFF, "true");
       }
-      if (setProperties) {
+      if (before.getProperty(SYSTEM_PROPERTIES) == null) {
         System.setProperty(SYSTEM_PROPERTIES, "kernelweave-ignores-system.properties");
       }
       try {
@@ -89,11 +91,22 @@ final class Journals {
       initialize(AnalyticsHolder.class);
       started = true;
     } finally {
-      if (setAnalytics) {
-        System.clearProperty(ANALYTICS_OFF);
-      }
-      if (setProperties) {
-        System.clearProperty(SYSTEM_PROPERTIES);
+      restore(before);
+    }
+  }
+
+  /**
+   * Puts back as they were the two properties above and the one Chronicle's classes set as they
+   * initialize ({@code user.timezone}, by asking for the default time zone). Only these: another
+   * thread of the application may set properties of its own meanwhile.
+   */
+  private static void restore(Properties before) {
+    for (String name : TOUCHED) {
+      String old = before.getProperty(name);
+      if (old == null) {
+        System.clearProperty(name);
+      } else {
+        System.setProperty(name, old);
       }
     }
   }

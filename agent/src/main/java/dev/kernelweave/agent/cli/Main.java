@@ -19,8 +19,9 @@ public final class Main {
         options (also -Dkernelweave.KEY=VALUE):
           mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
                                       passthrough: change nothing, only journal
-          journal=DIR|off             where the launch journal goes (default: a new directory
-                                      under java.io.tmpdir, printed at start)
+          journal=DIR|off             where the launch journal goes: each run in a new run-...
+                                      directory inside DIR (default: a new private directory
+                                      under java.io.tmpdir); the run's directory is printed
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           log=quiet|info|debug        how much the agent prints on stderr (default info)
