@@ -131,6 +131,11 @@ public final class JournalReader implements AutoCloseable {
         return false;
       }
       if (!available(position, 4)) {
+        if (fileEnd() == 0 && nextFile() == null) {
+          // The newest file, just created by the writer and not yet extended.
+          stale();
+          return false;
+        }
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
       int header = windowBytes.readInt(position - windowStart);
