@@ -77,9 +77,14 @@ final class Journals {
         PriorityHook priorityHook = create.newInstance();
         Method thread = PriorityHook.class.getDeclaredMethod("shutdownThread");
         thread.setAccessible(true);
-        hook = (Thread) thread.invoke(priorityHook);
-        Runtime.getRuntime().addShutdownHook(hook);
-        registered.set(null, priorityHook);
+        registered.set(null, priorityHook); // shutdownThread() reads it
+        try {
+          hook = (Thread) thread.invoke(priorityHook);
+          Runtime.getRuntime().addShutdownHook(hook);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          registered.set(null, null);
+          throw e;
+        }
         return true;
       } catch (IllegalStateException shuttingDown) {
         throw new IllegalStateException("the program is exiting");

