@@ -5,8 +5,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The agent's few words on stderr, prefixed {@code [kernelweave]}. Warnings that could repeat (a
- * journal that cannot be written, a fallback to pass-through) are said once per key. Thread-safe.
+ * The agent's few words on stderr (never stdout), prefixed {@code [kernelweave]}. {@code quiet}
+ * says nothing at all; {@code info} says where the journal is and each warning once (a journal that
+ * cannot be written, a fallback to pass-through), once per key. Thread-safe.
  */
 public final class AgentLog {
 
@@ -47,9 +48,9 @@ public final class AgentLog {
     SAID.clear();
   }
 
-  /** A warning is said even when quiet: it reports something the user lost. Once per key. */
+  /** Says a warning once per key, unless quiet. */
   public static void warnOnce(String key, String message) {
-    if (SAID.add(key)) {
+    if (SAID.add(key) && level != Level.QUIET) {
       out.println("[kernelweave] warning: " + message);
     }
   }

@@ -36,7 +36,11 @@ public final class Interception {
     scheduling = newSettings.mode() == Mode.SCHEDULE;
   }
 
-  /** Flushes and closes the journal; calls after this are no longer journaled. */
+  /**
+   * Writes every call journaled so far and closes the journal, from the agent's shutdown hook;
+   * calls after this are not journaled, and a journal not opened yet never will be: Chronicle must
+   * not start while the JVM exits.
+   */
   public static synchronized void shutdown() {
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
@@ -62,6 +66,11 @@ public final class Interception {
     return ALLOCATIONS;
   }
 
+  /**
+   * The journal, opened at the first call that is journaled, on that call's thread: opening starts
+   * Chronicle, which must register its shutdown hook before the JVM begins to exit (see {@link
+   * #shutdown}). Opening never throws; it says why in one warning and journals nothing.
+   */
   static LaunchJournal journal() {
     LaunchJournal j = journal;
     if (j == null) {
@@ -69,7 +78,12 @@ public final class Interception {
         j = journal;
         if (j == null) {
           InterceptorSettings s = settings;
-          j = s == null ? LaunchJournal.OFF : s.journal().get();
+          try {
+            j = s == null ? LaunchJournal.OFF : s.journal().get();
+          } catch (Throwable t) {
+            AgentLog.warnOnce("journal", "journal off: " + t);
+            j = LaunchJournal.OFF;
+          }
           journal = j;
         }
       }

@@ -27,10 +27,10 @@ import net.openhft.chronicle.wire.DocumentContext;
  * the free space falling under {@link Builder#minFreeBytes}), the journal says so once through its
  * warning sink, stops, and {@link #append} becomes a no-op: the application goes on.
  *
- * <p>Opening creates the directory, starts Chronicle's process-wide parts on the calling thread
- * (its shutdown hook must be registered before the JVM begins to exit, see {@link
- * Journals#startChronicle}) and starts the writer thread, which builds the queue and its files:
- * that takes most of a second, and the application does not wait for it. Calls appended meanwhile
+ * <p>Opening creates the directory, registers Chronicle's shutdown hook on the calling thread (it
+ * must be registered before the JVM begins to exit, see {@link Journals#prepareChronicle}) and
+ * starts the writer thread, which starts Chronicle and builds the queue and its files: that takes
+ * about a second, and the application does not wait for it. Calls appended meanwhile
  * wait in the ring.
  *
  * <p>Thread-safe. {@link #close} writes what is pending and then closes the queue; it registers no
@@ -359,8 +359,8 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     }
 
     /**
-     * Creates the directory, starts Chronicle on this thread and starts the writer thread, which
-     * builds the queue; when that fails the journal warns once and stops.
+     * Creates the directory, registers Chronicle's shutdown hook on this thread and starts the
+     * writer thread, which builds the queue; when that fails the journal warns once and stops.
      *
      * @throws IOException when the directory cannot be created or written
      * @throws IllegalStateException when the JVM is shutting down
@@ -371,7 +371,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         throw new IOException("not writable");
       }
       FileStore store = Files.getFileStore(directory);
-      Journals.startChronicle();
+      Journals.prepareChronicle();
       return new ChronicleLaunchJournal(this, store);
     }
   }

@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,7 +28,8 @@ import java.util.stream.Stream;
  *   <li>A parent the user names is used only when it is owned by the user and not writable by
  *       group or others; one that does not exist is created owner-only.
  *   <li>Each run writes into a fresh sub-directory of the parent, {@code run-<yyyyMMdd-HHmmss>-<pid>}
- *       (with {@code -n} appended when that name is taken), created atomically (it fails if the
+ *       (the time in UTC: asking for the local time zone would set {@code user.timezone} in the
+ *       application's system properties; with {@code -n} appended when that name is taken), created atomically (it fails if the
  *       name exists, and it never follows a link) and owner-only: runs never mix, and no one else
  *       can plant a file or a link where the journal's files are created.
  * </ul>
@@ -88,11 +90,11 @@ public final class JournalDirectories {
   }
 
   /**
-   * Creates this run's directory in {@code parent}: {@code run-<yyyyMMdd-HHmmss>-<pid>[-n]},
+   * Creates this run's directory in {@code parent}: {@code run-<yyyyMMdd-HHmmss>-<pid>[-n]} (UTC),
    * owner-only, atomically (never an existing directory, never through a link).
    */
   public static Path createRun(Path parent) throws IOException {
-    return createRun(parent, LocalDateTime.now(), ProcessHandle.current().pid());
+    return createRun(parent, LocalDateTime.now(ZoneOffset.UTC), ProcessHandle.current().pid());
   }
 
   static Path createRun(Path parent, LocalDateTime now, long pid) throws IOException {

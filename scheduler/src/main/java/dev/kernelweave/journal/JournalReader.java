@@ -131,6 +131,11 @@ public final class JournalReader implements AutoCloseable {
         return false;
       }
       if (!available(position, 4)) {
+        if (fileEnd() == 0 && nextFile() == null) {
+          // The newest file, just created by the writer and not yet extended.
+          stale();
+          return false;
+        }
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
       int header = windowBytes.readInt(position - windowStart);
@@ -279,13 +284,16 @@ public final class JournalReader implements AutoCloseable {
           return new JournalFormatException(metadata, at, "the file ends (at byte " + size + ")", null);
         }
         int h = header.getInt(0);
-        if (h == 0) {
-          return at == 0 ? new JournalFormatException(metadata, 0, "it holds no table", null) : null;
-        }
         int length = h & LENGTH_MASK;
-        if ((h & NOT_COMPLETE) != 0 || length > MAX_DOCUMENT || at + 4 + length > size
-            || at == 0 && (h & META_DATA) == 0) {
+        if (length > MAX_DOCUMENT || at == 0 && h != 0 && (h & META_DATA) == 0) {
           return new JournalFormatException(metadata, at, "its table is not well formed", null);
+        }
+        if (h == 0 || (h & NOT_COMPLETE) != 0) {
+          // The end of the table, or an entry its writer is writing (or was killed while writing).
+          return null;
+        }
+        if (at + 4 + length > size) {
+          return new JournalFormatException(metadata, at, "the file ends (at byte " + size + ")", null);
         }
         at = (at + 4 + length + 3) & ~3L;
       }

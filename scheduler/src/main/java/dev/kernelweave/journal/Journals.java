@@ -1,14 +1,19 @@
 package dev.kernelweave.journal;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Properties;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
+import net.openhft.chronicle.core.shutdown.PriorityHook;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
@@ -24,57 +29,116 @@ final class Journals {
 
   private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
   private static final String SYSTEM_PROPERTIES = "system.properties";
+  private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, "user.timezone"};
 
   private static boolean started;
+  private static boolean hookRegistered;
 
   private Journals() {}
 
   /**
-   * Starts Chronicle's process-wide parts on the calling thread, once: its {@code Jvm} class, the
-   * {@code BackgroundResourceReleaser} with its thread and its one JVM shutdown hook, and the usage
-   * reports' holder. Called at the first CUDA call, never from a shutdown hook: a JVM that is
-   * already shutting down refuses new hooks, Chronicle's class initialization then fails, and its
-   * releaser thread prints a {@code NoClassDefFoundError} trace on the program's stderr. That is how
-   * short programs lost their journal when the queue was first built on the writer thread while the
-   * program was exiting.
+   * Makes Chronicle safe to start on another thread, even while the JVM exits; call it at the first
+   * CUDA call, on its thread. Chronicle registers one JVM shutdown hook when its classes first
+   * initialize; a JVM that has begun to exit refuses new hooks, Chronicle's class initialization
+   * then fails, its releaser thread prints a {@code NoClassDefFoundError} trace on the program's
+   * stderr, and the journal is lost. That is how short programs lost their whole journal: the
+   * queue was first built on the writer thread while the program was already exiting.
    *
-   * <p>What Chronicle would otherwise do to the host process is settled here, without leaving a
-   * mark: the two system properties below are set only while these classes initialize (they read
-   * them then and never again) and removed afterwards, so the application never sees them.
+   * <p>So the hook is registered here, at once and cheaply (Chronicle's {@code PriorityHook},
+   * through its private fields), and the writer thread starts the rest (about a second) without
+   * the application waiting for it. Where that is not possible (another Chronicle version), all of
+   * {@link #startChronicle} runs here instead.
+   *
+   * @throws IllegalStateException when the JVM is already shutting down
+   */
+  static synchronized void prepareChronicle() {
+    if (started || hookRegistered) {
+      return;
+    }
+    if (registerShutdownHook()) {
+      hookRegistered = true;
+    } else {
+      startChronicle();
+    }
+  }
+
+  /** Registers Chronicle's one shutdown hook as its first use would; false where it cannot. */
+  private static boolean registerShutdownHook() {
+    Thread hook;
+    synchronized (PriorityHook.class) { // PriorityHook's own lock: its static methods are synchronized
+      try {
+        Field registered = PriorityHook.class.getDeclaredField("registeredHook");
+        registered.setAccessible(true);
+        if (registered.get(null) != null) {
+          return true;
+        }
+        Constructor<PriorityHook> create = PriorityHook.class.getDeclaredConstructor();
+        create.setAccessible(true);
+        PriorityHook priorityHook = create.newInstance();
+        Method thread = PriorityHook.class.getDeclaredMethod("shutdownThread");
+        thread.setAccessible(true);
+        registered.set(null, priorityHook); // shutdownThread() reads it
+        try {
+          hook = (Thread) thread.invoke(priorityHook);
+          Runtime.getRuntime().addShutdownHook(hook);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          registered.set(null, null);
+          throw e;
+        }
+        return true;
+      } catch (IllegalStateException shuttingDown) {
+        throw new IllegalStateException("the program is exiting");
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Starts Chronicle's process-wide parts on the calling thread, once: its {@code Jvm} class, the
+   * {@code BackgroundResourceReleaser} with its thread, and the usage reports' holder. It runs on
+   * the journal's writer thread once {@link #prepareChronicle} has registered the shutdown hook,
+   * else where it is first called (the command line's reader).
+   *
+   * <p>What Chronicle would otherwise do to the host process is settled here:
    *
    * <ul>
-   *   <li>{@code chronicle.analytics.disable}: Chronicle sends usage reports to its vendor (and
-   *       writes a client id in the user's home) unless told not to; an agent must not.
-   *   <li>{@code system.properties}: Chronicle copies the entries of a {@code system.properties} file
-   *       in the working directory (or its parent) into the JVM's system properties; the
-   *       application's file of that name is not meant for it. A name that does not exist turns it
-   *       off.
+   *   <li>Usage reports: Chronicle sends them to its vendor (and writes a client id in the user's
+   *       home) when its analytics library is present, unless {@code chronicle.analytics.disable}
+   *       is set. The agent's jar leaves the library out, so no property is needed there; where it
+   *       is present the property is set while the classes initialize.
+   *   <li>{@code system.properties}: Chronicle copies the entries of a file of that name in the
+   *       working directory (or its parent) into the JVM's system properties; the application's
+   *       file is not meant for it. Where there is such a file, the property of that name points
+   *       at one that does not exist while the classes initialize.
    *   <li>Native code: Chronicle loads its POSIX bindings (jnr-ffi, which unpacks a native stub into
    *       the temporary directory and draws warnings on newer JDKs) only for features the journal
    *       does not use; the no-op bindings keep it out.
    * </ul>
    *
-   * <p>An explicit setting of either property by the application is left as it is and wins.
-   * Another thread reading the system properties during these few milliseconds may see the two
-   * names. Thread-safe.
+   * <p>Chronicle reads those properties only as its classes initialize; they, and {@code
+   * user.timezone} (which Chronicle's classes set by asking for the default time zone), are put
+   * back as they were right after. An explicit setting by the application wins and stays.
+   * Another thread reading the system properties during that second may see the two names, and
+   * only where the analytics library or a {@code system.properties} file is present. Thread-safe.
    *
-   * @throws IllegalStateException when the JVM is already shutting down (nothing of Chronicle is
-   *     touched then)
+   * @throws IllegalStateException when the JVM is already shutting down and the hook is not
+   *     registered (nothing of Chronicle is touched then)
    */
   static synchronized void startChronicle() {
     if (started) {
       return;
     }
-    if (shuttingDown()) {
+    if (!hookRegistered && shuttingDown()) {
       throw new IllegalStateException("the program is exiting");
     }
-    boolean setAnalytics = System.getProperty(ANALYTICS_OFF) == null;
-    boolean setProperties = System.getProperty(SYSTEM_PROPERTIES) == null;
+    Properties before = (Properties) System.getProperties().clone();
     try {
-      if (setAnalytics) {
+      if (before.getProperty(ANALYTICS_OFF) == null && analyticsPresent()) {
         System.setProperty(ANALYTICS_OFF, "true");
       }
-      if (setProperties) {
+      if (before.getProperty(SYSTEM_PROPERTIES) == null
+          && (Files.exists(Path.of(SYSTEM_PROPERTIES)) || Files.exists(Path.of("..", SYSTEM_PROPERTIES)))) {
         System.setProperty(SYSTEM_PROPERTIES, "kernelweave-ignores-system.properties");
       }
       try {
@@ -89,12 +153,33 @@ final class Journals {
       initialize(AnalyticsHolder.class);
       started = true;
     } finally {
-      if (setAnalytics) {
-        System.clearProperty(ANALYTICS_OFF);
+      restore(before);
+    }
+  }
+
+  /**
+   * Puts back as they were the two properties above and the one Chronicle's classes set as they
+   * initialize ({@code user.timezone}, by asking for the default time zone). Only these: another
+   * thread of the application may set properties of its own meanwhile.
+   */
+  private static void restore(Properties before) {
+    for (String name : TOUCHED) {
+      String old = before.getProperty(name);
+      if (old == null) {
+        System.clearProperty(name);
+      } else {
+        System.setProperty(name, old);
       }
-      if (setProperties) {
-        System.clearProperty(SYSTEM_PROPERTIES);
-      }
+    }
+  }
+
+  /** Whether Chronicle's analytics library is on the class path (as Chronicle itself asks). */
+  private static boolean analyticsPresent() {
+    try {
+      Class.forName("net.openhft.chronicle.analytics.Analytics", false, Jvm.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
     }
   }
 

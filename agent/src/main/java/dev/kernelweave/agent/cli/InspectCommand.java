@@ -9,6 +9,7 @@ import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,10 @@ final class InspectCommand {
         tail DIR [-f]                            one line per call; -f follows a live journal
         dag DIR [--from SEQ] [--to SEQ] [--dot]  the dependency graph in Graphviz DOT
         trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
-      DIR is a journal directory (journal=DIR, or the one the agent printed at start).
+      DIR is a run's journal directory (the one the agent printed at start), or a directory holding
+      runs (journal=DIR): then the newest run is read and the others are named on stderr.
+      Exit codes: 0 read, 2 usage or unreadable input, 3 damaged journal (what was before the
+      damage is printed, then one line names the file and where its readable part ends).
       """;
 
   /** Exit code when the output file cannot be written. */
@@ -51,10 +55,10 @@ final class InspectCommand {
     try {
       Options o = Options.parse(args);
       return switch (o.command) {
-        case "stats" -> stats(o, out, zone);
-        case "tail" -> tail(o, out, zone);
-        case "dag" -> dag(o, out);
-        case "trace" -> trace(o, out);
+        case "stats" -> stats(o, out, err, zone);
+        case "tail" -> tail(o, out, err, zone);
+        case "dag" -> dag(o, out, err);
+        case "trace" -> trace(o, out, err);
         default -> throw new IllegalStateException(o.command);
       };
     } catch (UsageException e) {
@@ -67,49 +71,56 @@ final class InspectCommand {
     }
   }
 
-  private static int stats(Options o, PrintStream out, ZoneId zone) throws InspectException {
+  private static int stats(Options o, PrintStream out, PrintStream err, ZoneId zone) throws InspectException {
     Stats stats = new Stats();
-    try (Journal journal = Journal.open(o.directory)) {
+    try (Journal journal = Journal.open(o.directory, err)) {
       journal.forEach(stats::add);
+      if (stats.calls() > 0 || journal.damage() == null) {
+        // A damaged file with no readable call is said to be damaged, not to hold "no calls".
+        stats.print(out, journal.directory().toString(), zone);
+      }
+      return finish(journal);
     }
-    stats.print(out, o.directory.toString(), zone);
-    return 0;
   }
 
-  private static int tail(Options o, PrintStream out, ZoneId zone) throws InspectException {
+  private static int tail(Options o, PrintStream out, PrintStream err, ZoneId zone) throws InspectException {
     TailFormat format = new TailFormat(zone);
-    try (Journal journal = Journal.open(o.directory)) {
+    try (Journal journal = Journal.open(o.directory, err)) {
       CallRecord r = new CallRecord();
       if (!o.follow) {
         while (journal.next(r)) {
           out.println(format.format(r));
         }
-        return 0;
+        return finish(journal);
       }
       while (journal.follow(r)) {
         out.println(format.format(r));
         out.flush();
       }
-      return 0;
+      return finish(journal);
     }
   }
 
-  private static int dag(Options o, PrintStream out) throws InspectException {
+  private static int dag(Options o, PrintStream out, PrintStream err) throws InspectException {
     DependencyGraph graph = new DependencyGraph(o.from, o.to);
-    try (Journal journal = Journal.open(o.directory)) {
+    try (Journal journal = Journal.open(o.directory, err)) {
       journal.forEach(graph::add);
+      if (graph.tooLarge()) {
+        throw new InspectException(graph.tooLargeMessage(), Main.USAGE);
+      }
+      graph.printDot(out);
+      return finish(journal);
     }
-    graph.printDot(out);
-    return 0;
   }
 
-  private static int trace(Options o, PrintStream out) throws InspectException {
+  private static int trace(Options o, PrintStream out, PrintStream err) throws InspectException {
+    refuseToWriteInside(o.directory, o.output);
     long[] origin = {Long.MAX_VALUE};
-    try (Journal journal = Journal.open(o.directory)) {
+    try (Journal journal = Journal.open(o.directory, err)) {
       journal.forEach(r -> origin[0] = Math.min(origin[0], r.startNanos));
     }
     long calls = 0;
-    try (Journal journal = Journal.open(o.directory)) {
+    try (Journal journal = Journal.open(o.directory, new PrintStream(OutputStream.nullOutputStream()))) {
       ChromeTrace trace;
       try (BufferedWriter w = Files.newBufferedWriter(o.output, StandardCharsets.UTF_8)) {
         trace = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
@@ -124,8 +135,35 @@ final class InspectCommand {
       }
       out.println("wrote " + calls + " calls and " + trace.flows() + " wait arrows to " + o.output
           + " (open it in https://ui.perfetto.dev)");
+      return finish(journal);
+    }
+  }
+
+  /** 0, or the damage the command met, said after its output. */
+  private static int finish(Journal journal) throws InspectException {
+    InspectException damage = journal.damage();
+    if (damage != null) {
+      throw damage;
     }
     return 0;
+  }
+
+  /** An output file inside the journal read could replace the journal's own files: refused. */
+  static void refuseToWriteInside(Path journal, Path output) throws InspectException {
+    Path parent = output.toAbsolutePath().normalize().getParent();
+    if (parent == null || !Files.isDirectory(parent) || !Files.isDirectory(journal)) {
+      return;
+    }
+    try {
+      Path realParent = parent.toRealPath();
+      Path realJournal = journal.toRealPath();
+      if (realParent.startsWith(realJournal)) {
+        throw new InspectException("will not write " + output + " inside the journal directory " + journal
+            + " that it reads; choose a file elsewhere", Main.USAGE);
+      }
+    } catch (IOException e) {
+      // The write itself says what is wrong.
+    }
   }
 
   private static final class UsageException extends Exception {

@@ -8,6 +8,8 @@ public final class Main {
 
   /** Exit code for a usage error or an input that cannot be read. */
   public static final int USAGE = 2;
+  /** Exit code when a command failed in a way it did not foresee (said in one line). */
+  public static final int FAILED = 1;
 
   static final String HELP = """
       KernelWeave: runs the independent GPU work of unmodified JCuda programs concurrently.
@@ -17,8 +19,9 @@ public final class Main {
         options (also -Dkernelweave.KEY=VALUE):
           mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
                                       passthrough: change nothing, only journal
-          journal=DIR|off             where the launch journal goes (default: a new directory
-                                      under java.io.tmpdir, printed at start)
+          journal=DIR|off             where the launch journal goes: each run in a new run-...
+                                      directory inside DIR (default: a new private directory
+                                      under java.io.tmpdir); the run's directory is printed
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           log=quiet|info|debug        how much the agent prints on stderr (default info)
@@ -50,16 +53,31 @@ public final class Main {
       return args.length == 0 ? USAGE : 0;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    switch (args[0]) {
-      case "inspect":
-        return InspectCommand.run(rest, out, err);
-      case "ptx":
-        return PtxCommand.run(rest, out, err);
-      case "selftest":
-        return SelfTestCommand.run(rest, out, err);
-      default:
-        err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest or --help");
-        return USAGE;
+    try {
+      switch (args[0]) {
+        case "inspect":
+          return InspectCommand.run(rest, out, err);
+        case "ptx":
+          return PtxCommand.run(rest, out, err);
+        case "selftest":
+          return SelfTestCommand.run(rest, out, err);
+        default:
+          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest or --help");
+          return USAGE;
+      }
+    } catch (LinkageError e) {
+      err.println("kernelweave " + args[0] + ": a library is missing or does not match: " + firstLine(e));
+      return FAILED;
+    } catch (RuntimeException | Error e) {
+      err.println("kernelweave " + args[0] + ": failed: " + firstLine(e));
+      return FAILED;
     }
+  }
+
+  /** The exception's name and the first line of its message: the one line a user reads. */
+  static String firstLine(Throwable t) {
+    String message = t.getMessage();
+    String first = message == null ? "" : message.strip().lines().findFirst().orElse("");
+    return first.isEmpty() ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + first;
   }
 }

@@ -8,6 +8,8 @@ import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code selftest --sim|--gpu [--seed S] [--programs N] [--mutant M] [--streams K]}: the differential
@@ -132,23 +134,44 @@ final class SelfTestCommand {
     try {
       Class.forName("jcuda.driver.JCudaDriver", false, loader);
     } catch (ClassNotFoundException | LinkageError e) {
-      err.println("kernelweave selftest --gpu: JCuda is not on the class path; run\n"
-          + "  java -cp kernelweave-agent.jar:jcuda-12.6.0.jar:jcuda-natives-12.6.0-linux-x86_64.jar "
-          + "dev.kernelweave.agent.cli.Main selftest --gpu");
+      err.println("kernelweave selftest --gpu: JCuda is not on the class path (run java -cp "
+          + "kernelweave-agent.jar:jcuda-12.6.0.jar:jcuda-natives-12.6.0-linux-x86_64.jar "
+          + "dev.kernelweave.agent.cli.Main selftest --gpu)");
+      return UNAVAILABLE;
+    }
+    try {
+      // Loads JCuda's native library, which needs the CUDA driver: its failure is a page of nested
+      // traces, said here in one line.
+      Class.forName("jcuda.driver.JCudaDriver", true, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      err.println("kernelweave selftest --gpu: no CUDA driver here (" + driverProblem(e) + "); use --sim");
       return UNAVAILABLE;
     }
     try {
       Method run = gpuSelfTest.getMethod("run", long.class, int.class, PrintStream.class, PrintStream.class);
       return (Integer) run.invoke(null, seed, programs, out, err);
     } catch (InvocationTargetException e) {
-      err.println("kernelweave selftest --gpu: failed: " + e.getCause());
-      e.getCause().printStackTrace(err);
+      err.println("kernelweave selftest --gpu: failed: " + Main.firstLine(e.getCause()));
       return 1;
     } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
       err.println("kernelweave selftest --gpu: " + GPU_SELF_TEST
-          + " has no usable static int run(long, int, PrintStream, PrintStream): " + e);
+          + " has no usable static int run(long, int, PrintStream, PrintStream): " + Main.firstLine(e));
       return UNAVAILABLE;
     }
+  }
+
+  private static final Pattern MISSING_LIBRARY =
+      Pattern.compile("([^/\\s:]+\\.so[.0-9]*): cannot open shared object file");
+
+  /** The library that could not be loaded, when the error names one; else its first line. */
+  static String driverProblem(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      Matcher m = MISSING_LIBRARY.matcher(String.valueOf(t.getMessage()));
+      if (m.find()) {
+        return m.group(1) + " not found";
+      }
+    }
+    return Main.firstLine(e);
   }
 
   private static int usage(PrintStream err, String message) {

@@ -10,6 +10,8 @@ import com.google.gson.JsonParser;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.agent.cli.inspect.DependencyGraphs;
+import dev.kernelweave.agent.cli.inspect.Journal;
 import dev.kernelweave.journal.ChronicleLaunchJournal;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -343,5 +345,160 @@ class InspectCommandTest {
         new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
     assertEquals(0, code);
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("41 calls"), out.toString());
+  }
+
+  /** Each subcommand, with the arguments it needs besides the directory. */
+  private List<String[]> everySubcommand(Path dir) {
+    return List.of(
+        new String[] {"stats", dir.toString()},
+        new String[] {"tail", dir.toString()},
+        new String[] {"dag", dir.toString(), "--dot"},
+        new String[] {"trace", dir.toString(), "-o", temp.resolve("out-" + dir.getFileName() + ".json").toString()});
+  }
+
+  private static Path dataFile(Path dir) throws Exception {
+    try (var files = Files.list(dir)) {
+      return files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+    }
+  }
+
+  /** Where the last document of a queue file ends: the first zero header. */
+  private static long writtenEnd(Path file) throws Exception {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(file)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    int pos = 0;
+    while (b.getInt(pos) != 0) {
+      pos = (pos + 4 + (b.getInt(pos) & 0x3FFF_FFFF) + 3) & ~3;
+    }
+    return pos;
+  }
+
+  private void assertDamagedForEverySubcommand(Path dir, Path damagedFile, String what) {
+    for (String[] args : everySubcommand(dir)) {
+      Run run = inspect(args);
+      String command = args[0];
+      assertEquals(Journal.DAMAGED, run.code(), what + ", " + command + ": " + run.err());
+      assertEquals(1, run.err().lines().count(), what + ", " + command + ": one line: " + run.err());
+      assertTrue(run.err().startsWith("kernelweave inspect: " + damagedFile + " is damaged: readable up to byte "),
+          what + ", " + command + ": " + run.err());
+      assertFalse(run.out().contains("no calls"), what + ", " + command + ": " + run.out());
+    }
+  }
+
+  @Test
+  void aTruncatedJournalIsReadUpToTheDamageByEverySubcommand() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    for (int i = 1; i <= 2000; i++) {
+      calls.add(launch(i, 1 + i % 7, AccessMode.READ_WRITE));
+    }
+    Path dir = journalOf(calls);
+    Path file = dataFile(dir);
+    try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(writtenEnd(file) / 2);
+    }
+    assertDamagedForEverySubcommand(dir, file, "truncated");
+    Run stats = inspect("stats", dir.toString());
+    Matcher m = Pattern.compile("(\\d+) calls from").matcher(stats.out());
+    assertTrue(m.find(), stats.out());
+    long read = Long.parseLong(m.group(1));
+    assertTrue(read > 500 && read < 2000, "the calls before the damage are counted: " + read);
+    assertEquals(read, inspect("tail", dir.toString()).lines().size());
+  }
+
+  @Test
+  void overwrittenBytesInAJournalAreDamageForEverySubcommand() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    for (int i = 1; i <= 2000; i++) {
+      calls.add(launch(i, 1 + i % 7, AccessMode.READ));
+    }
+    Path dir = journalOf(calls);
+    Path file = dataFile(dir);
+    byte[] noise = new byte[8192];
+    new java.util.Random(5).nextBytes(noise);
+    try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap(noise), writtenEnd(file) / 2);
+    }
+    assertDamagedForEverySubcommand(dir, file, "overwritten");
+  }
+
+  @Test
+  void aJournalFileOfRandomBytesIsDamagedNotEmpty() throws Exception {
+    Path dir = journalOf(List.of(launch(1, 1, AccessMode.READ)));
+    Path file = dataFile(dir);
+    byte[] noise = new byte[(int) Files.size(file)];
+    new java.util.Random(9).nextBytes(noise);
+    Files.write(file, noise);
+    assertDamagedForEverySubcommand(dir, file, "random");
+  }
+
+  @Test
+  void aBadMetadataTableIsNamedAfterTheCallsAreShown() throws Exception {
+    Path dir = journalOf(List.of(launch(1, 1, AccessMode.READ), launch(2, 1, AccessMode.WRITE)));
+    Path metadata = dir.resolve("metadata.cq4t");
+    byte[] noise = new byte[4096];
+    new java.util.Random(1).nextBytes(noise);
+    Files.write(metadata, noise);
+    assertDamagedForEverySubcommand(dir, metadata, "bad metadata");
+    assertEquals(2, inspect("tail", dir.toString()).lines().size(), "the calls are still shown");
+  }
+
+  @Test
+  void traceRefusesToWriteInsideTheJournalItReads() throws Exception {
+    Path dir = journalOf(List.of(launch(1, 1, AccessMode.READ)));
+    Path file = dataFile(dir);
+    byte[] before = Files.readAllBytes(file);
+    for (Path output : List.of(file, dir.resolve("trace.json"), dir.resolve("sub/../x.json"))) {
+      Run run = inspect("trace", dir.toString(), "-o", output.toString());
+      assertEquals(Main.USAGE, run.code(), run.err());
+      assertEquals(1, run.err().lines().count(), run.err());
+      assertTrue(run.err().contains("will not write " + output + " inside the journal directory"), run.err());
+    }
+    Path parent = dir.getParent();
+    Run viaParent = inspect("trace", parent.toString(), "-o", dir.resolve("t.json").toString());
+    assertEquals(Main.USAGE, viaParent.code(), viaParent.err());
+    assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(file)), "the journal is untouched");
+    assertFalse(Files.exists(dir.resolve("trace.json")));
+  }
+
+  @Test
+  void aDirectoryOfRunsReadsTheNewestAndNamesThemAllInOneLine() throws Exception {
+    Path parent = Files.createDirectory(temp.resolve("runs"));
+    Path older = Files.createDirectory(parent.resolve("run-20260101-100000-11"));
+    Path newer = Files.createDirectory(parent.resolve("run-20260101-100005-7"));
+    for (Path run : List.of(older, newer)) {
+      ChronicleLaunchJournal j = ChronicleLaunchJournal.builder(run).warn(w -> { }).open();
+      j.append(launch(run == older ? 1 : 2, 1, AccessMode.READ));
+      j.close();
+    }
+    Run run = inspect("tail", parent.toString());
+    assertEquals(0, run.code(), run.err());
+    assertEquals(1, run.lines().size(), run.out());
+    assertTrue(run.out().startsWith("2 "), "the newest run's call: " + run.out());
+    assertEquals(1, run.err().lines().count(), run.err());
+    assertTrue(run.err().contains("holds 2 runs (run-20260101-100000-11, run-20260101-100005-7); reading the newest,"
+        + " run-20260101-100005-7"), run.err());
+    Run named = inspect("tail", older.toString());
+    assertTrue(named.out().startsWith("1 ") && named.err().isEmpty(), named.out() + named.err());
+  }
+
+  @Test
+  void dagAsksForARangeInOneLineInsteadOfHoldingEveryCall() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    for (int i = 1; i <= 300; i++) {
+      calls.add(launch(i, 1 + i % 5, AccessMode.READ_WRITE));
+    }
+    Path dir = journalOf(calls);
+    dev.kernelweave.agent.cli.inspect.DependencyGraph graph = DependencyGraphs.bounded(100);
+    try (Journal journal = Journal.open(dir, System.err)) {
+      journal.forEach(graph::add);
+    }
+    assertTrue(graph.tooLarge());
+    assertEquals("dag: 300 device calls (seq 1 to 300) are more than the 100 one graph holds; "
+        + "draw a part with --from SEQ --to SEQ", graph.tooLargeMessage());
+    assertEquals(100, DependencyGraphs.held(graph), "no more calls are held than the bound");
+    dev.kernelweave.agent.cli.inspect.DependencyGraph narrow = DependencyGraphs.bounded(100, 101, 200);
+    try (Journal journal = Journal.open(dir, System.err)) {
+      journal.forEach(narrow::add);
+    }
+    assertFalse(narrow.tooLarge(), "a range of 100 calls fits");
   }
 }

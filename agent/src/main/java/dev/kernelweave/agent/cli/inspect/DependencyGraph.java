@@ -26,11 +26,16 @@ import java.util.Map;
  * before the range can only hide an edge whose source is also before it). Calls are taken in
  * journal order, which is the order they returned in: for calls of different threads that overlap
  * in time this may differ from the order in which the scheduler decided them.
+ *
+ * <p>Memory is bounded on any journal: at most {@link #MAX_NODES} calls are held; past that the
+ * graph only counts the calls in range, and {@link #tooLarge} asks for a narrower range.
  */
 public final class DependencyGraph {
 
   /** Beyond this many nodes the transitive reduction is skipped (its cost is quadratic). */
   static final int MAX_REDUCED_NODES = 10_000;
+  /** The most calls one graph holds (a few hundred MB at most); Graphviz cannot lay out more. */
+  public static final int MAX_NODES = 100_000;
 
   private static final String[] PALETTE = {
     "#cfe2f3", "#d9ead3", "#fff2cc", "#f4cccc", "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc",
@@ -38,6 +43,10 @@ public final class DependencyGraph {
 
   private final long from;
   private final long to;
+  private final int maxNodes;
+  private long inRange;
+  private long firstSeq = Long.MAX_VALUE;
+  private long lastSeq = Long.MIN_VALUE;
   private final Map<Integer, Allocation> allocations = new HashMap<>();
   private final Map<Long, Node> nodes = new LinkedHashMap<>();
   private final Map<Long, Map<Long, Edge>> edgesInto = new LinkedHashMap<>();
@@ -90,8 +99,29 @@ public final class DependencyGraph {
   }
 
   public DependencyGraph(long from, long to) {
+    this(from, to, MAX_NODES);
+  }
+
+  DependencyGraph(long from, long to, int maxNodes) {
     this.from = from;
     this.to = to;
+    this.maxNodes = maxNodes;
+  }
+
+  /** Whether the range held more device calls than one graph may: nothing should be printed. */
+  public boolean tooLarge() {
+    return inRange > maxNodes;
+  }
+
+  /** How many calls the graph holds. */
+  int held() {
+    return nodes.size();
+  }
+
+  /** The one line that says so and how to narrow the range. */
+  public String tooLargeMessage() {
+    return "dag: " + inRange + " device calls (seq " + firstSeq + " to " + lastSeq + ") are more than the "
+        + maxNodes + " one graph holds; draw a part with --from SEQ --to SEQ";
   }
 
   private boolean inRange(long seq) {
@@ -103,6 +133,12 @@ public final class DependencyGraph {
       return;
     }
     if (!inRange(r.seq) || nodes.containsKey(r.seq)) {
+      return;
+    }
+    inRange++;
+    firstSeq = Math.min(firstSeq, r.seq);
+    lastSeq = Math.max(lastSeq, r.seq);
+    if (inRange > maxNodes) {
       return;
     }
     nodes.put(r.seq, new Node(r, nodes.size()));
