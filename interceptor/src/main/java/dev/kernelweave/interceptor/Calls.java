@@ -70,6 +70,21 @@ public final class Calls {
   }
 
   /**
+   * Starts and places a call that names a stream but whose effects the agent cannot see (a host
+   * function, a stream memory operation, a graph launch): a barrier enqueued on one of the agent's
+   * streams, so the host never waits where CUDA would not.
+   */
+  public static CallRecord beginStreamBarrier(String name, NativePointerObject appStream) {
+    CallRecord r = begin(CallKind.OPAQUE, name, appStream);
+    if (r != null) {
+      r.barrier = true;
+      r.touchesUnknownMemory = true;
+      place(r, Placement.ASYNC);
+    }
+    return r;
+  }
+
+  /**
    * Asks the context's dispatch where the call runs. On return, when the call was placed on one of
    * the agent's streams, {@link #stream} gives it. Whatever the dispatch took is released by
    * {@link #end}, or here at once if placing fails.

@@ -58,16 +58,6 @@ final class AppStreams {
     return legacy;
   }
 
-  /** Calls {@code action} for every stream the legacy stream synchronizes with, the legacy one included. */
-  void forEachBlocking(java.util.function.Consumer<Stream> action) {
-    action.accept(legacy);
-    for (Stream s : values) {
-      if (s != null && !s.nonBlocking) {
-        action.accept(s);
-      }
-    }
-  }
-
   private int indexOf(long key) {
     int mask = keys.length - 1;
     int i = (int) mix(key) & mask;

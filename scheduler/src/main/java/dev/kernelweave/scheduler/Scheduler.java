@@ -15,24 +15,12 @@ import dev.kernelweave.call.CallRecord;
  * that lane, and an event is recorded only when such a wait needs it. The host never waits on the
  * launch path.
  *
- * <p>Protocol, per call (the interceptor and the simulator's program runner follow it alike):
- * <ul>
- *   <li>device work with a stream parameter: {@code lane = beforeAsyncWork(call)}, issue the real
- *       call on {@code lane}, then {@code afterWork(call, succeeded)};
- *   <li>device work that keeps its synchronous meaning (a synchronous copy, a memset without a
- *       stream): {@code beforeSyncWork(call)}, issue the real call as written on the legacy default
- *       stream, then {@code afterWork(call, succeeded)};
- *   <li>a free: {@code beforeFree(call)} (the host waits for the allocation's pending users), the
- *       real free, then {@code afterFree(call)};
- *   <li>anything not understood: {@code beforeBarrier(call)}, the real call, {@code afterBarrier(call)};
- *   <li>{@code cuCtxSynchronize}, {@code cudaDeviceSynchronize}: the real call, then
- *       {@code afterDeviceSynchronize()};
- *   <li>{@code cuStreamSynchronize(s)}: {@code beforeStreamSynchronize(call)}, then the real call;
- *   <li>{@code cuEventRecord(e, s)}: {@code lane = beforeEventRecord(call)}, the real call on
- *       {@code lane}, then {@code afterWork(call, succeeded)}.
- * </ul>
- * Each {@code before...} fills the call's decision fields ({@code stream}, {@code predecessors},
- * {@code eventRecorded}, {@code hostWaited}, {@code barrier}) for the journal.
+ * <p>Calls reach it through {@link Dispatch}, which maps each {@link Placement} to its steps and
+ * holds the context's lock; each step fills the call's decision fields ({@code stream},
+ * {@code predecessors}, {@code eventRecorded}, {@code hostWaited}, {@code barrier}) for the journal.
+ * Beyond data, it keeps what CUDA orders for the host (see {@code docs/semantics.md}): per
+ * application stream where its work went and what its later work must follow, and the pending
+ * host-visible work of the legacy and blocking streams.
  *
  * <p>What it knows, and how it stays cheap: each lane counts the calls issued on it (positions);
  * per allocation slot a {@code DependencyTracker} keeps the last writer and the newest reader per
@@ -43,9 +31,7 @@ import dev.kernelweave.call.CallRecord;
  * Events belong to one lane each (a few per lane, see {@code EventPool}) and are recorded only
  * when a wait needs one, at the lane's tail. Steady-state decisions allocate nothing.
  *
- * <p>Not thread-safe: one scheduler per context, and its owner holds a lock from {@code before...}
- * until the matching {@code after...}, so that the order in which calls are decided is the order in
- * which they reach the device.
+ * <p>Not thread-safe: one scheduler per context, used under its {@link Dispatch}'s lock.
  */
 public final class Scheduler {
 
@@ -416,14 +402,18 @@ public final class Scheduler {
     }
   }
 
-  /** The host waits for every pending user of the allocation the call frees (its first access). */
-  public void beforeFree(CallRecord call) {
-    if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
-      return;
+  /**
+   * The host waits for every pending user of the allocation the call frees (its first access), in
+   * place: the steps {@link Dispatch} takes for a free, for a caller that holds no lock.
+   */
+  void beforeFree(CallRecord call) {
+    Ticket ticket = new Ticket();
+    ticket.reset(Placement.FREE, pool.laneCount);
+    collectHostWaits(call, ticket, true);
+    for (int i = 0; i < ticket.waitCount; i++) {
+      device.synchronizeEvent(ticket.waitEvent[i]);
     }
-    needs.clear();
-    tracker.collectUsers(call.accessSlot[0], pool, needs);
-    hostWait(call, needs, -1);
+    settle(ticket);
   }
 
   /** Forgets the freed allocation's history, so that a new allocation in its slot starts fresh. */
@@ -480,40 +470,5 @@ public final class Scheduler {
       pool.mergeWait(lane, from, events.recordedAt(event), events.clocks(), events.clockOffset(event));
       call.addPredecessor(needs.seq(from));
     }
-  }
-
-  /**
-   * The host waits for each pending position in {@code positions}, {@code first} (a lane, or -1)
-   * before the others, since its wait often covers theirs.
-   */
-  private void hostWait(CallRecord call, LanePositions positions, int first) {
-    int active = pool.activeLanes();
-    int waitedLanes = 0;
-    if (first >= 0 && hostWaitOne(call, positions, first)) {
-      waitedLanes++;
-    }
-    for (int i = 0, n = positions.count(); i < n; i++) {
-      int lane = positions.lane(i);
-      if (lane != first && hostWaitOne(call, positions, lane)) {
-        waitedLanes++;
-      }
-    }
-    if (waitedLanes > 0) {
-      call.hostWaited = true;
-      call.hostWaitNarrowed = waitedLanes < active;
-    }
-  }
-
-  private boolean hostWaitOne(CallRecord call, LanePositions positions, int lane) {
-    long p = positions.position(lane);
-    if (!pool.pending(lane, p)) {
-      return false;
-    }
-    int event = events.cover(lane, p, pool, device);
-    call.eventRecorded |= events.recorded;
-    device.synchronizeEvent(event);
-    pool.complete(lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
-    call.addPredecessor(positions.seq(lane));
-    return true;
   }
 }

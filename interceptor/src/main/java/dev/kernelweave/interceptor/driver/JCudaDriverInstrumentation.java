@@ -324,13 +324,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,
         @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
-      if (r != null) {
-        r.barrier = true;
-        r.touchesUnknownMemory = true;
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.stream(r, stream);
       return r;
     }
   }
@@ -340,13 +335,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,
         @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
-      if (r != null) {
-        r.barrier = true;
-        r.touchesUnknownMemory = true;
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.stream(r, stream);
       return r;
     }
   }

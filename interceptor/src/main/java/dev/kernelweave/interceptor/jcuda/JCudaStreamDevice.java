@@ -27,6 +27,8 @@ public final class JCudaStreamDevice implements StreamDevice {
   private final CUstream[] lanes;
   private final cudaStream_t[] runtimeLanes;
   private CUevent[] events = new CUevent[32];
+  /** Reused for the application's stream handles, so that joining one allocates nothing. */
+  private final CUstream appStreamScratch = new CUstream();
 
   public JCudaStreamDevice(int streams) {
     lanes = new CUstream[streams + 1];
@@ -75,9 +77,8 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   @Override
   public void waitEventOnAppStream(long appStream, int event) {
-    CUstream s = new CUstream();
-    JCudaPointers.setNativePointer(s, appStream == 0x1 ? 0 : appStream);
-    check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, events[event]));
+    JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(appStreamScratch, events[event]));
   }
 
   /** The JCuda event behind a pooled event id. */

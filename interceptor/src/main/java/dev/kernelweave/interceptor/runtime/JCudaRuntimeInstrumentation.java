@@ -150,13 +150,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,
         @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream) {
-      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
-      if (r != null) {
-        r.barrier = true;
-        r.touchesUnknownMemory = true;
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.runtimeStream(r, stream);
-      }
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.runtimeStream(r, stream);
       return r;
     }
   }
@@ -166,13 +161,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,
         @Advice.Argument(value = 1, readOnly = false) cudaStream_t stream) {
-      CallRecord r = Calls.begin(CallKind.OPAQUE, name, stream);
-      if (r != null) {
-        r.barrier = true;
-        r.touchesUnknownMemory = true;
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.runtimeStream(r, stream);
-      }
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.runtimeStream(r, stream);
       return r;
     }
   }
