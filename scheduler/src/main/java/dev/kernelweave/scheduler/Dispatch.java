@@ -51,7 +51,8 @@ public final class Dispatch {
   /**
    * Decides where the call runs and issues the waits it needs.
    *
-   * @return the lane to issue the real call on, or {@link CallRecord#NO_STREAM} to make it as written
+   * @return the lane to issue the real call on (for {@link Placement#SYNC}, the legacy lane, which is
+   *     the application's default stream), or {@link CallRecord#NO_STREAM} to make it as written
    */
   public int enter(CallRecord call, Placement placement, Ticket ticket) {
     ticket.reset(placement, laneCount);
@@ -79,7 +80,7 @@ public final class Dispatch {
             waitOutsideLock(call, ticket, false);
           }
           scheduler.beforeSyncWork(call);
-          return CallRecord.NO_STREAM;
+          return call.stream; // the legacy lane: the application's own default stream
         case FREE:
           waitOutsideLock(call, ticket, true);
           return CallRecord.NO_STREAM;

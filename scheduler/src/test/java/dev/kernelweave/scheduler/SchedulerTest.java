@@ -410,6 +410,18 @@ class SchedulerTest {
   }
 
   @Test
+  void synchronousCopyThroughTheDispatchRunsOnTheLegacyLaneAndOrdersItsReaders() {
+    Dispatch d = dispatch();
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W); // cuMemcpyHtoD
+    assertEquals(4, d.enter(copy, Placement.SYNC, ticket));
+    d.exit(copy, true, ticket);
+    device.drain();
+    int lane = launch(0, R, 1, W);
+    assertEquals(List.of("createStream " + lane, "createEvent e16", "record e16 on 4", "wait " + lane + " for e16"),
+        device.drain());
+  }
+
+  @Test
   void legacyHandleAndNullAreOneStream() {
     Dispatch d = dispatch();
     CallRecord copy = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);

@@ -61,10 +61,33 @@ public final class JCudaPointers {
       return 0;
     }
     long base = (long) NATIVE_POINTER.get(object);
-    if (object instanceof Pointer) {
+    if (object instanceof Pointer p) {
+      if (base == 0 && BUFFER.get(p) instanceof Buffer b && b.isDirect()) {
+        // Pointer.to(directBuffer): JCuda resolves the buffer's address in native code.
+        base = DirectBuffers.address(b);
+      }
       base += (long) BYTE_OFFSET.get(object);
     }
     return base;
+  }
+
+  /** The address of a direct buffer's memory, read once the JDK's {@code java.nio} is open to the agent. */
+  private static final class DirectBuffers {
+    private static final VarHandle ADDRESS = find();
+
+    private static VarHandle find() {
+      try {
+        return MethodHandles.privateLookupIn(Buffer.class, MethodHandles.lookup())
+            .findVarHandle(Buffer.class, "address", long.class);
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    /** The address, or 0 when the JDK does not let the agent read it (the memory is then unknown). */
+    static long address(Buffer buffer) {
+      return ADDRESS == null ? 0 : (long) ADDRESS.get(buffer);
+    }
   }
 
   /** The Java buffer or array a pointer wraps ({@code Pointer.to(float[])}), or null. */
@@ -77,9 +100,17 @@ public final class JCudaPointers {
     return (NativePointerObject[]) POINTERS.get(pointer);
   }
 
-  /** Whether the pointer designates Java memory (an array or a buffer) rather than a native address. */
+  /**
+   * Whether the pointer designates Java memory (an array, a heap buffer, an array of pointers)
+   * rather than native memory. A direct buffer is native memory: page-locked memory from
+   * {@code cuMemAllocHost} carries one, and one may be registered with {@code cuMemHostRegister}.
+   */
   public static boolean isJavaMemory(Pointer pointer) {
-    return pointer != null && (BUFFER.get(pointer) != null || POINTERS.get(pointer) != null);
+    if (pointer == null) {
+      return false;
+    }
+    Buffer buffer = (Buffer) BUFFER.get(pointer);
+    return POINTERS.get(pointer) != null || buffer != null && !buffer.isDirect();
   }
 
   /**
