@@ -173,7 +173,7 @@ public final class Calls {
         t.forgetContext();
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
-        Interception.ALLOCATIONS.remove(r.accessBase[0]);
+        Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);
       }
       if (cs != null) {
         cs.dispatch.exit(r, succeeded, scope.ticket);

@@ -98,13 +98,24 @@ public final class AllocationTable {
    * @return its id, or {@link #NOT_FOUND} when no allocation starts there
    */
   public synchronized int remove(long base) {
+    return remove(base, NOT_FOUND);
+  }
+
+  /**
+   * Forgets the allocation that starts at {@code base} if it is still allocation {@code id}: a new
+   * allocation at the same address, made by another thread once the memory was freed, stays.
+   *
+   * @param id the allocation's id, or {@link #NOT_FOUND} for whichever starts there
+   * @return its id, or {@link #NOT_FOUND} when no such allocation starts there
+   */
+  public synchronized int remove(long base, int id) {
     Snapshot s = snapshot;
     int i = Arrays.binarySearch(s.bases, base);
-    if (i < 0) {
+    if (i < 0 || id != NOT_FOUND && s.ids[i] != id) {
       return NOT_FOUND;
     }
     int n = s.size();
-    int id = s.ids[i];
+    id = s.ids[i];
     slotInUse[s.slots[i]] = false;
     snapshot = new Snapshot(
         removeAt(s.bases, i), removeAt(s.ends, i), removeAt(s.ids, i), removeAt(s.slots, i), removeAt(s.kinds, i, n));

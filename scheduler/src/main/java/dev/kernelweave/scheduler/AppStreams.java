@@ -17,10 +17,13 @@ final class AppStreams {
     final LanePositions footprint;
     /** Positions this stream's later work must follow: barriers on it, events it was made to wait for. */
     final LanePositions follow;
+    /** Positions this stream was already made to wait for: joining them again adds nothing. */
+    final LanePositions joined;
 
     Stream(int laneCount) {
       footprint = new LanePositions(laneCount);
       follow = new LanePositions(laneCount);
+      joined = new LanePositions(laneCount);
     }
   }
 

@@ -17,8 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * that enqueue work are made under the context's lock, so that the order in which calls are decided
  * is the order in which they reach the device. The lock is never held while the host blocks in
  * CUDA: a synchronization is decided (device-side joins) under the lock and waited for outside it;
- * a synchronous copy or a free first waits for its predecessors outside the lock, then makes the
- * real call under it. If {@code enter} throws, it has released everything it took.
+ * a synchronous copy first waits for its predecessors outside the lock, then makes the real call
+ * under it; a free waits for the allocation's users outside the lock, forgets its history under
+ * it, and is made without it. If {@code enter} throws, it has released everything it took.
  */
 public final class Dispatch {
 
@@ -82,7 +83,11 @@ public final class Dispatch {
           scheduler.beforeSyncWork(call);
           return call.stream; // the legacy lane: the application's own default stream
         case FREE:
+          // Its users are done, so its history can go now; the real free may block (it often
+          // synchronizes the device) and runs without the lock.
           waitOutsideLock(call, ticket, true);
+          scheduler.afterFree(call);
+          release(ticket);
           return CallRecord.NO_STREAM;
         case BARRIER:
           scheduler.beforeBarrier(call);
@@ -118,7 +123,7 @@ public final class Dispatch {
   /** Commits the decision once the real call returned, and releases the lock if held. */
   public void exit(CallRecord call, boolean succeeded, Ticket ticket) {
     Placement placement = ticket.placement;
-    if (placement == Placement.NONE) {
+    if (placement == Placement.NONE || placement == Placement.FREE) {
       release(ticket);
       return;
     }
@@ -129,7 +134,6 @@ public final class Dispatch {
     try {
       switch (placement) {
         case ASYNC, SYNC, EVENT_RECORD -> scheduler.afterWork(call, succeeded);
-        case FREE -> scheduler.afterFree(call);
         case BARRIER -> scheduler.afterBarrier(call);
         case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
           if (succeeded) {

@@ -118,6 +118,7 @@ public final class Scheduler {
     s.nonBlocking = nonBlocking;
     s.footprint.clear();
     s.follow.clear();
+    s.joined.clear();
   }
 
   /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
@@ -309,15 +310,17 @@ public final class Scheduler {
       int lane = needs.lane(i);
       long p = needs.position(lane);
       ticket.settled.add(lane, p, needs.seq(lane));
-      if (legacy && lane == pool.legacy) {
-        continue;
+      if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
+        continue; // the stream already waits for it: a query polled in a loop must not queue a wait each time
       }
       int event = events.cover(lane, p, pool, device);
       call.eventRecorded |= events.recorded;
       if (legacy) {
         device.waitEvent(pool.legacy, event);
+        pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
       } else {
         device.waitEventOnAppStream(call.appStream, event);
+        s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
       }
       call.addPredecessor(needs.seq(lane));
     }
@@ -395,6 +398,7 @@ public final class Scheduler {
     }
     if (call.barrier) {
       (s.nonBlocking ? s.follow : blockingFollow).add(lane, position, call.seq);
+      pool.barrierIssued(lane, position);
     }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
       // A synchronous device-to-host copy returns once it, and everything before it there, is done.

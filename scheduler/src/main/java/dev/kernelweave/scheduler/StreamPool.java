@@ -18,6 +18,8 @@ final class StreamPool {
   private final long[] completed;
   private final boolean[] created;
   private final long[] lastUse;
+  /** Per lane, the position of its newest barrier, 0 for none. */
+  private final long[] barrierAt;
   private long useClock;
   /** {@code waited[a * laneCount + b]}. */
   private final long[] waited;
@@ -30,6 +32,7 @@ final class StreamPool {
     completed = new long[laneCount];
     created = new boolean[laneCount];
     lastUse = new long[laneCount];
+    barrierAt = new long[laneCount];
     waited = new long[laneCount * laneCount];
   }
 
@@ -62,17 +65,35 @@ final class StreamPool {
     lastUse[lane] = ++useClock;
   }
 
-  /** The pool lane chosen longest ago (never-used lanes first, lowest index on ties). */
+  /**
+   * The pool lane chosen longest ago (never-used lanes first, lowest index on ties), passing over
+   * lanes held by a pending barrier while another is free: a barrier may wait for the host (a host
+   * function), and work CUDA does not order after it must not queue behind it.
+   */
   int leastRecentlyUsed() {
-    int best = 0;
-    long bestUse = lastUse[0];
-    for (int lane = 1; lane < streams; lane++) {
-      if (lastUse[lane] < bestUse) {
+    int best = -1;
+    long bestUse = Long.MAX_VALUE;
+    for (int lane = 0; lane < streams; lane++) {
+      if (lastUse[lane] < bestUse && !pending(lane, barrierAt[lane])) {
         best = lane;
         bestUse = lastUse[lane];
       }
     }
+    if (best >= 0) {
+      return best;
+    }
+    best = 0;
+    for (int lane = 1; lane < streams; lane++) {
+      if (lastUse[lane] < lastUse[best]) {
+        best = lane;
+      }
+    }
     return best;
+  }
+
+  /** A barrier was issued at position {@code p} of {@code lane}. */
+  void barrierIssued(int lane, long p) {
+    barrierAt[lane] = p;
   }
 
   /** The newest position of {@code b} that lane {@code a} already waits for. */

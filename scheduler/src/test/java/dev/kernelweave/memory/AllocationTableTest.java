@@ -90,4 +90,18 @@ class AllocationTableTest {
     }
     assertTrue(table.slotCapacity() >= 100);
   }
+
+  @Test
+  void removingAFreedAllocationKeepsANewOneAtTheSameAddress() {
+    AllocationTable table = new AllocationTable();
+    int old = table.add(0x1000, 64, MemoryKind.DEVICE);
+    table.remove(0x1000);
+    int fresh = table.add(0x1000, 64, MemoryKind.DEVICE); // another thread's allocation, after the free
+    assertEquals(AllocationTable.NOT_FOUND, table.remove(0x1000, old));
+    AllocationTable.Allocation found = new AllocationTable.Allocation();
+    assertTrue(table.lookup(0x1010, found));
+    assertEquals(fresh, found.id);
+    assertEquals(fresh, table.remove(0x1000, fresh));
+    assertFalse(table.lookup(0x1010, found));
+  }
 }
