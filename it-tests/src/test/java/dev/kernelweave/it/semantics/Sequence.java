@@ -34,7 +34,9 @@ import jcuda.driver.CUstream;
  * <p>Options: {@code --reps N} repetitions of the sequence in one process (each a different order of
  * the stand-in driver's ready work), {@code --cycles C} GPU clock cycles each kernel spins first (a
  * GPU needs them so a missing wait shows; the stand-in ignores them), {@code --timeout-ms T} the
- * longest a host function or a thread waits for the host, and {@code --variant V}. Not thread-safe
+ * longest a host function or a thread waits for the host, {@code --variant V}, and
+ * {@code --calls-never-block true} where the driver never makes one thread's asynchronous call wait
+ * for another thread's blocking one (the stand-in; a real driver may, and CUDA does not say). Not thread-safe
  * except {@link #check}, which is synchronized.
  */
 final class Sequence {
@@ -51,14 +53,16 @@ final class Sequence {
   final long cycles;
   final long timeoutMs;
   final String variant;
+  final boolean callsNeverBlock;
   final CUdevice device = new CUdevice();
   private boolean wrong;
 
-  private Sequence(int reps, long cycles, long timeoutMs, String variant) {
+  private Sequence(int reps, long cycles, long timeoutMs, String variant, boolean callsNeverBlock) {
     this.reps = reps;
     this.cycles = cycles;
     this.timeoutMs = timeoutMs;
     this.variant = variant;
+    this.callsNeverBlock = callsNeverBlock;
   }
 
   /** Parses the options, makes the primary context current, or exits with {@link SmokePrograms#NO_GPU}. */
@@ -67,16 +71,18 @@ final class Sequence {
     long cycles = 20_000_000L;  // about 10 ms on an H100
     long timeoutMs = 10_000;
     String variant = defaultVariant;
+    boolean callsNeverBlock = false;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--reps" -> reps = Integer.parseInt(args[i + 1]);
         case "--cycles" -> cycles = Long.parseLong(args[i + 1]);
         case "--timeout-ms" -> timeoutMs = Long.parseLong(args[i + 1]);
         case "--variant" -> variant = args[i + 1];
+        case "--calls-never-block" -> callsNeverBlock = Boolean.parseBoolean(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    Sequence s = new Sequence(reps, cycles, timeoutMs, variant);
+    Sequence s = new Sequence(reps, cycles, timeoutMs, variant, callsNeverBlock);
     try {
       cuInit(0);
       int[] count = {0};
