@@ -77,7 +77,8 @@ public final class Scheduler {
     this.mutant = mutant;
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
-    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR);
+    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR,
+        mutant != Mutant.UNTRACKED_CONSTANT);
     this.appStreams = new AppStreams(pool.laneCount);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
