@@ -242,6 +242,13 @@ public final class Scheduler {
         return;
       }
       tracker.collectUsers(call.accessSlot[0], pool, needs);
+      // A barrier may reach memory that no parameter names, this allocation's included.
+      for (int lane = 0; lane < pool.laneCount; lane++) {
+        long p = pool.barrierAt(lane);
+        if (p > 0 && pool.pending(lane, p)) {
+          needs.add(lane, p, 0);
+        }
+      }
     } else {
       if (call.touchesUnknownMemory || call.barrier) {
         collectEverything();

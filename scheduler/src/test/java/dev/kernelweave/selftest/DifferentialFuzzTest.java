@@ -162,6 +162,23 @@ class DifferentialFuzzTest {
   }
 
   @Test
+  void aFreeWaitsForAPendingKernelWithoutPtxThatWritesTheAllocationThroughAStoredPointer() {
+    Program program = new Program(1, Program.wellFormed(java.util.List.of(
+        new Op.CreateStream(0, 5, true),
+        new Op.Alloc(0, 0, 2, 1),
+        new Op.Alloc(0, 1, 32, 2),
+        new Op.LaunchWithoutPtx(0, 5, new Op.At(0, 0), new Op.At(1, 0), 32, 9),
+        new Op.Free(0, 1),
+        new Op.Alloc(0, 2, 32, 3),
+        new Op.Read(0, new Op.At(2, 0), 32))));
+    assertEquals(7, program.size());
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, 4, Mutant.NONE);
+    for (long seed = 0; seed < 100; seed++) {
+      assertNull(fuzz.check(program, seed), "target seed " + seed);
+    }
+  }
+
+  @Test
   void wellFormedKeepsHostReadsThatOnlyCudasStreamOrderMakesValid() {
     Op.At b0 = new Op.At(0, 0);
     Op.At b1 = new Op.At(1, 0);
