@@ -31,3 +31,18 @@ extern "C" __global__ void kw_reduce(unsigned* out, const unsigned* in1, const u
     out[0] = sum;
   }
 }
+
+// The module's constant, written by cuMemcpyHtoD to the address cuModuleGetGlobal gives.
+__constant__ unsigned kw_constant[4];
+
+extern "C" __global__ void kw_fill_constant(unsigned* out, int n, unsigned k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (k ^ kw_constant[0]) + (unsigned) i * 0x9E3779B9u;
+}
+
+// Writes through a pointer stored in device memory: the self-test launches it as a kernel whose
+// code the agent cannot read.
+extern "C" __global__ void kw_fill_indirect(unsigned* const* slot, int n, unsigned k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) (*slot)[i] = k + (unsigned) i * 0x9E3779B9u;
+}

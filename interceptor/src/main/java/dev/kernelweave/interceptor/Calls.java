@@ -347,32 +347,7 @@ public final class Calls {
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {
-    AllocationTable.Allocation found = CallThread.current().found;
-    if (!Interception.ALLOCATIONS.lookup(address, found)) {
-      return false;
-    }
-    if (found.kind == MemoryKind.MANAGED) {
-      r.touchesUnknownMemory = true;
-    }
-    if (found.kind == MemoryKind.PINNED_HOST || found.kind == MemoryKind.MANAGED) {
-      r.touchesHostMemory = true;
-    }
-    long offset = address - found.base;
-    long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
-    for (int i = 0; i < r.accessCount; i++) {
-      if (r.accessId[i] == found.id) {
-        if (r.accessMode[i] != mode.ordinal()) {
-          r.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
-        }
-        long start = Math.min(r.accessOffset[i], offset);
-        long end = Math.max(r.accessOffset[i] + r.accessSize[i], offset + length);
-        r.accessOffset[i] = start;
-        r.accessSize[i] = end - start;
-        return true;
-      }
-    }
-    r.addAccess(found.id, found.slot, found.base, offset, length, mode);
-    return true;
+    return Interception.ALLOCATIONS.addAccess(r, address, size, mode, CallThread.current().found);
   }
 
   private static long littleEndianLong(byte[] a, int at) {

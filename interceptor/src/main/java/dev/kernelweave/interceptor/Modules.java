@@ -121,6 +121,7 @@ public final class Modules {
     for (int i = 0; i < addresses.length; i++) {
       Calls.device(r, addresses[i], 0, AccessMode.ofOrdinal(modes[i]));
     }
+    r.moduleVariableCount = r.accessCount;
   }
 
   private static final KernelInfo UNKNOWN = KernelInfo.unknown("");

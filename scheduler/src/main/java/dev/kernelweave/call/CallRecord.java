@@ -98,6 +98,12 @@ public class CallRecord extends BytesInBinaryMarshallable {
   public boolean touchesHostMemory;
   /** The application's event handle of an event record or wait, 0 otherwise. Not journaled. */
   public long appEvent;
+  /**
+   * For a launch: its first {@code moduleVariableCount} accesses are the module variables
+   * ({@code __constant__}, {@code __device__}) its code uses, not memory a parameter names. Not
+   * journaled.
+   */
+  public int moduleVariableCount;
 
   // --- the scheduler's decision
   /** The agent's stream (lane) the call ran on, or {@link #NO_STREAM}. */
@@ -136,6 +142,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesUnknownMemory = false;
     touchesHostMemory = false;
     appEvent = 0;
+    moduleVariableCount = 0;
     stream = NO_STREAM;
     predecessorCount = 0;
     eventRecorded = false;
@@ -246,6 +253,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesUnknownMemory = other.touchesUnknownMemory;
     touchesHostMemory = other.touchesHostMemory;
     appEvent = other.appEvent;
+    moduleVariableCount = other.moduleVariableCount;
     stream = other.stream;
     predecessorCount = 0;
     for (int i = 0; i < other.predecessorCount; i++) {

@@ -1,5 +1,7 @@
 package dev.kernelweave.memory;
 
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallRecord;
 import java.util.Arrays;
 
 /**
@@ -138,6 +140,44 @@ public final class AllocationTable {
     into.base = s.bases[i];
     into.size = s.ends[i] - s.bases[i];
     into.kind = MemoryKind.ofOrdinal(s.kinds[i]);
+    return true;
+  }
+
+  /**
+   * Adds to {@code call} its access to {@code [address, address + size)} ({@code size} 0: to the end
+   * of the allocation) as the interceptor records it: one access per allocation, widened and made
+   * read-write when the call names the allocation twice; host memory the device reaches directly
+   * (pinned, registered, managed) marks the call {@code touchesHostMemory}, managed memory also
+   * {@code touchesUnknownMemory}. Allocation-free.
+   *
+   * @param found scratch for the lookup, owned by the caller's thread
+   * @return false, adding nothing, when the address lies in no live allocation
+   */
+  public boolean addAccess(CallRecord call, long address, long size, AccessMode mode, Allocation found) {
+    if (!lookup(address, found)) {
+      return false;
+    }
+    if (found.kind == MemoryKind.MANAGED) {
+      call.touchesUnknownMemory = true;
+    }
+    if (found.kind == MemoryKind.PINNED_HOST || found.kind == MemoryKind.MANAGED) {
+      call.touchesHostMemory = true;
+    }
+    long offset = address - found.base;
+    long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
+    for (int i = 0; i < call.accessCount; i++) {
+      if (call.accessId[i] == found.id) {
+        if (call.accessMode[i] != mode.ordinal()) {
+          call.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
+        }
+        long start = Math.min(call.accessOffset[i], offset);
+        long end = Math.max(call.accessOffset[i] + call.accessSize[i], offset + length);
+        call.accessOffset[i] = start;
+        call.accessSize[i] = end - start;
+        return true;
+      }
+    }
+    call.addAccess(found.id, found.slot, found.base, offset, length, mode);
     return true;
   }
 

@@ -19,6 +19,7 @@ final class DependencyTracker {
   private final int laneCount;
   private final boolean followWrites;
   private final boolean followReads;
+  private final boolean trackModuleVariables;
   private int capacity;
   /** Position 0: no writer. */
   private int[] writerLane;
@@ -34,11 +35,14 @@ final class DependencyTracker {
   /**
    * @param followWrites whether reads follow the last writer (false only for {@link Mutant#DROP_RAW})
    * @param followReads whether writes follow the readers (false only for {@link Mutant#DROP_WAR})
+   * @param trackModuleVariables whether a launch's uses of module variables order it (false only for
+   *     {@link Mutant#UNTRACKED_CONSTANT})
    */
-  DependencyTracker(int laneCount, boolean followWrites, boolean followReads) {
+  DependencyTracker(int laneCount, boolean followWrites, boolean followReads, boolean trackModuleVariables) {
     this.laneCount = laneCount;
     this.followWrites = followWrites;
     this.followReads = followReads;
+    this.trackModuleVariables = trackModuleVariables;
     grow(64);
   }
 
@@ -46,7 +50,7 @@ final class DependencyTracker {
   void collect(CallRecord call, StreamPool pool, LanePositions needs) {
     int[] slots = call.accessSlot;
     byte[] modes = call.accessMode;
-    for (int i = 0, n = call.accessCount; i < n; i++) {
+    for (int i = firstTracked(call), n = call.accessCount; i < n; i++) {
       int slot = slots[i];
       if (slot < 0 || slot >= capacity) {
         continue;
@@ -75,6 +79,11 @@ final class DependencyTracker {
     }
   }
 
+  /** The index of the call's first access that orders it. */
+  private int firstTracked(CallRecord call) {
+    return trackModuleVariables ? 0 : call.moduleVariableCount;
+  }
+
   /** Adds to {@code users} every pending call that touched {@code slot}. */
   void collectUsers(int slot, StreamPool pool, LanePositions users) {
     if (slot < 0 || slot >= capacity) {
@@ -98,7 +107,7 @@ final class DependencyTracker {
   void record(CallRecord call, int lane, long position) {
     int[] slots = call.accessSlot;
     byte[] modes = call.accessMode;
-    for (int i = 0, n = call.accessCount; i < n; i++) {
+    for (int i = firstTracked(call), n = call.accessCount; i < n; i++) {
       int slot = slots[i];
       if (slot < 0) {
         continue;

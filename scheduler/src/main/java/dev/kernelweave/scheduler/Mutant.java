@@ -2,36 +2,37 @@ package dev.kernelweave.scheduler;
 
 /**
  * Deliberately broken schedulers, to prove the differential fuzz catches each kind of missing
- * ordering. {@link #NONE} is the real scheduler.
+ * ordering. {@link #NONE} is the real scheduler. Each mutant's {@link #description} says the bug it
+ * carries; each changes what some valid program observes, so the fuzz must catch every one.
  */
 public enum Mutant {
-  NONE("none"),
-  /** Drops read-after-write edges. */
-  DROP_RAW("drop-raw"),
-  /** Drops write-after-read edges. */
-  DROP_WAR("drop-war"),
-  /** Frees without waiting for the allocation's pending users. */
-  NO_FREE_WAIT("no-free-wait"),
-  /** A host wait covers only the call's own predecessors, not pending work whose effect the host sees. */
-  NARROW_PAST_HOST_EFFECTS("narrow-past-host-effects"),
-  /** Takes the handle {@code 0x1} for a stream of its own instead of the legacy default stream. */
-  LEGACY_ALIAS("legacy-alias"),
-  /** Launches ignore the module variables their kernels read. */
-  UNTRACKED_CONSTANT("untracked-constant"),
-  /** A kernel whose code the agent cannot read is ordered by its pointer parameters alone. */
-  NO_PTX_OPTIMISTIC("no-ptx-optimistic"),
-  /** A host function is a host-side barrier: the host waits for everything before enqueuing it. */
-  HOSTFUNC_BLOCKS("hostfunc-blocks");
+  NONE("none", "the real scheduler"),
+  DROP_RAW("drop-raw", "drops read-after-write edges"),
+  DROP_WAR("drop-war", "drops write-after-read edges"),
+  NO_FREE_WAIT("no-free-wait", "frees without waiting for the allocation's pending users"),
+  NARROW_PAST_HOST_EFFECTS("narrow-past-host-effects",
+      "a host wait covers only the call's own predecessors, not pending work whose effect the host sees"),
+  LEGACY_ALIAS("legacy-alias", "takes the handle 0x1 for a stream of its own instead of the legacy default stream"),
+  UNTRACKED_CONSTANT("untracked-constant", "launches ignore the module variables their kernels read"),
+  NO_PTX_OPTIMISTIC("no-ptx-optimistic", "a kernel whose code the agent cannot read is ordered by its pointer parameters alone"),
+  HOSTFUNC_BLOCKS("hostfunc-blocks", "a host function is a host-side barrier: the host waits for everything before enqueuing it");
 
   private final String option;
+  private final String description;
 
-  Mutant(String option) {
+  Mutant(String option, String description) {
     this.option = option;
+    this.description = description;
   }
 
   /** The name used on the command line. */
   public String option() {
     return option;
+  }
+
+  /** The bug, in a few words. */
+  public String description() {
+    return description;
   }
 
   public static Mutant ofOption(String option) {

@@ -77,7 +77,8 @@ public final class Scheduler {
     this.mutant = mutant;
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
-    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR);
+    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR,
+        mutant != Mutant.UNTRACKED_CONSTANT);
     this.appStreams = new AppStreams(pool.laneCount);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
@@ -241,6 +242,13 @@ public final class Scheduler {
         return;
       }
       tracker.collectUsers(call.accessSlot[0], pool, needs);
+      // A barrier may reach memory that no parameter names, this allocation's included.
+      for (int lane = 0; lane < pool.laneCount; lane++) {
+        long p = pool.barrierAt(lane);
+        if (p > 0 && pool.pending(lane, p)) {
+          needs.add(lane, p, 0);
+        }
+      }
     } else {
       if (call.touchesUnknownMemory || call.barrier) {
         collectEverything();

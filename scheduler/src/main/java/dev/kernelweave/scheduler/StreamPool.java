@@ -91,6 +91,11 @@ final class StreamPool {
     return best;
   }
 
+  /** The position of the newest barrier issued on {@code lane}, 0 for none. */
+  long barrierAt(int lane) {
+    return barrierAt[lane];
+  }
+
   /** A barrier was issued at position {@code p} of {@code lane}. */
   void barrierIssued(int lane, long p) {
     barrierAt[lane] = p;

@@ -3,7 +3,9 @@ package dev.kernelweave.selftest;
 import dev.kernelweave.scheduler.Mutant;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -55,8 +57,8 @@ public final class DifferentialFuzz {
     }
   }
 
-  /** What a fuzz run found. */
-  public record Report(int programs, int passed, List<Failure> failures, RunStats stats) {
+  /** What a fuzz run found, and how many of each {@link Shape} its programs were made with. */
+  public record Report(int programs, int passed, List<Failure> failures, RunStats stats, Map<Shape, Integer> shapes) {
     public int failed() {
       return failures.size();
     }
@@ -81,11 +83,13 @@ public final class DifferentialFuzz {
   public Report run(long seed, int programs, int stopAfter, PrintStream progress) {
     List<Failure> failures = new ArrayList<>();
     RunStats stats = new RunStats();
+    Map<Shape, Integer> shapes = new EnumMap<>(Shape.class);
     int passed = 0;
     int step = Math.max(1, programs / 10);
     int done = 0;
     for (int i = 0; i < programs; i++) {
       Program program = generator.generate(programSeed(seed, i));
+      program.shapes().forEach((shape, count) -> shapes.merge(shape, count, Integer::sum));
       long targetSeed = mix(program.seed() ^ 0x5DEECE66DL);
       Verdict verdict = verdict(program, targetSeed);
       stats.add(verdict.stats);
@@ -102,7 +106,7 @@ public final class DifferentialFuzz {
         break;
       }
     }
-    return new Report(done, passed, failures, stats);
+    return new Report(done, passed, failures, stats, shapes);
   }
 
   /** Why {@code program} fails with {@code targetSeed}, or null when it passes. */

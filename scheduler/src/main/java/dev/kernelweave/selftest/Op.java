@@ -5,7 +5,9 @@ import java.util.Locale;
 /**
  * One call of a self-test program, as the application would make it. Device buffers ({@code b3})
  * and page-locked host buffers ({@code h1}) are named by number; ranges are in 32-bit elements.
- * Application streams are handles ({@code 0}: the default stream); application events are numbers.
+ * Application streams are handles ({@code 0} and {@code 0x1}: the legacy default stream, {@code 0x2}:
+ * the calling thread's per-thread default stream, others created by {@link CreateStream}, or taken
+ * for blocking streams when never created); application events are numbers.
  * {@code thread} is the application thread that makes the call; the program's order is the order
  * in which calls reach the agent.
  */
@@ -38,11 +40,23 @@ public sealed interface Op {
     FAILS
   }
 
-  /** Page-locked host memory, for asynchronous reads. */
-  record AllocHost(int thread, int host, int elements) implements Op {
+  /**
+   * Host memory the device reaches directly, zeroed: {@code cuMemAllocHost} (page-locked, and mapped
+   * under unified addressing), or with {@code registered} ordinary memory made page-locked by
+   * {@code cuMemHostRegister}.
+   */
+  record AllocHost(int thread, int host, int elements, boolean registered) implements Op {
     @Override
     public String describe() {
-      return "allocHost h" + host + " " + elements + " elements";
+      return (registered ? "hostRegister h" : "allocHost h") + host + " " + elements + " elements";
+    }
+  }
+
+  /** {@code cuStreamCreate(stream, flags)}: blocking (flags 0) or {@code CU_STREAM_NON_BLOCKING}. */
+  record CreateStream(int thread, long stream, boolean nonBlocking) implements Op {
+    @Override
+    public String describe() {
+      return "streamCreate " + Program.stream(stream) + (nonBlocking ? " non-blocking" : " blocking");
     }
   }
 
@@ -161,6 +175,99 @@ public sealed interface Op {
     @Override
     public String describe() {
       return "eventSynchronize e" + event;
+    }
+  }
+
+  /** {@code cuStreamWaitEvent}: later work on {@code stream} waits for what the event's last record stands for. */
+  record StreamWaitEvent(int thread, long stream, int event) implements Op {
+    @Override
+    public String describe() {
+      return "streamWaitEvent " + Program.stream(stream) + " e" + event;
+    }
+  }
+
+  /** The host writes data made from {@code dataSeed} into host buffer {@code host} directly. */
+  record HostWrite(int thread, int host, int offset, int n, long dataSeed) implements Op {
+    @Override
+    public String describe() {
+      return "host writes h" + host + "[" + offset + ".." + (offset + n) + ") <- data#" + Long.toHexString(dataSeed & 0xFFFF);
+    }
+  }
+
+  /** {@code cuMemcpyHtoDAsync} from host buffer {@code host}. */
+  record WriteAsync(int thread, long stream, At dst, int host, int hostOffset, int n) implements Op {
+    @Override
+    public String describe() {
+      return "copyHtoDAsync " + dst.describe(n) + " <- h" + host + "[" + hostOffset + ".." + (hostOffset + n) + ")  "
+          + Program.stream(stream);
+    }
+  }
+
+  /**
+   * A launch of {@link Kernel#SCALE} whose output is host buffer {@code host}, through its mapped
+   * address: the device writes host memory directly.
+   */
+  record LaunchIntoHost(int thread, long stream, int host, int hostOffset, At in, int n, int k) implements Op {
+    @Override
+    public String describe() {
+      return "launch SCALE h" + host + "[" + hostOffset + ".." + (hostOffset + n) + ") (mapped) <- " + in.describe(n)
+          + String.format(Locale.ROOT, "  k=0x%08x  ", k) + Program.stream(stream);
+    }
+  }
+
+  /** {@code cuMemcpyHtoD} of data made from {@code dataSeed} into the module's {@code __constant__} words. */
+  record WriteConstant(int thread, long dataSeed) implements Op {
+    @Override
+    public String describe() {
+      return "copyHtoD constant <- data#" + Long.toHexString(dataSeed & 0xFFFF);
+    }
+  }
+
+  /**
+   * A launch of a kernel that reads the module's {@code __constant__} words, which no parameter
+   * names: {@code out[i] = (k ^ constant[0]) + i * 0x9E3779B9}. The agent knows its use of the
+   * constant from its PTX.
+   */
+  record LaunchReadingConstant(int thread, long stream, At out, int n, int k) implements Op {
+    @Override
+    public String describe() {
+      return "launch FILL_FROM_CONSTANT " + out.describe(n) + String.format(Locale.ROOT, "  k=0x%08x  ", k)
+          + Program.stream(stream);
+    }
+  }
+
+  /**
+   * A synchronous copy of the address of {@code target} into {@code slot} (8 bytes), then a launch
+   * of a kernel whose code the agent cannot read (no PTX) with {@code slot} as its only parameter: it
+   * writes {@code target[i] = k + i * 0x9E3779B9} through the stored pointer.
+   */
+  record LaunchWithoutPtx(int thread, long stream, At slot, At target, int n, int k) implements Op {
+    @Override
+    public String describe() {
+      return "copyHtoD " + slot.describe(2) + " <- &" + target.describe(n) + "; launch FILL_INDIRECT (no PTX) through "
+          + slot.describe(2) + String.format(Locale.ROOT, "  k=0x%08x  ", k) + Program.stream(stream);
+    }
+  }
+
+  /**
+   * {@code cuLaunchHostFunc}: once the stream reaches it, and, when {@code gate} is not negative,
+   * once the host opened that gate, the function sets {@code dst[i] = src[i] * 5 + 1} on host memory.
+   */
+  record HostFunction(int thread, long stream, int gate, int srcHost, int srcOffset, int dstHost, int dstOffset, int n)
+      implements Op {
+    @Override
+    public String describe() {
+      return "launchHostFunc h" + dstHost + "[" + dstOffset + ".." + (dstOffset + n) + ") <- h" + srcHost + "["
+          + srcOffset + ".." + (srcOffset + n) + ")" + (gate >= 0 ? " once gate " + gate + " opens" : "") + "  "
+          + Program.stream(stream);
+    }
+  }
+
+  /** The host action a host function waits for: opens {@code gate}. */
+  record OpenGate(int thread, int gate) implements Op {
+    @Override
+    public String describe() {
+      return "host opens gate " + gate;
     }
   }
 

@@ -1,7 +1,10 @@
 package dev.kernelweave.selftest;
 
+import dev.kernelweave.scheduler.Scheduler;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -10,7 +13,12 @@ import java.util.SplittableRandom;
  * buffers just read (write-after-read), reads of buffers just written (read-after-write), frees of
  * buffers still in use followed by allocations that reuse their addresses, synchronous reads in the
  * middle, context synchronizations, opaque calls, application streams and events, and several
- * application threads interleaved.
+ * application threads interleaved; and the {@link Shape}s where only CUDA's own stream semantics make
+ * a host observation valid: blocking and non-blocking streams, the legacy and per-thread handles,
+ * host memory the device writes, {@code __constant__} memory, kernels without PTX, host functions.
+ *
+ * <p>Application threads are interleaved calls with a thread number, made one after another by the
+ * runner: the scheduler sees several threads on one context, the device one caller.
  *
  * <p>Deterministic: the same seed gives the same program.
  */
@@ -43,8 +51,12 @@ public final class ProgramGenerator {
     final List<Op> ops = new ArrayList<>();
     final int threads;
     final long[][] streams;
+    final List<Long> nonBlockingStreams = new ArrayList<>();
     final int events;
     final int hosts;
+    final boolean[] registered;
+    final Map<Shape, Integer> shapes = new EnumMap<>(Shape.class);
+    int gates;
     final List<int[]> live = new ArrayList<>(); // {buf, elements, owner}
     final List<Integer> recentlyWritten = new ArrayList<>();
     final List<Integer> recentlyRead = new ArrayList<>();
@@ -69,11 +81,26 @@ public final class ProgramGenerator {
       }
       events = 1 + random.nextInt(3);
       hosts = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(2);
+      registered = new boolean[hosts];
     }
 
     Program build() {
       for (int h = 0; h < hosts; h++) {
-        ops.add(new Op.AllocHost(0, h, HOST_ELEMENTS));
+        registered[h] = random.nextInt(3) == 0;
+        ops.add(new Op.AllocHost(0, h, HOST_ELEMENTS, registered[h]));
+      }
+      for (int t = 0; t < threads; t++) {
+        for (int j = 1; j < streams[t].length; j++) {
+          boolean nonBlocking = random.nextBoolean();
+          ops.add(new Op.CreateStream(t, streams[t][j], nonBlocking));
+          note(nonBlocking ? Shape.NON_BLOCKING_STREAM : Shape.BLOCKING_STREAM);
+          if (nonBlocking) {
+            nonBlockingStreams.add(streams[t][j]);
+          }
+        }
+      }
+      if (threads > 1) {
+        note(Shape.SEVERAL_THREADS);
       }
       int initial = 2 + random.nextInt(4);
       for (int i = 0; i < initial; i++) {
@@ -87,10 +114,18 @@ public final class ProgramGenerator {
         }
         step();
       }
-      return new Program(seed, Program.wellFormed(ops));
+      return new Program(seed, Program.wellFormed(ops), shapes);
+    }
+
+    void note(Shape shape) {
+      shapes.merge(shape, 1, Integer::sum);
     }
 
     void step() {
+      if (random.nextInt(100) < 14) {
+        shapeStep();
+        return;
+      }
       int r = random.nextInt(100);
       if (r < 36) {
         launch(Op.LaunchMode.PRECISE);
@@ -144,7 +179,7 @@ public final class ProgramGenerator {
         observeHosts();
       } else if (r < 92) {
         long stream = syncStream();
-        ops.add(new Op.StreamSync(thread, stream));
+        streamSync(stream);
         readbackStreams.removeIf(s -> s == stream);
         observeHosts();
       } else if (r < 96) {
@@ -160,6 +195,283 @@ public final class ProgramGenerator {
         ops.add(new Op.EventSync(thread, event));
         observeHosts();
       }
+    }
+
+    /** One of the shapes CUDA's own semantics make valid (see {@link Shape}). */
+    void shapeStep() {
+      switch (random.nextInt(7)) {
+        case 0 -> pinnedReadbackThenSynchronousCopy();
+        case 1 -> legacyWaitsForEvent();
+        case 2 -> constantBetweenLaunches();
+        case 3 -> kernelWithoutPtx();
+        case 4 -> registeredHostCopies();
+        case 5 -> mappedHostWrite();
+        default -> hostFunction();
+      }
+    }
+
+    void streamSync(long stream) {
+      ops.add(new Op.StreamSync(thread, stream));
+      if (stream == 0 || stream == Scheduler.LEGACY_HANDLE) {
+        note(Shape.LEGACY_STREAM_SYNCHRONIZE);
+      }
+    }
+
+    /**
+     * An asynchronous copy into pinned memory on a stream the legacy stream synchronizes with, then a
+     * synchronous copy of another buffer, then the host reads the pinned memory: valid only because
+     * the synchronous copy completes all earlier work of the blocking streams.
+     */
+    void pinnedReadbackThenSynchronousCopy() {
+      if (hosts == 0) {
+        return;
+      }
+      long stream = blockingStream();
+      int[] b = pickToRead();
+      int n = Math.min(length(b[1]), HOST_ELEMENTS);
+      int host = random.nextInt(hosts);
+      ops.add(new Op.ReadAsync(thread, stream, host, random.nextInt(HOST_ELEMENTS - n + 1), at(b, n), n));
+      noteRead(b[0]);
+      int[] other = any();
+      int m = length(other[1]);
+      if (random.nextBoolean()) {
+        ops.add(new Op.Read(thread, at(other, m), m));
+        noteRead(other[0]);
+      } else {
+        ops.add(new Op.Write(thread, at(other, m), m, random.nextLong()));
+        noteWritten(other[0]);
+      }
+      ops.add(new Op.ObserveHost(thread, host));
+      note(Shape.PINNED_READBACK_THEN_SYNCHRONOUS_COPY);
+    }
+
+    /**
+     * Work on a non-blocking stream, an event recorded there, the legacy stream (by one of its names)
+     * made to wait for it, then either a host wait on the legacy stream (by either name) and a host
+     * read of the copy's result, or work enqueued on the legacy stream (by either name) that reads
+     * what a host function there wrote: only the wait on the event orders them.
+     */
+    void legacyWaitsForEvent() {
+      if (hosts == 0 || nonBlockingStreams.isEmpty()) {
+        return;
+      }
+      long stream = nonBlockingStreams.get(random.nextInt(nonBlockingStreams.size()));
+      int[] b = pickToRead();
+      int n = Math.min(length(b[1]), 8);
+      int host = random.nextInt(hosts);
+      int offset = random.nextInt(16 - n + 1);
+      ops.add(new Op.ReadAsync(thread, stream, host, offset, at(b, n), n));
+      noteRead(b[0]);
+      boolean throughHostFunction = random.nextBoolean();
+      int dstHost = random.nextInt(hosts);
+      int dstOffset = 16 + random.nextInt(16 - n + 1);
+      if (throughHostFunction) {
+        ops.add(new Op.HostFunction(thread, stream, -1, host, offset, dstHost, dstOffset, n));
+      }
+      int event = random.nextInt(events);
+      ops.add(new Op.EventRecord(thread, event, stream));
+      long waiting = legacyName();
+      ops.add(new Op.StreamWaitEvent(thread, waiting, event));
+      // Mostly the other name of the legacy stream: both must mean the same stream.
+      long later = random.nextInt(10) < 7 ? (waiting == 0 ? Scheduler.LEGACY_HANDLE : 0) : waiting;
+      if (throughHostFunction) {
+        int[] dst = pickToWrite();
+        int k = Math.min(n, dst[1]);
+        Op.At at = at(dst, k);
+        ops.add(new Op.WriteAsync(thread, later, at, dstHost, dstOffset, k));
+        ops.add(new Op.Read(thread, at, k));
+        noteWritten(dst[0]);
+      } else {
+        switch (random.nextInt(3)) {
+          case 0 -> {
+            int[] other = any();
+            int m = length(other[1]);
+            ops.add(new Op.Read(thread, at(other, m), m));
+            noteRead(other[0]);
+          }
+          case 1 -> streamSync(later);
+          default -> {
+            int second = random.nextInt(events);
+            ops.add(new Op.EventRecord(thread, second, later));
+            ops.add(new Op.EventSync(thread, second));
+          }
+        }
+        ops.add(new Op.ObserveHost(thread, host));
+      }
+      if (later == Scheduler.LEGACY_HANDLE) {
+        note(Shape.LEGACY_HANDLE);
+      }
+      note(Shape.LEGACY_WAITS_FOR_EVENT);
+    }
+
+    /** The {@code __constant__} words written by a synchronous copy between launches that read them. */
+    void constantBetweenLaunches() {
+      ops.add(new Op.WriteConstant(thread, random.nextLong()));
+      for (int round = 0; round < 2; round++) {
+        for (int i = 1 + random.nextInt(2); i > 0; i--) {
+          int[] out = pickToWrite();
+          int n = length(out[1]);
+          ops.add(new Op.LaunchReadingConstant(thread, stream(), at(out, n), n, random.nextInt()));
+          noteWritten(out[0]);
+        }
+        if (round == 0) {
+          ops.add(new Op.WriteConstant(thread, random.nextLong()));
+        }
+      }
+      note(Shape.CONSTANT_BETWEEN_LAUNCHES);
+    }
+
+    /**
+     * A kernel without PTX that writes a buffer through a pointer stored in another; the buffer is
+     * then used only where CUDA orders the use after the kernel (its stream, or the legacy stream
+     * for a blocking one), so that the program is valid whatever the agent could see.
+     */
+    void kernelWithoutPtx() {
+      int n = 1 + random.nextInt(32);
+      int slot = nextBuf++;
+      ops.add(new Op.Alloc(thread, slot, 2, random.nextLong()));
+      int target = nextBuf++;
+      ops.add(new Op.Alloc(thread, target, n, random.nextLong()));
+      long stream = stream();
+      ops.add(new Op.LaunchWithoutPtx(thread, stream, new Op.At(slot, 0), new Op.At(target, 0), n, random.nextInt()));
+      int[] targetBuf = {target, n, thread};
+      if (!nonBlockingStreams.contains(stream) && random.nextBoolean()) {
+        int m = length(n);
+        ops.add(new Op.Read(thread, at(targetBuf, m), m));
+      } else {
+        int[] out = any();
+        int m = Math.min(length(n), out[1]);
+        ops.add(new Op.Launch(thread, stream, Kernel.SCALE, at(out, m), at(targetBuf, m), null, m, random.nextInt(),
+            Op.LaunchMode.PRECISE));
+        noteWritten(out[0]);
+      }
+      note(Shape.KERNEL_WITHOUT_PTX);
+    }
+
+    /** The host fills registered memory, copies it in and a result back out on one stream, waits, reads. */
+    void registeredHostCopies() {
+      int host = registeredHost();
+      if (host < 0) {
+        return;
+      }
+      long stream = stream();
+      if (random.nextInt(3) == 0) {
+        ops.add(new Op.SyncContext(thread));
+      }
+      int[] dst = pickToWrite();
+      int n = Math.min(length(dst[1]), HOST_ELEMENTS / 2);
+      int offset = random.nextInt(HOST_ELEMENTS / 2 - n + 1);
+      ops.add(new Op.HostWrite(thread, host, offset, n, random.nextLong()));
+      ops.add(new Op.WriteAsync(thread, stream, at(dst, n), host, offset, n));
+      noteWritten(dst[0]);
+      int[] src = random.nextBoolean() ? dst : pickToRead();
+      int m = Math.min(length(src[1]), HOST_ELEMENTS / 2);
+      ops.add(new Op.ReadAsync(thread, stream, host, HOST_ELEMENTS / 2 + random.nextInt(HOST_ELEMENTS / 2 - m + 1),
+          at(src, m), m));
+      noteRead(src[0]);
+      waitForStream(stream);
+      ops.add(new Op.ObserveHost(thread, host));
+      note(Shape.REGISTERED_HOST_COPIES);
+    }
+
+    /** A kernel writes pinned memory through its mapped address; the host waits and reads it. */
+    void mappedHostWrite() {
+      if (hosts == 0) {
+        return;
+      }
+      long stream = stream();
+      int[] in = pickToRead();
+      int n = Math.min(length(in[1]), HOST_ELEMENTS);
+      int host = random.nextInt(hosts);
+      ops.add(new Op.LaunchIntoHost(thread, stream, host, random.nextInt(HOST_ELEMENTS - n + 1), at(in, n), n,
+          random.nextInt()));
+      noteRead(in[0]);
+      waitForStream(stream);
+      ops.add(new Op.ObserveHost(thread, host));
+      note(Shape.MAPPED_HOST_WRITE);
+    }
+
+    /**
+     * A copy into host memory, a host function on the same stream that transforms it into other host
+     * memory, a copy of that result to the device on the stream, a wait, a host read. Sometimes the
+     * function waits for a gate that the host opens a few asynchronous calls later (one of them
+     * another host function): a host that blocked before enqueuing a host function would never get
+     * there.
+     */
+    void hostFunction() {
+      if (hosts == 0) {
+        return;
+      }
+      long stream = stream();
+      int n = 1 + random.nextInt(8);
+      int srcHost = random.nextInt(hosts);
+      int dstHost = random.nextInt(hosts);
+      int srcOffset = random.nextInt(16 - n + 1);
+      int dstOffset = 16 + random.nextInt(16 - n + 1);
+      int[] b = pickToRead();
+      int m = Math.min(n, b[1]);
+      ops.add(new Op.ReadAsync(thread, stream, srcHost, srcOffset, at(b, m), m));
+      noteRead(b[0]);
+      boolean gated = random.nextBoolean();
+      int gate = gated ? gates++ : -1;
+      ops.add(new Op.HostFunction(thread, stream, gate, srcHost, srcOffset, dstHost, dstOffset, n));
+      if (gated) {
+        for (int i = random.nextInt(3); i > 0; i--) {
+          launch(Op.LaunchMode.PRECISE);
+        }
+        ops.add(new Op.HostFunction(thread, stream(), -1, srcHost, srcOffset, dstHost, 32 + random.nextInt(16 - n + 1),
+            n));
+        ops.add(new Op.OpenGate(thread, gate));
+        note(Shape.HOST_FUNCTION_WAITING_FOR_HOST);
+      }
+      int[] dst = pickToWrite();
+      int k = Math.min(n, dst[1]);
+      ops.add(new Op.WriteAsync(thread, stream, at(dst, k), dstHost, dstOffset, k));
+      noteWritten(dst[0]);
+      waitForStream(stream);
+      ops.add(new Op.ObserveHost(thread, dstHost));
+      note(Shape.HOST_FUNCTION);
+    }
+
+    /** The host waits for a stream: directly, or through an event recorded on it. */
+    void waitForStream(long stream) {
+      if (random.nextBoolean()) {
+        streamSync(stream);
+      } else {
+        int event = random.nextInt(events);
+        ops.add(new Op.EventRecord(thread, event, stream));
+        ops.add(new Op.EventSync(thread, event));
+      }
+    }
+
+    /** One of the legacy stream's names: the null handle, or {@code 0x1}. */
+    long legacyName() {
+      if (random.nextBoolean()) {
+        return 0;
+      }
+      note(Shape.LEGACY_HANDLE);
+      return Scheduler.LEGACY_HANDLE;
+    }
+
+    /** A stream the legacy stream synchronizes with: the legacy one, the per-thread one, or a blocking one. */
+    long blockingStream() {
+      for (int attempt = 0; attempt < 4; attempt++) {
+        long s = stream();
+        if (!nonBlockingStreams.contains(s)) {
+          return s;
+        }
+      }
+      return legacyName();
+    }
+
+    /** A registered host buffer, else any; -1 when the program has none. */
+    int registeredHost() {
+      for (int h = 0; h < hosts; h++) {
+        if (registered[h]) {
+          return h;
+        }
+      }
+      return hosts == 0 ? -1 : random.nextInt(hosts);
     }
 
     /**
@@ -184,13 +496,7 @@ public final class ProgramGenerator {
             Op.LaunchMode.PRECISE));
         noteWritten(out[0]);
       }
-      if (random.nextBoolean()) {
-        ops.add(new Op.StreamSync(thread, stream));
-      } else {
-        int event = random.nextInt(events);
-        ops.add(new Op.EventRecord(thread, event, stream));
-        ops.add(new Op.EventSync(thread, event));
-      }
+      waitForStream(stream);
       ops.add(new Op.ObserveHost(thread, host));
     }
 
@@ -332,9 +638,22 @@ public final class ProgramGenerator {
       return stream();
     }
 
+    /** The null handle half the time, else the legacy or per-thread handle or one of the thread's own streams. */
     long stream() {
+      if (random.nextBoolean()) {
+        return 0;
+      }
+      int r = random.nextInt(10);
+      if (r == 0) {
+        note(Shape.LEGACY_HANDLE);
+        return Scheduler.LEGACY_HANDLE;
+      }
+      if (r == 1) {
+        note(Shape.PER_THREAD_HANDLE);
+        return Scheduler.PER_THREAD_HANDLE;
+      }
       long[] own = streams[thread];
-      return random.nextBoolean() ? 0 : own[random.nextInt(own.length)];
+      return own[random.nextInt(own.length)];
     }
 
     int length(int elements) {

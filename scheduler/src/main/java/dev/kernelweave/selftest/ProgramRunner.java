@@ -54,6 +54,7 @@ public final class ProgramRunner {
     final List<CallRecord> records = new ArrayList<>();
     final RunStats stats = new RunStats();
     CallRecord current;
+    long constant;
     long seq;
     int index;
 
@@ -88,11 +89,15 @@ public final class ProgramRunner {
     }
 
     void execute(Op op) {
+      target.callingThread(op.thread());
       if (op instanceof Op.AllocHost a) {
-        long address = target.allocHost(a.elements() * 4);
-        hosts.put(a.host(), address);
-        hostElements.put(a.host(), a.elements());
-        table.add(address, a.elements() * 4L, MemoryKind.PINNED_HOST);
+        allocHost(a);
+      } else if (op instanceof Op.CreateStream c) {
+        target.createAppStream(c.stream(), c.nonBlocking());
+        if (scheduler != null) {
+          start(c.thread(), CallKind.STREAM, "cuStreamCreate", 0);
+          scheduler.streamCreated(c.stream(), c.nonBlocking());
+        }
       } else if (op instanceof Op.Alloc a) {
         long address = target.allocDevice(a.elements() * 4);
         devices.put(a.buf(), address);
@@ -121,12 +126,161 @@ public final class ProgramRunner {
         eventRecord(e);
       } else if (op instanceof Op.EventSync e) {
         target.synchronizeAppEvent(e.event());
+      } else if (op instanceof Op.StreamWaitEvent w) {
+        streamWaitEvent(w);
+      } else if (op instanceof Op.HostWrite w) {
+        target.writeHost(hosts.get(w.host()) + 4L * w.offset(), Program.data(w.dataSeed(), w.n()));
+      } else if (op instanceof Op.WriteAsync w) {
+        writeAsync(w);
+      } else if (op instanceof Op.LaunchIntoHost l) {
+        launchIntoHost(l);
+      } else if (op instanceof Op.WriteConstant c) {
+        write(c.thread(), constant(c.thread()), Program.data(c.dataSeed(), 4));
+      } else if (op instanceof Op.LaunchReadingConstant l) {
+        launchReadingConstant(l);
+      } else if (op instanceof Op.LaunchWithoutPtx l) {
+        launchWithoutPtx(l);
+      } else if (op instanceof Op.HostFunction h) {
+        hostFunction(h);
+      } else if (op instanceof Op.OpenGate g) {
+        target.openGate(g.gate());
       } else if (op instanceof Op.ObserveHost o) {
         observations.add(new Observation(index, "h" + o.host(), target.readHost(hosts.get(o.host()),
             hostElements.get(o.host()) * 4)));
       } else {
         throw new IllegalArgumentException("unknown call " + op);
       }
+    }
+
+    void allocHost(Op.AllocHost a) {
+      long address;
+      if (a.registered()) {
+        address = target.registerHost(a.elements() * 4);
+        if (scheduler != null) {
+          start(a.thread(), CallKind.ALLOC, "cuMemHostRegister", 0);
+        }
+      } else {
+        address = target.allocHost(a.elements() * 4);
+        if (scheduler != null) {
+          start(a.thread(), CallKind.ALLOC, "cuMemAllocHost", 0);
+        }
+      }
+      hosts.put(a.host(), address);
+      hostElements.put(a.host(), a.elements());
+      // Registered memory is tracked as page-locked host memory, as the interceptor tracks it.
+      table.add(address, a.elements() * 4L, MemoryKind.PINNED_HOST);
+    }
+
+    /** The module's constant, looked up ({@code cuModuleGetGlobal}) and tracked at first use. */
+    long constant(int thread) {
+      if (constant == 0) {
+        constant = target.moduleConstant();
+        table.add(constant, 16, MemoryKind.MODULE_GLOBAL);
+        if (scheduler != null) {
+          start(thread, CallKind.MODULE, "cuModuleGetGlobal", 0);
+        }
+      }
+      return constant;
+    }
+
+    void streamWaitEvent(Op.StreamWaitEvent w) {
+      if (scheduler == null) {
+        return; // the reference runs on one stream, which orders everything already
+      }
+      CallRecord call = start(w.thread(), CallKind.EVENT, "cuStreamWaitEvent", w.stream());
+      call.appEvent = w.event() + 1L;
+      scheduler.enter(call, Placement.STREAM_WAIT_EVENT, ticket);
+      target.waitAppEvent(target.appStreamLane(w.stream()), w.event());
+      scheduler.exit(call, true, ticket);
+    }
+
+    void writeAsync(Op.WriteAsync w) {
+      long dst = address(w.dst());
+      long src = hosts.get(w.host()) + 4L * w.hostOffset();
+      int bytes = w.n() * 4;
+      if (scheduler == null) {
+        target.copyHostToDeviceAsync(legacy, dst, src, bytes);
+        return;
+      }
+      CallRecord call = start(w.thread(), CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoDAsync", w.stream());
+      call.bytes = bytes;
+      access(call, dst, bytes, AccessMode.WRITE);
+      access(call, src, bytes, AccessMode.READ);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), w.stream());
+      target.copyHostToDeviceAsync(lane, dst, src, bytes);
+      scheduler.exit(call, true, ticket);
+    }
+
+    void launchIntoHost(Op.LaunchIntoHost l) {
+      long out = hosts.get(l.host()) + 4L * l.hostOffset();
+      long in = address(l.in());
+      if (scheduler == null) {
+        target.launch(legacy, Kernel.SCALE, out, in, 0, l.n(), l.k());
+        return;
+      }
+      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      call.kernel = Kernel.SCALE.name();
+      access(call, out, l.n() * 4L, AccessMode.WRITE);
+      access(call, in, l.n() * 4L, AccessMode.READ);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      target.launch(lane, Kernel.SCALE, out, in, 0, l.n(), l.k());
+      scheduler.exit(call, true, ticket);
+    }
+
+    void launchReadingConstant(Op.LaunchReadingConstant l) {
+      long out = address(l.out());
+      long c = constant(l.thread());
+      if (scheduler == null) {
+        target.launchReadingConstant(legacy, out, l.n(), l.k());
+        return;
+      }
+      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      call.kernel = "FILL_FROM_CONSTANT";
+      // As the interceptor adds them: the module variables the PTX uses first, then the parameters.
+      access(call, c, 0, AccessMode.READ);
+      call.moduleVariableCount = call.accessCount;
+      access(call, out, l.n() * 4L, AccessMode.WRITE);
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      target.launchReadingConstant(lane, out, l.n(), l.k());
+      scheduler.exit(call, true, ticket);
+    }
+
+    void launchWithoutPtx(Op.LaunchWithoutPtx l) {
+      long slot = address(l.slot());
+      long pointer = address(l.target());
+      byte[] bytes = new byte[8];
+      for (int b = 0; b < 8; b++) {
+        bytes[b] = (byte) (pointer >>> (8 * b));
+      }
+      write(l.thread(), slot, bytes);
+      if (scheduler == null) {
+        target.launchWithoutPtx(legacy, slot, l.n(), l.k());
+        return;
+      }
+      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      call.kernel = "FILL_INDIRECT";
+      // Code the agent cannot read: its one pointer read-write, and it may reach memory no parameter names.
+      access(call, slot, 0, AccessMode.READ_WRITE);
+      call.touchesUnknownMemory = true;
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      target.launchWithoutPtx(lane, slot, l.n(), l.k());
+      scheduler.exit(call, true, ticket);
+    }
+
+    void hostFunction(Op.HostFunction h) {
+      long src = hosts.get(h.srcHost()) + 4L * h.srcOffset();
+      long dst = hosts.get(h.dstHost()) + 4L * h.dstOffset();
+      if (scheduler == null) {
+        target.launchHostFunction(legacy, h.gate(), src, dst, h.n() * 4);
+        return;
+      }
+      // As the interceptor takes it: a barrier enqueued on a stream, whose effects the agent cannot see.
+      CallRecord call = start(h.thread(), CallKind.OPAQUE, "cuLaunchHostFunc", h.stream());
+      call.barrier = true;
+      call.touchesUnknownMemory = true;
+      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), h.stream());
+      target.launchHostFunction(lane, h.gate(), src, dst, h.n() * 4);
+      scheduler.exit(call, true, ticket);
     }
 
     void free(Op.Free f) {
@@ -334,9 +488,7 @@ public final class ProgramRunner {
 
     /** Adds an access as the interceptor does: the allocation holding the address, or unknown memory. */
     void access(CallRecord call, long address, long size, AccessMode mode) {
-      if (table.lookup(address, found)) {
-        call.addAccess(found.id, found.slot, found.base, address - found.base, size, mode);
-      } else {
+      if (!table.addAccess(call, address, size, mode, found)) {
         call.touchesUnknownMemory = true;
       }
     }

@@ -39,9 +39,24 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
 
   /**
    * The lane of an application stream handle, for calls that stay on the application's own stream:
-   * 0 and 0x1 are the legacy lane, any other handle a stream of its own, created on first use.
+   * 0 and 0x1 are the legacy lane, 0x2 the calling thread's per-thread stream, any other handle a
+   * stream of its own, created on first use as a blocking stream unless {@link #createAppStream}
+   * said otherwise.
    */
   int appStreamLane(long handle);
+
+  /**
+   * The application thread whose calls follow, until the next call of this method: {@code 0x2}
+   * names that thread's own default stream.
+   */
+  void callingThread(int thread);
+
+  /**
+   * {@code cuStreamCreate}: from now on {@link #appStreamLane} of {@code handle} is a stream created
+   * with flags 0 (blocking: CUDA's legacy stream synchronizes with it) or {@code
+   * CU_STREAM_NON_BLOCKING}.
+   */
+  void createAppStream(long handle, boolean nonBlocking);
 
   /** {@code cuMemAlloc}: device memory, contents undefined. */
   long allocDevice(int bytes);
@@ -52,8 +67,20 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
   /** {@code cuMemAllocHost}: page-locked host memory, zeroed, that the host reads directly. */
   long allocHost(int bytes);
 
+  /** Ordinary host memory, zeroed, made page-locked by {@code cuMemHostRegister}. */
+  long registerHost(int bytes);
+
   /** The host reads page-locked memory as it is now, without any synchronization. */
   byte[] readHost(long address, int bytes);
+
+  /** The host writes page-locked memory directly, without any synchronization. */
+  void writeHost(long address, byte[] data);
+
+  /**
+   * The address of the module's {@code __constant__ unsigned kw_constant[4]} ({@code
+   * cuModuleGetGlobal}), the same for the life of the target.
+   */
+  long moduleConstant();
 
   /**
    * {@code cuLaunchKernel} of {@code kernel} (see {@link Kernel}) on {@code lane}, with one thread
@@ -61,9 +88,32 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
    */
   void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k);
 
+  /** The kernel that reads the constant: {@code out[i] = (k ^ constant[0]) + i * 0x9E3779B9}, on {@code lane}. */
+  void launchReadingConstant(int lane, long out, int n, int k);
+
   /**
-   * {@code cuMemcpyHtoD} as written: a synchronous copy on the legacy lane. {@code src} is read
-   * before this returns; the device copy may complete later.
+   * A kernel whose code the agent cannot read: reads a device address stored at {@code slot} and
+   * writes {@code target[i] = k + i * 0x9E3779B9} for {@code i < n} through it, on {@code lane}.
+   */
+  void launchWithoutPtx(int lane, long slot, int n, int k);
+
+  /**
+   * {@code cuLaunchHostFunc} on {@code lane}: once the lane reaches it and, when {@code gate} is not
+   * negative, once {@link #openGate} opened that gate, sets the 32-bit values {@code dst[i] = src[i] *
+   * 5 + 1} of host memory.
+   */
+  void launchHostFunction(int lane, int gate, long src, long dst, int bytes);
+
+  /** The host action a host function waits for. */
+  void openGate(int gate);
+
+  /** {@code cuMemcpyHtoDAsync} from page-locked memory on {@code lane}. */
+  void copyHostToDeviceAsync(int lane, long dst, long hostSrc, int bytes);
+
+  /**
+   * {@code cuMemcpyHtoD} as written: a synchronous copy on the legacy lane, which returns once all
+   * earlier work of the legacy lane (and so, through CUDA's implicit synchronization, of the blocking
+   * lanes) has completed and {@code src} has been read; the device copy may complete later.
    */
   void copyHostToDevice(long dst, byte[] src);
 
@@ -87,6 +137,9 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
 
   /** {@code cuEventRecord} of an application event (ids apart from the scheduler's) on {@code lane}. */
   void recordAppEvent(int appEvent, int lane);
+
+  /** {@code cuStreamWaitEvent} of an application event onto {@code lane}; nothing if it was never recorded. */
+  void waitAppEvent(int lane, int appEvent);
 
   /** {@code cuEventSynchronize} of an application event; returns at once if it was never recorded. */
   void synchronizeAppEvent(int appEvent);

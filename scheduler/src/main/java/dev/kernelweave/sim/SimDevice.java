@@ -27,8 +27,15 @@ import java.util.function.BooleanSupplier;
  *       {@code waitEvent} captures the event's latest recording at the time of the call (an event
  *       never recorded imposes nothing) and holds back later work on its lane until that recording
  *       completes. Recording the event again later does not affect a wait already issued.
- *   <li>The legacy lane ({@code streams}) is just another FIFO lane here: the pool's streams are
- *       non-blocking, so nothing orders the legacy lane and the pool lanes but events.
+ *   <li>CUDA's implicit synchronization: an operation on the legacy lane ({@code streams}) waits for
+ *       all earlier work of every blocking lane, and an operation on a blocking lane waits for all
+ *       earlier work of the legacy lane. The pool's lanes are non-blocking (the agent creates them
+ *       so), application streams are blocking unless created non-blocking, and {@code 0x2} is a
+ *       blocking lane of each application thread's own.
+ *   <li>A host function runs when its lane reaches it and, if it waits for a gate, once the host
+ *       opened the gate. A host wait that can never end (everything left waits for a gate the host
+ *       has not opened) throws, naming what waits for what: a deadlock is a failure, not a hang.
+ *   <li>A kernel without PTX reads the pointer it writes through when it starts.
  *   <li>Memory is bytes at addresses; the allocator reuses freed addresses (first fit). An operation
  *       reads its inputs at a random moment while it runs and writes its outputs when it completes,
  *       so a read that runs before its producer completes sees stale bytes, and a write that
@@ -69,6 +76,9 @@ public final class SimDevice implements ProgramTarget {
 
   /** What a device operation does: reads when it starts, writes when it completes. */
   private interface Work {
+    /** When the operation starts, before checking what it touches: resolves pointers read from memory. */
+    default void resolve() {}
+
     void begin();
 
     void end();
@@ -80,6 +90,10 @@ public final class SimDevice implements ProgramTarget {
     final Kind kind;
     final String label;
     SimOp waitFor;
+    /** Operations CUDA's implicit synchronization makes this one wait for. */
+    final List<SimOp> after = new ArrayList<>(0);
+    /** The gate a host function waits for, or -1. */
+    int gate = -1;
     Work work;
     final List<long[]> ranges = new ArrayList<>(3); // {address, length, writes (0/1), allocation id}
     long duration;
@@ -112,6 +126,13 @@ public final class SimDevice implements ProgramTarget {
   private final java.util.BitSet streamCreated = new java.util.BitSet();
   /** The application's own streams, each a lane of its own after the pool lanes and the legacy one. */
   private final Map<Long, Integer> appLanes = new HashMap<>();
+  /** The per-thread default stream ({@code 0x2}) of each application thread. */
+  private final Map<Integer, Integer> perThreadLanes = new HashMap<>();
+  /** Lanes that CUDA's legacy stream synchronizes with (the legacy lane itself excluded). */
+  private final java.util.BitSet blocking = new java.util.BitSet();
+  private final java.util.Set<Integer> openGates = new java.util.HashSet<>();
+  private int thread;
+  private long constant;
   private final PriorityQueue<SimOp> timeline =
       new PriorityQueue<>(Comparator.comparingLong((SimOp o) -> o.time).thenComparingLong(o -> o.number));
   private final List<SimOp> running = new ArrayList<>();
@@ -211,13 +232,28 @@ public final class SimDevice implements ProgramTarget {
     if (handle == 0 || handle == 1) {
       return streams;
     }
-    Integer lane = appLanes.get(handle);
-    if (lane == null) {
-      lane = lanes.size();
-      lanes.add(new ArrayDeque<>());
-      streamCreated.set(lane);
-      appLanes.put(handle, lane);
+    if (handle == 2) {
+      return perThreadLanes.computeIfAbsent(thread, t -> newAppLane(false));
     }
+    return appLanes.computeIfAbsent(handle, h -> newAppLane(false));
+  }
+
+  @Override
+  public void callingThread(int thread) {
+    this.thread = thread;
+  }
+
+  @Override
+  public void createAppStream(long handle, boolean nonBlocking) {
+    hostStep();
+    appLanes.put(handle, newAppLane(nonBlocking));
+  }
+
+  private int newAppLane(boolean nonBlocking) {
+    int lane = lanes.size();
+    lanes.add(new ArrayDeque<>());
+    streamCreated.set(lane);
+    blocking.set(lane, !nonBlocking);
     return lane;
   }
 
@@ -273,6 +309,129 @@ public final class SimDevice implements ProgramTarget {
     Arena.Allocation a = host.allocate(++allocations, bytes);
     host.write(a.base(), new byte[(int) a.size()], 0, (int) a.size());
     return a.base();
+  }
+
+  @Override
+  public long registerHost(int bytes) {
+    return allocHost(bytes);
+  }
+
+  @Override
+  public void writeHost(long address, byte[] data) {
+    hostStep();
+    if (!host.backs(address, data.length)) {
+      fault(String.format(Locale.ROOT, "writeHost(0x%x, %d): not page-locked memory", address, data.length));
+      return;
+    }
+    host.write(address, data, 0, data.length);
+  }
+
+  @Override
+  public long moduleConstant() {
+    if (constant == 0) {
+      constant = device.allocate(++allocations, 16).base();
+    }
+    return constant;
+  }
+
+  @Override
+  public void launchReadingConstant(int lane, long out, int n, int k) {
+    hostStep();
+    SimOp op = work(lane, String.format(Locale.ROOT, "FILL_FROM_CONSTANT n=%d k=0x%08x", n, k));
+    range(op, moduleConstant(), 4, false);
+    range(op, out, n * 4L, true);
+    int[] result = new int[n];
+    op.work = new Work() {
+      @Override
+      public void begin() {
+        Kernel.FILL.apply(result, null, null, n, k ^ ints(constant, 1)[0]);
+      }
+
+      @Override
+      public void end() {
+        write(out, toBytes(result));
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  @Override
+  public void launchWithoutPtx(int lane, long slot, int n, int k) {
+    hostStep();
+    SimOp op = work(lane, String.format(Locale.ROOT, "FILL_INDIRECT n=%d k=0x%08x", n, k));
+    range(op, slot, 8, false);
+    int[] result = new int[n];
+    long[] target = new long[1];
+    op.work = new Work() {
+      @Override
+      public void resolve() {
+        byte[] p = read(slot, 8);
+        for (int b = 7; b >= 0; b--) {
+          target[0] = (target[0] << 8) | (p[b] & 0xFF);
+        }
+        range(op, target[0], n * 4L, true);
+      }
+
+      @Override
+      public void begin() {
+        Kernel.FILL.apply(result, null, null, n, k);
+      }
+
+      @Override
+      public void end() {
+        write(target[0], toBytes(result));
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  @Override
+  public void launchHostFunction(int lane, int gate, long src, long dst, int bytes) {
+    hostStep();
+    SimOp op = work(lane, "host function" + (gate >= 0 ? " waiting for gate " + gate : ""));
+    op.gate = gate;
+    range(op, src, bytes, false);
+    range(op, dst, bytes, true);
+    op.work = new Work() {
+      int[] values;
+
+      @Override
+      public void begin() {
+        values = ints(src, bytes / 4);
+        for (int i = 0; i < values.length; i++) {
+          values[i] = values[i] * 5 + 1;
+        }
+      }
+
+      @Override
+      public void end() {
+        write(dst, toBytes(values));
+      }
+    };
+    enqueue(lane, op);
+  }
+
+  @Override
+  public void openGate(int gate) {
+    hostStep();
+    openGates.add(gate);
+    for (int lane = 0; lane < lanes.size(); lane++) {
+      kick(lane);
+    }
+  }
+
+  @Override
+  public void copyHostToDeviceAsync(int lane, long dst, long hostSrc, int bytes) {
+    hostStep();
+    copy(lane, "copyHtoDAsync", dst, hostSrc, bytes);
+  }
+
+  @Override
+  public void waitAppEvent(int lane, int appEvent) {
+    hostStep();
+    SimOp wait = new SimOp(++operations, lane, Kind.WAIT, "streamWaitEvent " + appEvent);
+    wait.waitFor = appEvents.get(appEvent);
+    enqueue(lane, wait);
   }
 
   @Override
@@ -339,6 +498,9 @@ public final class SimDevice implements ProgramTarget {
       }
     };
     enqueue(streams, op);
+    // From pageable memory CUDA synchronizes the stream before the copy starts: the host waits until
+    // it may (the copy itself may complete later).
+    runUntil(() -> op.scheduled || op.done, op.toString());
   }
 
   @Override
@@ -470,6 +632,20 @@ public final class SimDevice implements ProgramTarget {
       fault(op + ": lane " + lane + " used before createStream");
       streamCreated.set(lane);
     }
+    // CUDA's implicit synchronization between the legacy stream and the blocking streams.
+    if (lane == streams) {
+      for (int other = blocking.nextSetBit(0); other >= 0; other = blocking.nextSetBit(other + 1)) {
+        SimOp tail = lanes.get(other).peekLast();
+        if (tail != null) {
+          op.after.add(tail);
+        }
+      }
+    } else if (blocking.get(lane)) {
+      SimOp tail = lanes.get(streams).peekLast();
+      if (tail != null) {
+        op.after.add(tail);
+      }
+    }
     lanes.get(lane).addLast(op);
     kick(lane);
   }
@@ -477,8 +653,14 @@ public final class SimDevice implements ProgramTarget {
   /** Schedules the lane's first operation to start, if it may. */
   private void kick(int lane) {
     SimOp head = lanes.get(lane).peekFirst();
-    if (head == null || head.scheduled || (head.waitFor != null && !head.waitFor.done)) {
+    if (head == null || head.scheduled || (head.waitFor != null && !head.waitFor.done)
+        || (head.gate >= 0 && !openGates.contains(head.gate))) {
       return;
+    }
+    for (SimOp before : head.after) {
+      if (!before.done) {
+        return;
+      }
     }
     head.scheduled = true;
     head.time = now + (timing.jitter() == 0 ? 0 : random.nextInt(timing.jitter() + 1));
@@ -503,6 +685,7 @@ public final class SimDevice implements ProgramTarget {
   }
 
   private void start(SimOp op) {
+    op.work.resolve();
     for (long[] r : op.ranges) {
       Arena.Allocation a = allocationAt(r[0]);
       if (r[3] >= 0 && (a == null || a.id() != r[3] || !a.contains(r[0], r[1]))) {
@@ -564,10 +747,22 @@ public final class SimDevice implements ProgramTarget {
   private void runUntil(BooleanSupplier done, String what) {
     while (!done.getAsBoolean()) {
       if (timeline.isEmpty()) {
-        throw new IllegalStateException("the device can never complete " + what + ": nothing left to run");
+        throw new IllegalStateException("deadlock: the host waits for " + what + ", which can never complete: "
+            + blocked());
       }
       step();
     }
+  }
+
+  /** What the work left is waiting for, when nothing can run. */
+  private String blocked() {
+    for (ArrayDeque<SimOp> lane : lanes) {
+      SimOp head = lane.peekFirst();
+      if (head != null && head.gate >= 0 && !openGates.contains(head.gate)) {
+        return head + " waits for gate " + head.gate + ", which the host opens only later";
+      }
+    }
+    return "nothing left to run";
   }
 
   private boolean idle() {

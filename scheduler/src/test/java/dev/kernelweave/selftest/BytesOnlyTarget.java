@@ -59,4 +59,25 @@ final class BytesOnlyTarget implements ProgramTarget {
   @Override public int appStreamLane(long handle) { return target.appStreamLane(handle); }
   @Override public void synchronizeDevice() { target.synchronizeDevice(); }
   @Override public void close() { target.close(); }
+  @Override public void callingThread(int thread) { target.callingThread(thread); }
+  @Override public void createAppStream(long handle, boolean nonBlocking) { target.createAppStream(handle, nonBlocking); }
+  @Override public long registerHost(int bytes) { return target.registerHost(bytes); }
+  @Override public void writeHost(long address, byte[] data) { target.writeHost(address, data); }
+  @Override public long moduleConstant() { return target.moduleConstant(); }
+  @Override public void launchReadingConstant(int lane, long out, int n, int k) { target.launchReadingConstant(lane, out, n, k); }
+  @Override public void launchWithoutPtx(int lane, long slot, int n, int k) { target.launchWithoutPtx(lane, slot, n, k); }
+
+  @Override
+  public void launchHostFunction(int lane, int gate, long src, long dst, int bytes) {
+    target.launchHostFunction(lane, gate, src, dst, bytes);
+  }
+
+  @Override public void openGate(int gate) { target.openGate(gate); }
+
+  @Override
+  public void copyHostToDeviceAsync(int lane, long dst, long hostSrc, int bytes) {
+    target.copyHostToDeviceAsync(lane, dst, hostSrc, bytes);
+  }
+
+  @Override public void waitAppEvent(int lane, int appEvent) { target.waitAppEvent(lane, appEvent); }
 }

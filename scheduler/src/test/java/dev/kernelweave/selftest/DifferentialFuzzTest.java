@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.sim.SimDevice;
 import java.util.HashSet;
 import java.util.Set;
@@ -50,15 +51,49 @@ class DifferentialFuzzTest {
     }
   }
 
+  /** Programs within which every mutant must have been caught, for each seed the CLI is checked with. */
+  private static final int EVERY_MUTANT_BUDGET = 500;
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = Mutant.class, mode = EnumSource.Mode.EXCLUDE, names = "NONE")
+  void everyMutantIsCaughtWithinFiveHundredProgramsForSeveralSeeds(Mutant mutant) {
+    for (long seed : new long[] {1, 7, 11}) {
+      DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, Scheduler.DEFAULT_STREAMS, mutant);
+      DifferentialFuzz.Report report = fuzz.run(seed, EVERY_MUTANT_BUDGET, 1, null);
+      assertEquals(1, report.failed(), mutant + " not caught in " + EVERY_MUTANT_BUDGET + " programs of seed " + seed);
+    }
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 7})
+  void theRealSchedulerPassesTheProgramsThatCatchEveryMutant(long seed) {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, Scheduler.DEFAULT_STREAMS, Mutant.NONE);
+    DifferentialFuzz.Report report = fuzz.run(seed, EVERY_MUTANT_BUDGET, 1, null);
+    if (report.failed() > 0) {
+      throw new AssertionError("the scheduler broke a program:\n" + fuzz.shrink(report.failures().get(0)).describe());
+    }
+    for (Shape shape : Shape.values()) {
+      assertTrue(report.shapes().getOrDefault(shape, 0) > 0, shape + " never generated: " + report.shapes());
+    }
+  }
+
+  @Test
+  void aHostThatBlocksBeforeAHostFunctionIsReportedAsADeadlock() {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, 4, Mutant.HOSTFUNC_BLOCKS);
+    DifferentialFuzz.Report report = fuzz.run(7, EVERY_MUTANT_BUDGET, 1, null);
+    assertEquals(1, report.failed());
+    assertTrue(report.failures().get(0).reason().contains("deadlock"), report.failures().get(0).reason());
+  }
+
   @ParameterizedTest
-  @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT"})
+  @EnumSource(value = Mutant.class, mode = EnumSource.Mode.EXCLUDE, names = "NONE")
   void eachMutantIsCaughtAndShrunk(Mutant mutant) {
     DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, 4, mutant);
-    DifferentialFuzz.Report report = fuzz.run(11, MUTANT_BUDGET, 1, null);
-    assertEquals(1, report.failed(), mutant + " not caught in " + MUTANT_BUDGET + " programs");
+    DifferentialFuzz.Report report = fuzz.run(11, EVERY_MUTANT_BUDGET, 1, null);
+    assertEquals(1, report.failed(), mutant + " not caught in " + EVERY_MUTANT_BUDGET + " programs");
     DifferentialFuzz.Failure failure = report.failures().get(0);
     DifferentialFuzz.Failure shrunk = fuzz.shrink(failure);
-    assertTrue(shrunk.program().size() <= 8, "shrunk to " + shrunk.program().size() + ":\n" + shrunk.describe());
+    assertTrue(shrunk.program().size() <= 12, "shrunk to " + shrunk.program().size() + ":\n" + shrunk.describe());
     assertNotNull(fuzz.check(shrunk.program(), shrunk.targetSeed()), "the shrunk program still fails");
     assertEquals(Program.wellFormed(shrunk.program().ops()), shrunk.program().ops());
   }
@@ -75,9 +110,13 @@ class DifferentialFuzzTest {
 
   @Test
   void aCorrectSchedulerPassesTheShrunkProgramsOfEveryMutant() {
-    for (Mutant mutant : new Mutant[] {Mutant.DROP_RAW, Mutant.DROP_WAR, Mutant.NO_FREE_WAIT}) {
+    for (Mutant mutant : Mutant.values()) {
+      if (mutant == Mutant.NONE) {
+        continue;
+      }
       DifferentialFuzz broken = new DifferentialFuzz(SimDevice.FACTORY, 2, mutant);
-      DifferentialFuzz.Failure failure = broken.shrink(broken.run(5, MUTANT_BUDGET, 1, null).failures().get(0));
+      DifferentialFuzz.Failure failure =
+          broken.shrink(broken.run(5, EVERY_MUTANT_BUDGET, 1, null).failures().get(0));
       DifferentialFuzz correct = new DifferentialFuzz(SimDevice.FACTORY, 2, Mutant.NONE);
       for (long seed = 0; seed < 50; seed++) {
         assertNull(correct.check(failure.program(), seed), failure.describe());
@@ -113,19 +152,79 @@ class DifferentialFuzzTest {
         }
       }
     }
-    assertEquals(Set.of("AllocHost", "Alloc", "Free", "Launch", "Memset", "Write", "Read", "ReadAsync", "Copy",
-        "SyncContext", "StreamSync", "EventRecord", "EventSync", "ObserveHost"), kinds);
+    assertEquals(Set.of("AllocHost", "CreateStream", "Alloc", "Free", "Launch", "Memset", "Write", "Read", "ReadAsync",
+        "Copy", "SyncContext", "StreamSync", "EventRecord", "EventSync", "ObserveHost", "StreamWaitEvent", "HostWrite",
+        "WriteAsync", "LaunchIntoHost", "WriteConstant", "LaunchReadingConstant", "LaunchWithoutPtx", "HostFunction",
+        "OpenGate"), kinds);
     assertEquals(Set.of(Op.LaunchMode.values()), modes);
     assertTrue(threads.size() >= 3);
     assertTrue(appStream);
   }
 
   @Test
+  void aFreeWaitsForAPendingKernelWithoutPtxThatWritesTheAllocationThroughAStoredPointer() {
+    Program program = new Program(1, Program.wellFormed(java.util.List.of(
+        new Op.CreateStream(0, 5, true),
+        new Op.Alloc(0, 0, 2, 1),
+        new Op.Alloc(0, 1, 32, 2),
+        new Op.LaunchWithoutPtx(0, 5, new Op.At(0, 0), new Op.At(1, 0), 32, 9),
+        new Op.Free(0, 1),
+        new Op.Alloc(0, 2, 32, 3),
+        new Op.Read(0, new Op.At(2, 0), 32))));
+    assertEquals(7, program.size());
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, 4, Mutant.NONE);
+    for (long seed = 0; seed < 100; seed++) {
+      assertNull(fuzz.check(program, seed), "target seed " + seed);
+    }
+  }
+
+  @Test
+  void wellFormedKeepsHostReadsThatOnlyCudasStreamOrderMakesValid() {
+    Op.At b0 = new Op.At(0, 0);
+    Op.At b1 = new Op.At(1, 0);
+    var ops = java.util.List.<Op>of(
+        new Op.AllocHost(0, 0, 8, false),
+        new Op.CreateStream(0, 5, false),
+        new Op.CreateStream(0, 6, true),
+        new Op.Alloc(0, 0, 8, 1),
+        new Op.Alloc(0, 1, 8, 2),
+        // A blocking stream's copy, completed by a synchronous copy of another buffer: valid.
+        new Op.ReadAsync(0, 5, 0, 0, b0, 4),
+        new Op.Read(0, b1, 4),
+        new Op.ObserveHost(0, 0),
+        // A non-blocking stream's copy is not: dropped, until the legacy stream waits for its event.
+        new Op.ReadAsync(0, 6, 0, 0, b0, 4),
+        new Op.Read(0, b1, 4),
+        new Op.ObserveHost(0, 0),
+        new Op.EventRecord(0, 0, 6),
+        new Op.StreamWaitEvent(0, Scheduler.LEGACY_HANDLE, 0),
+        new Op.StreamSync(0, 0),
+        new Op.ObserveHost(0, 0));
+    var kept = Program.wellFormed(ops);
+    var expected = new java.util.ArrayList<>(ops);
+    expected.remove(10);
+    assertEquals(expected, kept);
+  }
+
+  @Test
+  void wellFormedDropsHostBlockingCallsWhileAHostFunctionWaitsForTheHost() {
+    var ops = java.util.List.<Op>of(
+        new Op.AllocHost(0, 0, 64, true),
+        new Op.HostFunction(0, 0, 3, 0, 0, 0, 16, 4),
+        new Op.SyncContext(0),
+        new Op.HostFunction(0, 0, 4, 0, 0, 0, 32, 4),
+        new Op.OpenGate(0, 3),
+        new Op.SyncContext(0));
+    assertEquals(java.util.List.of(ops.get(0), ops.get(1), ops.get(4), ops.get(5)), Program.wellFormed(ops));
+  }
+
+  @Test
   void wellFormedDropsUsesOfBuffersNoLongerAllocatedAndUnsynchronizedHostReads() {
     Op.At b0 = new Op.At(0, 0);
     var ops = java.util.List.<Op>of(
-        new Op.AllocHost(0, 0, 8),
+        new Op.AllocHost(0, 0, 8, false),
         new Op.Alloc(0, 0, 8, 1),
+        new Op.CreateStream(0, 5, true),
         new Op.ReadAsync(0, 5, 0, 0, b0, 4),
         new Op.ObserveHost(0, 0),
         new Op.StreamSync(0, 6),
@@ -136,7 +235,7 @@ class DifferentialFuzzTest {
         new Op.Free(0, 0),
         new Op.Read(0, b0, 4));
     var kept = Program.wellFormed(ops);
-    assertEquals(java.util.List.of(ops.get(0), ops.get(1), ops.get(2), ops.get(4), ops.get(6), ops.get(7), ops.get(8),
-        ops.get(9)), kept);
+    assertEquals(java.util.List.of(ops.get(0), ops.get(1), ops.get(2), ops.get(3), ops.get(5), ops.get(7), ops.get(8),
+        ops.get(9), ops.get(10)), kept);
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.selftest.Kernel;
@@ -61,6 +62,38 @@ class SimDeviceTest {
     }
     assertTrue(stale > 0, "some interleaving reads before the write");
     assertTrue(races > 0, "overlapping writer and reader reported");
+  }
+
+  @Test
+  void theLegacyLaneWaitsForBlockingStreamsButNotForNonBlockingOnes() {
+    int nonBlockingOvertaken = 0;
+    for (long seed = 0; seed < 50; seed++) {
+      for (boolean nonBlocking : new boolean[] {false, true}) {
+        SimDevice sim = new SimDevice(2, seed, SLOW_DEVICE);
+        long a = sim.allocDevice(BYTES);
+        sim.createAppStream(100, nonBlocking);
+        sim.launch(sim.appStreamLane(100), Kernel.FILL, a, 0, 0, BYTES / 4, 7);
+        byte[] read = new byte[BYTES];
+        sim.copyDeviceToHost(read, a);
+        if (!nonBlocking) {
+          assertArrayEquals(fill(7), read);
+        } else if (!Arrays.equals(fill(7), read)) {
+          nonBlockingOvertaken++;
+        }
+      }
+    }
+    assertTrue(nonBlockingOvertaken > 0);
+  }
+
+  @Test
+  void aHostWaitThatCanNeverEndThrowsInsteadOfHanging() {
+    SimDevice sim = new SimDevice(2, 1, SLOW_DEVICE);
+    long h = sim.allocHost(16);
+    sim.launchHostFunction(sim.streams(), 0, h, h + 8, 8);
+    IllegalStateException e = assertThrows(IllegalStateException.class, sim::synchronizeDevice);
+    assertTrue(e.getMessage().startsWith("deadlock") && e.getMessage().contains("gate 0"), e.getMessage());
+    sim.openGate(0);
+    sim.synchronizeDevice();
   }
 
   @Test

@@ -33,8 +33,9 @@ public final class Main {
                                                the dependency graph in Graphviz DOT
         inspect trace DIR -o FILE.json         a timeline for Perfetto (Chrome Trace Event Format)
         ptx FILE.ptx                           each kernel's parameters: R, W, RW or V (and OTHER)
-        selftest --sim [--seed S] [--programs N] [--mutant drop-raw|drop-war|no-free-wait] [--streams K]
+        selftest --sim [--seed S] [--programs N] [--mutant M] [--streams K]
                                                differential fuzz of the scheduler on a simulated GPU
+                                               (selftest --help lists the mutants)
         selftest --gpu [--seed S] [--programs N]
                                                the same on this machine's GPU (JCuda on the class path)
         --help                                 this text

@@ -3,6 +3,7 @@ package dev.kernelweave.agent.cli;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.selftest.DifferentialFuzz;
+import dev.kernelweave.selftest.Shape;
 import dev.kernelweave.sim.SimDevice;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
@@ -24,15 +25,27 @@ final class SelfTestCommand {
   static final String GPU_SELF_TEST = "dev.kernelweave.interceptor.selftest.GpuSelfTest";
 
   private static final String USAGE = """
-      usage: selftest --sim [--seed S] [--programs N] [--mutant drop-raw|drop-war|no-free-wait] [--streams K]
+      usage: selftest --sim [--seed S] [--programs N] [--mutant M] [--streams K]
              selftest --gpu [--seed S] [--programs N]
         --sim        run on the simulated GPU
         --gpu        run on this machine's GPU (JCuda and the interceptor on the class path)
         --seed S     the first program's seed (default: a new one, printed)
         --programs N programs to generate and check, at least 1 (default 1000)
-        --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it
+        --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it:
+      """ + mutants() + """
         --streams K  streams per scheduler, 1..64 (default 8)
       """;
+
+  /** One line per mutant: its option and the bug it carries. */
+  private static String mutants() {
+    StringBuilder s = new StringBuilder();
+    for (Mutant m : Mutant.values()) {
+      if (m != Mutant.NONE) {
+        s.append(String.format(Locale.ROOT, "               %-25s %s%n", m.option(), m.description()));
+      }
+    }
+    return s.toString();
+  }
 
   private SelfTestCommand() {}
 
@@ -71,12 +84,12 @@ final class SelfTestCommand {
             return usage(err, arg + ": expected " + (arg.equals("--seed") ? "an integer" : "a whole number") + ", got '"
                 + value + "'");
           } catch (IllegalArgumentException e) {
-            return usage(err, "--mutant: unknown mutant '" + value + "': expected one of drop-raw, drop-war, no-free-wait");
+            return usage(err, "--mutant: unknown mutant '" + value + "': expected one of " + Mutant.names());
           }
         }
         default -> {
           return usage(err, "unknown option '" + arg + "': expected --sim, --gpu, --seed S, --programs N, "
-              + "--mutant drop-raw|drop-war|no-free-wait or --streams K");
+              + "--mutant M or --streams K");
         }
       }
     }
@@ -108,6 +121,7 @@ final class SelfTestCommand {
     DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, mutant);
     long start = System.nanoTime();
     DifferentialFuzz.Report report = fuzz.run(seed, programs, 0, out);
+    printShapes(report, out);
     out.printf(Locale.ROOT, "scheduler: %s%n", report.stats());
     out.printf(Locale.ROOT, "%.1f s%n", (System.nanoTime() - start) / 1e9);
     if (report.failed() > 0) {
@@ -119,6 +133,14 @@ final class SelfTestCommand {
     }
     out.println(report.summary());
     return report.failed() > 0 ? 1 : 0;
+  }
+
+  /** How many of each shape the programs were generated with. */
+  static void printShapes(DifferentialFuzz.Report report, PrintStream out) {
+    out.println("shapes generated:");
+    for (Shape shape : Shape.values()) {
+      out.printf(Locale.ROOT, "  %7d  %s%n", report.shapes().getOrDefault(shape, 0), shape.description());
+    }
   }
 
   private static int runGpu(long seed, int programs, PrintStream out, PrintStream err) {

@@ -39,6 +39,21 @@ class SelfTestCommandTest {
   }
 
   @Test
+  void helpListsEveryMutantAndARunCountsItsShapes() {
+    assertEquals(0, run("selftest", "--help"));
+    for (dev.kernelweave.scheduler.Mutant m : dev.kernelweave.scheduler.Mutant.values()) {
+      if (m != dev.kernelweave.scheduler.Mutant.NONE) {
+        assertTrue(out().contains(m.option() + " ") && out().contains(m.description()), m + ":\n" + out());
+      }
+    }
+    assertEquals(0, run("selftest", "--sim", "--seed", "1", "--programs", "30"));
+    assertTrue(out().contains("shapes generated:"), out());
+    for (dev.kernelweave.selftest.Shape shape : dev.kernelweave.selftest.Shape.values()) {
+      assertTrue(out().contains(shape.description()), shape + ":\n" + out());
+    }
+  }
+
+  @Test
   void mutantIsCaughtAndItsProgramShrunk() {
     assertEquals(1, run("selftest", "--sim", "--seed", "1", "--programs", "40", "--mutant", "drop-raw"));
     assertTrue(lastLine().matches("\\d+ passed, [1-9]\\d* failed"), lastLine());

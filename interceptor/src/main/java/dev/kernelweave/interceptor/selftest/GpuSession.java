@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.util.EnumMap;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
@@ -20,6 +21,9 @@ import jcuda.driver.JCudaDriver;
 final class GpuSession {
 
   private final EnumMap<Kernel, CUfunction> functions = new EnumMap<>(Kernel.class);
+  private final CUfunction readsConstant = new CUfunction();
+  private final CUfunction withoutPtx = new CUfunction();
+  private final CUdeviceptr constant = new CUdeviceptr();
 
   GpuSession() throws IOException {
     JCudaDriver.setExceptionsEnabled(true);
@@ -43,6 +47,24 @@ final class GpuSession {
       cuModuleGetFunction(f, module, "kw_" + k.name().toLowerCase(java.util.Locale.ROOT));
       functions.put(k, f);
     }
+    cuModuleGetFunction(readsConstant, module, "kw_fill_constant");
+    cuModuleGetFunction(withoutPtx, module, "kw_fill_indirect");
+    JCudaDriver.cuModuleGetGlobal(constant, new long[1], module, "kw_constant");
+  }
+
+  /** {@code kw_fill_constant}, which reads the module's constant. */
+  CUfunction readsConstant() {
+    return readsConstant;
+  }
+
+  /** {@code kw_fill_indirect}, which writes through a pointer stored in device memory. */
+  CUfunction withoutPtx() {
+    return withoutPtx;
+  }
+
+  /** The address of the module's {@code kw_constant}. */
+  CUdeviceptr constant() {
+    return constant;
   }
 
   CUfunction function(Kernel kernel) {

@@ -24,17 +24,27 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUhostFn;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
 /**
  * The self-test's programs on a real GPU through JCuda: the scheduler's lanes are real streams and
- * events ({@link JCudaStreamDevice}), kernels are the {@code selftest.ptx} ones. One target per
- * program run; it frees everything it made on close. Not thread-safe.
+ * events ({@link JCudaStreamDevice}), kernels are the {@code selftest.ptx} ones, application streams
+ * are created with the program's flags, {@code 0x2} is {@code CU_STREAM_PER_THREAD}, host functions
+ * are {@code cuLaunchHostFunc} callbacks that wait for their gate on a latch. One target per program
+ * run; it frees everything it made on close. Not thread-safe.
+ *
+ * <p>The program's application threads are calls made one after another from the one thread that
+ * runs the target, so every {@code 0x2} names that thread's per-thread stream: more ordering than
+ * the program's threads would have, never less.
  */
 final class JCudaProgramTarget implements ProgramTarget {
 
@@ -46,6 +56,10 @@ final class JCudaProgramTarget implements ProgramTarget {
   private final List<Long> deviceAllocations = new ArrayList<>();
   /** JCuda's own pointer objects for page-locked memory: only they carry the buffer Java reads through. */
   private final TreeMap<Long, Pointer> hostAllocations = new TreeMap<>();
+  /** Java's view of each host allocation, page-locked or registered, by address. */
+  private final TreeMap<Long, ByteBuffer> hostBuffers = new TreeMap<>();
+  private final List<Pointer> registered = new ArrayList<>();
+  private final Map<Integer, CountDownLatch> gates = new HashMap<>();
   private final Map<Integer, CUevent> appEvents = new HashMap<>();
   private final List<CUevent> createdEvents = new ArrayList<>();
 
@@ -86,6 +100,7 @@ final class JCudaProgramTarget implements ProgramTarget {
 
   /** The self-test's application streams: real blocking streams, lanes after the legacy one. */
   private final java.util.List<CUstream> appStreams = new java.util.ArrayList<>();
+  private final java.util.List<CUstream> createdStreams = new java.util.ArrayList<>();
   private final java.util.Map<Long, Integer> appLanes = new java.util.HashMap<>();
 
   @Override
@@ -93,12 +108,29 @@ final class JCudaProgramTarget implements ProgramTarget {
     if (handle == 0 || handle == 1) {
       return streams;
     }
-    return appLanes.computeIfAbsent(handle, h -> {
+    return appLanes.computeIfAbsent(handle, h -> newAppStream(h, false));
+  }
+
+  @Override
+  public void callingThread(int thread) {
+    // One Java thread makes every call: 0x2 is its per-thread stream whichever thread the program names.
+  }
+
+  @Override
+  public void createAppStream(long handle, boolean nonBlocking) {
+    appLanes.put(handle, newAppStream(handle, nonBlocking));
+  }
+
+  private int newAppStream(long handle, boolean nonBlocking) {
+    if (handle == 2) {
+      appStreams.add(JCudaDriver.CU_STREAM_PER_THREAD);
+    } else {
       CUstream s = new CUstream();
-      JCudaDriver.cuStreamCreate(s, 0);
+      JCudaDriver.cuStreamCreate(s, nonBlocking ? CUstream_flags.CU_STREAM_NON_BLOCKING : 0);
       appStreams.add(s);
-      return streams + appStreams.size();
-    });
+      createdStreams.add(s);
+    }
+    return streams + appStreams.size();
   }
 
   @Override
@@ -145,15 +177,97 @@ final class JCudaProgramTarget implements ProgramTarget {
     }
     long address = JCudaPointers.address(p);
     hostAllocations.put(address, p);
+    hostBuffers.put(address, p.getByteBuffer(0, Math.max(bytes, 4)));
+    return address;
+  }
+
+  @Override
+  public long registerHost(int bytes) {
+    // Page-aligned ordinary memory, registered portable and mapped (a kernel may write it directly).
+    ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(bytes, 4) + 4096).alignedSlice(4096);
+    Pointer p = Pointer.to(buffer);
+    JCudaDriver.cuMemHostRegister(p, buffer.capacity(), 0x01 | 0x02);
+    long address = JCudaPointers.address(p);
+    hostAllocations.put(address, p);
+    hostBuffers.put(address, buffer);
+    registered.add(p);
     return address;
   }
 
   @Override
   public byte[] readHost(long address, int bytes) {
     byte[] copy = new byte[bytes];
-    Map.Entry<Long, Pointer> allocation = hostAllocations.floorEntry(address);
-    allocation.getValue().getByteBuffer(address - allocation.getKey(), bytes).get(copy);
+    hostBuffer(address).get(copy);
     return copy;
+  }
+
+  @Override
+  public void writeHost(long address, byte[] data) {
+    hostBuffer(address).put(data);
+  }
+
+  /** Java's view of host memory from {@code address} to the end of its allocation. */
+  private ByteBuffer hostBuffer(long address) {
+    Map.Entry<Long, ByteBuffer> allocation = hostBuffers.floorEntry(address);
+    return allocation.getValue().duplicate().position((int) (address - allocation.getKey())).slice()
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+  }
+
+  @Override
+  public long moduleConstant() {
+    return JCudaPointers.address(session.constant());
+  }
+
+  @Override
+  public void launchReadingConstant(int lane, long out, int n, int k) {
+    Pointer params = Pointer.to(Pointer.to(new long[] {out}), Pointer.to(new int[] {n}), Pointer.to(new int[] {k}));
+    cuLaunchKernel(session.readsConstant(), blocks(n), 1, 1, BLOCK, 1, 1, 0, stream(lane), params, null);
+  }
+
+  @Override
+  public void launchWithoutPtx(int lane, long slot, int n, int k) {
+    Pointer params = Pointer.to(Pointer.to(new long[] {slot}), Pointer.to(new int[] {n}), Pointer.to(new int[] {k}));
+    cuLaunchKernel(session.withoutPtx(), blocks(n), 1, 1, BLOCK, 1, 1, 0, stream(lane), params, null);
+  }
+
+  @Override
+  public void launchHostFunction(int lane, int gate, long src, long dst, int bytes) {
+    CountDownLatch open = gate >= 0 ? gates.computeIfAbsent(gate, g -> new CountDownLatch(1)) : null;
+    ByteBuffer from = hostBuffer(src);
+    ByteBuffer to = hostBuffer(dst);
+    CUhostFn function = userData -> {
+      try {
+        // Bounded, so that a scheduler that never lets the host open the gate fails instead of hanging.
+        if (open != null && !open.await(60, TimeUnit.SECONDS)) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      for (int i = 0; i < bytes / 4; i++) {
+        to.putInt(4 * i, from.getInt(4 * i) * 5 + 1);
+      }
+    };
+    JCudaDriver.cuLaunchHostFunc(stream(lane), function, null);
+  }
+
+  @Override
+  public void openGate(int gate) {
+    gates.computeIfAbsent(gate, g -> new CountDownLatch(1)).countDown();
+  }
+
+  @Override
+  public void copyHostToDeviceAsync(int lane, long dst, long hostSrc, int bytes) {
+    JCudaDriver.cuMemcpyHtoDAsync(device(dst), host(hostSrc), bytes, stream(lane));
+  }
+
+  @Override
+  public void waitAppEvent(int lane, int appEvent) {
+    CUevent e = appEvents.get(appEvent);
+    if (e != null) {
+      JCudaDriver.cuStreamWaitEvent(stream(lane), e, 0);
+    }
   }
 
   @Override
@@ -161,8 +275,11 @@ final class JCudaProgramTarget implements ProgramTarget {
     CUfunction f = session.function(kernel);
     Pointer params = Pointer.to(Pointer.to(new long[] {out}), Pointer.to(new long[] {in1}),
         Pointer.to(new long[] {in2}), Pointer.to(new int[] {n}), Pointer.to(new int[] {k}));
-    int blocks = Math.max(1, (n + BLOCK - 1) / BLOCK);
-    cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream(lane), params, null);
+    cuLaunchKernel(f, blocks(n), 1, 1, BLOCK, 1, 1, 0, stream(lane), params, null);
+  }
+
+  private static int blocks(int n) {
+    return Math.max(1, (n + BLOCK - 1) / BLOCK);
   }
 
   @Override
@@ -224,8 +341,16 @@ final class JCudaProgramTarget implements ProgramTarget {
     for (long a : deviceAllocations) {
       cuMemFree(device(a));
     }
+    for (Pointer p : registered) {
+      JCudaDriver.cuMemHostUnregister(p);
+    }
     for (Pointer p : hostAllocations.values()) {
-      cuMemFreeHost(p);
+      if (!registered.contains(p)) {
+        cuMemFreeHost(p);
+      }
+    }
+    for (CUstream s : createdStreams) {
+      JCudaDriver.cuStreamDestroy(s);
     }
     for (CUevent e : createdEvents) {
       JCudaDriver.cuEventDestroy(e);
