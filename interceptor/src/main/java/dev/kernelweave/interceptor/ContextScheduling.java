@@ -10,6 +10,8 @@ final class ContextScheduling {
   final long context;
   final JCudaStreamDevice device;
   final Dispatch dispatch;
+  /** Page-locked buffers for staged copies; guarded by the dispatch's lock. */
+  final StagingBuffers staging = new StagingBuffers();
 
   ContextScheduling(long context, int streams) {
     this.context = context;

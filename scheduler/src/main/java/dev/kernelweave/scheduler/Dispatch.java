@@ -76,16 +76,19 @@ public final class Dispatch {
             scheduler.beforeBarrier(call);
           }
           return scheduler.beforeAsyncWork(call);
+        case STAGED:
+          waitOutsideLock(call, ticket);
+          return scheduler.beforeAsyncWork(call);
         case SYNC:
           if (call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE) {
-            waitOutsideLock(call, ticket, false);
+            waitOutsideLock(call, ticket);
           }
           scheduler.beforeSyncWork(call);
           return call.stream; // the legacy lane: the application's own default stream
         case FREE:
           // Its users are done, so its history can go now; the real free may block (it often
           // synchronizes the device) and runs without the lock.
-          waitOutsideLock(call, ticket, true);
+          waitOutsideLock(call, ticket);
           scheduler.afterFree(call);
           release(ticket);
           return CallRecord.NO_STREAM;
@@ -133,7 +136,7 @@ public final class Dispatch {
     }
     try {
       switch (placement) {
-        case ASYNC, SYNC, EVENT_RECORD -> scheduler.afterWork(call, succeeded);
+        case ASYNC, SYNC, STAGED, EVENT_RECORD -> scheduler.afterWork(call, succeeded);
         case BARRIER -> scheduler.afterBarrier(call);
         case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
           if (succeeded) {
@@ -153,6 +156,20 @@ public final class Dispatch {
     }
   }
 
+  /**
+   * A {@link Placement#STAGED} copy could not be issued from the agent's buffer after all: it will
+   * run as the application wrote it, a synchronous copy on the legacy stream. Makes the legacy lane
+   * wait, device-side, for what the copy must follow there, and returns that lane. Called between
+   * {@link #enter} and {@link #exit}, with the lock held.
+   */
+  public int stagingFailed(CallRecord call, Ticket ticket) {
+    if (ticket.locked != this || ticket.placement != Placement.STAGED) {
+      throw new IllegalStateException("only a staged copy in progress can fall back");
+    }
+    scheduler.beforeSyncWork(call);
+    return call.stream;
+  }
+
   /** Releases the lock if the ticket holds it; safe to call more than once. */
   public void release(Ticket ticket) {
     if (ticket.locked == this) {
@@ -165,14 +182,18 @@ public final class Dispatch {
    * The host waits, with the lock released, for the events standing for the call's predecessors;
    * on return the lock is held again and those positions are known complete.
    */
-  private void waitOutsideLock(CallRecord call, Ticket ticket, boolean free) {
-    scheduler.collectHostWaits(call, ticket, free);
+  private void waitOutsideLock(CallRecord call, Ticket ticket) {
+    scheduler.collectHostWaits(call, ticket, ticket.placement);
     if (ticket.waitCount == 0) {
       return;
     }
     release(ticket);
     for (int i = 0; i < ticket.waitCount; i++) {
-      device.synchronizeEvent(ticket.waitEvent[i]);
+      if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
+        device.synchronizeLane(ticket.waitLane[i]);
+      } else {
+        device.synchronizeEvent(ticket.waitEvent[i]);
+      }
     }
     lock.lock();
     ticket.locked = this;

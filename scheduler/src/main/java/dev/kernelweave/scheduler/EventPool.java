@@ -35,21 +35,17 @@ final class EventPool {
    * the lane's tail; recorded now when no existing recording qualifies.
    */
   int cover(int lane, long p, StreamPool pool, StreamDevice device) {
-    int first = lane * PER_LANE;
-    int best = -1;
-    int oldest = first;
-    for (int e = first; e < first + PER_LANE; e++) {
-      long at = recordedAt[e];
-      if (at >= p && (best < 0 || at < recordedAt[best])) {
-        best = e;
-      }
-      if (at < recordedAt[oldest]) {
-        oldest = e;
-      }
-    }
+    int best = covering(lane, p);
     if (best >= 0) {
       recorded = false;
       return best;
+    }
+    int first = lane * PER_LANE;
+    int oldest = first;
+    for (int e = first + 1; e < first + PER_LANE; e++) {
+      if (recordedAt[e] < recordedAt[oldest]) {
+        oldest = e;
+      }
     }
     if (!created[oldest]) {
       device.createEvent(oldest);
@@ -60,6 +56,22 @@ final class EventPool {
     pool.copyClock(lane, clocks, oldest * laneCount);
     recorded = true;
     return oldest;
+  }
+
+  /**
+   * The earliest existing recording of {@code lane} at or after position {@code p}, or -1 when none
+   * qualifies; records nothing.
+   */
+  int covering(int lane, long p) {
+    int first = lane * PER_LANE;
+    int best = -1;
+    for (int e = first; e < first + PER_LANE; e++) {
+      long at = recordedAt[e];
+      if (at >= p && (best < 0 || at < recordedAt[best])) {
+        best = e;
+      }
+    }
+    return best;
   }
 
   /** The lane an event belongs to. */

@@ -15,6 +15,14 @@ public enum Placement {
    * memory also blocks the host until all earlier legacy-stream and blocking-stream work is done.
    */
   SYNC,
+  /**
+   * A synchronous host-to-device copy whose source the agent copied into a buffer of its own, so
+   * that the program may reuse its memory at once: runs asynchronously on the lane the scheduler
+   * picks, after its predecessors (device-side). As CUDA completes earlier legacy-stream and
+   * blocking-stream work before such a call returns, the host first waits for the pending work of
+   * those streams whose effect it can see.
+   */
+  STAGED,
   /** A free: the host waits for the allocation's pending users. */
   FREE,
   /** Not understood and with no stream to order it on: the host waits for everything before and after. */

@@ -230,14 +230,21 @@ public final class Scheduler {
   }
 
   /**
-   * Before a call that blocks the host (a synchronous copy to or from host memory, a free): notes in
-   * {@code ticket} the events the host will wait for outside the context's lock, so that the real
-   * call, made under the lock, finds its predecessors done and blocks only briefly. Records events
-   * where none covers a position yet.
+   * Before a call that blocks the host: notes in {@code ticket} what the host will wait for outside
+   * the context's lock, so that the real call, made under the lock, finds it done and blocks only
+   * briefly. For a free ({@link Placement#FREE}), the allocation's pending users; for a synchronous
+   * copy ({@link Placement#SYNC}), its predecessors and the pending host-visible work of the legacy
+   * and blocking streams, except the legacy lane's, which the real call there waits for anyway;
+   * for a staged copy ({@link Placement#STAGED}), only that host-visible work, the copy's own
+   * predecessors being waited for device-side.
+   *
+   * <p>A position that is its lane's tail is waited for by synchronizing the lane, with no event; an
+   * event is recorded only for an older position no recording covers yet, so that the host does
+   * not wait for the lane's later work.
    */
-  void collectHostWaits(CallRecord call, Ticket ticket, boolean free) {
+  void collectHostWaits(CallRecord call, Ticket ticket, Placement placement) {
     needs.clear();
-    if (free) {
+    if (placement == Placement.FREE) {
       if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
         return;
       }
@@ -248,6 +255,10 @@ public final class Scheduler {
         if (p > 0 && pool.pending(lane, p)) {
           needs.add(lane, p, 0);
         }
+      }
+    } else if (placement == Placement.STAGED) {
+      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+        addPending(blockingVisible, needs);
       }
     } else {
       if (call.touchesUnknownMemory || call.barrier) {
@@ -263,11 +274,16 @@ public final class Scheduler {
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
       long p = needs.position(lane);
-      if (!free && lane == pool.legacy) {
+      if (placement == Placement.SYNC && lane == pool.legacy) {
         continue; // the real call on the legacy stream waits for it anyway
       }
-      int event = events.cover(lane, p, pool, device);
-      call.eventRecorded |= events.recorded;
+      int event = events.covering(lane, p);
+      if (event < 0 && p == pool.tail(lane)) {
+        event = Ticket.WHOLE_LANE;
+      } else if (event < 0) {
+        event = events.cover(lane, p, pool, device);
+        call.eventRecorded |= events.recorded;
+      }
       ticket.addWait(event, lane, p);
       call.addPredecessor(needs.seq(lane));
     }
@@ -421,9 +437,13 @@ public final class Scheduler {
   void beforeFree(CallRecord call) {
     Ticket ticket = new Ticket();
     ticket.reset(Placement.FREE, pool.laneCount);
-    collectHostWaits(call, ticket, true);
+    collectHostWaits(call, ticket, Placement.FREE);
     for (int i = 0; i < ticket.waitCount; i++) {
-      device.synchronizeEvent(ticket.waitEvent[i]);
+      if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
+        device.synchronizeLane(ticket.waitLane[i]);
+      } else {
+        device.synchronizeEvent(ticket.waitEvent[i]);
+      }
     }
     settle(ticket);
   }
@@ -447,6 +467,22 @@ public final class Scheduler {
   public void afterBarrier(CallRecord call) {
     device.synchronizeDevice();
     pool.completeAll();
+  }
+
+  /**
+   * Whether the host knows position {@code position} of {@code lane} complete (position 0, nothing,
+   * always is): what a buffer the device read at that position needs before it is reused.
+   */
+  public boolean isComplete(int lane, long position) {
+    return !pool.pending(lane, position);
+  }
+
+  /**
+   * The position the next call committed on {@code lane} gets. Under the lock, between a call's
+   * placement on that lane and its commit, that call's own position.
+   */
+  public long nextPosition(int lane) {
+    return pool.tail(lane) + 1;
   }
 
   /** Everything issued so far has completed (the application synchronized the device). */

@@ -37,6 +37,17 @@ public interface StreamDevice {
    */
   void synchronizeEvent(int event);
 
+  /**
+   * The host waits for all work issued on {@code lane} so far (for the legacy lane, with CUDA's
+   * implicit ordering of the legacy stream). Like {@link #synchronizeEvent}, may be called without
+   * the scheduler's lock. The scheduler asks for it where the position it needs is the lane's tail,
+   * so that no event is recorded just to be waited for once; waiting for the whole device instead
+   * is correct, only slower.
+   */
+  default void synchronizeLane(int lane) {
+    synchronizeDevice();
+  }
+
   /** The host waits for all work on every stream of the context. */
   void synchronizeDevice();
 }

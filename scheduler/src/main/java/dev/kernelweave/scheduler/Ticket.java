@@ -11,12 +11,18 @@ package dev.kernelweave.scheduler;
  */
 public final class Ticket {
 
+  /** A wait that synchronizes its lane, for a position that was the lane's tail: no event needed. */
+  static final int WHOLE_LANE = -1;
+
   Placement placement = Placement.NONE;
   /** The dispatch whose lock this ticket holds, or null. */
   Dispatch locked;
   /** Positions settled (known complete) when the real call succeeds. */
   LanePositions settled;
-  /** Events the host waits for outside the lock, with the lane position each stands for. */
+  /**
+   * Events the host waits for outside the lock, with the lane position each stands for;
+   * {@link #WHOLE_LANE} in place of an event: the host synchronizes the lane itself.
+   */
   int[] waitEvent = new int[8];
   int[] waitLane = new int[8];
   long[] waitPosition = new long[8];

@@ -46,6 +46,11 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
+  public void synchronizeLane(int lane) {
+    log.add("syncLane " + lane);
+  }
+
+  @Override
   public void synchronizeDevice() {
     log.add("syncDevice");
   }

@@ -281,8 +281,9 @@ class SchedulerTest {
     launch(7, W); // D: lane 2, unrelated
     device.drain();
     CallRecord free = free(0);
-    // Every event is recorded before the host starts waiting, as the dispatch does outside the lock.
-    assertEquals(List.of("createEvent e4", "record e4 on 1", "syncEvent e0", "syncEvent e4"), device.drain());
+    // Lane 0's reader is older than its tail: the event recorded for C covers it. Lane 1's reader is
+    // its tail: the host synchronizes the lane, with no event recorded just for that.
+    assertEquals(List.of("syncEvent e0", "syncLane 1"), device.drain());
     assertTrue(free.hostWaited);
     assertTrue(free.hostWaitNarrowed, "lane 2 was not waited for");
     assertArrayEquals(new long[] {2, 3}, predecessors(free));
@@ -449,7 +450,7 @@ class SchedulerTest {
     d.enter(read, Placement.SYNC, ticket);
     assertTrue(ticket.holdsLock());
     List<String> issued = device.drain();
-    assertTrue(issued.contains("syncEvent e" + lane * 4), issued.toString());
+    assertTrue(issued.contains("syncLane " + lane), issued.toString());
     assertTrue(read.hostWaited);
     d.exit(read, true, ticket);
     assertFalse(ticket.holdsLock());
@@ -560,5 +561,123 @@ class SchedulerTest {
     });
     t.start();
     assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> t.join());
+  }
+
+  // ------------------------------------------------------------------ staged copies and host waits
+
+  /** One call through the dispatch, committed as succeeded; returns its lane. */
+  private int dispatched(Dispatch d, CallRecord call, Placement placement) {
+    int lane = d.enter(call, placement, ticket);
+    d.exit(call, true, ticket);
+    assertFalse(ticket.holdsLock());
+    return lane;
+  }
+
+  /**
+   * {@code pipeline}'s batch: a synchronous copy in (staged), three kernels, a synchronous copy out,
+   * with slots {@code in, tmp, out}; returns the lane the batch ran on.
+   */
+  private int pipelineBatch(Dispatch d, int in, int tmp, int out) {
+    int lane = dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, in, W), Placement.STAGED);
+    assertEquals(lane, dispatched(d, call(CallKind.LAUNCH, 0, in, R, tmp, W), Placement.ASYNC));
+    assertEquals(lane, dispatched(d, call(CallKind.LAUNCH, 0, tmp, R, out, W), Placement.ASYNC));
+    assertEquals(lane, dispatched(d, call(CallKind.LAUNCH, 0, out, RW), Placement.ASYNC));
+    CallRecord copyOut = call(CallKind.COPY_DEVICE_TO_HOST, 0, out, R);
+    assertEquals(4, dispatched(d, copyOut, Placement.SYNC));
+    assertTrue(copyOut.hostWaited);
+    assertFalse(copyOut.eventRecorded);
+    return lane;
+  }
+
+  @Test
+  void aPipelineBatchStaysOnOneLaneAndCostsNoEvent() {
+    Dispatch d = dispatch();
+    for (int round = 0; round < 2; round++) {
+      for (int batch = 0; batch < 3; batch++) {
+        int lane = pipelineBatch(d, 3 * batch, 3 * batch + 1, 3 * batch + 2);
+        List<String> issued = device.drain().stream().filter(op -> !op.startsWith("createStream")).toList();
+        // The copy out waits for the batch's lane itself: no event, no cross-stream wait.
+        assertEquals(List.of("syncLane " + lane), issued, "round " + round + " batch " + batch);
+      }
+    }
+  }
+
+  @Test
+  void aStagedCopyFollowsTheReadersOfItsDestinationOnTheDevice() {
+    Dispatch d = dispatch();
+    int reader = launch(0, R, 1, W); // still reading slot 0
+    launch(2, W); // another lane
+    device.drain();
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W);
+    int lane = d.enter(copy, Placement.STAGED, ticket);
+    assertTrue(ticket.holdsLock(), "the staged copy is issued under the lock");
+    d.exit(copy, true, ticket);
+    assertEquals(reader, lane, "the reader is its lane's tail: the copy extends that chain");
+    assertFalse(copy.hostWaited, "the host waits for nothing: the copy's predecessors are the device's business");
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void aStagedCopyWaitsOnTheHostForPendingHostVisibleWork() {
+    Dispatch d = dispatch();
+    CallRecord async = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R, 5, W);
+    async.touchesHostMemory = true; // cuMemcpyDtoHAsync(pinned, x, null): the host may read it after a synchronous call
+    int pinnedLane = dispatched(d, async, Placement.ASYNC);
+    device.drain();
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, 2, W); // cuMemcpyHtoD(y, array), unrelated
+    int lane = dispatched(d, copy, Placement.STAGED);
+    assertEquals(List.of("syncLane " + pinnedLane), device.drain().stream()
+        .filter(op -> !op.startsWith("createStream")).toList());
+    assertTrue(copy.hostWaited);
+    assertTrue(scheduler.isComplete(pinnedLane, 1), "what the host waited for is known complete");
+    assertFalse(scheduler.isComplete(lane, 1), "the staged copy itself may still be running");
+  }
+
+  @Test
+  void aStagedCopyThatFallsBackRunsOnTheLegacyLaneAfterItsPredecessors() {
+    Dispatch d = dispatch();
+    int reader = launch(0, R, 1, W);
+    launch(2, W); // the reader's lane is not the LRU choice any more after this
+    launch(0, R, 3, W); // another reader of slot 0, on a third lane
+    device.drain();
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W);
+    d.enter(copy, Placement.STAGED, ticket);
+    device.drain();
+    assertEquals(4, d.stagingFailed(copy, ticket));
+    List<String> issued = device.drain();
+    assertTrue(issued.stream().anyMatch(op -> op.startsWith("wait 4 for e" + reader * 4)), issued.toString());
+    d.exit(copy, true, ticket);
+    assertEquals(4, copy.stream);
+    int next = launch(0, R, 6, W);
+    assertTrue(device.drain().stream().anyMatch(op -> op.equals("wait " + next + " for e16")),
+        "a later reader follows the copy on the legacy lane");
+  }
+
+  @Test
+  void onlyAStagedCopyInProgressCanFallBack() {
+    Dispatch d = dispatch();
+    CallRecord launch = call(CallKind.LAUNCH, 0, 0, W);
+    d.enter(launch, Placement.ASYNC, ticket);
+    try {
+      d.stagingFailed(launch, ticket);
+      throw new AssertionError("expected a refusal");
+    } catch (IllegalStateException expected) {
+      // an asynchronous launch has no synchronous form to fall back to
+    } finally {
+      d.exit(launch, true, ticket);
+    }
+  }
+
+  @Test
+  void aPositionIsCompleteOnceTheHostSawItsLaneDone() {
+    Dispatch d = dispatch();
+    assertTrue(scheduler.isComplete(0, 0), "position 0 is nothing");
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W);
+    int lane = d.enter(copy, Placement.STAGED, ticket);
+    long position = scheduler.nextPosition(lane);
+    d.exit(copy, true, ticket);
+    assertFalse(scheduler.isComplete(lane, position));
+    dispatched(d, call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R), Placement.SYNC);
+    assertTrue(scheduler.isComplete(lane, position), "the copy out waited for the copy in's lane");
   }
 }

@@ -18,6 +18,8 @@ import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
+import dev.kernelweave.interceptor.StagedCopies;
+import dev.kernelweave.interceptor.StagedCopy;
 import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
@@ -67,7 +69,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
     visitor.visitEndingCommonly("Launch", named("cuLaunchKernel").and(takesArguments(11)));
-    visitor.visitEndingCommonly("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
+    visitor.visit("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
@@ -133,20 +135,32 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
 
   // ------------------------------------------------------------------ copies
 
+  /**
+   * {@code cuMemcpyHtoD}: staged and issued by the agent when it can be ({@link StagedCopies}), and
+   * JCuda's call then skipped; otherwise a synchronous copy as written.
+   */
   static final class CopyToDevice {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = StagedCopy.class)
+    static Object enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
         @Advice.Argument(2) long bytes) {
       CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
       if (r != null) {
         r.bytes = bytes;
         Calls.device(r, dst, bytes, AccessMode.WRITE);
         Calls.host(r, src, bytes, AccessMode.READ);
-        Calls.place(r, Placement.SYNC);
       }
-      return r;
+      return StagedCopies.hostToDevice(r, dst, src, bytes);
     }
 
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
+        @Advice.Thrown Throwable thrown) {
+      if (entered instanceof StagedCopy staged) {
+        result = StagedCopies.ended(staged);
+      } else {
+        Calls.end((CallRecord) entered, result, thrown);
+      }
+    }
   }
 
   static final class CopyToHost {

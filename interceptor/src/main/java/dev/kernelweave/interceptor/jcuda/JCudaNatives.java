@@ -40,6 +40,9 @@ public final class JCudaNatives {
     static final MethodHandle STREAM_SYNCHRONIZE = find("cuStreamSynchronizeNative", int.class, CUstream.class);
     static final MethodHandle MEM_ALLOC = find("cuMemAllocNative", int.class, CUdeviceptr.class, long.class);
     static final MethodHandle MEM_FREE = find("cuMemFreeNative", int.class, CUdeviceptr.class);
+    static final MethodHandle MEM_ALLOC_HOST = find("cuMemAllocHostNative", int.class, Pointer.class, long.class);
+    static final MethodHandle MEMCPY_HTOD_ASYNC =
+        find("cuMemcpyHtoDAsyncNative", int.class, CUdeviceptr.class, Pointer.class, long.class, CUstream.class);
 
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.driver.JCudaDriver", name, ret, params);
@@ -187,6 +190,27 @@ public final class JCudaNatives {
   public static int free(CUdeviceptr pointer) {
     try {
       return (int) Driver.MEM_FREE.invokeExact(pointer);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * Allocates page-locked host memory of the agent's own, in the current context; the agent's tables
+   * never see it. It lives as long as the context.
+   */
+  public static int allocateHost(Pointer pointer, long bytes) {
+    try {
+      return (int) Driver.MEM_ALLOC_HOST.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** An asynchronous copy from the agent's page-locked memory to device memory, on {@code stream}. */
+  public static int copyToDeviceAsync(CUdeviceptr destination, Pointer source, long bytes, CUstream stream) {
+    try {
+      return (int) Driver.MEMCPY_HTOD_ASYNC.invokeExact(destination, source, bytes, stream);
     } catch (Throwable t) {
       throw rethrow(t);
     }

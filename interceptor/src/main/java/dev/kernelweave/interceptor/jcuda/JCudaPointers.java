@@ -95,6 +95,11 @@ public final class JCudaPointers {
     return (Buffer) BUFFER.get(pointer);
   }
 
+  /** The byte offset a pointer adds to what it points to ({@code withByteOffset}). */
+  public static long byteOffset(Pointer pointer) {
+    return (long) BYTE_OFFSET.get(pointer);
+  }
+
   /** The objects a pointer to pointers holds ({@code Pointer.to(devicePtr, ...)}), or null. */
   public static NativePointerObject[] pointers(Pointer pointer) {
     return (NativePointerObject[]) POINTERS.get(pointer);

@@ -92,6 +92,11 @@ public final class JCudaStreamDevice implements StreamDevice {
   }
 
   @Override
+  public void synchronizeLane(int lane) {
+    check("cuStreamSynchronize", JCudaNatives.synchronizeStream(lanes[lane]));
+  }
+
+  @Override
   public void synchronizeDevice() {
     check("cuCtxSynchronize", JCudaNatives.synchronizeContext());
   }

@@ -23,7 +23,8 @@ enum SemanticsCase {
   CAPTURED_WORK_RUNS_ONLY_AS_A_GRAPH(GraphCaptureProgram.class, "capture", ""),
   QUERIES_ANSWER_NOT_READY_AT_ONCE(StreamQueryProgram.class, "query", ""),
   NEW_WORK_AFTER_A_PRIMARY_CONTEXT_RESET(ContextResetProgram.class, "reset", ""),
-  THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", "");
+  THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", ""),
+  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

@@ -1,0 +1,105 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.AllocationTable;
+import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.scheduler.Placement;
+import java.nio.Buffer;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * Synchronous host-to-device copies from Java memory ({@code cuMemcpyHtoD(dst, Pointer.to(array),
+ * n)}) that need not block: CUDA promises only that the source may be reused once the call returns,
+ * so the agent copies the source into one of its page-locked buffers ({@link StagingBuffers}) and
+ * issues the copy asynchronously on the lane the scheduler picks, where the copy's consumers then
+ * extend the chain with no event.
+ *
+ * <p>What the program can observe stays as without the agent: the destination gets the bytes the
+ * array held at the call; the host still waits for the pending work CUDA would have completed whose
+ * effect it can see ({@link Placement#STAGED}). Errors: a copy is staged only when its destination
+ * range lies inside one device allocation the agent knows and its source inside the array, so the
+ * asynchronous copy cannot fail where the synchronous one would succeed or fail otherwise; when it
+ * fails anyway (a context already broken), or no buffer is free, JCuda's own synchronous call runs
+ * on the legacy stream after the copy's predecessors and returns (or throws) what CUDA says.
+ *
+ * <p>Called on the application's thread inside its call; never throws.
+ */
+public final class StagedCopies {
+
+  private StagedCopies() {}
+
+  /**
+   * Places a synchronous {@code cuMemcpyHtoD} whose accesses the record holds: staged and issued
+   * when it can be, otherwise as a synchronous copy on the legacy stream.
+   *
+   * @return the thread's {@link StagedCopy} holding {@code r} when the copy was issued and JCuda's
+   *     call must be skipped; otherwise {@code r}, for JCuda's call to run as written
+   */
+  public static Object hostToDevice(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
+    if (r == null) {
+      return null;
+    }
+    if (!stageable(r, destination, source, bytes)) {
+      Calls.place(r, Placement.SYNC);
+      return r;
+    }
+    Calls.place(r, Placement.STAGED);
+    CallScope scope = (CallScope) r;
+    ContextScheduling cs = scope.scheduling;
+    if (r.stream < 0 || cs == null || !scope.ticket.holdsLock()) {
+      return r; // not placed (passing through, or a stream is capturing): the call runs as written
+    }
+    try {
+      int buffer = cs.staging.reserve(cs.dispatch.scheduler());
+      if (buffer < 0) {
+        r.stream = cs.dispatch.stagingFailed(r, scope.ticket);
+        return r;
+      }
+      cs.staging.copy(buffer, JCudaPointers.buffer(source), JCudaPointers.byteOffset(source), bytes);
+      int result = JCudaNatives.copyToDeviceAsync(destination, cs.staging.pointer(buffer), bytes,
+          cs.device.stream(r.stream));
+      if (result != 0) {
+        // Nothing was queued: JCuda's own call reports the error, as it would without the agent.
+        r.stream = cs.dispatch.stagingFailed(r, scope.ticket);
+        return r;
+      }
+      cs.staging.readBy(buffer, r.stream, cs.dispatch.scheduler().nextPosition(r.stream));
+      StagedCopy marker = CallThread.current().staged;
+      marker.record = r;
+      return marker;
+    } catch (Throwable e) {
+      Calls.abandon(r, e);
+      return r;
+    }
+  }
+
+  /** The exit's side of a skipped call: the call succeeded. Returns the result JCuda's call returns. */
+  public static int ended(StagedCopy staged) {
+    CallRecord r = staged.record;
+    staged.record = null;
+    Calls.end(r, 0, null);
+    return 0;
+  }
+
+  /**
+   * Whether the copy can be staged: scheduling is on, the source is a Java array whose range holds
+   * {@code bytes}, and the destination range lies inside one known device allocation.
+   */
+  static boolean stageable(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
+    if (!Interception.scheduling() || r.touchesUnknownMemory || r.touchesHostMemory || destination == null
+        || source == null || JCudaPointers.pointers(source) != null) {
+      return false;
+    }
+    Buffer buffer = JCudaPointers.buffer(source);
+    if (!StagingBuffers.canCopy(buffer, JCudaPointers.byteOffset(source), bytes)) {
+      return false;
+    }
+    long address = JCudaPointers.address(destination);
+    AllocationTable.Allocation found = CallThread.current().found;
+    return address != 0 && Interception.ALLOCATIONS.lookup(address, found) && found.kind == MemoryKind.DEVICE
+        && address - found.base + bytes <= found.size;
+  }
+}

@@ -1,0 +1,59 @@
+package dev.kernelweave.it.semantics;
+
+import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import java.util.Arrays;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+
+/**
+ * A synchronous {@code cuMemcpyHtoD} from a Java array, which the agent stages and issues
+ * asynchronously: the program overwrites the array as soon as the call returns; the copy must land
+ * after a slow kernel still writing its destination and carry the array's values at the call; it must
+ * still complete earlier legacy-stream work the host can see (a copy into pinned memory); a copy
+ * reaching past its allocation must fail with CUDA's error code, as without the agent.
+ */
+public final class StagedCopyProgram {
+
+  public static void main(String[] args) throws Exception {
+    Sequence seq = Sequence.start(args, "staged");
+    CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
+    seq.repeat(rep -> {
+      CUdeviceptr x = new CUdeviceptr();
+      CUdeviceptr y = new CUdeviceptr();
+      cuMemAlloc(x, BYTES);
+      cuMemAlloc(y, BYTES);
+      Pointer pinned = new Pointer();
+      cuMemAllocHost(pinned, BYTES);
+      Sequence.fill(pinned, -1f);
+
+      // A slow kernel writes x; a copy of y into pinned memory follows it on the legacy stream.
+      float value = 100f * rep + 1f;
+      seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, null, y, value, Sequence.N, seq.cycles));
+      seq.rc(rep, "cuMemcpyDtoHAsync", 0, cuMemcpyDtoHAsync(pinned, y, BYTES, null));
+      seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, null, x, value + 1, Sequence.N, seq.cycles));
+      float[] source = Sequence.ramp(value + 2);
+      float[] expected = source.clone();
+      seq.rc(rep, "cuMemcpyHtoD", 0, cuMemcpyHtoD(x, Pointer.to(source), BYTES));
+      // Host-visible work CUDA completed before the synchronous copy returned.
+      seq.check(rep, "pinned copy of y after a synchronous copy into x", Sequence.describe(Sequence.ramp(value)),
+          Sequence.describe(Sequence.floats(pinned)));
+      Arrays.fill(source, -7f); // the array may be reused once the call returned
+      seq.check(rep, "x after the copy, its source overwritten", Sequence.describe(expected),
+          Sequence.describe(Sequence.read(x)));
+
+      // A destination reaching past its allocation: CUDA's error, whatever the agent does.
+      seq.rc(rep, "cuMemcpyHtoD past the allocation", 1, cuMemcpyHtoD(x.withByteOffset(4), Pointer.to(source), BYTES));
+      cuMemFreeHost(pinned);
+      cuMemFree(x);
+      cuMemFree(y);
+    });
+  }
+}
