@@ -49,6 +49,8 @@ import jcuda.driver.JCudaDriver;
 final class JCudaProgramTarget implements ProgramTarget {
 
   private static final int BLOCK = 128;
+  /** The host page size registrations are rounded to. */
+  private static final int PAGE = 4096;
 
   private final GpuSession session;
   private final int streams;
@@ -183,8 +185,11 @@ final class JCudaProgramTarget implements ProgramTarget {
 
   @Override
   public long registerHost(int bytes) {
-    // Page-aligned ordinary memory, registered portable and mapped (a kernel may write it directly).
-    ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(bytes, 4) + 4096).alignedSlice(4096);
+    // Whole pages of ordinary memory, registered portable and mapped (a kernel may write it
+    // directly); no page shared with another buffer. alignedSlice rounds both ends to the page, so
+    // one page more than the whole pages needed leaves at least those.
+    int pages = (Math.max(bytes, 4) + PAGE - 1) / PAGE * PAGE;
+    ByteBuffer buffer = ByteBuffer.allocateDirect(pages + PAGE).alignedSlice(PAGE);
     Pointer p = Pointer.to(buffer);
     JCudaDriver.cuMemHostRegister(p, buffer.capacity(), 0x01 | 0x02);
     long address = JCudaPointers.address(p);
