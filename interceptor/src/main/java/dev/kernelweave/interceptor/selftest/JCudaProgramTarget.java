@@ -185,11 +185,8 @@ final class JCudaProgramTarget implements ProgramTarget {
 
   @Override
   public long registerHost(int bytes) {
-    // Whole pages of ordinary memory, registered portable and mapped (a kernel may write it
-    // directly); no page shared with another buffer. alignedSlice rounds both ends to the page, so
-    // one page more than the whole pages needed leaves at least those.
-    int pages = (Math.max(bytes, 4) + PAGE - 1) / PAGE * PAGE;
-    ByteBuffer buffer = ByteBuffer.allocateDirect(pages + PAGE).alignedSlice(PAGE);
+    // Registered portable and mapped: a kernel may write it directly.
+    ByteBuffer buffer = wholePages(bytes);
     Pointer p = Pointer.to(buffer);
     JCudaDriver.cuMemHostRegister(p, buffer.capacity(), 0x01 | 0x02);
     long address = JCudaPointers.address(p);
@@ -197,6 +194,16 @@ final class JCudaProgramTarget implements ProgramTarget {
     hostBuffers.put(address, buffer);
     registered.add(p);
     return address;
+  }
+
+  /**
+   * Ordinary memory of at least {@code bytes} (4 at least) in whole pages of its own, shared with
+   * no other buffer. {@code alignedSlice} rounds both ends to the page, so one page more than the
+   * whole pages needed leaves at least those.
+   */
+  static ByteBuffer wholePages(int bytes) {
+    int pages = (Math.max(bytes, 4) + PAGE - 1) / PAGE * PAGE;
+    return ByteBuffer.allocateDirect(pages + PAGE).alignedSlice(PAGE);
   }
 
   @Override
