@@ -189,7 +189,11 @@ final class JCudaProgramTarget implements ProgramTarget {
     ByteBuffer buffer = wholePages(bytes);
     Pointer p = Pointer.to(buffer);
     JCudaDriver.cuMemHostRegister(p, buffer.capacity(), 0x01 | 0x02);
-    long address = JCudaPointers.address(p);
+    // The address kernels and copies use is the mapped one, asked of the driver: reading a direct
+    // buffer's address needs java.nio opened, which the agent's premain does and this command not.
+    CUdeviceptr mapped = new CUdeviceptr();
+    JCudaDriver.cuMemHostGetDevicePointer(mapped, p, 0);
+    long address = JCudaPointers.address(mapped);
     hostAllocations.put(address, p);
     hostBuffers.put(address, buffer);
     registered.add(p);
