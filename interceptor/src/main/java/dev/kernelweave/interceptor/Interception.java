@@ -67,7 +67,7 @@ public final class Interception {
   }
 
   /**
-   * The journal, opened at the first call that is journaled, on that call's thread: opening starts
+   * The journal, opened as the first intercepted call begins, on that call's thread: opening starts
    * Chronicle, which must register its shutdown hook before the JVM begins to exit (see {@link
    * #shutdown}). Opening never throws; it says why in one warning and journals nothing.
    */

@@ -18,6 +18,9 @@ import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.queue.internal.AnalyticsHolder;
+import net.openhft.chronicle.wire.BinaryWire;
+import net.openhft.chronicle.wire.WireType;
+import net.openhft.chronicle.wire.Wires;
 import net.openhft.posix.internal.PosixAPIHolder;
 
 /** How the journal uses Chronicle Queue, in one place for the writer and the reader. */
@@ -60,6 +63,47 @@ final class Journals {
     } else {
       startChronicle();
     }
+  }
+
+  /**
+   * Starts Chronicle ahead of the journal, from the first JCuda class the program loads: registers
+   * Chronicle's shutdown hook on this thread, as {@link #prepareChronicle} does, and starts on a
+   * short-lived daemon thread what the journal's writer would otherwise start at the first CUDA
+   * call ({@link #startChronicle} and the classes that build a queue). That takes a few hundred
+   * milliseconds, mostly class loading, which then runs beside the program's own start (loading
+   * JCuda's native library, {@code cuInit}) instead of after it, while a program that exits at
+   * once waits for it. No file is made: the queue is still built at the first CUDA call. Does
+   * nothing where the hook cannot be registered (another Chronicle version, the JVM exiting).
+   */
+  static synchronized void startChronicleInBackground() {
+    if (started || hookRegistered) {
+      return;
+    }
+    try {
+      if (!registerShutdownHook()) {
+        return;
+      }
+    } catch (IllegalStateException exiting) {
+      return;
+    }
+    hookRegistered = true;
+    Thread starter = new Thread(new Runnable() {
+      @Override
+      public void run() {
+        try {
+          startChronicle();
+          initialize(SingleChronicleQueueBuilder.class);
+          initialize(SingleChronicleQueue.class);
+          initialize(WireType.class);
+          initialize(BinaryWire.class);
+          initialize(Wires.class);
+        } catch (Throwable ignored) {
+          // The writer starts Chronicle again at the first CUDA call and says why if it cannot.
+        }
+      }
+    }, "kernelweave-journal-start");
+    starter.setDaemon(true);
+    starter.start();
   }
 
   /** Registers Chronicle's one shutdown hook as its first use would; false where it cannot. */
