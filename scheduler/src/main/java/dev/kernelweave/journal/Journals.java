@@ -34,8 +34,11 @@ final class Journals {
   private static final String SYSTEM_PROPERTIES = "system.properties";
   private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, "user.timezone"};
 
-  private static boolean started;
-  private static boolean hookRegistered;
+  /** Guards the hook's registration apart from Chronicle's start, which holds the class's lock. */
+  private static final Object HOOK = new Object();
+
+  private static volatile boolean started;
+  private static volatile boolean hookRegistered;
 
   private Journals() {}
 
@@ -54,13 +57,15 @@ final class Journals {
    *
    * @throws IllegalStateException when the JVM is already shutting down
    */
-  static synchronized void prepareChronicle() {
-    if (started || hookRegistered) {
-      return;
+  static void prepareChronicle() {
+    synchronized (HOOK) {
+      // Not the class's lock: the program's first call must not wait for a start in the background.
+      if (started || hookRegistered) {
+        return;
+      }
+      hookRegistered = registerShutdownHook();
     }
-    if (registerShutdownHook()) {
-      hookRegistered = true;
-    } else {
+    if (!hookRegistered) {
       startChronicle();
     }
   }
@@ -75,18 +80,20 @@ final class Journals {
    * once waits for it. No file is made: the queue is still built at the first CUDA call. Does
    * nothing where the hook cannot be registered (another Chronicle version, the JVM exiting).
    */
-  static synchronized void startChronicleInBackground() {
-    if (started || hookRegistered) {
-      return;
-    }
-    try {
-      if (!registerShutdownHook()) {
+  static void startChronicleInBackground() {
+    synchronized (HOOK) {
+      if (started || hookRegistered) {
         return;
       }
-    } catch (IllegalStateException exiting) {
-      return;
+      try {
+        hookRegistered = registerShutdownHook();
+      } catch (IllegalStateException exiting) {
+        return;
+      }
+      if (!hookRegistered) {
+        return;
+      }
     }
-    hookRegistered = true;
     Thread starter = new Thread(new Runnable() {
       @Override
       public void run() {
