@@ -29,6 +29,7 @@ public final class KernelWeaveAgent {
   }
 
   private static void start(String argument, Instrumentation jvm) {
+    long start = System.nanoTime();
     AgentOptions options;
     try {
       options = AgentOptions.parse(argument, System.getProperties());
@@ -60,7 +61,7 @@ public final class KernelWeaveAgent {
         }
       }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {
-        AgentLog.debug("installed: " + options);
+        AgentLog.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
       }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);

@@ -45,7 +45,12 @@ public final class Interception {
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
     if (j != null) {
+      long start = System.nanoTime();
       j.close();
+      if (AgentLog.debugEnabled()) {
+        // What the agent adds to the program's exit: the writer finishing its start and its calls.
+        AgentLog.debug("journal closed in " + (System.nanoTime() - start) / 1_000_000 + " ms at exit");
+      }
     }
   }
 
@@ -78,8 +83,12 @@ public final class Interception {
         j = journal;
         if (j == null) {
           InterceptorSettings s = settings;
+          long start = System.nanoTime();
           try {
             j = s == null ? LaunchJournal.OFF : s.journal().get();
+            if (AgentLog.debugEnabled()) {
+              AgentLog.debug("journal opened in " + (System.nanoTime() - start) / 1_000_000 + " ms on the first call's thread");
+            }
           } catch (Throwable t) {
             AgentLog.warnOnce("journal", "journal off: " + t);
             j = LaunchJournal.OFF;
