@@ -58,15 +58,28 @@ final class Journals {
    * @throws IllegalStateException when the JVM is already shutting down
    */
   static void prepareChronicle() {
+    if (!started && registerHookOnce() == Hook.IMPOSSIBLE) {
+      startChronicle();
+    }
+  }
+
+  /** What {@link #registerHookOnce} did. */
+  private enum Hook { REGISTERED_NOW, NOTHING_TO_DO, IMPOSSIBLE }
+
+  /**
+   * Registers Chronicle's shutdown hook unless that was done or Chronicle started; impossible with
+   * another Chronicle version. Under its own lock, not the class's: the program's first call must
+   * not wait for a start in the background.
+   *
+   * @throws IllegalStateException when the JVM is already shutting down
+   */
+  private static Hook registerHookOnce() {
     synchronized (HOOK) {
-      // Not the class's lock: the program's first call must not wait for a start in the background.
       if (started || hookRegistered) {
-        return;
+        return Hook.NOTHING_TO_DO;
       }
       hookRegistered = registerShutdownHook();
-    }
-    if (!hookRegistered) {
-      startChronicle();
+      return hookRegistered ? Hook.REGISTERED_NOW : Hook.IMPOSSIBLE;
     }
   }
 
@@ -76,23 +89,18 @@ final class Journals {
    * short-lived daemon thread what the journal's writer would otherwise start at the first CUDA
    * call ({@link #startChronicle} and the classes that build a queue). That takes a few hundred
    * milliseconds, mostly class loading, which then runs beside the program's own start (loading
-   * JCuda's native library, {@code cuInit}) instead of after it, while a program that exits at
-   * once waits for it. No file is made: the queue is still built at the first CUDA call. Does
-   * nothing where the hook cannot be registered (another Chronicle version, the JVM exiting).
+   * JCuda's native library, {@code cuInit}) instead of after it, where a program that exits soon
+   * after its first call would wait for it. No file is made: the queue is still built at the first
+   * CUDA call. Does nothing where the hook is registered already or cannot be (another Chronicle
+   * version, the JVM exiting).
    */
   static void startChronicleInBackground() {
-    synchronized (HOOK) {
-      if (started || hookRegistered) {
+    try {
+      if (registerHookOnce() != Hook.REGISTERED_NOW) {
         return;
       }
-      try {
-        hookRegistered = registerShutdownHook();
-      } catch (IllegalStateException exiting) {
-        return;
-      }
-      if (!hookRegistered) {
-        return;
-      }
+    } catch (IllegalStateException exiting) {
+      return;
     }
     Thread starter = new Thread(new Runnable() {
       @Override
