@@ -614,7 +614,16 @@ void kw_cpu_device_enqueue(CUstream stream, std::function<void()> action) {
 
 extern "C" {
 
-CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+// KW_CPU_DEVICE_INIT_MS=N makes cuInit take N ms, as a real driver's initialization does (about
+// 250 ms on the H100 machine): start-up measurements can then see what the agent does meanwhile.
+CUresult cuInit(unsigned int) {
+  static const long initMillis = [] {
+    const char *ms = std::getenv("KW_CPU_DEVICE_INIT_MS");
+    return ms ? std::strtol(ms, nullptr, 10) : 0L;
+  }();
+  if (initMillis > 0) usleep(static_cast<useconds_t>(initMillis) * 1000);
+  return CUDA_SUCCESS;
+}
 
 CUresult cuDeviceGetCount(int *count) {
   *count = 1;

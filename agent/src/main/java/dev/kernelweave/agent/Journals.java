@@ -6,10 +6,20 @@ import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.journal.LaunchJournals;
 import java.nio.file.Path;
 
-/** Opens the journal the options ask for, at the program's first CUDA call, on its thread. */
+/**
+ * Opens the journal the options ask for, at the program's first CUDA call, on its thread; starts
+ * Chronicle ahead of it when the program loads JCuda.
+ */
 final class Journals {
 
   private Journals() {}
+
+  /** At the first JCuda class: starts Chronicle in the background when the options ask for a journal. */
+  static void prepare(AgentOptions options) {
+    if (options.journal() != null) {
+      LaunchJournals.startChronicleInBackground();
+    }
+  }
 
   static LaunchJournal open(AgentOptions options) {
     if (options.journal() == null) {

@@ -12,8 +12,9 @@ import java.util.function.Supplier;
  * The agent's entry points. Does as little as possible: parses the options and installs one class
  * file transformer that looks only at JCuda's classes. What a CUDA program alone needs (the JDK
  * internals the journal maps files with and the injection of helper classes uses) is opened when
- * the first JCuda class loads; no CUDA is touched and no thread or file is made until the program
- * makes its first CUDA call. Nothing thrown here reaches the program.
+ * the first JCuda class loads, and Chronicle starts then in the background; no CUDA is touched and
+ * no file is made until the program makes its first CUDA call. Nothing thrown here reaches the
+ * program.
  */
 public final class KernelWeaveAgent {
 
@@ -28,6 +29,7 @@ public final class KernelWeaveAgent {
   }
 
   private static void start(String argument, Instrumentation jvm) {
+    long start = System.nanoTime();
     AgentOptions options;
     try {
       options = AgentOptions.parse(argument, System.getProperties());
@@ -49,6 +51,7 @@ public final class KernelWeaveAgent {
         @Override
         public void run() {
           JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
+          Journals.prepare(options);
         }
       });
       Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
@@ -58,7 +61,7 @@ public final class KernelWeaveAgent {
         }
       }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {
-        AgentLog.debug("installed: " + options);
+        AgentLog.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
       }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);

@@ -57,6 +57,9 @@ public final class Calls {
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
+      // Opened here rather than where the call is journaled: the writer builds its queue while the
+      // first call (cuInit, a few hundred milliseconds on a GPU) runs.
+      Interception.journal();
       return r;
     } catch (Throwable e) {
       Interception.fail(e);

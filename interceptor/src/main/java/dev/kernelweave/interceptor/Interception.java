@@ -45,7 +45,12 @@ public final class Interception {
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
     if (j != null) {
+      long start = System.nanoTime();
       j.close();
+      if (AgentLog.debugEnabled()) {
+        // What the agent adds to the program's exit: the writer finishing its start and its calls.
+        AgentLog.debug("journal closed in " + (System.nanoTime() - start) / 1_000_000 + " ms at exit");
+      }
     }
   }
 
@@ -67,7 +72,7 @@ public final class Interception {
   }
 
   /**
-   * The journal, opened at the first call that is journaled, on that call's thread: opening starts
+   * The journal, opened as the first intercepted call begins, on that call's thread: opening starts
    * Chronicle, which must register its shutdown hook before the JVM begins to exit (see {@link
    * #shutdown}). Opening never throws; it says why in one warning and journals nothing.
    */
@@ -78,8 +83,12 @@ public final class Interception {
         j = journal;
         if (j == null) {
           InterceptorSettings s = settings;
+          long start = System.nanoTime();
           try {
             j = s == null ? LaunchJournal.OFF : s.journal().get();
+            if (AgentLog.debugEnabled()) {
+              AgentLog.debug("journal opened in " + (System.nanoTime() - start) / 1_000_000 + " ms on the first call's thread");
+            }
           } catch (Throwable t) {
             AgentLog.warnOnce("journal", "journal off: " + t);
             j = LaunchJournal.OFF;

@@ -11,7 +11,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -41,8 +40,6 @@ public final class JournalDirectories {
   /** Prefix of a run directory's name. */
   public static final String RUN_PREFIX = "run-";
 
-  private static final Pattern RUN_NAME = Pattern.compile("run-\\d{8}-\\d{6}-\\d+(-\\d+)?");
-  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
   private static final Set<PosixFilePermission> SHARED_WRITE =
       Set.of(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
   private static final int MAX_SUFFIX = 1000;
@@ -98,7 +95,7 @@ public final class JournalDirectories {
   }
 
   static Path createRun(Path parent, LocalDateTime now, long pid) throws IOException {
-    String base = RUN_PREFIX + STAMP.format(now) + "-" + pid;
+    String base = RUN_PREFIX + stamp(now) + "-" + pid;
     boolean posix = Journals.posix(parent);
     for (int n = 0; n < MAX_SUFFIX; n++) {
       Path run = parent.resolve(n == 0 ? base : base + "-" + n);
@@ -114,9 +111,38 @@ public final class JournalDirectories {
     throw new IOException("no free run directory name " + base + "-N in " + parent);
   }
 
+  /**
+   * {@code yyyyMMdd-HHmmss}, by hand: a {@code DateTimeFormatter} costs the program's first CUDA
+   * call tens of milliseconds of class loading the first time it is built.
+   */
+  static String stamp(LocalDateTime t) {
+    StringBuilder b = new StringBuilder(15);
+    pad(b, t.getYear(), 4);
+    pad(b, t.getMonthValue(), 2);
+    pad(b, t.getDayOfMonth(), 2);
+    b.append('-');
+    pad(b, t.getHour(), 2);
+    pad(b, t.getMinute(), 2);
+    pad(b, t.getSecond(), 2);
+    return b.toString();
+  }
+
+  private static void pad(StringBuilder b, int value, int digits) {
+    String s = Integer.toString(value);
+    for (int i = s.length(); i < digits; i++) {
+      b.append('0');
+    }
+    b.append(s);
+  }
+
   /** Whether {@code name} is the name of a run directory. */
   public static boolean isRunName(String name) {
-    return RUN_NAME.matcher(name).matches();
+    return RunName.PATTERN.matcher(name).matches();
+  }
+
+  /** Compiled when a reader first asks, not when the agent's first call creates a run. */
+  private static final class RunName {
+    static final Pattern PATTERN = Pattern.compile("run-\\d{8}-\\d{6}-\\d+(-\\d+)?");
   }
 
   /**

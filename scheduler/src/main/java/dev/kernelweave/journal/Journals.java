@@ -18,6 +18,9 @@ import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.queue.internal.AnalyticsHolder;
+import net.openhft.chronicle.wire.BinaryWire;
+import net.openhft.chronicle.wire.WireType;
+import net.openhft.chronicle.wire.Wires;
 import net.openhft.posix.internal.PosixAPIHolder;
 
 /** How the journal uses Chronicle Queue, in one place for the writer and the reader. */
@@ -31,8 +34,11 @@ final class Journals {
   private static final String SYSTEM_PROPERTIES = "system.properties";
   private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, "user.timezone"};
 
-  private static boolean started;
-  private static boolean hookRegistered;
+  /** Guards the hook's registration apart from Chronicle's start, which holds the class's lock. */
+  private static final Object HOOK = new Object();
+
+  private static volatile boolean started;
+  private static volatile boolean hookRegistered;
 
   private Journals() {}
 
@@ -51,15 +57,68 @@ final class Journals {
    *
    * @throws IllegalStateException when the JVM is already shutting down
    */
-  static synchronized void prepareChronicle() {
-    if (started || hookRegistered) {
-      return;
-    }
-    if (registerShutdownHook()) {
-      hookRegistered = true;
-    } else {
+  static void prepareChronicle() {
+    if (!started && registerHookOnce() == Hook.IMPOSSIBLE) {
       startChronicle();
     }
+  }
+
+  /** What {@link #registerHookOnce} did. */
+  private enum Hook { REGISTERED_NOW, NOTHING_TO_DO, IMPOSSIBLE }
+
+  /**
+   * Registers Chronicle's shutdown hook unless that was done or Chronicle started; impossible with
+   * another Chronicle version. Under its own lock, not the class's: the program's first call must
+   * not wait for a start in the background.
+   *
+   * @throws IllegalStateException when the JVM is already shutting down
+   */
+  private static Hook registerHookOnce() {
+    synchronized (HOOK) {
+      if (started || hookRegistered) {
+        return Hook.NOTHING_TO_DO;
+      }
+      hookRegistered = registerShutdownHook();
+      return hookRegistered ? Hook.REGISTERED_NOW : Hook.IMPOSSIBLE;
+    }
+  }
+
+  /**
+   * Starts Chronicle ahead of the journal, from the first JCuda class the program loads: registers
+   * Chronicle's shutdown hook on this thread, as {@link #prepareChronicle} does, and starts on a
+   * short-lived daemon thread what the journal's writer would otherwise start at the first CUDA
+   * call ({@link #startChronicle} and the classes that build a queue). That takes a few hundred
+   * milliseconds, mostly class loading, which then runs beside the program's own start (loading
+   * JCuda's native library, {@code cuInit}) instead of after it, where a program that exits soon
+   * after its first call would wait for it. No file is made: the queue is still built at the first
+   * CUDA call. Does nothing where the hook is registered already or cannot be (another Chronicle
+   * version, the JVM exiting).
+   */
+  static void startChronicleInBackground() {
+    try {
+      if (registerHookOnce() != Hook.REGISTERED_NOW) {
+        return;
+      }
+    } catch (IllegalStateException exiting) {
+      return;
+    }
+    Thread starter = new Thread(new Runnable() {
+      @Override
+      public void run() {
+        try {
+          startChronicle();
+          initialize(SingleChronicleQueueBuilder.class);
+          initialize(SingleChronicleQueue.class);
+          initialize(WireType.class);
+          initialize(BinaryWire.class);
+          initialize(Wires.class);
+        } catch (Throwable ignored) {
+          // The writer starts Chronicle again at the first CUDA call and says why if it cannot.
+        }
+      }
+    }, "kernelweave-journal-start");
+    starter.setDaemon(true);
+    starter.start();
   }
 
   /** Registers Chronicle's one shutdown hook as its first use would; false where it cannot. */

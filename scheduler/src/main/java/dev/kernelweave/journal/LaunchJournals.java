@@ -9,6 +9,19 @@ public final class LaunchJournals {
   private LaunchJournals() {}
 
   /**
+   * Starts Chronicle in the background ahead of {@link #open}, so that the first CUDA call finds it
+   * (nearly) started; call it when the program loads its first JCuda class. Makes no file; never
+   * throws.
+   */
+  public static void startChronicleInBackground() {
+    try {
+      Journals.startChronicleInBackground();
+    } catch (Throwable ignored) {
+      // The journal starts Chronicle itself at the first CUDA call.
+    }
+  }
+
+  /**
    * Opens a Chronicle journal in a new run directory of its own (see {@link JournalDirectories}):
    * under {@code parent} when given, else under a new owner-only directory in
    * {@code java.io.tmpdir}. Call it on the application's thread at its first CUDA call: it starts

@@ -35,6 +35,15 @@ class JournalDirectoriesTest {
   }
 
   @Test
+  void runNamesStampTheTimeAsTheFormatterWould() {
+    java.time.format.DateTimeFormatter formatter = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    for (LocalDateTime t : List.of(LocalDateTime.of(2026, 1, 2, 3, 4, 5), LocalDateTime.of(2026, 12, 31, 23, 59, 59),
+        LocalDateTime.of(999, 10, 10, 0, 0, 0))) {
+      assertEquals(formatter.format(t), JournalDirectories.stamp(t));
+    }
+  }
+
+  @Test
   void aPreCreatedPrivateDirectoryGetsARunDirectoryPerRun() throws Exception {
     Path dir = Files.createDirectory(temp.resolve("journal"),
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));

@@ -15,10 +15,11 @@ import javax.management.StandardMBean;
  * wants them.
  *
  * <p>{@link #emit} is on every call's path: it takes no lock, allocates nothing when no recording
- * wants the events, and never throws. The MBean is registered at the first call, on a short-lived
- * daemon thread, because creating the platform MBean server takes hundreds of milliseconds that
- * the application's first CUDA call should not pay. A program that makes no CUDA call gets neither
- * the MBean nor the thread.
+ * wants the events, and never throws. The MBean is registered {@link #REGISTER_AFTER_MILLIS} after
+ * the first call, on a short-lived daemon thread, because creating the platform MBean server loads
+ * some 500 classes, hundreds of milliseconds that neither the application's first CUDA call nor a
+ * short program's start should pay: a program that is gone within a second has nothing to watch
+ * live. A program that makes no CUDA call gets neither the MBean nor the thread.
  *
  * <p>Thread-safe.
  */
@@ -26,6 +27,9 @@ public final class CallEvents {
 
   /** Where the MBean is registered. */
   public static final String OBJECT_NAME = "dev.kernelweave:type=Scheduling";
+
+  /** How long after the first call the MBean is registered. */
+  static final long REGISTER_AFTER_MILLIS = 1000;
 
   private static final AtomicBoolean REGISTERING = new AtomicBoolean();
   private static final SchedulingCounters COUNTERS = new SchedulingCounters(CallEvents::registerLater);
@@ -82,6 +86,7 @@ public final class CallEvents {
 
   private static void register() {
     try {
+      Thread.sleep(REGISTER_AFTER_MILLIS);
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
       server.registerMBean(new StandardMBean(totals(), SchedulingMXBean.class, true), new ObjectName(OBJECT_NAME));
     } catch (InstanceAlreadyExistsException e) {

@@ -97,6 +97,14 @@ public final class Benchmark {
             options.agentOptions(),
             options.jvmArgs());
 
+    if (options.workloads().isEmpty()) {
+      out.printf("device %s; start-up only%nagent %s=%s%n%n", device, agent, options.agentOptions());
+      StartupCost startup = new Benchmark(options, runner, journals, agent, out).measureStartup();
+      out.println();
+      out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), List.of(), startup)
+          .startupLine());
+      return startup.failure() == null ? 0 : FAILED;
+    }
     out.printf(
         "device %s; %d rounds x (%d warm-ups + %d reps) per way; size %s%nagent %s=%s (and mode=passthrough)%n"
             + "workload class path %s%n%n",

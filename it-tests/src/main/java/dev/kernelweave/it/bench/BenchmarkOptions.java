@@ -61,6 +61,7 @@ public record BenchmarkOptions(
         --timeout SECONDS     time limit of one workload JVM (default 300)
         --startup-runs N      JVMs each way for the start-up cost (default 7; 0: not measured)
         --startup-main CLASS  the program that only calls cuInit (default %s)
+        --startup-only        only the start-up cost: no workload, no results file
         --help                this text
 
       Exit status: 0 all workloads ran with equal outputs, 1 some failed or differed,
@@ -109,6 +110,10 @@ public record BenchmarkOptions(
         help = true;
         continue;
       }
+      if (key.equals("--startup-only")) {
+        workloads = List.of();
+        continue;
+      }
       if (value == null) {
         if (i + 1 >= args.length) {
           throw new IllegalArgumentException(key + " needs a value");
@@ -135,6 +140,9 @@ public record BenchmarkOptions(
         case "--startup-main" -> startupMain = value;
         default -> throw new IllegalArgumentException("unknown option " + key);
       }
+    }
+    if (workloads.isEmpty() && startupRuns == 0) {
+      throw new IllegalArgumentException("--startup-only with --startup-runs 0 measures nothing");
     }
     return new BenchmarkOptions(
         workloads, rounds, warmup, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,

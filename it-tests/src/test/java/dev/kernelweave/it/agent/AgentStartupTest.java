@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -70,41 +73,178 @@ class AgentStartupTest {
 
   /**
    * A program that only calls cuInit (over the stand-in driver where it is built, else failing for
-   * want of a driver), without and with the agent, interleaved: the agent's median extra time must
-   * stay far below what it was before it wove JCuda at build time (about 1.2 s on the GPU machine;
-   * the target is 250 ms; 2.8 s on a loaded 2-core CI machine where a JVM alone took 1 s). The bound
-   * is generous, and scales with the JVM's own time, so that a loaded machine cannot fail it.
+   * want of a driver), without and with the agent and a journal, as the benchmark measures it: the
+   * median of the differences of 7 pairs of fresh JVMs whose order alternates. Wall-clock time on a
+   * shared 2-core machine cannot hold a tight bound: idle, the agent adds about 360 ms to a 75 ms
+   * JVM; loaded, 550 ms to a 160 ms one, and a JVM alone has taken 1 s. The agent's start is mostly
+   * class loading, which a loaded machine slows more than the JVM's own (mapped from the CDS
+   * archive), so the bound scales with six times the JVM's own time, never under 1.5 s: it catches
+   * an agent that waits for something at start or exit (the journal's 10 s close timeout, a writer
+   * that never starts), and {@link #classesTheAgentLoadsIntoACuInitProgramStayWithinBudget}, which
+   * no load can blur, catches the rest.
    */
   @Test
   void startUpCostIsWithinBudget() throws Exception {
-    Path cpuDevice = Path.of("../kernels/target/cpu-device");
-    Map<String, String> env = Files.isRegularFile(cpuDevice.resolve("libcuda.so.1"))
-        ? Map.of("LD_LIBRARY_PATH", cpuDevice.toAbsolutePath().toString()) : Map.of();
     String java = ChildJvm.java(System.getProperty("java.home"));
-    int runs = 5;
-    long[] without = new long[runs];
-    long[] with = new long[runs];
-    for (int i = 0; i < runs; i++) {
-      without[i] = timed(java, null, env);
-      with[i] = timed(java, "journal=off", env);
+    Path journals = Files.createTempDirectory("kw-startup");
+    int pairs = 7;
+    long[] without = new long[pairs];
+    long[] extra = new long[pairs];
+    for (int i = 0; i < pairs; i++) {
+      String withAgent = "log=quiet,journal=" + journals.resolve("run-" + i);
+      long a;
+      long b;
+      if (i % 2 == 0) {
+        a = timed(java, null);
+        b = timed(java, withAgent);
+      } else {
+        b = timed(java, withAgent);
+        a = timed(java, null);
+      }
+      without[i] = a;
+      extra[i] = b - a;
     }
-    Arrays.sort(without);
-    Arrays.sort(with);
-    long extra = with[runs / 2] - without[runs / 2];
-    System.out.printf("[start-up] cuInit program: %d ms without the agent, %d ms with it: %d ms extra (median of %d)%n",
-        without[runs / 2], with[runs / 2], extra, runs);
-    long bound = Math.max(1500, without[runs / 2]);
-    assertTrue(extra < bound, "the agent added " + extra + " ms to the start of a JVM (bound " + bound + " ms)");
+    long withoutMedian = median(without);
+    long extraMedian = median(extra);
+    System.out.printf("[start-up] cuInit program: %d ms without the agent, %d ms more with it and a journal"
+        + " (medians of %d alternating pairs; extra per pair %s)%n", withoutMedian, extraMedian, pairs,
+        Arrays.toString(extra));
+    long bound = Math.max(1500, 6 * withoutMedian);
+    assertTrue(extraMedian < bound,
+        "the agent added " + extraMedian + " ms to the start of a JVM (bound " + bound + " ms)");
   }
 
-  private static long timed(String java, String agentOptions, Map<String, String> env) throws Exception {
+  private static long timed(String java, String agentOptions) throws Exception {
     long start = System.nanoTime();
-    ChildJvm.Result r = ChildJvm.run(java, agentOptions, List.of(), env, PlainPrograms.TouchesJCuda.class.getName());
+    ChildJvm.Result r = ChildJvm.run(java, agentOptions, List.of(), standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertEquals(0, r.exitCode(), r.stderr());
     assertTrue(r.stdout().contains("cuInit"), r.stdout());
     assertEquals("", r.stderr());
     return ms;
+  }
+
+  private static long median(long[] values) {
+    long[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
+  }
+
+  /** The stand-in CUDA driver's directory as the library path where it is built, else nothing. */
+  private static Map<String, String> standInDriver() {
+    Path cpuDevice = Path.of("../kernels/target/cpu-device");
+    return Files.isRegularFile(cpuDevice.resolve("libcuda.so.1"))
+        ? Map.of("LD_LIBRARY_PATH", cpuDevice.toAbsolutePath().toString()) : Map.of();
+  }
+
+  /**
+   * Chronicle starts beside JCuda's loading and cuInit, not after them: with a cuInit as slow as a
+   * real driver's (half a second here), the program's exit waits for the journal much less than
+   * with an instant one, where nothing hides Chronicle's start. Medians of 5 runs each; the wait is
+   * what {@code log=debug} reports at exit. Where Chronicle started only at the first call's end,
+   * both waits were the whole start (about 300 ms idle, more on a loaded machine).
+   */
+  @Test
+  void chronicleStartsWhileCuInitRuns() throws Exception {
+    Map<String, String> driver = standInDriver();
+    assumeTrue(!driver.isEmpty(), "no stand-in CUDA driver (it is built where g++ is present): skipped");
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    Path journals = Files.createTempDirectory("kw-startup");
+    int runs = 5;
+    long[] instant = new long[runs];
+    long[] slow = new long[runs];
+    for (int i = 0; i < runs; i++) {
+      instant[i] = exitWait(java, journals.resolve("instant-" + i), driver, 0);
+      slow[i] = exitWait(java, journals.resolve("slow-" + i), driver, 500);
+    }
+    System.out.printf("[start-up] the exit waited for the journal %d ms after an instant cuInit, %d ms after"
+        + " one of 500 ms (medians of %d)%n", median(instant), median(slow), runs);
+    assertTrue(median(slow) < median(instant) / 2, "the exit waited " + median(slow) + " ms after a slow cuInit, "
+        + median(instant) + " ms after an instant one: Chronicle did not start while cuInit ran");
+  }
+
+  private static long exitWait(String java, Path journal, Map<String, String> driver, int cuInitMillis)
+      throws Exception {
+    Map<String, String> env = new HashMap<>(driver);
+    env.put("KW_CPU_DEVICE_INIT_MS", Integer.toString(cuInitMillis));
+    ChildJvm.Result r = ChildJvm.run(java, "log=debug,journal=" + journal, List.of(), env,
+        PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, r.exitCode(), r.stderr());
+    Matcher m = Pattern.compile("journal closed in (\\d+) ms at exit").matcher(r.stderr());
+    assertTrue(m.find(), r.stderr());
+    return Long.parseLong(m.group(1));
+  }
+
+  /**
+   * The classes the agent adds to a program that only calls cuInit, counted: a count a loaded
+   * machine cannot blur, and most start-up regressions load classes (Byte Buddy at run time,
+   * Chronicle on the program's thread, the platform MBean server). Measured on JDK 17: about 230
+   * without a journal, about 1,570 with one (Chronicle's, started on the agent's own threads while
+   * JCuda loads and cuInit runs); before those were moved off the start, 1,870. The MBean's thread
+   * waits a second after the first call, so a JVM that a loaded machine keeps alive that long may
+   * build the platform MBean server: its classes are not counted, but they must not come sooner.
+   */
+  @Test
+  void classesTheAgentLoadsIntoACuInitProgramStayWithinBudget() throws Exception {
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    Path journal = Files.createTempDirectory("kw-startup").resolve("classes");
+    ClassLoads none = classLoads(java, null);
+    ClassLoads noJournal = classLoads(java, "journal=off");
+    ClassLoads withJournal = classLoads(java, "log=quiet,journal=" + journal);
+    System.out.printf("[start-up] classes loaded by a cuInit program: %d without the agent, %d with it,"
+        + " %d with it and a journal (%d of Chronicle's on the program's thread)%n",
+        none.total, noJournal.total, withJournal.total, withJournal.chronicleOnMain);
+    assertTrue(noJournal.total - none.total < 300, "without a journal the agent loads "
+        + (noJournal.total - none.total) + " classes (budget 300)");
+    assertTrue(withJournal.total - none.total < 1800, "with a journal the agent loads "
+        + (withJournal.total - none.total) + " classes (budget 1800)");
+    assertTrue(withJournal.chronicleOnMain < 100, withJournal.chronicleOnMain
+        + " of Chronicle's classes loaded on the program's thread (budget 100): Chronicle starts on the agent's");
+    for (ClassLoads loads : List.of(noJournal, withJournal)) {
+      assertEquals(0, loads.byteBuddy, "Byte Buddy is not loaded where the build wove JCuda");
+      assertTrue(loads.mbeanServerAtSeconds >= 1, "the platform MBean server was built "
+          + loads.mbeanServerAtSeconds + " s after the JVM started, before the first call was a second old");
+    }
+  }
+
+  /**
+   * Classes a cuInit-only program loaded, from {@code -Xlog:class+load} with uptime and thread ids,
+   * less those of the thread that built the platform MBean server, if one did.
+   *
+   * @param mbeanServerAtSeconds when the platform MBean server's class loaded; infinite where none
+   */
+  private record ClassLoads(int total, int chronicleOnMain, int byteBuddy, double mbeanServerAtSeconds) {}
+
+  private static ClassLoads classLoads(String java, String agentOptions) throws Exception {
+    Path log = Files.createTempFile("kw-classes", ".log");
+    try {
+      ChildJvm.Result r = ChildJvm.runOnClassPath(java, List.of("-Xlog:class+load:file=" + log + ":uptime,tid"),
+          agentOptions, ChildJvm.programClassPath(List.of()), standInDriver(),
+          PlainPrograms.TouchesJCuda.class.getName());
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertEquals("", r.stderr());
+      // Lines read "[0.185s][26186] java.lang.Object source: ...": uptime, thread, class.
+      List<String[]> loads = Files.readAllLines(log).stream()
+          .map(l -> new String[] {l.substring(1, l.indexOf("s]")), l.substring(l.indexOf("]") + 1, l.indexOf("] ") + 1),
+              l.substring(l.indexOf("] ") + 2)})
+          .toList();
+      String main = threadThatLoaded(loads, PlainPrograms.TouchesJCuda.class.getName());
+      String mbeans = threadThatLoaded(loads, "com.sun.jmx.mbeanserver.JmxMBeanServer");
+      double mbeanServerAt = loads.stream().filter(l -> l[2].startsWith("com.sun.jmx.mbeanserver.JmxMBeanServer "))
+          .mapToDouble(l -> Double.parseDouble(l[0])).findFirst().orElse(Double.POSITIVE_INFINITY);
+      return new ClassLoads(
+          (int) loads.stream().filter(l -> !l[1].equals(mbeans)).count(),
+          (int) loads.stream().filter(l -> l[1].equals(main) && l[2].contains(".shaded.chronicle.")).count(),
+          (int) loads.stream().filter(l -> l[2].contains(".shaded.bytebuddy.")).count(),
+          mbeanServerAt);
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+
+  /** The thread that loaded the named class, or null. */
+  private static String threadThatLoaded(List<String[]> loads, String className) {
+    return loads.stream().filter(l -> l[2].startsWith(className + " ")).map(l -> l[1]).findFirst().orElse(null);
   }
 
   @Test

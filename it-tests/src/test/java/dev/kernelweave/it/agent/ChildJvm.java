@@ -86,8 +86,15 @@ public final class ChildJvm {
   /** The same with the whole system class path given. */
   static Result runOnClassPath(String java, String agentOptions, String classPath, Map<String, String> env,
       String main, String... args) throws IOException, InterruptedException {
+    return runOnClassPath(java, List.of(), agentOptions, classPath, env, main, args);
+  }
+
+  /** The same with options for the JVM itself (before the agent's). */
+  static Result runOnClassPath(String java, List<String> jvmOptions, String agentOptions, String classPath,
+      Map<String, String> env, String main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);
+    command.addAll(jvmOptions);
     if (agentOptions != null) {
       command.add("-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
     }

@@ -130,6 +130,23 @@ class JournalLifecycleTest {
     assertFalse(journaledCalls(journal).isEmpty(), "the journal was written meanwhile");
   }
 
+  /**
+   * Chronicle starts in the background when JCuda loads: a program that exits before any CUDA
+   * call, at whatever point of that start, exits at once, cleanly, and leaves no journal directory.
+   */
+  @Test
+  void programsThatLoadJCudaAndExitBeforeAnyCallLeaveNothing() throws Exception {
+    for (String millis : List.of("0", "20", "80", "300")) {
+      Path journal = temp.resolve("no-call-" + millis);
+      ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "journal=" + journal,
+          List.of(), environment(), PlainPrograms.LoadsJCudaOnly.class.getName(), millis);
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertEquals("loaded\n", r.stdout());
+      assertEquals("", r.stderr());
+      assertFalse(Files.exists(journal), "no journal directory without a CUDA call");
+    }
+  }
+
   @Test
   void killDashNineDuringABusyRunLosesOnlyWhatWasNotWritten() throws Exception {
     Path journal = temp.resolve("killed");

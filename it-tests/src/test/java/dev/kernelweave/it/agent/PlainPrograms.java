@@ -13,6 +13,15 @@ final class PlainPrograms {
     }
   }
 
+  /** Loads JCuda's driver class (and its native library), waits the milliseconds it is given, and exits without a CUDA call. */
+  public static final class LoadsJCudaOnly {
+    public static void main(String[] args) throws Exception {
+      Class.forName("jcuda.driver.JCudaDriver");
+      Thread.sleep(Long.parseLong(args[0]));
+      System.out.println("loaded");
+    }
+  }
+
   /** Calls JCuda the way a program would, and prints what happened (on a machine without a GPU, an error). */
   public static final class TouchesJCuda {
     public static void main(String[] args) {

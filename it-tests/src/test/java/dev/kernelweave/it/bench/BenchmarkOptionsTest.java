@@ -56,6 +56,13 @@ class BenchmarkOptionsTest {
   }
 
   @Test
+  void startupOnlyRunsNoWorkload() {
+    BenchmarkOptions o = BenchmarkOptions.parse("--startup-only", "--startup-runs", "15");
+    assertEquals(List.of(), o.workloads());
+    assertEquals(15, o.startupRuns());
+  }
+
+  @Test
   void rejectsBadArguments() {
     for (String[] bad :
         List.of(
@@ -65,6 +72,7 @@ class BenchmarkOptionsTest {
             new String[] {"--workloads", " , "},
             new String[] {"--frobnicate", "1"},
             new String[] {"--startup-runs", "-1"},
+            new String[] {"--startup-only", "--startup-runs", "0"},
             new String[] {"--warmup"})) {
       assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse(bad), String.join(" ", bad));
     }
