@@ -31,6 +31,18 @@ class ShortProgramsJournalGpuTest {
 
   @TempDir Path temp;
 
+  /** Whether there is a GPU, asked once of a program that exits with {@code NO_GPU} where there is none. */
+  private static Boolean gpu;
+
+  private static boolean gpuPresent(String java) throws Exception {
+    if (gpu == null) {
+      ChildJvm.Result probe = ChildJvm.run(java, null, List.of(), Map.of(), ChainsProgram.class.getName(),
+          "1", "1", "256", "1", "1");
+      gpu = probe.exitCode() != SmokePrograms.NO_GPU;
+    }
+    return gpu;
+  }
+
   static Stream<Arguments> programs() {
     List<Arguments> programs = new ArrayList<>(List.of(
         Arguments.of(ChainsProgram.class.getName(), new String[] {"2", "3", "1024", "1", "1"}),
@@ -59,6 +71,7 @@ class ShortProgramsJournalGpuTest {
   @MethodSource("programs")
   void leavesACompleteJournalAndAStderrWithoutTheAgentsTraces(String main, String[] args) throws Exception {
     String java = ChildJvm.java(System.getProperty("java.home"));
+    assumeTrue(gpuPresent(java), "no GPU on this machine: skipped");
     ChildJvm.Result plain = ChildJvm.run(java, null, List.of(), Map.of(), main, args);
     assumeTrue(plain.exitCode() != SmokePrograms.NO_GPU, "no GPU on this machine: " + plain.stdout().strip());
     assumeTrue(plain.exitCode() != 4, "no binary for this GPU: " + plain.stdout().strip());
