@@ -771,7 +771,7 @@ final class ProvenanceAnalysis {
     int from = OFFSET_ANY;
     long low = 0;
     long high = 0;
-    if ((insn.kind == Insn.MOVE || insn.kind == Insn.SUM) && insn.displaced) {
+    if ((insn.kind == Insn.MOVE || insn.kind == Insn.SUM) && insn.displaced && isSmall(insn.displacement)) {
       int src = abs(insn.srcs[0], base);
       from = offsetParam[src];
       if (from == OFFSET_NONE) return; // nothing known of the source yet
@@ -799,8 +799,7 @@ final class ProvenanceAnalysis {
     if (var < 0 || isConstant(var)) return;
     int now = offsetParam[var];
     if (now == OFFSET_ANY) return;
-    if (param == OFFSET_ANY || (now != OFFSET_NONE && now != param)
-        || Math.abs(low) > OFFSET_LIMIT || Math.abs(high) > OFFSET_LIMIT) {
+    if (param == OFFSET_ANY || (now != OFFSET_NONE && now != param) || !isSmall(low) || !isSmall(high)) {
       offsetParam[var] = OFFSET_ANY;
     } else if (now == OFFSET_NONE) {
       offsetParam[var] = param;
@@ -822,7 +821,8 @@ final class ProvenanceAnalysis {
    */
   private void widenExtent(int k, Insn insn, int base) {
     if (extentUnbounded[k]) return;
-    if (insn == null || !insn.displaced || insn.bytes <= 0 || insn.addr.length != 1) {
+    if (insn == null || !insn.displaced || !isSmall(insn.displacement) || insn.bytes <= 0
+        || insn.addr.length != 1) {
       extentUnbounded[k] = true;
       return;
     }
@@ -833,7 +833,7 @@ final class ProvenanceAnalysis {
     }
     long low = offsetLow[v] + insn.displacement;
     long high = offsetHigh[v] + insn.displacement + insn.bytes;
-    if (Math.abs(low) > OFFSET_LIMIT || Math.abs(high) > OFFSET_LIMIT) {
+    if (!isSmall(low) || !isSmall(high)) {
       extentUnbounded[k] = true;
     } else if (!extentSeen[k]) {
       extentSeen[k] = true;
@@ -843,6 +843,11 @@ final class ProvenanceAnalysis {
       extentLow[k] = Math.min(low, extentLow[k]);
       extentHigh[k] = Math.max(high, extentHigh[k]);
     }
+  }
+
+  /** Whether {@code offset} is within {@link #OFFSET_LIMIT}, so that sums of two such cannot overflow. */
+  private static boolean isSmall(long offset) {
+    return offset >= -OFFSET_LIMIT && offset <= OFFSET_LIMIT;
   }
 
   /** A value derived from a parameter that is stored or passed on may be used anywhere: unbounded. */

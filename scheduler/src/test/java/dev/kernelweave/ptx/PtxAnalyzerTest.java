@@ -1010,11 +1010,13 @@ class PtxAnalyzerTest {
 
   @Test
   void offsetsTooLargeToMatterAreUnbounded() {
-    assertEquals("k\tW", kernel(".param .u64 k_p0", """
-        .reg .b64 %rd<3>;
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
         ld.param.u64 %rd1, [k_p0];
         add.s64 %rd2, %rd1, 0x40000000000;
         st.global.u32 [%rd2], 0;
+        ld.param.u64 %rd3, [k_p1];
+        st.global.u32 [%rd3+0x8000000000000000], 0;
         ret;"""));
   }
 
