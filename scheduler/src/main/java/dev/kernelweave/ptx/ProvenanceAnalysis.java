@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * Where the addresses of one kernel may point, and so which parameters it loads through and
@@ -357,6 +358,14 @@ final class ProvenanceAnalysis {
   private void solve() {
     queue = new int[Math.max(1, code.length)];
     queued = new boolean[code.length];
+    runToFixpoint(this::transfer);
+  }
+
+  /**
+   * Applies {@code transfer} to every instruction, then again to the readers of every variable it
+   * changes ({@link #enqueueReaders}), until nothing changes.
+   */
+  private void runToFixpoint(IntConsumer transfer) {
     for (int i = 0; i < code.length; i++) {
       queue[i] = i;
       queued[i] = true;
@@ -368,7 +377,7 @@ final class ProvenanceAnalysis {
       head = (head + 1) % queue.length;
       size--;
       queued[i] = false;
-      transfer(i);
+      transfer.accept(i);
     }
   }
 
@@ -748,19 +757,7 @@ final class ProvenanceAnalysis {
       for (PtxFunction.Param p : f.getKey().returns) if (p.var >= 0) offsetParam[f.getValue() + p.var] = OFFSET_ANY;
     }
     boolean exactParameters = parameterSpaceIsExact();
-    for (int i = 0; i < code.length; i++) {
-      queue[i] = i;
-      queued[i] = true;
-    }
-    head = 0;
-    size = code.length;
-    while (size > 0) {
-      int i = queue[head];
-      head = (head + 1) % queue.length;
-      size--;
-      queued[i] = false;
-      transferOffset(i, exactParameters);
-    }
+    runToFixpoint(i -> transferOffset(i, exactParameters));
   }
 
   private void transferOffset(int i, boolean exactParameters) {
