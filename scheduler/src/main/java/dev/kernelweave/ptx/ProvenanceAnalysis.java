@@ -739,6 +739,7 @@ final class ProvenanceAnalysis {
       for (int[] refs : new int[][] {insn.srcs, insn.addr, insn.addr2, insn.args}) {
         for (int r : refs) if (r == Ref.PARAM_SPACE) return false;
       }
+      for (int r : insn.args) if (Ref.isKernelParam(r)) return false; // a parameter passed by its address
     }
     return true;
   }

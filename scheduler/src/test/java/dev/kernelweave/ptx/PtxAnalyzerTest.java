@@ -963,6 +963,21 @@ class PtxAnalyzerTest {
   }
 
   @Test
+  void parameterPassedToACallByItsNameLeavesEveryParameterUnbounded() {
+    // The callee is given the parameter space itself; the store through what it finds there is OTHER.
+    assertEquals("k\tW V OTHER", only(HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1)
+        {
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        st.global.u32 [%rd1], 0;
+        call.uni store_one, (k_p1);
+        ret;
+        }
+        """));
+  }
+
+  @Test
   void parameterSpaceWrittenLeavesEveryParameterUnbounded() {
     // What ld.param reads is no longer what the launch passed; which slot was written is not tracked.
     assertEquals("k\tW R OTHER", kernel(TWO_POINTERS, """
