@@ -5,9 +5,11 @@
 //   //@expect NAME: TOKEN... [OTHER]
 // giving, for each parameter in order, what the kernel does with the memory it names: R (only
 // reads), W (only writes), RW, or V (never dereferences it), and OTHER when the kernel touches
-// global memory that no parameter names. The tests hold optimized PTX to these tokens exactly;
-// for debug builds (-G), where locals live in memory, they check only that no parameter the
-// kernel writes comes out R or V.
+// global memory that no parameter names. A token may carry the extent the kernel touches through
+// the parameter, in bytes from the pointer's value, where the analysis can prove one: W[0,4) for
+// a kernel that stores one float at the pointer. The tests hold optimized PTX to these tokens
+// exactly; for debug builds (-G), where locals live in memory, they check only that no parameter
+// the kernel writes comes out R or V, and that no extent is narrower than the expected one.
 
 #include <cstddef>
 #include <cstdint>
@@ -100,18 +102,18 @@ extern "C" __global__ void local_pointer_table(float* a, float* b, float* c, flo
 
 // ---- atomics ---------------------------------------------------------------------------------
 
-//@expect atomic_sum: RW R V
+//@expect atomic_sum: RW[0,4) R V
 extern "C" __global__ void atomic_sum(float* sum, const float* x, int n) {
   int i = TID;
   if (i < n) atomicAdd(sum, x[i]);
 }
 
-//@expect atomic_ticket: RW W
+//@expect atomic_ticket: RW[0,4) W
 extern "C" __global__ void atomic_ticket(unsigned* counter, unsigned* tickets) {
   tickets[TID] = atomicAdd(counter, 1u);
 }
 
-//@expect atomic_max_cas: RW R V
+//@expect atomic_max_cas: RW[0,4) R V
 extern "C" __global__ void atomic_max_cas(int* best, const int* x, int n) {
   int i = TID;
   if (i >= n) return;
@@ -321,7 +323,7 @@ extern "C" __global__ void walk_nodes(const Node* nodes) {
   if ((int)threadIdx.x < node.n) node.data[threadIdx.x] += 1.0f;
 }
 
-//@expect publish_pointer: V W
+//@expect publish_pointer: V W[0,8)
 extern "C" __global__ void publish_pointer(float* buf, float** slot) {
   if (TID == 0) *slot = buf;
 }
@@ -384,7 +386,7 @@ extern "C" __global__ void publish_flag(int v) {
   if (TID == 0) g_flag = v;
 }
 
-//@expect read_flag: W g_flag:R
+//@expect read_flag: W[0,4) g_flag:R
 extern "C" __global__ void read_flag(int* out) {
   if (TID == 0) *out = g_flag;
 }
@@ -428,7 +430,7 @@ extern "C" __global__ void reverse_block(const float* in, float* out) {
   out[blockIdx.x * 256 + t] = tile[255 - t];
 }
 
-//@expect block_sum: R RW V
+//@expect block_sum: R RW[0,4) V
 extern "C" __global__ void block_sum(const float* x, float* total, int n) {
   extern __shared__ float partial[];
   int t = threadIdx.x, i = TID;
@@ -475,7 +477,7 @@ extern "C" __global__ void shuffled_pointer(float* a, float* b) {
 
 // ---- pointer comparisons ---------------------------------------------------------------------
 
-//@expect same_buffer: V V W
+//@expect same_buffer: V V W[0,4)
 extern "C" __global__ void same_buffer(const float* a, const float* b, int* result) {
   if (TID == 0) *result = (a == b);
 }
@@ -523,4 +525,92 @@ extern "C" __global__ void memset_bytes(void* dst, size_t bytes) {
 //@expect texture_fetch: V W OTHER
 extern "C" __global__ void texture_fetch(cudaTextureObject_t tex, float* out) {
   out[TID] = tex1Dfetch<float>(tex, TID);
+}
+
+// ---- extents: memory at constant offsets from a pointer ----------------------------------------
+
+//@expect one_result: R W[0,4) V
+extern "C" __global__ void one_result(const float* x, float* result, int n) {
+  float sum = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) sum += x[i];
+  if (threadIdx.x == 0) result[0] = sum;
+}
+
+struct Stats {
+  float sum;
+  float best;
+  int count;
+  int flags;
+};
+
+//@expect two_fields: W[4,12) V V
+extern "C" __global__ void two_fields(Stats* stats, float best, int count) {
+  if (TID == 0) {
+    stats->best = best;
+    stats->count = count;
+  }
+}
+
+//@expect before_the_pointer: W[-4,12)
+extern "C" __global__ void before_the_pointer(float* p) {
+  if (TID == 0) {
+    p[-1] = 1.0f;
+    p[2] = 2.0f;
+  }
+}
+
+//@expect one_float4: W[16,32) V
+extern "C" __global__ void one_float4(float4* out, float v) {
+  if (TID == 0) out[1] = make_float4(v, v, v, v);
+}
+
+//@expect cached_constant_slot: R[12,16) W
+extern "C" __global__ void cached_constant_slot(const float* __restrict__ in, float* out) {
+  out[TID] = __ldg(in + 3);
+}
+
+//@expect counter_at_offset: RW[8,12)
+extern "C" __global__ void counter_at_offset(int* counters) {
+  atomicAdd(counters + 2, 1);
+}
+
+//@expect thread_indexed_after_offset: W
+extern "C" __global__ void thread_indexed_after_offset(float* out) {
+  out[threadIdx.x + 1] = 1.0f;
+}
+
+//@expect pointer_walked_in_a_loop: W V
+extern "C" __global__ void pointer_walked_in_a_loop(int* p, int n) {
+  if (TID == 0) {
+    for (int i = 0; i < n; i++) p[i] = i * i;
+  }
+}
+
+__device__ __noinline__ void store_first(float* p) { p[0] = 1.0f; }
+
+//@expect pointer_passed_to_a_function: W
+extern "C" __global__ void pointer_passed_to_a_function(float* p) {
+  if (TID == 0) store_first(p);
+}
+
+//@expect pointer_stored_then_used: W W[0,8)
+extern "C" __global__ void pointer_stored_then_used(float* p, float** slot) {
+  if (TID == 0) {
+    p[0] = 1.0f;
+    slot[0] = p;
+  }
+}
+
+__device__ __noinline__ void store_through(float** pp) { (*pp)[1] = 1.0f; }
+
+// nvcc passes a copy of the parameter's value rather than its address: the pointer is passed on.
+//@expect parameter_address_taken: W
+extern "C" __global__ void parameter_address_taken(float* p) {
+  if (TID == 0) store_through(&p);
+}
+
+// The offset is chosen at run time (selp of 4 and 12, added to the pointer): no extent.
+//@expect one_of_two_slots: W V
+extern "C" __global__ void one_of_two_slots(float* p, int which) {
+  if (TID == 0) p[which ? 1 : 3] = 2.0f;
 }

@@ -310,7 +310,8 @@ public final class Calls {
         if (value == 0) {
           continue;
         }
-        if (!addKnown(r, value, 0, mode) && value >= LOWEST_ADDRESS && value < HIGHEST_ADDRESS) {
+        if (!addParameterAccess(r, kernel, i, size, value, mode) && value >= LOWEST_ADDRESS
+            && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
       }
@@ -347,6 +348,26 @@ public final class Calls {
     if (Interception.ALLOCATIONS.lookup(address, found) && found.base == address) {
       r.addAccess(found.id, found.slot, found.base, 0, found.size, AccessMode.WRITE);
     }
+  }
+
+  /**
+   * Adds the memory a kernel may touch through pointer {@code value}, passed in parameter {@code i}
+   * of {@code size} bytes: {@code [value + start, value + end)} clipped to the allocation where its
+   * PTX bounds the parameter (a pointer passed alone), else the whole allocation (a kernel may index
+   * backwards from a pointer into the middle of one).
+   *
+   * @return false when the value lies in no known allocation, or its bounded extent misses it (the
+   *     kernel would touch memory the pointer does not name)
+   */
+  private static boolean addParameterAccess(CallRecord r, KernelInfo kernel, int i, int size, long value,
+      AccessMode mode) {
+    long start = Long.MIN_VALUE;
+    long end = Long.MAX_VALUE;
+    if (size == Long.BYTES && kernel.isBounded(i)) {
+      start = value + kernel.extentStart(i);
+      end = value + kernel.extentEnd(i);
+    }
+    return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {

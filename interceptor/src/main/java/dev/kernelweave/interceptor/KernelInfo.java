@@ -17,9 +17,12 @@ import dev.kernelweave.call.AccessMode;
  *     allocations of kind {@code MODULE_GLOBAL}), each once
  * @param variableModes for each of {@code variableAddresses}, the {@link AccessMode} ordinal of the
  *     kernel's use
+ * @param parameterExtents for parameter {@code i}, elements {@code 2i} and {@code 2i + 1}: the bytes
+ *     {@code [start, end)} from the pointer's value that its PTX proves the kernel touches through it,
+ *     or {@code 0, 0} when that is not known; null when no parameter's is. See {@link #isBounded}
  */
 public record KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory,
-    long[] variableAddresses, byte[] variableModes) {
+    long[] variableAddresses, byte[] variableModes, long[] parameterExtents) {
 
   /** A parameter that is never used as a global memory address. */
   public static final byte VALUE = 3;
@@ -31,6 +34,15 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
     if (variableAddresses.length != variableModes.length) {
       throw new IllegalArgumentException(variableAddresses.length + " addresses, " + variableModes.length + " modes");
     }
+    if (parameterExtents != null && parameterExtents.length % 2 != 0) {
+      throw new IllegalArgumentException(parameterExtents.length + " extent bounds: not start, end pairs");
+    }
+  }
+
+  /** A kernel whose every parameter may touch the whole allocation it points into. */
+  public KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory,
+      long[] variableAddresses, byte[] variableModes) {
+    this(name, parameterUses, touchesOtherMemory, variableAddresses, variableModes, null);
   }
 
   /** A kernel that uses no module variable. */
@@ -52,5 +64,24 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
       return AccessMode.READ_WRITE.ordinal();
     }
     return parameterUses[i];
+  }
+
+  /**
+   * Whether the kernel touches memory through parameter {@code i} only in {@code [value +
+   * extentStart(i), value + extentEnd(i))}; when false, anywhere in the allocation the value falls in.
+   */
+  public boolean isBounded(int i) {
+    return parameterExtents != null && 2 * i + 1 < parameterExtents.length
+        && parameterExtents[2 * i] < parameterExtents[2 * i + 1];
+  }
+
+  /** The first byte of parameter {@code i}'s extent from its value; meaningful only when {@link #isBounded}. */
+  public long extentStart(int i) {
+    return parameterExtents[2 * i];
+  }
+
+  /** One past the last byte of parameter {@code i}'s extent from its value; meaningful only when {@link #isBounded}. */
+  public long extentEnd(int i) {
+    return parameterExtents[2 * i + 1];
   }
 }

@@ -4,6 +4,7 @@ import dev.kernelweave.ptx.KernelAccessSummary;
 import dev.kernelweave.ptx.KernelSummaryCache;
 import dev.kernelweave.ptx.ModuleAccessSummary;
 import dev.kernelweave.ptx.ModuleVariable;
+import dev.kernelweave.ptx.ParameterExtent;
 import dev.kernelweave.ptx.ParameterUse;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,13 +98,30 @@ final class PtxKernels {
         addresses[i] = e.getKey().address();
         modes[i++] = (byte) e.getValue().accessMode().orElseThrow().ordinal();
       }
-      kernels.put(s.name(), new KernelInfo(s.name(), parameterUses(s), barrier, addresses, modes));
+      kernels.put(s.name(), new KernelInfo(s.name(), parameterUses(s), barrier, addresses, modes, parameterExtents(s)));
     }
     return new Loaded(kernels, new ArrayList<>(found.values()));
   }
 
   private static ParameterUse union(ParameterUse a, ParameterUse b) {
     return ParameterUse.of(a.reads() || b.reads(), a.writes() || b.writes());
+  }
+
+  /** {@link KernelInfo#parameterExtents()} of the summary's; null when none is bounded. */
+  private static long[] parameterExtents(KernelAccessSummary s) {
+    long[] extents = null;
+    for (int i = 0; i < s.parameterCount(); i++) {
+      ParameterExtent e = s.extent(i);
+      if (!e.isBounded()) {
+        continue;
+      }
+      if (extents == null) {
+        extents = new long[2 * s.parameterCount()];
+      }
+      extents[2 * i] = e.start();
+      extents[2 * i + 1] = e.end();
+    }
+    return extents;
   }
 
   private static byte[] parameterUses(KernelAccessSummary s) {

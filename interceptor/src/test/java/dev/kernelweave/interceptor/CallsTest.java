@@ -51,15 +51,15 @@ class CallsTest {
   }
 
   @Test
-  void pointerIntoAnAllocationResolvesWithItsOffsetAndScalarsAreCopied() {
+  void pointerIntoAnAllocationIsTheWholeAllocationAndScalarsAreCopied() {
     Pointer params = Pointer.to(Pointer.to(device(BASE).withByteOffset(256)), Pointer.to(new int[] {5}),
         Pointer.to(new float[] {2.5f}));
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(1, r.accessCount);
     assertEquals(id, r.accessId[0]);
     assertEquals(BASE, r.accessBase[0]);
-    assertEquals(256, r.accessOffset[0]);
-    assertEquals(4096 - 256, r.accessSize[0]);
+    assertEquals(0, r.accessOffset[0]); // the kernel may index backwards from the pointer
+    assertEquals(4096, r.accessSize[0]);
     assertEquals(AccessMode.READ_WRITE, r.accessMode(0));
     assertEquals(3, r.paramCount);
     assertEquals(BASE + 256, r.paramAsLong(0));
@@ -115,7 +115,65 @@ class CallsTest {
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(16, r.paramSize(0));
     assertEquals(1, r.accessCount);
-    assertEquals(8, r.accessOffset[0]);
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(4096, r.accessSize[0]);
+  }
+
+  /** A kernel writing parameter 0 at {@code [start, end)} from the pointer and reading parameter 1 anywhere. */
+  private static KernelInfo writesAt(long start, long end) {
+    return new KernelInfo("k", new byte[] {W, R}, false, new long[0], new byte[0], new long[] {start, end, 0, 0});
+  }
+
+  @Test
+  void boundedParameterIsItsExactRangeAndAnUnboundedOneTheWholeAllocation() {
+    int other = Interception.ALLOCATIONS.add(BASE + 8192, 1024, MemoryKind.DEVICE);
+    try {
+      CallRecord r = launch(writesAt(-8, 4),
+          Pointer.to(Pointer.to(device(BASE + 256)), Pointer.to(device(BASE + 8192 + 512))));
+      assertEquals(2, r.accessCount);
+      assertEquals(id, r.accessId[0]);
+      assertEquals(248, r.accessOffset[0]);
+      assertEquals(12, r.accessSize[0]);
+      assertEquals(AccessMode.WRITE, r.accessMode(0));
+      assertEquals(other, r.accessId[1]);
+      assertEquals(0, r.accessOffset[1]);
+      assertEquals(1024, r.accessSize[1]);
+      assertEquals(AccessMode.READ, r.accessMode(1));
+      assertFalse(r.touchesUnknownMemory);
+    } finally {
+      Interception.ALLOCATIONS.remove(BASE + 8192);
+    }
+  }
+
+  @Test
+  void boundedRangeIsClippedToTheAllocationAndOneMissingItIsABarrier() {
+    CallRecord r = launch(writesAt(-16, 64), Pointer.to(Pointer.to(device(BASE + 8)), Pointer.to(new long[] {0})));
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(72, r.accessSize[0]);
+    r = launch(writesAt(0, 64), Pointer.to(Pointer.to(device(BASE + 4090)), Pointer.to(new long[] {0})));
+    assertEquals(4090, r.accessOffset[0]);
+    assertEquals(6, r.accessSize[0]);
+    r = launch(writesAt(4096, 4100), Pointer.to(Pointer.to(device(BASE)), Pointer.to(new long[] {0})));
+    assertEquals(0, r.accessCount);
+    assertTrue(r.touchesUnknownMemory);
+  }
+
+  @Test
+  void sixteenBoundedLaunchesIntoOneBufferTouchSixteenDisjointRanges() {
+    for (int e = 0; e < 16; e++) {
+      CallRecord r = launch(writesAt(0, 4), Pointer.to(Pointer.to(device(BASE + 4L * e)), Pointer.to(new long[] {0})));
+      assertEquals(1, r.accessCount);
+      assertEquals(4L * e, r.accessOffset[0]);
+      assertEquals(4, r.accessSize[0]);
+    }
+  }
+
+  @Test
+  void boundedExtentAppliesOnlyToAPointerPassedAlone() {
+    Pointer params = Pointer.to(Pointer.to(new long[] {BASE + 256, 7}), Pointer.to(new long[] {0}));
+    CallRecord r = launch(writesAt(0, 4), params);
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(4096, r.accessSize[0]);
   }
 
   @Test

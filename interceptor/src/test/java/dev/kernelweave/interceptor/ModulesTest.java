@@ -238,6 +238,18 @@ class ModulesTest {
   }
 
   @Test
+  void parameterThePtxBoundsIsRecordedAsTheBytesTheKernelWrites() {
+    KernelInfo scale = load(finder("flag", "coeffs", "scratch")).get("scale");
+    assertTrue(scale.isBounded(0));
+    CallRecord r = launch(scale, Pointer.to(Pointer.to(device(OUT + 100))));
+    int out = r.accessCount - 1; // after the constant it reads
+    assertEquals(OUT, r.accessBase[out]);
+    assertEquals(100, r.accessOffset[out]);
+    assertEquals(4, r.accessSize[out]);
+    assertEquals(AccessMode.WRITE, r.accessMode(out));
+  }
+
+  @Test
   void recordWithoutVariablesAddsNothingAndAllocatesNothingPerLaunch() {
     KernelInfo plain = new KernelInfo("k", new byte[] {W}, false);
     CallRecord r = launch(plain, Pointer.to(Pointer.to(device(OUT))));

@@ -157,14 +157,41 @@ public final class AllocationTable {
     if (!lookup(address, found)) {
       return false;
     }
+    long offset = address - found.base;
+    long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
+    addFound(call, offset, length, mode, found);
+    return true;
+  }
+
+  /**
+   * Adds to {@code call} its access to the absolute addresses {@code [start, end)}, clipped to the
+   * allocation {@code address} lies in, as {@link #addAccess(CallRecord, long, long, AccessMode,
+   * Allocation)} does ({@code Long.MIN_VALUE, Long.MAX_VALUE}: the whole allocation). Allocation-free.
+   *
+   * @param found scratch for the lookup, owned by the caller's thread
+   * @return false, adding nothing, when the address lies in no live allocation or the range misses it
+   */
+  public boolean addAccess(CallRecord call, long address, long start, long end, AccessMode mode, Allocation found) {
+    if (!lookup(address, found)) {
+      return false;
+    }
+    long from = Math.max(start, found.base);
+    long to = Math.min(end, found.base + found.size);
+    if (from >= to) {
+      return false;
+    }
+    addFound(call, from - found.base, to - from, mode, found);
+    return true;
+  }
+
+  /** Adds {@code [offset, offset + length)} of the allocation in {@code found}, merged with the call's own. */
+  private static void addFound(CallRecord call, long offset, long length, AccessMode mode, Allocation found) {
     if (found.kind == MemoryKind.MANAGED) {
       call.touchesUnknownMemory = true;
     }
     if (found.kind == MemoryKind.PINNED_HOST || found.kind == MemoryKind.MANAGED) {
       call.touchesHostMemory = true;
     }
-    long offset = address - found.base;
-    long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
     for (int i = 0; i < call.accessCount; i++) {
       if (call.accessId[i] == found.id) {
         if (call.accessMode[i] != mode.ordinal()) {
@@ -174,11 +201,10 @@ public final class AllocationTable {
         long end = Math.max(call.accessOffset[i] + call.accessSize[i], offset + length);
         call.accessOffset[i] = start;
         call.accessSize[i] = end - start;
-        return true;
+        return;
       }
     }
     call.addAccess(found.id, found.slot, found.base, offset, length, mode);
-    return true;
   }
 
   /** The number of live allocations. */

@@ -68,6 +68,21 @@ final class Insn {
   /** A COPY that reduces into its destination reads it too. */
   boolean reduce;
 
+  /**
+   * For a MOVE or SUM: the result is exactly {@code srcs[0] + displacement}, pointer-wide ({@code mov},
+   * {@code cvta} to or from global, {@code add} or {@code sub} of an immediate). For a load, store or
+   * atomic: its address is exactly {@code addr[0] + displacement}, one value plus a constant
+   * ({@code [%rd1+8]}, {@code [k_param_0]}). False where anything else may enter the value.
+   */
+  boolean displaced;
+  /** The constant of {@link #displaced}, in bytes; may be negative. */
+  long displacement;
+  /**
+   * For a load, store or atomic: the bytes it touches at its address, every lane of a vector
+   * ({@code ld.v4.f32}: 16); 0 where that is not known (matrix and bulk forms, an unknown type).
+   */
+  int bytes;
+
   String callee;
   byte callKind;
   int[] args = NONE;

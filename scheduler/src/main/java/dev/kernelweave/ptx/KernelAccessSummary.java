@@ -23,6 +23,10 @@ import java.util.Objects;
  * multiplied by a run-time value (a pitch) cannot be told from a pointer in PTX and gets the use
  * of the address it helps form. A caller that matches parameter values against its allocations
  * is not misled by that.
+ *
+ * <p>{@link #extent(int)} narrows where in its allocation a parameter's memory is touched; it is
+ * bounded only for a parameter that is not {@link ParameterUse#V}, and never optimistic (see
+ * {@link ParameterExtent}).
  */
 public final class KernelAccessSummary {
   private final String name;
@@ -31,10 +35,18 @@ public final class KernelAccessSummary {
   private final boolean otherMemory;
   private final Map<String, ParameterUse> variables;
   private final ParameterUse anyVariable;
+  private final ParameterExtent[] extents;
 
   /** A kernel that uses no module variable. */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory) {
     this(name, uses, sizes, otherMemory, Map.of(), ParameterUse.V);
+  }
+
+  /** A kernel whose every parameter's extent is unbounded. */
+  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
+      Map<String, ParameterUse> variables, ParameterUse anyVariable) {
+    this(name, uses, sizes, otherMemory, variables, anyVariable,
+        Collections.nCopies(uses.size(), ParameterExtent.UNBOUNDED));
   }
 
   /**
@@ -44,9 +56,11 @@ public final class KernelAccessSummary {
    *     module's text; a {@link ParameterUse#V} entry is dropped
    * @param anyVariable what the kernel may do with any variable of its module, through an address
    *     the analysis cannot tie to one (a constant-space load at a computed address, say)
+   * @param extents one per parameter: where, from the pointer's value, the kernel may touch memory
+   *     through it; bounded only where the use is not {@link ParameterUse#V}
    */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
-      Map<String, ParameterUse> variables, ParameterUse anyVariable) {
+      Map<String, ParameterUse> variables, ParameterUse anyVariable, List<ParameterExtent> extents) {
     this.name = Objects.requireNonNull(name, "name");
     this.uses = uses.toArray(new ParameterUse[0]);
     for (ParameterUse u : this.uses) Objects.requireNonNull(u, "use");
@@ -61,6 +75,15 @@ public final class KernelAccessSummary {
     });
     this.variables = Collections.unmodifiableMap(copy);
     this.anyVariable = Objects.requireNonNull(anyVariable, "anyVariable");
+    this.extents = extents.toArray(new ParameterExtent[0]);
+    if (this.extents.length != this.uses.length) {
+      throw new IllegalArgumentException(this.extents.length + " extents for " + this.uses.length + " parameters");
+    }
+    for (int i = 0; i < this.extents.length; i++) {
+      if (Objects.requireNonNull(this.extents[i], "extent").isBounded() && this.uses[i] == ParameterUse.V) {
+        throw new IllegalArgumentException("parameter " + i + " is V but has the extent " + this.extents[i]);
+      }
+    }
   }
 
   /** The summary to assume when nothing is known: every parameter and module variable RW, and other memory. */
@@ -86,6 +109,16 @@ public final class KernelAccessSummary {
   /** Every parameter's use, in order; unmodifiable. */
   public List<ParameterUse> uses() {
     return List.of(uses);
+  }
+
+  /**
+   * Where, relative to parameter {@code i}'s value, the kernel may touch global memory through it;
+   * {@link ParameterExtent#UNBOUNDED} when that is not known, and for a {@link ParameterUse#V} one.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= i < parameterCount()}
+   */
+  public ParameterExtent extent(int i) {
+    return extents[i];
   }
 
   /** Bytes of parameter {@code i} as declared ({@code .u32}: 4, {@code .b8 p[16]}: 16); 0 if unknown. */
@@ -120,12 +153,14 @@ public final class KernelAccessSummary {
     if (!(o instanceof KernelAccessSummary)) return false;
     KernelAccessSummary s = (KernelAccessSummary) o;
     return name.equals(s.name) && Arrays.equals(uses, s.uses) && Arrays.equals(sizes, s.sizes)
-        && otherMemory == s.otherMemory && variables.equals(s.variables) && anyVariable == s.anyVariable;
+        && otherMemory == s.otherMemory && variables.equals(s.variables) && anyVariable == s.anyVariable
+        && Arrays.equals(extents, s.extents);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory, variables, anyVariable);
+    return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory, variables, anyVariable,
+        Arrays.hashCode(extents));
   }
 
   /** The command line's form: see {@link KernelSummaryFormat#line(KernelAccessSummary)}. */

@@ -13,7 +13,15 @@ public final class KernelSummaryFormat {
   public static final String ANY_VARIABLE = "*";
 
   /**
-   * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V); then one
+   * The version of what a summary says, for anything that keeps summaries outside this process: a
+   * summary kept by another version must be analysed again, not read. 1: uses, module variables,
+   * OTHER; 2: each parameter's {@link ParameterExtent} as well.
+   */
+  public static final int VERSION = 2;
+
+  /**
+   * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V, followed by its extent
+   * {@code [start,end)} when bounded: {@code W[0,4)}); then one
    * {@code variable:USE} per module variable the kernel uses, in the order of the module
    * ({@code *:USE} for any variable of the module); then OTHER when
    * {@link KernelAccessSummary#touchesOtherMemory()}; separated by single spaces. A kernel without
@@ -26,6 +34,7 @@ public final class KernelSummaryFormat {
     for (int i = 0; i < s.parameterCount(); i++) {
       if (tokens++ > 0) b.append(' ');
       b.append(s.use(i).symbol());
+      if (s.extent(i).isBounded()) b.append(s.extent(i));
     }
     for (var v : s.moduleVariables().entrySet()) {
       if (tokens++ > 0) b.append(' ');
@@ -45,7 +54,8 @@ public final class KernelSummaryFormat {
   /**
    * A JSON array with one object per kernel, one per line:
    * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"moduleVariables":[{"name":"table","use":"R"}],
-   * "anyModuleVariable":"V","otherMemory":false}}.
+   * "anyModuleVariable":"V","otherMemory":false}}; a parameter with a bounded extent has it too:
+   * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive).
    */
   public static String json(List<KernelAccessSummary> kernels) {
     StringBuilder b = new StringBuilder("[");
@@ -57,7 +67,12 @@ public final class KernelSummaryFormat {
       b.append(",\"parameters\":[");
       for (int i = 0; i < s.parameterCount(); i++) {
         if (i > 0) b.append(',');
-        b.append("{\"use\":\"").append(s.use(i).symbol()).append("\",\"bytes\":").append(s.parameterSize(i)).append('}');
+        b.append("{\"use\":\"").append(s.use(i).symbol()).append("\",\"bytes\":").append(s.parameterSize(i));
+        if (s.extent(i).isBounded()) {
+          b.append(",\"extent\":{\"start\":").append(s.extent(i).start()).append(",\"end\":")
+              .append(s.extent(i).end()).append('}');
+        }
+        b.append('}');
       }
       b.append("],\"moduleVariables\":[");
       int j = 0;

@@ -633,12 +633,16 @@ final class PtxParser {
     List<Integer> refs = new ArrayList<>(2);
     long offset = 0;
     String base = null;
+    int valueTerms = 0;
     for (String term : terms(expr)) {
       if (term.isEmpty()) continue;
       Long v = integer(term);
       if (v != null) {
         offset += v;
-      } else if (base == null) {
+        continue;
+      }
+      valueTerms++;
+      if (base == null) {
         base = term;
       } else {
         int r = value(term);
@@ -668,6 +672,10 @@ final class PtxParser {
     }
     for (int p = 1; p < parts.size(); p++) {
       for (int r : values(parts.get(p))) refs.add(r);
+    }
+    if (insn != null && valueTerms == 1 && parts.size() == 1 && refs.size() == 1) {
+      insn.displaced = true;
+      insn.displacement = offset;
     }
     int[] out = new int[refs.size()];
     for (int j = 0; j < out.length; j++) out[j] = refs.get(j);
@@ -747,15 +755,17 @@ final class PtxParser {
     switch (base) {
       case "ld":
       case "ldu":
+        return sized(load(mods, ops, 0, 1), mods);
       case "ldmatrix":
         return load(mods, ops, 0, 1);
       case "st":
+        return sized(store(mods, ops), mods);
       case "stmatrix":
         return store(mods, ops);
       case "atom":
-        return atomic(mods, ops, true);
+        return sized(atomic(mods, ops, true), mods);
       case "red":
-        return atomic(mods, ops, false);
+        return sized(atomic(mods, ops, false), mods);
       case "discard": {
         Insn insn = new Insn(Insn.STORE);
         insn.space = space(mods);
@@ -821,9 +831,21 @@ final class PtxParser {
       case "add":
       case "sub":
       case "addc":
-      case "subc":
+      case "subc": {
         if (ops.size() < 3) break;
-        return sum(ops.get(0), new String[] {ops.get(1), ops.get(2)}, new byte[2]);
+        Insn insn = sum(ops.get(0), new String[] {ops.get(1), ops.get(2)}, new byte[2]);
+        if (mods.length == 2 && typeBits(mods) == pointerBits && insn.dsts.length == 1) {
+          // p + c, c + p and p - c keep p's value up to a constant; c - p does not.
+          Long second = integer(ops.get(2));
+          Long first = base.equals("add") ? integer(ops.get(1)) : null;
+          if (second != null && plainRegister(ops.get(1)) >= 0) {
+            displace(insn, base.equals("add") ? second : -second);
+          } else if (first != null && plainRegister(ops.get(2)) >= 0) {
+            displace(insn, first);
+          }
+        }
+        return insn;
+      }
       case "mul":
       case "mul24": {
         if (ops.size() < 3 || has(mods, "hi")) break;
@@ -852,6 +874,10 @@ final class PtxParser {
         insn.dsts = registers(ops.get(0));
         insn.srcs = values(ops.get(1));
         if (ops.get(1).startsWith("{") && typeBits(mods) >= pointerBits) insn.flags = Insn.PROMOTE;
+        if (mods.length == 2 && typeBits(mods) == pointerBits && insn.dsts.length == 1
+            && plainRegister(ops.get(1)) >= 0) {
+          displace(insn, 0);
+        }
         return insn;
       }
       case "selp":
@@ -863,7 +889,16 @@ final class PtxParser {
         if (ops.size() < 2) break;
         return move(ops.get(0), List.of(ops.get(1)), (byte) 0);
       }
-      case "cvta":
+      case "cvta": {
+        if (ops.isEmpty()) return null;
+        Insn insn = move(ops.get(0), ops.subList(1, ops.size()), (byte) 0);
+        // A global address and its generic form differ by a constant, if at all.
+        if (has(mods, "global") && typeBits(mods) == pointerBits && ops.size() == 2 && insn.dsts.length == 1
+            && plainRegister(ops.get(1)) >= 0) {
+          displace(insn, 0);
+        }
+        return insn;
+      }
       case "cvt":
       case "and":
       case "or":
@@ -898,6 +933,36 @@ final class PtxParser {
     byte flags = Insn.RESTORE;
     if (typeBits(mods) >= pointerBits) flags |= Insn.PROMOTE;
     return move(ops.get(0), ops.subList(1, ops.size()), flags);
+  }
+
+  /** Marks {@code insn}, whose one source is a plain register, as that register plus {@code constant}. */
+  private static void displace(Insn insn, long constant) {
+    if (insn.srcs.length != 1 || insn.srcs[0] < 0) return;
+    insn.displaced = true;
+    insn.displacement = constant;
+  }
+
+  /**
+   * The variable an operand names when it is a register and nothing else (no sign, negation, vector
+   * or pair, and not a {@code .param} variable); -1 otherwise.
+   */
+  private int plainRegister(String operand) {
+    String t = operand.trim();
+    if (t.isEmpty() || isImmediate(t)) return -1;
+    for (int i = 0; i < t.length(); i++) if (!isNameChar(t.charAt(i))) return -1;
+    int r = lookup(t);
+    return r >= 0 && !paramKind[r] ? r : -1;
+  }
+
+  /**
+   * Gives a plain load, store or atomic its size: the element's bytes times the lanes of a vector.
+   * Bulk forms, whose size is an operand, keep 0.
+   */
+  private static Insn sized(Insn insn, String[] mods) {
+    if (insn.kind != Insn.LOAD && insn.kind != Insn.STORE && insn.kind != Insn.ATOMIC) return insn;
+    for (int m = 1; m < mods.length; m++) if (mods[m].contains("bulk")) return insn;
+    insn.bytes = width(mods) * lanes(mods);
+    return insn;
   }
 
   private Insn move(String dst, List<String> srcs, byte flags) {

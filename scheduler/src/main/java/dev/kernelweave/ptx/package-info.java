@@ -6,7 +6,10 @@
  * order, whether the kernel loads from ({@code R}), stores to ({@code W}), both ({@code RW}) or
  * never addresses ({@code V}) the memory it points to; which of the module's {@code .global} and
  * {@code .const} variables it reads and writes, by name (or any of them, where an access cannot be
- * tied to one); and whether it may touch global memory that neither names ({@code OTHER}).
+ * tied to one); and whether it may touch global memory that neither names ({@code OTHER}). For a
+ * parameter whose every access is at the pointer plus a constant, it also gives the extent of bytes
+ * touched, relative to the pointer ({@link dev.kernelweave.ptx.ParameterExtent}: {@code W[0,4)} for a
+ * kernel that stores one float at {@code reward[0]}); anything else is unbounded.
  * {@link dev.kernelweave.ptx.KernelSummaryCache} analyses each distinct module once;
  * {@link dev.kernelweave.ptx.KernelSummaryFormat} prints summaries.
  *
@@ -20,6 +23,10 @@
  * <p>Each module variable's address is a provenance of its own, and a parameter's name used as a
  * value (its address in the parameter space, as {@code mov} or {@code cvta.param} take it) may
  * reach every parameter, since they lie side by side there.
+ *
+ * <p>Extents come from a second fixpoint that knows, of each register, whether it is exactly one
+ * parameter plus a constant in an interval ({@code mov}, {@code cvta} to or from global,
+ * {@code add}/{@code sub} of an immediate, {@code [reg+imm]} addresses); see {@code ProvenanceAnalysis}.
  *
  * <p>Limits, all on the conservative side: one set per register and per memory region (not per
  * program point, nor per stack slot), so a register reused for two pointers marks both; one set

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallRecord;
 import org.junit.jupiter.api.Test;
 
 class AllocationTableTest {
@@ -103,5 +105,35 @@ class AllocationTableTest {
     assertEquals(fresh, found.id);
     assertEquals(fresh, table.remove(0x1000, fresh));
     assertFalse(table.lookup(0x1010, found));
+  }
+
+  @Test
+  void rangeIsClippedToTheAllocationOfItsAddressAndMergedWithTheCallsOwn() {
+    long base = 0x3000_0000L;
+    table.add(base, 256, MemoryKind.DEVICE);
+    CallRecord call = new CallRecord();
+    assertTrue(table.addAccess(call, base + 8, base - 16, base + 12, AccessMode.WRITE, found));
+    assertEquals(1, call.accessCount);
+    assertEquals(0, call.accessOffset[0]);
+    assertEquals(12, call.accessSize[0]);
+    assertTrue(table.addAccess(call, base + 200, base + 200, base + 300, AccessMode.READ, found));
+    assertEquals(1, call.accessCount);
+    assertEquals(0, call.accessOffset[0]);
+    assertEquals(256, call.accessSize[0]);
+    assertEquals(AccessMode.READ_WRITE, call.accessMode(0));
+  }
+
+  @Test
+  void wholeRangeIsTheWholeAllocationAndARangeMissingItAddsNothing() {
+    long base = 0x3000_0000L;
+    table.add(base, 256, MemoryKind.DEVICE);
+    CallRecord call = new CallRecord();
+    assertTrue(table.addAccess(call, base + 100, Long.MIN_VALUE, Long.MAX_VALUE, AccessMode.READ, found));
+    assertEquals(0, call.accessOffset[0]);
+    assertEquals(256, call.accessSize[0]);
+    CallRecord other = new CallRecord();
+    assertFalse(table.addAccess(other, base, base + 256, base + 260, AccessMode.READ, found));
+    assertFalse(table.addAccess(other, base - 4, base - 4, base + 4, AccessMode.READ, found));
+    assertEquals(0, other.accessCount);
   }
 }

@@ -52,7 +52,7 @@ class KernelSummaryCacheTest {
     ModuleAccessSummary again = cache.module(new StringBuilder(PTX));
     assertSame(first, again);
     assertEquals(1, counting.runs.get());
-    assertEquals("fill\tW", KernelSummaryFormat.line(cache.kernel(PTX, "fill").orElseThrow()));
+    assertEquals("fill\tW[0,4)", KernelSummaryFormat.line(cache.kernel(PTX, "fill").orElseThrow()));
     assertEquals(Optional.empty(), cache.kernel(PTX, "missing"));
     assertEquals(1, counting.runs.get());
   }
@@ -63,7 +63,7 @@ class KernelSummaryCacheTest {
     KernelSummaryCache cache = new KernelSummaryCache(8, counting);
     String other = PTX.replace("st.global", "ld.global.u32 %r1, [%rd1];\n//").replace("fill", "peek");
     assertNotSame(cache.module(PTX), cache.module(other));
-    assertEquals("peek\tR", KernelSummaryFormat.line(cache.kernel(other, "peek").orElseThrow()));
+    assertEquals("peek\tR[0,4)", KernelSummaryFormat.line(cache.kernel(other, "peek").orElseThrow()));
     assertEquals(2, counting.runs.get());
   }
 
@@ -107,7 +107,7 @@ class KernelSummaryCacheTest {
     KernelSummaryCache cache = new KernelSummaryCache();
     byte[] text = PTX.getBytes(StandardCharsets.US_ASCII);
     byte[] image = java.util.Arrays.copyOf(text, text.length + 1); // NUL-terminated, as JCuda passes it
-    assertEquals("fill\tW", KernelSummaryFormat.line(cache.module(image).orElseThrow().kernel("fill").orElseThrow()));
+    assertEquals("fill\tW[0,4)", KernelSummaryFormat.line(cache.module(image).orElseThrow().kernel("fill").orElseThrow()));
     assertEquals(Optional.empty(), cache.module(new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0}));
     assertEquals(Optional.empty(), cache.module(new byte[] {(byte) 0x50, (byte) 0xed, 0x55, (byte) 0xba, 1, 0}));
     assertEquals(Optional.empty(), cache.module("just some text".getBytes(StandardCharsets.US_ASCII)));

@@ -5,6 +5,7 @@ import static dev.kernelweave.ptx.ParameterUse.RW;
 import static dev.kernelweave.ptx.ParameterUse.V;
 import static dev.kernelweave.ptx.ParameterUse.W;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.kernelweave.call.AccessMode;
@@ -45,6 +46,33 @@ class KernelSummaryFormatTest {
     assertEquals("k\tR c_table:R g_count:RW *:R OTHER", KernelSummaryFormat.line(TWO_VARIABLES));
     assertEquals("v\tg:W", KernelSummaryFormat.line(
         new KernelAccessSummary("v", List.of(), new int[0], false, Map.of("g", W), V)));
+  }
+
+  private static final KernelAccessSummary BOUNDED = new KernelAccessSummary("reward", List.of(R, W, V),
+      new int[] {8, 8, 4}, false, Map.of(), V,
+      List.of(ParameterExtent.UNBOUNDED, ParameterExtent.of(-4, 12), ParameterExtent.UNBOUNDED));
+
+  @Test
+  void boundedExtentFollowsItsUseAndUnboundedPrintsNothing() {
+    assertEquals("reward\tR W[-4,12) V", KernelSummaryFormat.line(BOUNDED));
+    assertEquals("[\n  {\"name\":\"reward\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},"
+        + "{\"use\":\"W\",\"bytes\":8,\"extent\":{\"start\":-4,\"end\":12}},{\"use\":\"V\",\"bytes\":4}],"
+        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false}\n]",
+        KernelSummaryFormat.json(List.of(BOUNDED)));
+  }
+
+  @Test
+  void extentsAreOnePerParameterAndNeverBoundForAValue() {
+    assertEquals(ParameterExtent.UNBOUNDED, COPY.extent(1));
+    assertThrows(IllegalArgumentException.class, () -> new KernelAccessSummary("k", List.of(V), new int[] {8},
+        false, Map.of(), V, List.of(ParameterExtent.of(0, 4))));
+    assertThrows(IllegalArgumentException.class, () -> new KernelAccessSummary("k", List.of(W), new int[] {8},
+        false, Map.of(), V, List.of()));
+    assertThrows(IllegalArgumentException.class, () -> ParameterExtent.of(4, 4));
+    assertThrows(IllegalStateException.class, () -> ParameterExtent.UNBOUNDED.start());
+    assertEquals(ParameterExtent.of(0, 4), ParameterExtent.of(0, 4));
+    assertFalse(BOUNDED.equals(new KernelAccessSummary("reward", List.of(R, W, V), new int[] {8, 8, 4},
+        false)));
   }
 
   @Test

@@ -27,7 +27,7 @@ class PtxAnalyzerTest {
 
   @Test
   void loadAndStoreThroughParametersAreReadAndWrite() {
-    assertEquals("k\tR W", kernel(TWO_POINTERS, """
+    assertEquals("k\tR[16,20) W[-4,0)", kernel(TWO_POINTERS, """
         .reg .b64 %rd<4>; .reg .f32 %f1;
         ld.param.u64 %rd1, [k_p0];
         ld.param.u64 %rd2, [k_p1];
@@ -68,7 +68,7 @@ class PtxAnalyzerTest {
 
   @Test
   void atomicsAndReductionsAreReadWrite() {
-    assertEquals("k\tRW RW", kernel(TWO_POINTERS, """
+    assertEquals("k\tRW[0,4) RW[0,4)", kernel(TWO_POINTERS, """
         .reg .b64 %rd<3>; .reg .b32 %r<3>;
         ld.param.u64 %rd1, [k_p0];
         ld.param.u64 %rd2, [k_p1];
@@ -91,7 +91,7 @@ class PtxAnalyzerTest {
 
   @Test
   void sharedAndLocalSpacesAreNotGlobalMemoryAndAConstantAtAnUnnamedAddressIsAnyVariable() {
-    assertEquals("k\tR V *:R", kernel(TWO_POINTERS, """
+    assertEquals("k\tR[0,4) V *:R", kernel(TWO_POINTERS, """
         .reg .b64 %rd<4>; .reg .b32 %r<4>;
         .shared .align 4 .b8 tile[64];
         .local .align 4 .b8 depot[16];
@@ -122,7 +122,7 @@ class PtxAnalyzerTest {
 
   @Test
   void pointerLoadedFromGlobalMemoryAndDereferencedIsOtherMemory() {
-    assertEquals("k\tR V OTHER", kernel(TWO_POINTERS, """
+    assertEquals("k\tR[0,8) V OTHER", kernel(TWO_POINTERS, """
         .reg .b64 %rd<4>;
         ld.param.u64 %rd1, [k_p0];
         ld.global.u64 %rd2, [%rd1];
@@ -132,7 +132,7 @@ class PtxAnalyzerTest {
 
   @Test
   void pointerRebuiltFromTwoHalvesLoadedFromMemoryIsOtherMemory() {
-    assertEquals("k\tR OTHER", kernel(".param .u64 k_p0", """
+    assertEquals("k\tR[0,8) OTHER", kernel(".param .u64 k_p0", """
         .reg .b64 %rd<4>; .reg .b32 %r<3>;
         ld.param.u64 %rd1, [k_p0];
         ld.global.v2.u32 {%r1, %r2}, [%rd1];
@@ -173,7 +173,7 @@ class PtxAnalyzerTest {
 
   @Test
   void indexLoadedFromMemoryIsNotAPointer() {
-    assertEquals("k\tR R", kernel(TWO_POINTERS, """
+    assertEquals("k\tR R[0,16)", kernel(TWO_POINTERS, """
         .reg .b64 %rd<8>; .reg .b32 %r<3>;
         ld.param.u64 %rd1, [k_p0];
         ld.param.u64 %rd2, [k_p1];
@@ -253,7 +253,7 @@ class PtxAnalyzerTest {
     assertEquals(List.of(new ModuleVariable("counter", false), new ModuleVariable("table", true),
         new ModuleVariable("slots", false)), module.variables());
     List<KernelAccessSummary> all = module.kernels();
-    assertEquals("reads_const\tW table:R", KernelSummaryFormat.line(all.get(0)));
+    assertEquals("reads_const\tW[0,4) table:R", KernelSummaryFormat.line(all.get(0)));
     assertEquals("bumps_global\tcounter:RW", KernelSummaryFormat.line(all.get(1)));
     assertEquals("through_registers\tV counter:W table:R slots:W", KernelSummaryFormat.line(all.get(2)));
     assertEquals(Map.of("counter", ParameterUse.W, "table", ParameterUse.R, "slots", ParameterUse.W),
@@ -285,7 +285,7 @@ class PtxAnalyzerTest {
         """;
     List<KernelAccessSummary> all = PtxAnalyzer.analyze(ptx);
     assertEquals("publish\tV flag:W", KernelSummaryFormat.line(all.get(0)));
-    assertEquals("consume\tW flag:R", KernelSummaryFormat.line(all.get(1)));
+    assertEquals("consume\tW[0,4) flag:R", KernelSummaryFormat.line(all.get(1)));
   }
 
   @Test
@@ -323,7 +323,7 @@ class PtxAnalyzerTest {
         ret;
         }
         """;
-    assertEquals("k\tV W table:R *:R", only(ptx));
+    assertEquals("k\tV W[0,4) table:R *:R", only(ptx));
   }
 
   @Test
@@ -419,7 +419,7 @@ class PtxAnalyzerTest {
 
   @Test
   void parameterReadDirectlyWithinItsBoundsStaysThatParameter() {
-    assertEquals("k\tV W", kernel(".param .align 8 .b8 k_s[16], .param .u64 k_p1", """
+    assertEquals("k\tV W[0,4)", kernel(".param .align 8 .b8 k_s[16], .param .u64 k_p1", """
         .reg .b64 %rd<3>;
         ld.param.u64 %rd1, [k_s+8];
         ld.param.u64 %rd2, [k_p1];
@@ -497,7 +497,7 @@ class PtxAnalyzerTest {
         + ".visible .entry k(.param .u32 k_p0, .param .u32 k_p1)\n{\n"
         + ".reg .b32 %r<4>;\nld.param.u32 %r1, [k_p0];\nld.param.u32 %r2, [k_p1];\n"
         + "ld.global.u32 %r3, [%r1];\nst.global.u32 [%r2], %r3;\nret;\n}\n";
-    assertEquals("k\tR W", only(ptx));
+    assertEquals("k\tR[0,4) W[0,4)", only(ptx));
   }
 
   @Test
@@ -518,7 +518,7 @@ class PtxAnalyzerTest {
     String[] tokens = line.substring(2).split(" ");
     assertEquals(70, tokens.length);
     for (int i = 0; i < 70; i++) {
-      String expected = i == 3 ? "R" : i == 66 ? "RW" : "V";
+      String expected = i == 3 ? "R[0,4)" : i == 66 ? "RW" : "V";
       assertEquals(expected, tokens[i], "parameter " + i);
     }
   }
@@ -796,7 +796,7 @@ class PtxAnalyzerTest {
 
   @Test
   void vectorAndCacheHintedFormsAreAccesses() {
-    assertEquals("k\tR W", kernel(TWO_POINTERS, """
+    assertEquals("k\tR[0,20) W[0,16)", kernel(TWO_POINTERS, """
         .reg .b64 %rd<4>; .reg .f32 %f<5>;
         ld.param.u64 %rd1, [k_p0];
         ld.param.u64 %rd2, [k_p1];
@@ -804,6 +804,234 @@ class PtxAnalyzerTest {
         ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1], %rd3;
         ldu.global.f32 %f1, [%rd1+16];
         st.global.L1::no_allocate.v4.f32 [%rd2], {%f1, %f2, %f3, %f4};
+        ret;"""));
+  }
+
+  // ---- extents: where, from a pointer's value, the kernel touches memory ------------------------
+
+  @Test
+  void storeAtAConstantOffsetIsBoundedToTheBytesItWrites() {
+    assertEquals("k\tR[8,12) W[0,4)", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<5>; .reg .f32 %f1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        cvta.to.global.u64 %rd3, %rd1;
+        cvta.to.global.u64 %rd4, %rd2;
+        ld.global.f32 %f1, [%rd3+8];
+        st.global.f32 [%rd4], %f1;
+        ret;"""));
+  }
+
+  @Test
+  void constantsAddedSubtractedAndInAddressesAddUp() {
+    assertEquals("k\tW[20,24) W[-12,-8)", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<7>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        add.s64 %rd3, 8, %rd1;
+        mov.b64 %rd4, %rd3;
+        st.u32 [%rd4+12], 0;
+        sub.s64 %rd5, %rd2, 16;
+        cvta.global.u64 %rd6, %rd5;
+        st.u32 [%rd6+4], 0;
+        ret;"""));
+  }
+
+  @Test
+  void offsetFromAThreadIndexIsUnbounded() {
+    assertEquals("k\tW", kernel(".param .u64 k_p0", """
+        .reg .b64 %rd<5>; .reg .b32 %r1;
+        ld.param.u64 %rd1, [k_p0];
+        cvta.to.global.u64 %rd2, %rd1;
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd3, %r1, 4;
+        add.s64 %rd4, %rd2, %rd3;
+        st.global.f32 [%rd4+4], 0f00000000;
+        ret;"""));
+  }
+
+  @Test
+  void vectorAccessCoversEveryLane() {
+    assertEquals("k\tR[0,16) W[16,32)", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<5>; .reg .f64 %fd<3>; .reg .f32 %f<5>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.global.v2.f64 {%fd1, %fd2}, [%rd1];
+        st.global.v4.f32 [%rd2+16], {%f1, %f2, %f3, %f4};
+        ret;"""));
+  }
+
+  @Test
+  void atomicsAndNonCoherentLoadsAtConstantOffsetsAreBounded() {
+    assertEquals("k\tRW[8,24) R[-8,-4)", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>; .reg .b32 %r1; .reg .f32 %f1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.global.nc.f32 %f1, [%rd2+-8];
+        atom.global.add.u32 %r1, [%rd1+12], 1;
+        red.global.add.f32 [%rd1+8], %f1;
+        atom.global.cas.b64 %rd3, [%rd1+16], 0, 1;
+        ret;"""));
+  }
+
+  @Test
+  void pointerSteppedInALoopIsUnbounded() {
+    assertEquals("k\tW V", kernel(".param .u64 k_p0, .param .u32 k_p1", """
+        .reg .b64 %rd<3>; .reg .b32 %r<3>; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u32 %r1, [k_p1];
+        mov.u32 %r2, 0;
+        LOOP:
+        st.global.u32 [%rd1], %r2;
+        add.s64 %rd1, %rd1, 4;
+        add.s32 %r2, %r2, 1;
+        setp.lt.s32 %p1, %r2, %r1;
+        @%p1 bra LOOP;
+        ret;"""));
+  }
+
+  @Test
+  void registerSetToEitherOfTwoOffsetsOnTwoPathsCoversBoth() {
+    assertEquals("k\tW[4,68) V", kernel(".param .u64 k_p0, .param .u32 k_p1", """
+        .reg .b64 %rd<5>; .reg .b32 %r1; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u32 %r1, [k_p1];
+        setp.eq.s32 %p1, %r1, 0;
+        add.s64 %rd2, %rd1, 4;
+        add.s64 %rd3, %rd1, 64;
+        @%p1 mov.u64 %rd4, %rd2;
+        @!%p1 mov.u64 %rd4, %rd3;
+        st.global.u32 [%rd4], 0;
+        ret;"""));
+  }
+
+  @Test
+  void offsetChosenBySelpOrComputedAtRunTimeIsUnbounded() {
+    assertEquals("k\tW W W V", kernel(".param .u64 k_p0, .param .u64 k_p1, .param .u64 k_p2, .param .u32 k_p3", """
+        .reg .b64 %rd<12>; .reg .b32 %r1; .reg .pred %p1;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.param.u64 %rd3, [k_p2];
+        ld.param.u32 %r1, [k_p3];
+        setp.eq.s32 %p1, %r1, 0;
+        add.s64 %rd4, %rd1, 4;
+        selp.b64 %rd5, %rd1, %rd4, %p1;
+        st.global.u32 [%rd5], 0;
+        selp.b64 %rd6, 12, 4, %p1;
+        add.s64 %rd7, %rd2, %rd6;
+        st.global.u32 [%rd7], 0;
+        and.b64 %rd8, %rd3, -16;
+        st.global.u32 [%rd8], 0;
+        sub.s64 %rd9, 64, %rd3;
+        st.global.u32 [%rd9], 0;
+        ret;"""));
+  }
+
+  @Test
+  void pointerStoredToMemoryOrPassedToACallIsUnbounded() {
+    assertEquals("k\tW W[0,8) W", only(HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1, .param .u64 k_p2)
+        {
+        .reg .b64 %rd<4>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        ld.param.u64 %rd3, [k_p2];
+        st.global.u32 [%rd1], 0;
+        st.global.u64 [%rd2], %rd1;
+        {
+        .param .b64 param0;
+        st.param.b64 [param0+0], %rd3;
+        call.uni store_one, (param0);
+        }
+        ret;
+        }
+        """));
+  }
+
+  @Test
+  void parameterWhoseAddressIsTakenIsUnbounded() {
+    // Through the parameter space, a store could change what ld.param then reads of any parameter.
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<6>;
+        mov.u64 %rd1, k_p0;
+        cvta.param.u64 %rd2, %rd1;
+        ld.u64 %rd3, [%rd2];
+        st.global.u32 [%rd3], 0;
+        ld.param.u64 %rd4, [k_p1];
+        st.global.u32 [%rd4+4], 0;
+        ret;"""));
+  }
+
+  @Test
+  void parameterPassedToACallByItsNameLeavesEveryParameterUnbounded() {
+    // The callee is given the parameter space itself; the store through what it finds there is OTHER.
+    assertEquals("k\tW V OTHER", only(HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1)
+        {
+        .reg .b64 %rd<3>;
+        ld.param.u64 %rd1, [k_p0];
+        st.global.u32 [%rd1], 0;
+        call.uni store_one, (k_p1);
+        ret;
+        }
+        """));
+  }
+
+  @Test
+  void parameterSpaceWrittenLeavesEveryParameterUnbounded() {
+    // What ld.param reads is no longer what the launch passed; which slot was written is not tracked.
+    assertEquals("k\tW R OTHER", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        ld.param.u64 %rd1, [k_p1];
+        ld.global.u64 %rd2, [%rd1];
+        st.param.u64 [k_p0], %rd2;
+        ld.param.u64 %rd3, [k_p0];
+        st.global.u32 [%rd3], 0;
+        ret;"""));
+  }
+
+  @Test
+  void pointerRebuiltFromItsHalvesOrReadFromAWiderParameterIsUnbounded() {
+    assertEquals("k\tW W", kernel(".param .u64 k_p0, .param .align 8 .b8 k_p1[16]", """
+        .reg .b64 %rd<3>; .reg .b32 %r<3>;
+        ld.param.v2.u32 {%r1, %r2}, [k_p0];
+        mov.b64 %rd1, {%r1, %r2};
+        st.global.u32 [%rd1], 0;
+        ld.param.u64 %rd2, [k_p1];
+        st.global.u32 [%rd2], 0;
+        ret;"""));
+  }
+
+  @Test
+  void accessesOfUnknownSizeOrPlaceAreUnbounded() {
+    // A bulk copy's size is an operand; a callee's pointer comes from its caller.
+    assertEquals("k\tR W", only(HEADER + CALLEES + """
+        .visible .entry k(.param .u64 k_p0, .param .u64 k_p1)
+        {
+        .reg .b64 %rd<3>;
+        .shared .align 16 .b8 buf[64];
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        cp.async.ca.shared.global [buf], [%rd1+16], 16;
+        {
+        .param .b64 param0;
+        st.param.b64 [param0+0], %rd2;
+        call.uni store_one, (param0);
+        }
+        ret;
+        }
+        """));
+  }
+
+  @Test
+  void offsetsTooLargeToMatterAreUnbounded() {
+    assertEquals("k\tW W", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<4>;
+        ld.param.u64 %rd1, [k_p0];
+        add.s64 %rd2, %rd1, 0x40000000000;
+        st.global.u32 [%rd2], 0;
+        ld.param.u64 %rd3, [k_p1];
+        st.global.u32 [%rd3+0x8000000000000000], 0;
         ret;"""));
   }
 
@@ -840,7 +1068,7 @@ class PtxAnalyzerTest {
         $L__info: .b8 {1}
         }
         """;
-    assertEquals("k\tW", only(ptx));
+    assertEquals("k\tW[0,4)", only(ptx));
   }
 
   @Test
@@ -849,7 +1077,7 @@ class PtxAnalyzerTest {
     assertEquals(List.of(), PtxAnalyzer.analyze("not ptx at all { } ; [ ] ( ) :: \"unterminated"));
     assertEquals(List.of(), PtxAnalyzer.analyze("\u0000\u007fELF\u0002\u0001"));
     // A body that never closes is read as far as it goes.
-    assertEquals("k\tW", only(HEADER + ".visible .entry k(.param .u64 k_p0)\n{\n.reg .b64 %rd1;\n"
+    assertEquals("k\tW[0,4)", only(HEADER + ".visible .entry k(.param .u64 k_p0)\n{\n.reg .b64 %rd1;\n"
         + "ld.param.u64 %rd1, [k_p0];\nst.global.u32 [%rd1], 1;\n"));
   }
 

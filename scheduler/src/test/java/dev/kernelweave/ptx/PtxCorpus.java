@@ -11,6 +11,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The CUDA corpus of {@code src/test/cuda/ptx-corpus.cu}: its expectations, and the PTX that
@@ -34,13 +36,17 @@ final class PtxCorpus {
   static final class Expectation {
     final String kernel;
     final List<ParameterUse> uses;
+    /** Per parameter, the extent the source proves, {@code W[0,4)}; unbounded where none is written. */
+    final List<ParameterExtent> extents;
     /** Module variables, {@code name:USE} in the source; {@code *} for any variable. */
     final Map<String, ParameterUse> variables;
     final boolean other;
 
-    Expectation(String kernel, List<ParameterUse> uses, Map<String, ParameterUse> variables, boolean other) {
+    Expectation(String kernel, List<ParameterUse> uses, List<ParameterExtent> extents,
+        Map<String, ParameterUse> variables, boolean other) {
       this.kernel = kernel;
       this.uses = uses;
+      this.extents = extents;
       this.variables = variables;
       this.other = other;
     }
@@ -50,11 +56,14 @@ final class PtxCorpus {
       Map<String, ParameterUse> named = new LinkedHashMap<>(variables);
       ParameterUse any = named.remove(KernelSummaryFormat.ANY_VARIABLE);
       return KernelSummaryFormat.line(new KernelAccessSummary(kernel, uses, new int[uses.size()], other, named,
-          any == null ? ParameterUse.V : any));
+          any == null ? ParameterUse.V : any, extents));
     }
   }
 
   private static Map<String, Expectation> expectations;
+
+  /** {@code RW}, or {@code W[-4,12)}. */
+  private static final Pattern USE_AND_EXTENT = Pattern.compile("(R|W|RW|V)(?:\\[(-?\\d+),(-?\\d+)\\))?");
 
   /** The {@code //@expect} lines of the corpus, by kernel, in source order. */
   static synchronized Map<String, Expectation> expectations() {
@@ -66,6 +75,7 @@ final class PtxCorpus {
         int colon = rest.indexOf(':');
         String kernel = rest.substring(0, colon).trim();
         List<ParameterUse> uses = new ArrayList<>();
+        List<ParameterExtent> extents = new ArrayList<>();
         Map<String, ParameterUse> variables = new LinkedHashMap<>();
         boolean other = false;
         for (String token : rest.substring(colon + 1).trim().split(" +")) {
@@ -73,9 +83,15 @@ final class PtxCorpus {
           int sep = token.lastIndexOf(':');
           if (token.equals("OTHER")) other = true;
           else if (sep > 0) variables.put(token.substring(0, sep), ParameterUse.valueOf(token.substring(sep + 1)));
-          else uses.add(ParameterUse.valueOf(token));
+          else {
+            Matcher m = USE_AND_EXTENT.matcher(token);
+            if (!m.matches()) throw new IllegalStateException("not a parameter token: " + token);
+            uses.add(ParameterUse.valueOf(m.group(1)));
+            extents.add(m.group(2) == null ? ParameterExtent.UNBOUNDED
+                : ParameterExtent.of(Long.parseLong(m.group(2)), Long.parseLong(m.group(3))));
+          }
         }
-        if (map.put(kernel, new Expectation(kernel, uses, variables, other)) != null) {
+        if (map.put(kernel, new Expectation(kernel, uses, extents, variables, other)) != null) {
           throw new IllegalStateException("two expectations for " + kernel);
         }
       }

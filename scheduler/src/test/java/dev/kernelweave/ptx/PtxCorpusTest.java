@@ -93,6 +93,35 @@ class PtxCorpusTest {
 
   @ParameterizedTest
   @MethodSource("variants")
+  void noExtentIsNarrowerThanTheSourceProves(String variant) {
+    Map<String, KernelAccessSummary> actual = PtxCorpus.analyzed(variant);
+    List<Executable> checks = new ArrayList<>();
+    for (Expectation e : PtxCorpus.expectations().values()) {
+      KernelAccessSummary s = actual.get(e.kernel);
+      for (int i = 0; i < e.uses.size(); i++) {
+        int p = i;
+        checks.add(() -> assertCovers(e.extents.get(p), s.extent(p), variant + " " + e.kernel + " parameter " + p));
+      }
+    }
+    assertAll(checks);
+  }
+
+  @Test
+  void corpusHasBoundedAndUnboundedExtents() {
+    long bounded = PtxCorpus.expectations().values().stream()
+        .filter(x -> x.extents.stream().anyMatch(ParameterExtent::isBounded)).count();
+    assertTrue(bounded >= 10, "kernels with a bounded extent: " + bounded);
+  }
+
+  /** {@code actual} says the kernel may touch no less than {@code truth}. */
+  private static void assertCovers(ParameterExtent truth, ParameterExtent actual, String what) {
+    if (!actual.isBounded()) return;
+    assertTrue(truth.isBounded() && actual.start() <= truth.start() && truth.end() <= actual.end(),
+        what + ": " + actual + " narrower than " + truth);
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
   void parameterSizesComeFromTheDeclarations(String variant) {
     Map<String, KernelAccessSummary> a = PtxCorpus.analyzed(variant);
     assertEquals(List.of(8, 8, 4), sizes(a.get("copy_f32")));
@@ -149,8 +178,12 @@ class PtxCorpusTest {
     if (before.touchesOtherMemory()) assertTrue(after.touchesOtherMemory(), what + " lost OTHER");
   }
 
+  /**
+   * @param touched the bytes the snippet touches through the parameter, which its extent must then
+   *     cover along with what it covered before; null: the snippet leaves the extent unbounded
+   */
   private static void checkInjected(String variant, BiFunction<String, Integer, String> snippet,
-      boolean expectRead, boolean expectWrite, boolean expectOther) {
+      boolean expectRead, boolean expectWrite, boolean expectOther, ParameterExtent touched) {
     String ptx = PtxCorpus.ptx(variant);
     Map<String, KernelAccessSummary> before = PtxCorpus.analyzed(variant);
     List<Executable> checks = new ArrayList<>();
@@ -168,6 +201,13 @@ class PtxCorpusTest {
           if (expectRead) assertTrue(s.use(k).reads(), what + ": " + s);
           if (expectOther) assertTrue(s.touchesOtherMemory(), what + ": " + s);
           assertNoLessThan(old, s, what);
+          if (touched == null) {
+            assertFalse(s.extent(k).isBounded(), what + ": " + s);
+          } else {
+            assertCovers(touched, s.extent(k), what);
+            if (old.extent(k).isBounded()) assertCovers(old.extent(k), s.extent(k), what);
+            else if (old.use(k) != ParameterUse.V) assertFalse(s.extent(k).isBounded(), what + ": " + s);
+          }
         });
       }
     }
@@ -179,7 +219,8 @@ class PtxCorpusTest {
   @MethodSource("variants")
   void storeAddedThroughAnyPointerParameterIsReportedAsAWrite(String variant) {
     checkInjected(variant, (name, k) -> "ld.param.u64 %kwx0, [" + name + "];\n"
-        + "cvta.to.global.u64 %kwx1, %kwx0;\nst.global.u32 [%kwx1+4], 0;", false, true, false);
+        + "cvta.to.global.u64 %kwx1, %kwx0;\nst.global.u32 [%kwx1+4], 0;", false, true, false,
+        ParameterExtent.of(4, 8));
   }
 
   @ParameterizedTest
@@ -188,21 +229,45 @@ class PtxCorpusTest {
     checkInjected(variant, (name, k) -> ".reg .pred %kwp;\nld.param.u64 %kwx0, [" + name + "];\n"
         + "mov.u64 %kwx2, 0;\nKW_LOOP_" + k + ":\nsetp.lt.u64 %kwp, %kwx2, 64;\n"
         + "@%kwp st.u8 [%kwx3], 1;\nadd.s64 %kwx3, %kwx0, %kwx2;\nadd.s64 %kwx2, %kwx2, 1;\n"
-        + "@%kwp bra KW_LOOP_" + k + ";", false, true, false);
+        + "@%kwp bra KW_LOOP_" + k + ";", false, true, false, null);
   }
 
   @ParameterizedTest
   @MethodSource("variants")
   void loadAddedThroughAnyPointerParameterIsReportedAsARead(String variant) {
     checkInjected(variant, (name, k) -> "ld.param.u64 %kwx0, [" + name + "];\n"
-        + "ld.global.nc.v2.u32 {%kwx1, %kwx2}, [%kwx0];", true, false, false);
+        + "ld.global.nc.v2.u32 {%kwx1, %kwx2}, [%kwx0];", true, false, false, ParameterExtent.of(0, 8));
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
+  void storeAddedAtAConstantOffsetIsCoveredByTheExtent(String variant) {
+    checkInjected(variant, (name, k) -> "ld.param.u64 %kwx0, [" + name + "];\n"
+        + "cvta.to.global.u64 %kwx1, %kwx0;\nadd.s64 %kwx2, %kwx1, 4000;\nst.global.v2.u32 [%kwx2+96], {0, 0};",
+        false, true, false, ParameterExtent.of(4096, 4104));
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
+  void pointerAddedToItselfInALoopHasNoExtent(String variant) {
+    checkInjected(variant, (name, k) -> ".reg .pred %kwp;\nld.param.u64 %kwx0, [" + name + "];\n"
+        + "KW_STEP_" + k + ":\nst.global.u8 [%kwx0], 1;\nadd.s64 %kwx0, %kwx0, 1;\n"
+        + "setp.lt.u64 %kwp, %kwx0, 64;\n@%kwp bra KW_STEP_" + k + ";", false, true, false, null);
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
+  void pointerStoredToMemoryHasNoExtent(String variant) {
+    checkInjected(variant, (name, k) -> "ld.param.u64 %kwx0, [" + name + "];\n"
+        + "st.global.u32 [%kwx0], 0;\nst.global.u64 [%kwx0+8], %kwx0;", false, true, false, null);
   }
 
   @ParameterizedTest
   @MethodSource("variants")
   void storeThroughAPointerLoadedFromAParameterIsOtherMemory(String variant) {
     checkInjected(variant, (name, k) -> "ld.param.u64 %kwx0, [" + name + "];\n"
-        + "ld.global.u64 %kwx1, [%kwx0+8];\nst.global.u32 [%kwx1], 0;", true, false, true);
+        + "ld.global.u64 %kwx1, [%kwx0+8];\nst.global.u32 [%kwx1], 0;", true, false, true,
+        ParameterExtent.of(8, 16));
   }
 
   @Test

@@ -72,10 +72,12 @@ class PtxCommandTest {
   }
 
   @Test
-  void printsOneLinePerKernelNameTabThenTokensThenVariables() throws IOException {
+  void printsOneLinePerKernelNameTabThenTokensWithExtentsThenVariables() throws IOException {
     int code = PtxCommand.run(new String[] {module().toString()}, out, err);
     assertEquals(0, code, err());
-    assertEquals("copy\tR W V\ncount\tRW hits:RW\nidle\t\n", out().replace(System.lineSeparator(), "\n"));
+    // copy touches one float at each pointer; count's pointer comes from the middle of a struct.
+    assertEquals("copy\tR[0,4) W[0,4) V\ncount\tRW hits:RW\nidle\t\n",
+        out().replace(System.lineSeparator(), "\n"));
     assertEquals("", err());
   }
 
@@ -83,7 +85,7 @@ class PtxCommandTest {
   void isReachedFromMain() throws IOException {
     int code = Main.run(new String[] {"ptx", module().toString()}, out, err);
     assertEquals(0, code, err());
-    assertTrue(out().startsWith("copy\tR W V"), out());
+    assertTrue(out().startsWith("copy\tR[0,4) W[0,4) V"), out());
   }
 
   @Test
@@ -91,7 +93,8 @@ class PtxCommandTest {
     int code = PtxCommand.run(new String[] {"--json", module().toString()}, out, err);
     assertEquals(0, code, err());
     String json = out();
-    assertTrue(json.startsWith("[\n  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},"), json);
+    assertTrue(json.startsWith("[\n  {\"name\":\"copy\",\"parameters\":"
+        + "[{\"use\":\"R\",\"bytes\":8,\"extent\":{\"start\":0,\"end\":4}},"), json);
     assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],"
         + "\"moduleVariables\":[{\"name\":\"hits\",\"use\":\"RW\"}],\"anyModuleVariable\":\"V\",\"otherMemory\":false}"),
         json);

@@ -1,0 +1,46 @@
+package dev.kernelweave.it.ptx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.kernelweave.agent.cli.Main;
+import dev.kernelweave.kernels.Ptx;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code ptx} on the PTX the build made of the workloads' CUDA sources: a kernel that writes a
+ * single result at its pointer gets that extent, so that launches writing different slots of one
+ * buffer are independent; every parameter indexed by a thread, a block or a loop stays unbounded.
+ */
+class WorkloadKernelExtentsTest {
+
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      rlsim     | rl_policy\tR R W V V;rl_step\tR R W V V;rl_reward\tR R W[0,4) V;rl_total\tR V W[0,8)
+      branches  | branch_step\tR R W V V V;branch_join\tR R R R R R R R R R R R R R R R W V
+      chain     | chain_step\tRW V V V
+      dynamic   | moe_router\tR R W V;moe_expert_step\tR R R W V V;moe_combine\tRW R R R R V V V V V
+      heads     | heads_mix\tR W V V
+      pipeline  | pipe_prepare\tR W V V;pipe_smooth\tR W V V;pipe_finish\tRW V V
+      """)
+  void onlyKernelsWritingAFixedSlotGetAnExtent(String module, String expected) throws IOException {
+    Path file = dir.resolve(module + ".ptx");
+    Files.writeString(file, Ptx.text(module), StandardCharsets.US_ASCII);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Main.run(new String[] {"ptx", file.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+    assertEquals(expected.replace(';', '\n') + "\n",
+        out.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n"));
+  }
+}
