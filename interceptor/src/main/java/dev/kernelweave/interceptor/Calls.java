@@ -218,7 +218,8 @@ public final class Calls {
 
   /**
    * Adds an access to device memory at {@code address}, {@code size} bytes (0: to the end of the
-   * allocation). An address in no known allocation makes the call a barrier.
+   * allocation; {@link AllocationTable#WHOLE_ALLOCATION}: all of it). An address in no known
+   * allocation makes the call a barrier.
    */
   public static void device(CallRecord r, long address, long size, AccessMode mode) {
     if (r == null || address == 0) {
@@ -307,7 +308,7 @@ public final class Calls {
         if (value == 0) {
           continue;
         }
-        if (!addKnown(r, value, 0, mode) && value >= LOWEST_ADDRESS && value < HIGHEST_ADDRESS) {
+        if (!addKnown(r, value, AllocationTable.WHOLE_ALLOCATION, mode) && value >= LOWEST_ADDRESS && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
       }

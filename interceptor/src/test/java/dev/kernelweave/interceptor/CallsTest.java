@@ -50,16 +50,17 @@ class CallsTest {
     return r;
   }
 
+  /** A kernel may index back from an interior pointer: its parameter stands for the whole allocation. */
   @Test
-  void pointerIntoAnAllocationResolvesWithItsOffsetAndScalarsAreCopied() {
+  void pointerIntoAnAllocationStandsForTheWholeAllocationAndScalarsAreCopied() {
     Pointer params = Pointer.to(Pointer.to(device(BASE).withByteOffset(256)), Pointer.to(new int[] {5}),
         Pointer.to(new float[] {2.5f}));
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(1, r.accessCount);
     assertEquals(id, r.accessId[0]);
     assertEquals(BASE, r.accessBase[0]);
-    assertEquals(256, r.accessOffset[0]);
-    assertEquals(4096 - 256, r.accessSize[0]);
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(4096, r.accessSize[0]);
     assertEquals(AccessMode.READ_WRITE, r.accessMode(0));
     assertEquals(3, r.paramCount);
     assertEquals(BASE + 256, r.paramAsLong(0));
@@ -115,7 +116,8 @@ class CallsTest {
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);
     assertEquals(16, r.paramSize(0));
     assertEquals(1, r.accessCount);
-    assertEquals(8, r.accessOffset[0]);
+    assertEquals(0, r.accessOffset[0]);
+    assertEquals(4096, r.accessSize[0]);
   }
 
   @Test

@@ -20,7 +20,10 @@ import java.util.Arrays;
  *       an overlapping read unless the mutant {@link Mutant#DROP_WAR} drops that edge), or E's only
  *       lane is N's own lane (FIFO) and N writes or E only reads. Every later access that conflicts
  *       with E overlaps N and conflicts with N, so it follows N, which comes after E.
- *   <li><b>complete:</b> an entry none of whose positions is pending any more orders nothing.
+ *   <li><b>same reads:</b> reads of exactly the same range share one entry, the newest position per
+ *       lane: a write that overlaps one overlaps all.
+ *   <li><b>complete:</b> an entry none of whose positions is pending any more orders nothing; such
+ *       entries are dropped when the slot is full, before any merge.
  *   <li><b>merged:</b> when a slot holds {@link #MAX_ENTRIES} entries, two are merged into one: the
  *       smallest range holding both, a write if either was, the later position per lane (a lane runs
  *       in order, so waiting for its later position covers the earlier). Whatever conflicted with
@@ -78,15 +81,10 @@ final class DependencyTracker {
       long start = start(call, i);
       long end = end(call, i);
       boolean writes = call.accessMode[i] != READ;
-      for (int k = 0; k < e.count; ) {
-        if (!e.pending(k, pool)) {
-          e.remove(k); // the next entry moved into k
-          continue;
-        }
+      for (int k = 0, count = e.count; k < count; k++) {
         if (overlap(start, end, e.start[k], e.end[k]) && (e.writes[k] ? writes || followWrites : writes && followReads)) {
           e.addPending(k, pool, needs);
         }
-        k++;
       }
     }
   }
@@ -118,12 +116,26 @@ final class DependencyTracker {
       long start = start(call, i);
       long end = end(call, i);
       boolean writes = call.accessMode[i] != READ;
+      int sameReads = -1; // an entry of reads of exactly this range, which this read joins
       for (int k = 0; k < e.count; ) {
-        if (!e.pending(k, pool) || start <= e.start[k] && e.end[k] <= end && madeRedundant(e, k, writes, lane)) {
+        if (start <= e.start[k] && e.end[k] <= end && madeRedundant(e, k, writes, lane)) {
+          if (sameReads == e.count - 1) {
+            sameReads = k; // it moves into k
+          }
           e.remove(k);
           continue;
         }
+        if (!writes && !e.writes[k] && e.start[k] == start && e.end[k] == end) {
+          sameReads = k;
+        }
         k++;
+      }
+      if (sameReads >= 0) {
+        e.note(sameReads, lane, position, call.seq);
+        continue;
+      }
+      if (e.count == MAX_ENTRIES) {
+        e.removeComplete(pool);
       }
       if (e.count == MAX_ENTRIES) {
         e.mergeClosestPair();
@@ -235,7 +247,7 @@ final class DependencyTracker {
     }
 
     /** Adds position {@code p} of {@code lane} to entry {@code k}, keeping the later one per lane. */
-    private void note(int k, int lane, long p, long callSeq) {
+    void note(int k, int lane, long p, long callSeq) {
       int row = k * stride;
       long old = position[row + lane];
       if (old == 0) {
@@ -244,6 +256,17 @@ final class DependencyTracker {
       if (p > old) {
         position[row + lane] = p;
         seq[row + lane] = callSeq;
+      }
+    }
+
+    /** Removes the entries none of whose positions is pending any more. */
+    void removeComplete(StreamPool pool) {
+      for (int k = 0; k < count; ) {
+        if (pending(k, pool)) {
+          k++;
+        } else {
+          remove(k);
+        }
       }
     }
 

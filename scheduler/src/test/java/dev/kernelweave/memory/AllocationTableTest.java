@@ -104,4 +104,21 @@ class AllocationTableTest {
     assertEquals(fresh, table.remove(0x1000, fresh));
     assertFalse(table.lookup(0x1010, found));
   }
+
+  @Test
+  void anAccessRecordsItsByteRangeToTheEndOrTheWholeAllocation() {
+    table.add(0x4000, 1024, MemoryKind.DEVICE);
+    dev.kernelweave.call.CallRecord call = new dev.kernelweave.call.CallRecord();
+    table.addAccess(call, 0x4000 + 100, 50, dev.kernelweave.call.AccessMode.WRITE, found);
+    assertEquals(100, call.accessOffset[0]);
+    assertEquals(50, call.accessSize[0]);
+    call.reset();
+    table.addAccess(call, 0x4000 + 100, 0, dev.kernelweave.call.AccessMode.WRITE, found);
+    assertEquals(100, call.accessOffset[0]);
+    assertEquals(924, call.accessSize[0]);
+    call.reset();
+    table.addAccess(call, 0x4000 + 100, AllocationTable.WHOLE_ALLOCATION, dev.kernelweave.call.AccessMode.WRITE, found);
+    assertEquals(0, call.accessOffset[0]);
+    assertEquals(1024, call.accessSize[0]);
+  }
 }
