@@ -146,7 +146,7 @@ final class DependencyTracker {
 
   /** Whether a new access on {@code lane} covering entry {@code k} makes it redundant (see the class comment). */
   private boolean madeRedundant(Entries e, int k, boolean writes, int lane) {
-    boolean sameLaneOnly = e.laneCount[k] == 1 && e.lanes[k * e.stride] == lane;
+    boolean sameLaneOnly = e.onlyOn(k, lane);
     if (writes) {
       return e.writes[k] || followReads || sameLaneOnly;
     }
@@ -192,12 +192,12 @@ final class DependencyTracker {
   }
 
   /**
-   * One slot's entries, in parallel arrays. Entry {@code k} stands for {@code laneCount[k]} lanes,
-   * listed at {@code lanes[k * stride ..]}; its position on lane {@code l} is {@code position[k *
-   * stride + l]} (0: none) and the call there {@code seq[k * stride + l]}.
+   * One slot's entries, in parallel arrays. Entry {@code k} stands for {@code laneCount[k]} lanes;
+   * its {@code i}th is {@code lanes[i * MAX_ENTRIES + k]}, with the newest position there and that
+   * call's sequence number at the same index. Lane-list-major, so that the first lane of every
+   * entry (usually its only one) lies in a few cache lines.
    */
   private static final class Entries {
-    final int stride;
     int count;
     final long[] start = new long[MAX_ENTRIES];
     final long[] end = new long[MAX_ENTRIES];
@@ -208,18 +208,15 @@ final class DependencyTracker {
     final long[] seq;
 
     Entries(int lanesInPool) {
-      stride = lanesInPool;
-      lanes = new int[MAX_ENTRIES * stride];
-      position = new long[MAX_ENTRIES * stride];
-      seq = new long[MAX_ENTRIES * stride];
+      lanes = new int[MAX_ENTRIES * lanesInPool];
+      position = new long[MAX_ENTRIES * lanesInPool];
+      seq = new long[MAX_ENTRIES * lanesInPool];
     }
 
     /** Whether some position of entry {@code k} is still pending. */
     boolean pending(int k, StreamPool pool) {
-      int row = k * stride;
-      for (int i = 0, n = laneCount[k]; i < n; i++) {
-        int lane = lanes[row + i];
-        if (pool.pending(lane, position[row + lane])) {
+      for (int i = 0, at = k, n = laneCount[k]; i < n; i++, at += MAX_ENTRIES) {
+        if (pool.pending(lanes[at], position[at])) {
           return true;
         }
       }
@@ -227,14 +224,16 @@ final class DependencyTracker {
     }
 
     void addPending(int k, StreamPool pool, LanePositions into) {
-      int row = k * stride;
-      for (int i = 0, n = laneCount[k]; i < n; i++) {
-        int lane = lanes[row + i];
-        long p = position[row + lane];
-        if (pool.pending(lane, p)) {
-          into.add(lane, p, seq[row + lane]);
+      for (int i = 0, at = k, n = laneCount[k]; i < n; i++, at += MAX_ENTRIES) {
+        if (pool.pending(lanes[at], position[at])) {
+          into.add(lanes[at], position[at], seq[at]);
         }
       }
+    }
+
+    /** Whether entry {@code k} stands for {@code lane} alone. */
+    boolean onlyOn(int k, int lane) {
+      return laneCount[k] == 1 && lanes[k] == lane;
     }
 
     void add(long from, long to, boolean write, int lane, long p, long callSeq) {
@@ -248,15 +247,21 @@ final class DependencyTracker {
 
     /** Adds position {@code p} of {@code lane} to entry {@code k}, keeping the later one per lane. */
     void note(int k, int lane, long p, long callSeq) {
-      int row = k * stride;
-      long old = position[row + lane];
-      if (old == 0) {
-        lanes[row + laneCount[k]++] = lane;
+      int n = laneCount[k];
+      int at = k;
+      for (int i = 0; i < n; i++, at += MAX_ENTRIES) {
+        if (lanes[at] == lane) {
+          if (p > position[at]) {
+            position[at] = p;
+            seq[at] = callSeq;
+          }
+          return;
+        }
       }
-      if (p > old) {
-        position[row + lane] = p;
-        seq[row + lane] = callSeq;
-      }
+      lanes[at] = lane;
+      position[at] = p;
+      seq[at] = callSeq;
+      laneCount[k] = n + 1;
     }
 
     /** Removes the entries none of whose positions is pending any more. */
@@ -272,31 +277,19 @@ final class DependencyTracker {
 
     /** Removes entry {@code k}; the last entry takes its place. */
     void remove(int k) {
-      clearLanes(k);
       int last = --count;
       if (k != last) {
         start[k] = start[last];
         end[k] = end[last];
         writes[k] = writes[last];
-        int to = k * stride;
-        int from = last * stride;
-        for (int i = 0, n = laneCount[last]; i < n; i++) {
-          int lane = lanes[from + i];
-          lanes[to + i] = lane;
-          position[to + lane] = position[from + lane];
-          seq[to + lane] = seq[from + lane];
+        int n = laneCount[last];
+        for (int i = 0, to = k, from = last; i < n; i++, to += MAX_ENTRIES, from += MAX_ENTRIES) {
+          lanes[to] = lanes[from];
+          position[to] = position[from];
+          seq[to] = seq[from];
         }
-        laneCount[k] = laneCount[last];
-        clearLanes(last);
+        laneCount[k] = n;
       }
-    }
-
-    private void clearLanes(int k) {
-      int row = k * stride;
-      for (int i = 0, n = laneCount[k]; i < n; i++) {
-        position[row + lanes[row + i]] = 0;
-      }
-      laneCount[k] = 0;
     }
 
     /**
@@ -327,18 +320,13 @@ final class DependencyTracker {
       start[bestA] = Math.min(start[bestA], start[bestB]);
       end[bestA] = Math.max(end[bestA], end[bestB]);
       writes[bestA] |= writes[bestB];
-      int row = bestB * stride;
-      for (int i = 0, n = laneCount[bestB]; i < n; i++) {
-        int lane = lanes[row + i];
-        note(bestA, lane, position[row + lane], seq[row + lane]);
+      for (int i = 0, at = bestB, n = laneCount[bestB]; i < n; i++, at += MAX_ENTRIES) {
+        note(bestA, lanes[at], position[at], seq[at]);
       }
       remove(bestB);
     }
 
     void clear() {
-      for (int k = 0; k < count; k++) {
-        clearLanes(k);
-      }
       count = 0;
     }
   }
