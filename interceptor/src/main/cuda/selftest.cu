@@ -32,6 +32,13 @@ extern "C" __global__ void kw_reduce(unsigned* out, const unsigned* in1, const u
   }
 }
 
+// Given a pointer just past its range, writes the n elements below it: a kernel that indexes back
+// from an interior pointer.
+extern "C" __global__ void kw_fill_backward(unsigned* out, const unsigned* in1, const unsigned* in2, int n, unsigned k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[-1 - i] = k + (unsigned) i * 0x9E3779B9u;
+}
+
 // The module's constant, written by cuMemcpyHtoD to the address cuModuleGetGlobal gives.
 __constant__ unsigned kw_constant[4];
 

@@ -221,7 +221,8 @@ public final class Calls {
 
   /**
    * Adds an access to device memory at {@code address}, {@code size} bytes (0: to the end of the
-   * allocation). An address in no known allocation makes the call a barrier.
+   * allocation; {@link AllocationTable#WHOLE_ALLOCATION}: all of it). An address in no known
+   * allocation makes the call a barrier.
    */
   public static void device(CallRecord r, long address, long size, AccessMode mode) {
     if (r == null || address == 0) {

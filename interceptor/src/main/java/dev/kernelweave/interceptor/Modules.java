@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
@@ -119,7 +120,7 @@ public final class Modules {
     long[] addresses = kernel.variableAddresses();
     byte[] modes = kernel.variableModes();
     for (int i = 0; i < addresses.length; i++) {
-      Calls.device(r, addresses[i], 0, AccessMode.ofOrdinal(modes[i]));
+      Calls.device(r, addresses[i], AllocationTable.WHOLE_ALLOCATION, AccessMode.ofOrdinal(modes[i]));
     }
     r.moduleVariableCount = r.accessCount;
   }

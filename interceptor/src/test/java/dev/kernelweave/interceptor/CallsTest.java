@@ -50,6 +50,7 @@ class CallsTest {
     return r;
   }
 
+  /** A kernel may index back from an interior pointer: its parameter stands for the whole allocation. */
   @Test
   void pointerIntoAnAllocationIsTheWholeAllocationAndScalarsAreCopied() {
     Pointer params = Pointer.to(Pointer.to(device(BASE).withByteOffset(256)), Pointer.to(new int[] {5}),

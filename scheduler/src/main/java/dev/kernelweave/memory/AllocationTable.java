@@ -144,8 +144,14 @@ public final class AllocationTable {
   }
 
   /**
+   * {@link #addAccess}'s size for an access that may touch any byte of the allocation holding the
+   * address, before it as well as after it: a kernel may index back from an interior pointer.
+   */
+  public static final long WHOLE_ALLOCATION = -1;
+
+  /**
    * Adds to {@code call} its access to {@code [address, address + size)} ({@code size} 0: to the end
-   * of the allocation) as the interceptor records it: one access per allocation, widened and made
+   * of the allocation; {@link #WHOLE_ALLOCATION}: all of it) as the interceptor records it: one access per allocation, widened and made
    * read-write when the call names the allocation twice; host memory the device reaches directly
    * (pinned, registered, managed) marks the call {@code touchesHostMemory}, managed memory also
    * {@code touchesUnknownMemory}. Allocation-free.
@@ -157,7 +163,7 @@ public final class AllocationTable {
     if (!lookup(address, found)) {
       return false;
     }
-    long offset = address - found.base;
+    long offset = size < 0 ? 0 : address - found.base;
     long length = size > 0 ? Math.min(size, found.size - offset) : found.size - offset;
     addFound(call, offset, length, mode, found);
     return true;

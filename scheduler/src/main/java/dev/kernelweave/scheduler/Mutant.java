@@ -15,7 +15,12 @@ public enum Mutant {
   LEGACY_ALIAS("legacy-alias", "takes the handle 0x1 for a stream of its own instead of the legacy default stream"),
   UNTRACKED_CONSTANT("untracked-constant", "launches ignore the module variables their kernels read"),
   NO_PTX_OPTIMISTIC("no-ptx-optimistic", "a kernel whose code the agent cannot read is ordered by its pointer parameters alone"),
-  HOSTFUNC_BLOCKS("hostfunc-blocks", "a host function is a host-side barrier: the host waits for everything before enqueuing it");
+  HOSTFUNC_BLOCKS("hostfunc-blocks", "a host function is a host-side barrier: the host waits for everything before enqueuing it"),
+  IGNORE_RANGE_OVERLAP("ignore-range-overlap",
+      "two byte ranges of one allocation conflict only when one holds the other: partial overlaps run unordered"),
+  KERNEL_RANGE_FROM_POINTER("kernel-range-from-pointer",
+      "a kernel's pointer parameter stands for [pointer, end of allocation), not the whole allocation: a kernel "
+          + "indexing back from an interior pointer runs unordered");
 
   private final String option;
   private final String description;

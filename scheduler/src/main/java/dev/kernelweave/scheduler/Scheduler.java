@@ -8,8 +8,9 @@ import dev.kernelweave.call.CallRecord;
  * the device memory the calls touch.
  *
  * <p>The application issues its calls one after another; this class keeps, per allocation slot,
- * the last writer and the readers since, and makes each call follow exactly the calls it depends
- * on: read-after-write, write-after-read and write-after-write. A call with one predecessor whose
+ * the pending accesses with their byte ranges, and makes each call follow exactly the calls it
+ * depends on: read-after-write, write-after-read and write-after-write, where two accesses of one
+ * allocation conflict only when their byte ranges overlap. A call with one predecessor whose
  * lane it can extend stays on that lane (chains stay on one stream); independent calls spread over
  * the pool; a predecessor on another lane costs one {@code waitEvent} on the newest needed event of
  * that lane, and an event is recorded only when such a wait needs it. The host never waits on the
@@ -23,8 +24,8 @@ import dev.kernelweave.call.CallRecord;
  * host-visible work of the legacy and blocking streams.
  *
  * <p>What it knows, and how it stays cheap: each lane counts the calls issued on it (positions);
- * per allocation slot a {@code DependencyTracker} keeps the last writer and the newest reader per
- * lane as (lane, position, seq); per lane a vector clock records which position of every other
+ * per allocation slot a {@code DependencyTracker} keeps a bounded list of pending accesses, each a
+ * byte range, read or write, and the (lane, position, seq) it stands for; per lane a vector clock records which position of every other
  * lane it already waits for, directly or through chains of waits, so a redundant wait is never
  * issued; the host's own waits (a synchronous device-to-host copy, an event or stream
  * synchronization, a barrier) mark positions complete, and complete work is never waited for.
@@ -77,8 +78,7 @@ public final class Scheduler {
     this.mutant = mutant;
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
-    this.tracker = new DependencyTracker(pool.laneCount, mutant != Mutant.DROP_RAW, mutant != Mutant.DROP_WAR,
-        mutant != Mutant.UNTRACKED_CONSTANT);
+    this.tracker = new DependencyTracker(pool, mutant);
     this.appStreams = new AppStreams(pool.laneCount);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
@@ -195,7 +195,7 @@ public final class Scheduler {
       call.barrier = true;
       collectEverything();
     } else {
-      tracker.collect(call, pool, needs);
+      tracker.collect(call, needs);
     }
     collectStreamOrder(streamOf(call));
     int lane = barrier ? pool.leastRecentlyUsed() : chooseLane();
@@ -216,7 +216,7 @@ public final class Scheduler {
       call.barrier = true;
       collectEverything();
     } else {
-      tracker.collect(call, pool, needs);
+      tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
     if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
@@ -248,7 +248,7 @@ public final class Scheduler {
       if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
         return;
       }
-      tracker.collectUsers(call.accessSlot[0], pool, needs);
+      tracker.collectUsers(call.accessSlot[0], needs);
       // A barrier may reach memory that no parameter names, this allocation's included.
       for (int lane = 0; lane < pool.laneCount; lane++) {
         long p = pool.barrierAt(lane);
@@ -264,7 +264,7 @@ public final class Scheduler {
       if (call.touchesUnknownMemory || call.barrier) {
         collectEverything();
       } else {
-        tracker.collect(call, pool, needs);
+        tracker.collect(call, needs);
       }
       collectStreamOrder(appStreams.legacy());
       if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {

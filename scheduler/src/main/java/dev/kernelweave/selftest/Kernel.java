@@ -17,14 +17,20 @@ import dev.kernelweave.call.AccessMode;
  * MIX:    out[i] = rotl(in1[i], 5) ^ (in2[i] * 0x01000193 + k)
  * UPDATE: out[i] = out[i] * 3 + (in1[i] ^ k)
  * REDUCE: out[0] = k + sum over i &lt; n of in1[i] * (2 * i + 1)    (one output element)
+ * FILL_BACKWARD: out[-1 - i] = k + i * 0x9E3779B9                  (out points just past its range)
  * </pre>
+ *
+ * <p>{@link #FILL_BACKWARD} is given an interior pointer and writes the {@code n} elements below it:
+ * the agent must take a kernel's pointer parameter for its whole allocation, not for the bytes from
+ * the pointer on.
  */
 public enum Kernel {
   FILL(0, AccessMode.WRITE),
   SCALE(1, AccessMode.WRITE),
   MIX(2, AccessMode.WRITE),
   UPDATE(1, AccessMode.READ_WRITE),
-  REDUCE(1, AccessMode.WRITE);
+  REDUCE(1, AccessMode.WRITE),
+  FILL_BACKWARD(0, AccessMode.WRITE);
 
   private final int inputs;
   private final AccessMode outMode;
@@ -44,6 +50,14 @@ public enum Kernel {
     return outMode;
   }
 
+  /**
+   * Bytes from the start of the output range to the {@code out} pointer the kernel is given:
+   * {@code 4 * n} for {@link #FILL_BACKWARD}, which writes below its pointer, 0 for the others.
+   */
+  public long outPointerOffset(int n) {
+    return this == FILL_BACKWARD ? 4L * n : 0;
+  }
+
   /** The number of output elements for {@code n} input elements. */
   public int outElements(int n) {
     return this == REDUCE ? 1 : n;
@@ -51,7 +65,8 @@ public enum Kernel {
 
   /**
    * Computes the kernel: {@code out} holds the output range's old values on entry (read by
-   * {@link #UPDATE}) and the new values on return.
+   * {@link #UPDATE}) and the new values on return, from the start of the range (for
+   * {@link #FILL_BACKWARD}, {@link #outPointerOffset} below the pointer it is given).
    */
   public void apply(int[] out, int[] in1, int[] in2, int n, int k) {
     switch (this) {
@@ -73,6 +88,11 @@ public enum Kernel {
       case UPDATE -> {
         for (int i = 0; i < n; i++) {
           out[i] = out[i] * 3 + (in1[i] ^ k);
+        }
+      }
+      case FILL_BACKWARD -> {
+        for (int i = 0; i < n; i++) {
+          out[n - 1 - i] = k + i * 0x9E3779B9;
         }
       }
       case REDUCE -> {

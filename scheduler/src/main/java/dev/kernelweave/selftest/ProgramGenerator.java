@@ -199,13 +199,14 @@ public final class ProgramGenerator {
 
     /** One of the shapes CUDA's own semantics make valid (see {@link Shape}). */
     void shapeStep() {
-      switch (random.nextInt(7)) {
+      switch (random.nextInt(8)) {
         case 0 -> pinnedReadbackThenSynchronousCopy();
         case 1 -> legacyWaitsForEvent();
         case 2 -> constantBetweenLaunches();
         case 3 -> kernelWithoutPtx();
         case 4 -> registeredHostCopies();
         case 5 -> mappedHostWrite();
+        case 6 -> slicedAllocation();
         default -> hostFunction();
       }
     }
@@ -346,6 +347,79 @@ public final class ProgramGenerator {
         noteWritten(out[0]);
       }
       note(Shape.KERNEL_WITHOUT_PTX);
+    }
+
+    /**
+     * Calls on disjoint slices of one allocation, on several streams (memsets, copies in and out,
+     * kernels given a pointer inside the allocation, one writing below it), sometimes a call
+     * straddling two slices, then a call covering them all: only byte ranges order them.
+     */
+    void slicedAllocation() {
+      int[] b = any();
+      if (b[1] < 8) {
+        alloc(8 + random.nextInt(MAX_ELEMENTS - 7));
+        b = live.get(live.size() - 1);
+      }
+      int parts = 2 + random.nextInt(3);
+      int slice = b[1] / parts;
+      for (int p = 0; p < parts; p++) {
+        sliceCall(b, p * slice, slice, p * slice + slice < b[1]);
+      }
+      if (random.nextBoolean()) {
+        int from = slice / 2 + random.nextInt(slice) * (parts - 1) / parts;
+        int n = 1 + random.nextInt(Math.min(slice, b[1] - from));
+        sliceCall(b, from, n, from + n < b[1]);
+      }
+      if (random.nextBoolean()) {
+        ops.add(new Op.Read(thread, new Op.At(b[0], 0), b[1] <= 64 ? b[1] : 64));
+      } else {
+        int[] dst = any();
+        int n = Math.min(b[1], dst[1]);
+        if (dst != b) {
+          ops.add(new Op.Copy(thread, stream(), at(dst, n), new Op.At(b[0], 0), n));
+          noteWritten(dst[0]);
+        }
+      }
+      noteRead(b[0]);
+      note(Shape.SLICED_ALLOCATION);
+    }
+
+    /** One call on {@code b[from .. from + n)}; {@code interior}: a pointer just past it is still inside {@code b}. */
+    void sliceCall(int[] b, int from, int n, boolean interior) {
+      Op.At at = new Op.At(b[0], from);
+      int[] other = any();
+      int m = Math.min(n, other[1]);
+      switch (random.nextInt(interior ? 5 : 4)) {
+        case 0 -> {
+          boolean sync = random.nextInt(4) == 0;
+          ops.add(new Op.Memset(thread, sync ? 0 : stream(), sync, at, n, (byte) random.nextInt()));
+          noteWritten(b[0]);
+        }
+        case 1 -> {
+          if (other != b) {
+            ops.add(new Op.Copy(thread, stream(), new Op.At(b[0], from), at(other, m), m));
+            noteWritten(b[0]);
+          }
+        }
+        case 2 -> {
+          if (other != b) {
+            ops.add(new Op.Copy(thread, stream(), at(other, m), new Op.At(b[0], from), m));
+            noteWritten(other[0]);
+          }
+        }
+        case 3 -> {
+          if (other != b) {
+            ops.add(new Op.Launch(thread, stream(), Kernel.SCALE, at, at(other, m), null, m, random.nextInt(),
+                Op.LaunchMode.PRECISE));
+            noteWritten(b[0]);
+          }
+        }
+        default -> {
+          ops.add(new Op.Launch(thread, stream(), Kernel.FILL_BACKWARD, at, null, null, n, random.nextInt(),
+              Op.LaunchMode.PRECISE));
+          noteWritten(b[0]);
+        }
+      }
     }
 
     /** The host fills registered memory, copies it in and a result back out on one stream, waits, reads. */
@@ -575,8 +649,13 @@ public final class ProgramGenerator {
         int[] in1 = kernel.inputs() >= 1 ? pickToRead() : null;
         int[] in2 = kernel.inputs() >= 2 ? pickToRead() : null;
         int limit = 64;
-        if (kernel != Kernel.REDUCE) {
+        if (kernel == Kernel.FILL_BACKWARD) {
+          limit = Math.min(limit, out[1] - 1); // its pointer stays inside the allocation
+        } else if (kernel != Kernel.REDUCE) {
           limit = Math.min(limit, out[1]);
+        }
+        if (limit < 1) {
+          continue;
         }
         if (in1 != null) {
           limit = Math.min(limit, in1[1]);
@@ -586,7 +665,7 @@ public final class ProgramGenerator {
         }
         int n = 1 + random.nextInt(limit);
         int outN = kernel.outElements(n);
-        Op.At outAt = at(out, outN);
+        Op.At outAt = kernel == Kernel.FILL_BACKWARD ? backwardRange(out, outN) : at(out, outN);
         Op.At in1At = in1 == null ? null : at(in1, n);
         Op.At in2At = in2 == null ? null : at(in2, n);
         if (overlaps(outAt, outN, in1At, n) || overlaps(outAt, outN, in2At, n)) {
@@ -659,6 +738,11 @@ public final class ProgramGenerator {
     int length(int elements) {
       int n = 1 + random.nextInt(Math.min(elements, 64));
       return n;
+    }
+
+    /** An output range of {@code n} elements for {@link Kernel#FILL_BACKWARD}: its end, its pointer, inside {@code b}. */
+    Op.At backwardRange(int[] b, int n) {
+      return new Op.At(b[0], random.nextInt(b[1] - n));
     }
 
     Op.At at(int[] b, int n) {

@@ -30,18 +30,20 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, null).execute();
+    return new Run(program, target, null, Mutant.NONE).execute();
   }
 
   /** Every call placed by a new {@link Scheduler} on {@code target}'s lanes. */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant) {
-    return new Run(program, target, new Dispatch(target, target.streams(), mutant)).execute();
+    return new Run(program, target, new Dispatch(target, target.streams(), mutant), mutant).execute();
   }
 
   private static final class Run {
     final Program program;
     final ProgramTarget target;
     final Dispatch scheduler;
+    /** Where the mutant is {@link Mutant#KERNEL_RANGE_FROM_POINTER}, a kernel parameter's range is taken from its pointer on. */
+    final Mutant mutant;
     final Ticket ticket = new Ticket();
     final int legacy;
     final AllocationTable table = new AllocationTable();
@@ -58,10 +60,11 @@ public final class ProgramRunner {
     long seq;
     int index;
 
-    Run(Program program, ProgramTarget target, Dispatch scheduler) {
+    Run(Program program, ProgramTarget target, Dispatch scheduler, Mutant mutant) {
       this.program = program;
       this.target = target;
       this.scheduler = scheduler;
+      this.mutant = mutant;
       this.legacy = target.streams();
     }
 
@@ -220,8 +223,8 @@ public final class ProgramRunner {
       }
       CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
       call.kernel = Kernel.SCALE.name();
-      access(call, out, l.n() * 4L, AccessMode.WRITE);
-      access(call, in, l.n() * 4L, AccessMode.READ);
+      kernelPointer(call, out, AccessMode.WRITE);
+      kernelPointer(call, in, AccessMode.READ);
       int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
       target.launch(lane, Kernel.SCALE, out, in, 0, l.n(), l.k());
       scheduler.exit(call, true, ticket);
@@ -237,9 +240,9 @@ public final class ProgramRunner {
       CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
       call.kernel = "FILL_FROM_CONSTANT";
       // As the interceptor adds them: the module variables the PTX uses first, then the parameters.
-      access(call, c, 0, AccessMode.READ);
+      access(call, c, AllocationTable.WHOLE_ALLOCATION, AccessMode.READ);
       call.moduleVariableCount = call.accessCount;
-      access(call, out, l.n() * 4L, AccessMode.WRITE);
+      kernelPointer(call, out, AccessMode.WRITE);
       int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
       target.launchReadingConstant(lane, out, l.n(), l.k());
       scheduler.exit(call, true, ticket);
@@ -260,7 +263,7 @@ public final class ProgramRunner {
       CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
       call.kernel = "FILL_INDIRECT";
       // Code the agent cannot read: its one pointer read-write, and it may reach memory no parameter names.
-      access(call, slot, 0, AccessMode.READ_WRITE);
+      kernelPointer(call, slot, AccessMode.READ_WRITE);
       call.touchesUnknownMemory = true;
       int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
       target.launchWithoutPtx(lane, slot, l.n(), l.k());
@@ -300,7 +303,7 @@ public final class ProgramRunner {
     }
 
     void launch(Op.Launch l) {
-      long out = address(l.out());
+      long out = address(l.out()) + l.kernel().outPointerOffset(l.n());
       long in1 = l.in1() == null ? 0 : address(l.in1());
       long in2 = l.in2() == null ? 0 : address(l.in2());
       Kernel kernel = l.kernel();
@@ -321,12 +324,12 @@ public final class ProgramRunner {
         return;
       }
       boolean conservative = l.mode() == Op.LaunchMode.CONSERVATIVE;
-      access(call, out, kernel.outElements(l.n()) * 4L, conservative ? AccessMode.READ_WRITE : kernel.outMode());
+      kernelPointer(call, out, conservative ? AccessMode.READ_WRITE : kernel.outMode());
       if (l.in1() != null) {
-        access(call, in1, l.n() * 4L, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
+        kernelPointer(call, in1, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
       }
       if (l.in2() != null) {
-        access(call, in2, l.n() * 4L, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
+        kernelPointer(call, in2, conservative ? AccessMode.READ_WRITE : AccessMode.READ);
       }
       if (l.mode() == Op.LaunchMode.UNKNOWN_POINTER) {
         call.touchesUnknownMemory = true;
@@ -484,6 +487,14 @@ public final class ProgramRunner {
         stats.note(current, legacy);
         current = null;
       }
+    }
+
+    /**
+     * Adds a kernel's pointer parameter as the interceptor does: its whole allocation, since a kernel
+     * may index back from an interior pointer ({@link Kernel#FILL_BACKWARD} does).
+     */
+    void kernelPointer(CallRecord call, long pointer, AccessMode mode) {
+      access(call, pointer, mutant == Mutant.KERNEL_RANGE_FROM_POINTER ? 0 : AllocationTable.WHOLE_ALLOCATION, mode);
     }
 
     /** Adds an access as the interceptor does: the allocation holding the address, or unknown memory. */

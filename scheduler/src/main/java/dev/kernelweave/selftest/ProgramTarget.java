@@ -84,7 +84,8 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
 
   /**
    * {@code cuLaunchKernel} of {@code kernel} (see {@link Kernel}) on {@code lane}, with one thread
-   * per element.
+   * per element; {@code out} is the pointer the kernel is given ({@link Kernel#outPointerOffset}
+   * bytes past the start of its output range).
    */
   void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k);
 

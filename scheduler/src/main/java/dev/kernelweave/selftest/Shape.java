@@ -19,7 +19,8 @@ public enum Shape {
   MAPPED_HOST_WRITE("kernel writing mapped pinned memory, read by the host"),
   HOST_FUNCTION("cuLaunchHostFunc between copies through host memory"),
   HOST_FUNCTION_WAITING_FOR_HOST("host function that waits for a later host action"),
-  SEVERAL_THREADS("calls from several application threads on one context");
+  SEVERAL_THREADS("calls from several application threads on one context"),
+  SLICED_ALLOCATION("calls on disjoint and straddling slices of one allocation, then one covering them");
 
   private final String description;
 

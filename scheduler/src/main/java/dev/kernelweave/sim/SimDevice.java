@@ -447,9 +447,10 @@ public final class SimDevice implements ProgramTarget {
   }
 
   @Override
-  public void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k) {
+  public void launch(int lane, Kernel kernel, long outPointer, long in1, long in2, int n, int k) {
     hostStep();
     SimOp op = work(lane, String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel, n, k));
+    long out = outPointer - kernel.outPointerOffset(n);
     int outBytes = kernel.outElements(n) * 4;
     if (kernel.outMode().reads()) {
       range(op, out, outBytes, false);

@@ -136,4 +136,21 @@ class AllocationTableTest {
     assertFalse(table.addAccess(other, base - 4, base - 4, base + 4, AccessMode.READ, found));
     assertEquals(0, other.accessCount);
   }
+
+  @Test
+  void anAccessRecordsItsByteRangeToTheEndOrTheWholeAllocation() {
+    table.add(0x4000, 1024, MemoryKind.DEVICE);
+    CallRecord call = new CallRecord();
+    table.addAccess(call, 0x4000 + 100, 50, AccessMode.WRITE, found);
+    assertEquals(100, call.accessOffset[0]);
+    assertEquals(50, call.accessSize[0]);
+    call.reset();
+    table.addAccess(call, 0x4000 + 100, 0, AccessMode.WRITE, found);
+    assertEquals(100, call.accessOffset[0]);
+    assertEquals(924, call.accessSize[0]);
+    call.reset();
+    table.addAccess(call, 0x4000 + 100, AllocationTable.WHOLE_ALLOCATION, AccessMode.WRITE, found);
+    assertEquals(0, call.accessOffset[0]);
+    assertEquals(1024, call.accessSize[0]);
+  }
 }

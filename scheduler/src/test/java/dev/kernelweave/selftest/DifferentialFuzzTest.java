@@ -99,7 +99,8 @@ class DifferentialFuzzTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT"})
+  @EnumSource(value = Mutant.class, names = {"DROP_RAW", "DROP_WAR", "NO_FREE_WAIT", "IGNORE_RANGE_OVERLAP",
+      "KERNEL_RANGE_FROM_POINTER"})
   void eachMutantIsCaughtByTheObservedBytesAlone(Mutant mutant) {
     // As on a real GPU, which reports no races: only the bytes the program observes count.
     DifferentialFuzz fuzz = new DifferentialFuzz(BytesOnlyTarget.FACTORY, 4, mutant);

@@ -6,6 +6,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.Pointer;
 import jcuda.jcublas.cublasHandle;
@@ -139,11 +140,11 @@ public final class BlasCalls {
       if (role.isPointerArray()) {
         // The matrices the array points to are out of sight: a barrier.
         r.touchesUnknownMemory = true;
-        Calls.device(r, p, 0, access);
+        Calls.device(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       } else if (role.isDeviceMemory() || role.followsPointerMode() && devicePointerMode) {
-        Calls.device(r, p, 0, access);
+        Calls.device(r, p, BlasOperandExtents.bytes(signature, args, i), access);
       } else if (role.isHostMemory() || role.followsPointerMode()) {
-        Calls.host(r, p, 0, access);
+        Calls.host(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       }
     }
   }
