@@ -71,6 +71,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
+  /** Calls written to the queue; the writer thread alone changes it. */
   private volatile long written;
 
   private ChronicleLaunchJournal(Builder b, FileStore store) {
@@ -248,7 +249,6 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
           }
           if (n > 0) {
             idle = 0;
-            written += n;
             checkSpace(System.nanoTime());
             continue;
           }
@@ -280,6 +280,8 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       try (DocumentContext dc = appender.writingDocument()) {
         record.writeMarshallable(dc.wire().bytes());
       }
+      // Counted before the ring frees the slot, so that a drained ring means a counted one too.
+      written++;
     }
 
     private void checkSpace(long now) throws IOException {
