@@ -104,6 +104,12 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * journaled.
    */
   public int moduleVariableCount;
+  /**
+   * The call's device work is known to be shorter than what issuing it costs the host (a small
+   * cuBLAS routine): another stream could not run it sooner, only add events, so it follows its
+   * newest predecessor's stream. Not journaled.
+   */
+  public boolean brief;
 
   // --- the scheduler's decision
   /** The agent's stream (lane) the call ran on, or {@link #NO_STREAM}. */
@@ -143,6 +149,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesHostMemory = false;
     appEvent = 0;
     moduleVariableCount = 0;
+    brief = false;
     stream = NO_STREAM;
     predecessorCount = 0;
     eventRecorded = false;
@@ -254,6 +261,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesHostMemory = other.touchesHostMemory;
     appEvent = other.appEvent;
     moduleVariableCount = other.moduleVariableCount;
+    brief = other.brief;
     stream = other.stream;
     predecessorCount = 0;
     for (int i = 0; i < other.predecessorCount; i++) {

@@ -183,7 +183,8 @@ public final class Scheduler {
    * <p>A call with no pending predecessor goes to the pool lane chosen longest ago. A call whose
    * predecessor is the newest call on its lane extends that chain on the same lane. Otherwise (the
    * producer already has a successor on its lane: a fork) it takes the lane chosen longest ago and
-   * waits.
+   * waits; a {@link CallRecord#brief} call instead queues behind its newest predecessor, since a
+   * fork would cost it a wait and its join an event, for work shorter than either.
    *
    * @return the lane to issue the real call on
    */
@@ -198,7 +199,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(streamOf(call));
-    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane();
+    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call.brief);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
     waitForNeeds(call, lane);
@@ -490,18 +491,36 @@ public final class Scheduler {
     pool.completeAll();
   }
 
-  /** Picks the pool lane for a call whose predecessors are in {@link #needs}. */
-  private int chooseLane() {
+  /**
+   * Picks the pool lane for a call whose predecessors are in {@link #needs}: the lane of a
+   * predecessor that is its lane's newest call (a chain goes on), else, for a {@code brief} call,
+   * the lane of its newest predecessor (a fork would cost events and gain nothing), else the
+   * least recently used lane.
+   */
+  private int chooseLane(boolean brief) {
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
+    int newest = -1;
+    long newestSeq = Long.MIN_VALUE;
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
-      if (lane != pool.legacy && needs.position(lane) == pool.tail(lane) && needs.seq(lane) > chainSeq) {
+      if (lane == pool.legacy) {
+        continue;
+      }
+      long seq = needs.seq(lane);
+      if (needs.position(lane) == pool.tail(lane) && seq > chainSeq) {
         chain = lane;
-        chainSeq = needs.seq(lane);
+        chainSeq = seq;
+      }
+      if (seq > newestSeq) {
+        newest = lane;
+        newestSeq = seq;
       }
     }
-    return chain >= 0 ? chain : pool.leastRecentlyUsed();
+    if (chain >= 0) {
+      return chain;
+    }
+    return brief && newest >= 0 ? newest : pool.leastRecentlyUsed();
   }
 
   /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */

@@ -107,6 +107,33 @@ class SchedulerTest {
   }
 
   @Test
+  void briefCallsThatForkQueueBehindTheirProducerWithoutEvents() {
+    launch(0, W); // A on lane 0
+    device.drain();
+    for (int slot = 1; slot <= 3; slot++) {
+      CallRecord call = call(CallKind.BLAS, 0, 0, R, slot, W);
+      call.brief = true;
+      assertEquals(0, scheduler.beforeAsyncWork(call), "read A, not A's lane's newest call: still lane 0");
+      scheduler.afterWork(call, true);
+      assertEquals(0, call.predecessorCount);
+      assertFalse(call.eventRecorded);
+    }
+    assertEquals(List.of(), device.drain(), "no stream, no event, no wait");
+    assertEquals(1, launch(0, R, 4, W), "a call not known to be brief still forks");
+  }
+
+  @Test
+  void briefCallWithoutPendingPredecessorsSpreadsAsAnyOther() {
+    CallRecord call = call(CallKind.BLAS, 0, 0, W);
+    call.brief = true;
+    assertEquals(0, scheduler.beforeAsyncWork(call));
+    scheduler.afterWork(call, true);
+    CallRecord other = call(CallKind.BLAS, 0, 1, W);
+    other.brief = true;
+    assertEquals(1, scheduler.beforeAsyncWork(other), "nothing to queue behind: the lane chosen longest ago");
+  }
+
+  @Test
   void waitReusesAnEventRecordedAtOrAfterThePosition() {
     launch(0, W);
     launch(0, R, 1, W);

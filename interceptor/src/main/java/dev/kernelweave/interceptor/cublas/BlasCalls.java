@@ -25,6 +25,13 @@ public final class BlasCalls {
 
   private static final ShadowHandles SHADOWS = new ShadowHandles(JCudaShadowNatives.INSTANCE);
 
+  /**
+   * Routines of at most this many multiply-adds are {@link CallRecord#brief}: 2^21 (a 128x128x128
+   * gemm) takes a few microseconds on a GPU, no more than issuing it takes the host, so running it
+   * beside other work gains nothing and the events of a fork cost more.
+   */
+  static final long BRIEF_MULTIPLY_ADDS = 1L << 21;
+
   static {
     Interception.onFallback(SHADOWS::retireAll);
   }
@@ -45,6 +52,8 @@ public final class BlasCalls {
     switch (kind) {
       case DEVICE_ROUTINE -> {
         addOperands(r, signature, args, state != null && state.devicePointerMode());
+        long work = BlasOperandExtents.multiplyAdds(signature, args);
+        r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
         Calls.place(r, Placement.ASYNC);
       }
       case COPY_TO_DEVICE, COPY_TO_HOST -> {

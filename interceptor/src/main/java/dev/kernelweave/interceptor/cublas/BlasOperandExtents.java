@@ -54,6 +54,37 @@ public final class BlasOperandExtents {
         ? elements * r.elementSize() : AllocationTable.WHOLE_ALLOCATION;
   }
 
+  /**
+   * The multiply-adds the routine does, from the same dimensions: m·n·k for a gemm (times the batch
+   * count), m·n for a gemv, n for a level 1 routine; -1 when not known. Allocates nothing.
+   */
+  public static long multiplyAdds(BlasSignature signature, Object[] args) {
+    Routine r = ROUTINES.get(signature);
+    if (r == null) {
+      return -1;
+    }
+    long n = number(signature, args, "n");
+    return switch (r.family()) {
+      case GEMM -> product(number(signature, args, "m"), n, number(signature, args, "k"), 1);
+      case GEMM_STRIDED_BATCHED -> product(number(signature, args, "m"), n, number(signature, args, "k"),
+          number(signature, args, "batchCount"));
+      case GEMV -> product(number(signature, args, "m"), n, 1, 1);
+      case LEVEL1 -> n > 0 ? n : -1;
+    };
+  }
+
+  /** {@code a·b·c·d} for positive factors whose product fits; -1 otherwise. */
+  private static long product(long a, long b, long c, long d) {
+    if (a <= 0 || b <= 0 || c <= 0 || d <= 0) {
+      return -1;
+    }
+    try {
+      return Math.multiplyExact(Math.multiplyExact(a, b), Math.multiplyExact(c, d));
+    } catch (ArithmeticException e) {
+      return -1;
+    }
+  }
+
   private static long elements(Family family, BlasSignature s, Object[] args, String operand) {
     return switch (family) {
       case GEMM -> gemmOperand(s, args, operand);

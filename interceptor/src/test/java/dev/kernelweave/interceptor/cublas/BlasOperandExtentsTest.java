@@ -49,6 +49,19 @@ class BlasOperandExtentsTest {
   }
 
   @Test
+  void multiplyAddsComeFromTheSameDimensionsAndMarkSmallRoutinesBrief() {
+    assertEquals(64L * 64 * 64, BlasOperandExtents.multiplyAdds(routine("cublasSgemm"), gemm(N, N, 64, 64, 64, 64, 64, 64)));
+    assertEquals(10L * 5 * 3, BlasOperandExtents.multiplyAdds(routine("cublasZgemm"), gemm(T, C, 10, 5, 3, 4, 8, 10)));
+    assertEquals(-1, BlasOperandExtents.multiplyAdds(routine("cublasSgemm"), gemm(N, N, 0, 64, 64, 64, 64, 64)));
+    assertEquals(-1, BlasOperandExtents.multiplyAdds(routine("cublasStrsm"), new Object[routine("cublasStrsm").parameterCount()]),
+        "a routine without known dimensions");
+    long atTheBound = BlasOperandExtents.multiplyAdds(routine("cublasSgemm"), gemm(N, N, 128, 128, 128, 128, 128, 128));
+    long past = BlasOperandExtents.multiplyAdds(routine("cublasSgemm"), gemm(N, N, 256, 128, 128, 256, 128, 256));
+    assertEquals(BlasCalls.BRIEF_MULTIPLY_ADDS, atTheBound);
+    assertEquals(2 * BlasCalls.BRIEF_MULTIPLY_ADDS, past);
+  }
+
+  @Test
   void transposedOperandsAreStoredTheOtherWayRound() {
     // op(A) = A^T is 10 x 3, so A is 3 x 10 with lda 4; op(B) = B^H is 3 x 5, so B is 5 x 3.
     Object[] args = gemm(T, C, 10, 5, 3, 4, 8, 10);
