@@ -199,7 +199,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(streamOf(call));
-    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call.brief);
+    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
     waitForNeeds(call, lane);
@@ -494,10 +494,12 @@ public final class Scheduler {
   /**
    * Picks the pool lane for a call whose predecessors are in {@link #needs}: the lane of a
    * predecessor that is its lane's newest call (a chain goes on), else, for a {@code brief} call,
-   * the lane of its newest predecessor (a fork would cost events and gain nothing), else the
-   * least recently used lane.
+   * the lane of its newest predecessor or, with none pending, the lane its application stream's
+   * last call went to (where, without the agent, it would have queued anyway), else the least
+   * recently used lane.
    */
-  private int chooseLane(boolean brief) {
+  private int chooseLane(CallRecord call) {
+    boolean brief = call.brief;
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
     int newest = -1;
@@ -520,7 +522,16 @@ public final class Scheduler {
     if (chain >= 0) {
       return chain;
     }
-    return brief && newest >= 0 ? newest : pool.leastRecentlyUsed();
+    if (brief) {
+      int streamLane = streamOf(call).footprint.lastLane();
+      if (newest >= 0) {
+        return newest;
+      }
+      if (streamLane >= 0 && streamLane != pool.legacy) {
+        return streamLane;
+      }
+    }
+    return pool.leastRecentlyUsed();
   }
 
   /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */

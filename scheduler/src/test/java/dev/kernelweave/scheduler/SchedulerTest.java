@@ -123,14 +123,19 @@ class SchedulerTest {
   }
 
   @Test
-  void briefCallWithoutPendingPredecessorsSpreadsAsAnyOther() {
-    CallRecord call = call(CallKind.BLAS, 0, 0, W);
-    call.brief = true;
-    assertEquals(0, scheduler.beforeAsyncWork(call));
-    scheduler.afterWork(call, true);
-    CallRecord other = call(CallKind.BLAS, 0, 1, W);
+  void briefCallsWithoutPendingPredecessorsQueueWhereTheirStreamsLastCallWent() {
+    for (int slot = 0; slot < 4; slot++) {
+      CallRecord call = call(CallKind.BLAS, 0, slot, W);
+      call.brief = true;
+      assertEquals(0, scheduler.beforeAsyncWork(call), "independent, but brief: behind its stream's last call");
+      scheduler.afterWork(call, true);
+    }
+    CallRecord other = call(CallKind.BLAS, 0x5000, 9, W);
     other.brief = true;
-    assertEquals(1, scheduler.beforeAsyncWork(other), "nothing to queue behind: the lane chosen longest ago");
+    assertEquals(1, scheduler.beforeAsyncWork(other), "the first call of another stream: the lane chosen longest ago");
+    scheduler.afterWork(other, true);
+    assertEquals(2, launch(8, W), "a call not known to be brief spreads");
+    assertEquals(List.of("createStream 0", "createStream 1", "createStream 2"), device.drain());
   }
 
   @Test
