@@ -523,15 +523,25 @@ public final class Scheduler {
       return chain;
     }
     if (brief) {
-      int streamLane = streamOf(call).footprint.lastLane();
       if (newest >= 0) {
-        return newest;
+        return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed();
       }
-      if (streamLane >= 0 && streamLane != pool.legacy) {
+      int streamLane = streamOf(call).footprint.lastLane();
+      if (streamLane >= 0 && streamLane != pool.legacy && followsAnyBarrierOn(streamLane)) {
         return streamLane;
       }
     }
     return pool.leastRecentlyUsed();
+  }
+
+  /**
+   * Whether the call being placed must follow {@code lane}'s pending barrier anyway (or there is
+   * none): only then may it queue there, since a barrier may wait for the host (a host function)
+   * and work CUDA does not order after it must not queue behind it.
+   */
+  private boolean followsAnyBarrierOn(int lane) {
+    long barrier = pool.barrierAt(lane);
+    return !pool.pending(lane, barrier) || needs.position(lane) >= barrier;
   }
 
   /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */

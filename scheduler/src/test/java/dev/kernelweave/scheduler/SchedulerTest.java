@@ -139,6 +139,27 @@ class SchedulerTest {
   }
 
   @Test
+  void briefCallDoesNotQueueBehindABarrierCudaDoesNotOrderItAfter() {
+    scheduler.streamCreated(9, true);
+    scheduler.streamCreated(7, true);
+    CallRecord first = call(CallKind.BLAS, 9, 0, W);
+    first.brief = true;
+    assertEquals(0, scheduler.beforeAsyncWork(first));
+    scheduler.afterWork(first, true);
+    assertEquals(1, launch(1, W));
+    assertEquals(2, launch(2, W));
+    assertEquals(3, launch(3, W));
+    CallRecord barrier = call(CallKind.LAUNCH, 7, 4, W);
+    barrier.touchesUnknownMemory = true;
+    assertEquals(0, scheduler.beforeAsyncWork(barrier), "the barrier of another non-blocking stream lands on lane 0");
+    scheduler.afterWork(barrier, true);
+    CallRecord next = call(CallKind.BLAS, 9, 5, W);
+    next.brief = true;
+    int lane = scheduler.beforeAsyncWork(next);
+    assertTrue(lane != 0, "its stream's last call is on lane 0, but so is a barrier it need not follow: lane " + lane);
+  }
+
+  @Test
   void waitReusesAnEventRecordedAtOrAfterThePosition() {
     launch(0, W);
     launch(0, R, 1, W);
