@@ -224,6 +224,34 @@ class InspectCommandTest {
     assertEquals(Set.of("2->3", "3->4"), edges(range.out()).keySet());
   }
 
+  /** A launch touching bytes {@code [offset, offset + size)} of allocation {@code id}. */
+  private static CallRecord launchOn(long seq, int id, long offset, long size, AccessMode mode) {
+    CallRecord r = launch(seq);
+    r.addAccess(id, 0, 0x1000, offset, size, mode);
+    return r;
+  }
+
+  @Test
+  void dagOrdersOnlyOverlappingBytesOfOneAllocation() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    calls.add(launchOn(0, 1, 0, 64, AccessMode.WRITE));      // slice 0
+    calls.add(launchOn(1, 1, 64, 64, AccessMode.WRITE));     // slice 1: no edge from 0
+    calls.add(launchOn(2, 1, 64, 4, AccessMode.READ));       // RAW 1 -> 2 only
+    calls.add(launchOn(3, 1, 32, 64, AccessMode.WRITE));     // straddles: WAW 0 -> 3, WAR 2 -> 3 (and 1 -> 3 implied)
+    calls.add(launchOn(4, 1, 0, 128, AccessMode.WRITE));     // covers everything before it
+    calls.add(launchOn(5, 1, 100, 4, AccessMode.READ));      // RAW 4 -> 5 alone: 4 covered the others
+
+    Run run = inspect("dag", journalOf(calls).toString(), "--dot");
+    assertEquals(0, run.code(), run.err());
+    Map<String, DotEdge> edges = edges(run.out());
+    assertFalse(edges.containsKey("0->1"), run.out());
+    assertEquals("RAW #1", edges.get("1->2").label(), run.out());
+    assertFalse(edges.containsKey("0->2"), run.out());
+    assertEquals("WAW #1", edges.get("0->3").label(), run.out());
+    assertEquals("WAR #1", edges.get("2->3").label(), run.out());
+    assertEquals(List.of("4->5"), edges.keySet().stream().filter(e -> e.endsWith("->5")).toList(), run.out());
+  }
+
   @Test
   void dagDrawsTheSchedulersOwnOrderingSolidAndTheRestDashed() {
     Run run = inspect("dag", sample.toString(), "--dot");

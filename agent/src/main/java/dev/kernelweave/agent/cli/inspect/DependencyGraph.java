@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code inspect dag}: the dependencies that the device work's accesses imply, per allocation id:
- * read-after-write (RAW: a read after the last write), write-after-read (WAR: a write after the
- * reads since the last write) and write-after-write (WAW: a write after a write with no read in
- * between; with reads in between, RAW and WAR already order the two writes).
+ * {@code inspect dag}: the dependencies that the device work's accesses imply, between overlapping
+ * byte ranges of one allocation, as the scheduler tracks them: read-after-write (RAW: a read after
+ * the writes of the bytes it reads), write-after-read (WAR: a write after the reads of its bytes
+ * since they were written) and write-after-write (WAW: a write after a write of the same bytes with
+ * no read of them in between; with reads in between, RAW and WAR already order the two writes). A
+ * write forgets the older accesses whose bytes it covers: what follows it follows them through it.
  *
  * <p>Edges are drawn as {@code from -> to}, labelled with the kinds and allocations. When the
  * journal carries the scheduler's decisions, solid edges are the ones the scheduler enforced
@@ -52,9 +54,16 @@ public final class DependencyGraph {
   private final Map<Long, Map<Long, Edge>> edgesInto = new LinkedHashMap<>();
   private final List<Edge> edges = new ArrayList<>();
 
+  /** The accesses of one allocation that a later access may still depend on, oldest first. */
   private static final class Allocation {
-    long lastWriter = -1;
-    final List<Long> readers = new ArrayList<>();
+    final List<Access> accesses = new ArrayList<>();
+  }
+
+  /** One call's access to {@code [start, end)} of an allocation. */
+  private record Access(long seq, long start, long end, boolean writes) {
+    boolean overlaps(long s, long e) {
+      return start < e && s < end;
+    }
   }
 
   private static final class Node {
@@ -145,35 +154,48 @@ public final class DependencyGraph {
     for (int i = 0; i < r.accessCount; i++) {
       Allocation a = allocations.computeIfAbsent(r.accessId[i], id -> new Allocation());
       String id = "#" + r.accessId[i];
-      if (r.accessMode(i).reads() && a.lastWriter >= 0 && a.lastWriter != r.seq) {
-        edge(a.lastWriter, r.seq, "RAW " + id);
-      }
-      if (r.accessMode(i).writes()) {
-        boolean readSince = false;
-        for (long reader : a.readers) {
-          if (reader != r.seq) {
-            edge(reader, r.seq, "WAR " + id);
-            readSince = true;
-          }
+      long start = r.accessOffset[i];
+      long end = start + Math.max(r.accessSize[i], 1);
+      boolean reads = r.accessMode(i).reads();
+      boolean writes = r.accessMode(i).writes();
+      List<Access> older = a.accesses;
+      for (int k = 0; k < older.size(); k++) {
+        Access o = older.get(k);
+        if (o.seq == r.seq || !o.overlaps(start, end)) {
+          continue;
         }
-        if (!readSince && !r.accessMode(i).reads() && a.lastWriter >= 0 && a.lastWriter != r.seq) {
-          edge(a.lastWriter, r.seq, "WAW " + id);
+        if (o.writes && reads) {
+          edge(o.seq, r.seq, "RAW " + id);
+        }
+        if (!o.writes && writes) {
+          edge(o.seq, r.seq, "WAR " + id);
+        }
+        if (o.writes && writes && !reads
+            && !readSince(older, k, Math.max(o.start, start), Math.min(o.end, end), r.seq)) {
+          edge(o.seq, r.seq, "WAW " + id);
         }
       }
     }
     for (int i = 0; i < r.accessCount; i++) {
-      Allocation a = allocations.get(r.accessId[i]);
+      long start = r.accessOffset[i];
+      long end = start + Math.max(r.accessSize[i], 1);
+      List<Access> older = allocations.get(r.accessId[i]).accesses;
       if (r.accessMode(i).writes()) {
-        a.lastWriter = r.seq;
-        a.readers.clear();
+        older.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
+      }
+      older.add(new Access(r.seq, start, end, r.accessMode(i).writes()));
+    }
+  }
+
+  /** Whether a call after {@code accesses[k]}, other than {@code seq}, read bytes of {@code [start, end)}. */
+  private static boolean readSince(List<Access> accesses, int k, long start, long end, long seq) {
+    for (int j = k + 1; j < accesses.size(); j++) {
+      Access o = accesses.get(j);
+      if (!o.writes && o.seq != seq && o.overlaps(start, end)) {
+        return true;
       }
     }
-    for (int i = 0; i < r.accessCount; i++) {
-      Allocation a = allocations.get(r.accessId[i]);
-      if (a.lastWriter != r.seq && (a.readers.isEmpty() || a.readers.get(a.readers.size() - 1) != r.seq)) {
-        a.readers.add(r.seq);
-      }
-    }
+    return false;
   }
 
   private void edge(long fromSeq, long toSeq, String label) {
