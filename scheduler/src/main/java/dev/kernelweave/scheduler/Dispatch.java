@@ -25,11 +25,9 @@ public final class Dispatch {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Scheduler scheduler;
-  private final StreamDevice device;
   private final int laneCount;
 
   public Dispatch(StreamDevice device, int streams, Mutant mutant) {
-    this.device = device;
     this.scheduler = new Scheduler(device, streams, mutant);
     this.laneCount = streams + 1;
   }
@@ -188,13 +186,7 @@ public final class Dispatch {
       return;
     }
     release(ticket);
-    for (int i = 0; i < ticket.waitCount; i++) {
-      if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
-        device.synchronizeLane(ticket.waitLane[i]);
-      } else {
-        device.synchronizeEvent(ticket.waitEvent[i]);
-      }
-    }
+    scheduler.awaitHostWaits(ticket);
     lock.lock();
     ticket.locked = this;
     scheduler.settle(ticket);

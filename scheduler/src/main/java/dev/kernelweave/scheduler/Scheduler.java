@@ -439,6 +439,15 @@ public final class Scheduler {
     Ticket ticket = new Ticket();
     ticket.reset(Placement.FREE, pool.laneCount);
     collectHostWaits(call, ticket, Placement.FREE);
+    awaitHostWaits(ticket);
+    settle(ticket);
+  }
+
+  /**
+   * The host waits for what {@link #collectHostWaits} noted in {@code ticket}: each event, or the
+   * whole lane where the position was its tail. Needs no lock: the device calls may be made without it.
+   */
+  void awaitHostWaits(Ticket ticket) {
     for (int i = 0; i < ticket.waitCount; i++) {
       if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
         device.synchronizeLane(ticket.waitLane[i]);
@@ -446,7 +455,6 @@ public final class Scheduler {
         device.synchronizeEvent(ticket.waitEvent[i]);
       }
     }
-    settle(ticket);
   }
 
   /** Forgets the freed allocation's history, so that a new allocation in its slot starts fresh. */

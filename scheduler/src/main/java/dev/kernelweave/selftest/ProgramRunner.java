@@ -132,7 +132,7 @@ public final class ProgramRunner {
       } else if (op instanceof Op.StreamWaitEvent w) {
         streamWaitEvent(w);
       } else if (op instanceof Op.HostWrite w) {
-        target.writeHost(hosts.get(w.host()) + 4L * w.offset(), Program.data(w.dataSeed(), w.n()));
+        target.writeHost(hostAddress(w.host(), w.offset()), Program.data(w.dataSeed(), w.n()));
       } else if (op instanceof Op.WriteAsync w) {
         writeAsync(w);
       } else if (op instanceof Op.LaunchIntoHost l) {
@@ -199,7 +199,7 @@ public final class ProgramRunner {
 
     void writeAsync(Op.WriteAsync w) {
       long dst = address(w.dst());
-      long src = hosts.get(w.host()) + 4L * w.hostOffset();
+      long src = hostAddress(w.host(), w.hostOffset());
       int bytes = w.n() * 4;
       if (scheduler == null) {
         target.copyHostToDeviceAsync(legacy, dst, src, bytes);
@@ -215,7 +215,7 @@ public final class ProgramRunner {
     }
 
     void launchIntoHost(Op.LaunchIntoHost l) {
-      long out = hosts.get(l.host()) + 4L * l.hostOffset();
+      long out = hostAddress(l.host(), l.hostOffset());
       long in = address(l.in());
       if (scheduler == null) {
         target.launch(legacy, Kernel.SCALE, out, in, 0, l.n(), l.k());
@@ -271,8 +271,8 @@ public final class ProgramRunner {
     }
 
     void hostFunction(Op.HostFunction h) {
-      long src = hosts.get(h.srcHost()) + 4L * h.srcOffset();
-      long dst = hosts.get(h.dstHost()) + 4L * h.dstOffset();
+      long src = hostAddress(h.srcHost(), h.srcOffset());
+      long dst = hostAddress(h.dstHost(), h.dstOffset());
       if (scheduler == null) {
         target.launchHostFunction(legacy, h.gate(), src, dst, h.n() * 4);
         return;
@@ -390,7 +390,7 @@ public final class ProgramRunner {
 
     void readAsync(Op.ReadAsync r) {
       long src = address(r.src());
-      long dst = hosts.get(r.host()) + 4L * r.hostOffset();
+      long dst = hostAddress(r.host(), r.hostOffset());
       int bytes = r.n() * 4;
       if (scheduler == null) {
         target.copyDeviceToHostAsync(legacy, dst, src, bytes);
@@ -463,6 +463,11 @@ public final class ProgramRunner {
 
     long address(Op.At at) {
       return devices.get(at.buf()) + 4L * at.offset();
+    }
+
+    /** The address of float {@code offset} of host allocation {@code host}. */
+    long hostAddress(int host, int offset) {
+      return hosts.get(host) + 4L * offset;
     }
 
     CallRecord start(int thread, CallKind kind, String name, long appStream) {
