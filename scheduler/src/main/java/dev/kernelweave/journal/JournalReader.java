@@ -142,7 +142,8 @@ public final class JournalReader implements AutoCloseable {
       if ((header & LENGTH_MASK) > MAX_DOCUMENT) {
         return damaged("a record header claims " + (header & LENGTH_MASK) + " bytes", null);
       }
-      if (position == 0 && header != 0 && (header & META_DATA) == 0) {
+      if (position == 0 && header != 0 && header != NOT_COMPLETE && (header & META_DATA) == 0) {
+        // NOT_COMPLETE alone (no length yet) is the queue header as its writer begins it, at a roll.
         return damaged("the file does not start with a queue header", null);
       }
       if (header == 0 || (header & NOT_COMPLETE) != 0 && header != END_OF_DATA) {

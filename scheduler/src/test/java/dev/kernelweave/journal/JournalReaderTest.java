@@ -259,6 +259,24 @@ class JournalReaderTest {
   }
 
   @Test
+  void aNewerFileWhoseQueueHeaderIsBeingWrittenIsNotDamage() throws Exception {
+    // At a roll the writer creates the next file and begins its queue header: for a moment the file
+    // starts with NOT_COMPLETE and no length. A follower there must wait, not report damage.
+    Path dir = temp.resolve("journal");
+    Path file = journalOf(dir, 10);
+    Path next = file.resolveSibling("99991231-235959T" + Journals.DATA_SUFFIX);
+    Files.write(next, ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(0, JournalReader.NOT_COMPLETE).array());
+    Object[] r = readUntilDamage(dir);
+    assertEquals(10L, r[0]);
+    assertEquals(null, r[1], "no damage while the header is being written");
+    Files.write(next, ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 8).array());
+    r = readUntilDamage(dir);
+    assertEquals(10L, r[0]);
+    assertTrue(r[1] != null, "a complete data record where the queue header belongs is still damage");
+  }
+
+  @Test
   void aFileOfRandomBytesIsDamagedNotEmpty() throws Exception {
     Path dir = temp.resolve("journal");
     Path file = journalOf(dir, 10);
