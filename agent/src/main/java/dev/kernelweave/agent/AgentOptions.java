@@ -17,14 +17,15 @@ import java.util.Properties;
  *     directory under {@code java.io.tmpdir}
  * @param streams the agent's streams per context
  * @param ptx whether kernels' read/write sets come from their PTX
+ * @param graphs whether repeated windows of launches are replayed as CUDA graphs
  * @param log how much the agent says
  */
-public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, AgentLog.Level log) {
+public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log) {
 
   /** {@link #journal} when none was named: a new directory is made at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, log";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, log";
   static final int MAX_STREAMS = 64;
 
   /** An option the agent cannot accept; the message names it and the accepted values. */
@@ -37,13 +38,13 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, Ag
   }
 
   /**
-   * The defaults: schedule, a journal under the temporary directory, PTX analysis on, and as many
+   * The defaults: schedule, a journal under the temporary directory, PTX analysis and graphs on, and as many
    * streams as the driver has hardware queues: {@code CUDA_DEVICE_MAX_CONNECTIONS} where the
    * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}.
    */
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
-        true, AgentLog.Level.INFO);
+        true, true, AgentLog.Level.INFO);
   }
 
   static int defaultStreams(String maxConnections) {
@@ -81,6 +82,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, Ag
     Path journal = o.journal();
     int streams = o.streams();
     boolean ptx = o.ptx();
+    boolean graphs = o.graphs();
     AgentLog.Level log = o.log();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
@@ -111,6 +113,11 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, Ag
           case "off" -> false;
           default -> throw bad("ptx", v, "on or off");
         };
+        case "graphs" -> graphs = switch (v) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw bad("graphs", v, "on or off");
+        };
         case "log" -> log = switch (v) {
           case "quiet" -> AgentLog.Level.QUIET;
           case "info" -> AgentLog.Level.INFO;
@@ -120,7 +127,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, Ag
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, log);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log);
   }
 
   private static InvalidOption bad(String key, String value, String accepted) {

@@ -40,7 +40,7 @@ public final class KernelWeaveAgent {
     try {
       AgentLog.configure(options.log(), System.err);
       // Classes, not lambdas: the first lambda of a JVM costs its invokedynamic bootstrap at start.
-      Interception.activate(new InterceptorSettings(options.mode(), options.streams(), options.ptx(),
+      Interception.activate(new InterceptorSettings(options.mode(), options.streams(), options.ptx(), options.graphs(),
           new Supplier<LaunchJournal>() {
             @Override
             public LaunchJournal get() {

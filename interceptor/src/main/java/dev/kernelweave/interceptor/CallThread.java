@@ -15,8 +15,8 @@ final class CallThread {
   final CallScope record = new CallScope();
   final CUcontext scratchContext = new CUcontext();
   final AllocationTable.Allocation found = new AllocationTable.Allocation();
-  /** What a staged copy's enter advice hands to its exit. */
-  final StagedCopy staged = new StagedCopy();
+  /** What the enter advice of a call the agent took over hands to its exit. */
+  final IssuedByAgent takenOver = new IssuedByAgent();
   final long id;
   final String name;
   /** Intercepted calls in progress on this thread; JCuda wrappers that call each other count once. */

@@ -6,6 +6,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -104,6 +105,60 @@ public final class Calls {
     } catch (Throwable e) {
       abandon(r, e);
     }
+  }
+
+  /**
+   * Places a kernel launch, which the context's windows may hold instead of issuing it now.
+   *
+   * @return the thread's {@link IssuedByAgent} holding {@code r} when the launch is held and JCuda's
+   *     call must be skipped; otherwise {@code r}, placed as {@link #place} places it
+   */
+  public static Object placeLaunch(CallRecord r) {
+    if (r == null || !Interception.scheduling() || r.context == 0) {
+      return r;
+    }
+    CallScope scope = (CallScope) r;
+    try {
+      ContextScheduling cs = Interception.scheduling(r.context);
+      scope.scheduling = cs;
+      // Journaled as it stands if the launch is held; the window adds the time it takes.
+      r.durationNanos = System.nanoTime() - scope.startNano;
+      r.result = 0;
+      int lane = cs.dispatch.enterLaunch(r, scope.ticket);
+      if (lane == Dispatch.HELD) {
+        scope.scheduling = null;
+        return takenOver(r, true);
+      }
+      r.stream = lane;
+    } catch (Throwable e) {
+      abandon(r, e);
+    }
+    return r;
+  }
+
+  /** The thread's marker for a call the agent took over ({@link IssuedByAgent}). */
+  static IssuedByAgent takenOver(CallRecord r, boolean held) {
+    IssuedByAgent marker = CallThread.current().takenOver;
+    marker.record = r;
+    marker.held = held;
+    return marker;
+  }
+
+  /**
+   * The exit's side of a call the agent took over: ends it as a success, journaled now unless it
+   * is held (then once issued). Returns the result JCuda's call returns.
+   */
+  public static int endIssuedByAgent(IssuedByAgent marker) {
+    CallRecord r = marker.record;
+    marker.record = null;
+    if (marker.held) {
+      // The window journals its copy of the record once it issues the launch.
+      marker.held = false;
+      CallThread.current().depth = 0;
+      return 0;
+    }
+    end(r, 0, null);
+    return 0;
   }
 
   /** The stream the real call must use: the agent's lane when placed, else the application's. */

@@ -1,10 +1,14 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
+import dev.kernelweave.interceptor.observe.CallEvents;
 import dev.kernelweave.scheduler.Dispatch;
+import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 
-/** One CUDA context's dispatch and the streams and events it issues on. */
+/** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
 
   final long context;
@@ -13,9 +17,29 @@ final class ContextScheduling {
   /** Page-locked buffers for staged copies; guarded by the dispatch's lock. */
   final StagingBuffers staging = new StagingBuffers();
 
-  ContextScheduling(long context, int streams) {
+  ContextScheduling(long context, int streams, boolean graphs) {
     this.context = context;
     this.device = new JCudaStreamDevice(streams);
-    this.dispatch = new Dispatch(device, streams, Mutant.NONE);
+    this.dispatch = graphs
+        ? new Dispatch(device, streams, Mutant.NONE, new JCudaGraphDevice(device), new HeldLaunches())
+        : new Dispatch(device, streams, Mutant.NONE);
+  }
+
+  /** Journals a held launch once issued, as {@link Calls#end} journals the others. */
+  private static final class HeldLaunches implements LaunchWindows.Listener {
+    @Override
+    public void issued(CallRecord call) {
+      CallEvents.emit(call);
+      try {
+        Interception.journal().append(call);
+      } catch (Throwable e) {
+        AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
+      }
+    }
+
+    @Override
+    public void stopped(String why) {
+      AgentLog.warnOnce("graphs-stopped", "graphs off, launches are issued at once: " + why);
+    }
   }
 }

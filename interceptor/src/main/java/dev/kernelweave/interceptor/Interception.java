@@ -1,6 +1,8 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import jcuda.driver.CUcontext;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.AllocationTable;
 import java.util.List;
@@ -42,6 +44,7 @@ public final class Interception {
    * not start while the JVM exits.
    */
   public static synchronized void shutdown() {
+    issueHeldLaunches();
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
     if (j != null) {
@@ -52,6 +55,33 @@ public final class Interception {
         AgentLog.debug("journal closed in " + (System.nanoTime() - start) / 1_000_000 + " ms at exit");
       }
     }
+  }
+
+  /**
+   * Issues the launches a context still holds when the JVM exits, as the program made them: a
+   * program may end without synchronizing, and its launches must still run and be journaled.
+   */
+  private static void issueHeldLaunches() {
+    if (!scheduling) {
+      return;
+    }
+    CUcontext current = new CUcontext();
+    CONTEXTS.forEach((context, cs) -> {
+      try {
+        if (AgentLog.debugEnabled() && cs.dispatch.windows() != null) {
+          long[] c = cs.dispatch.windows().counters();
+          AgentLog.debug("graphs of context 0x" + Long.toHexString(context) + ": " + c[0] + " captured, " + c[1]
+              + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged");
+        }
+        if (cs.dispatch.holding()) {
+          JCudaPointers.setNativePointer(current, context);
+          JCudaNatives.setCurrentContext(current);
+          cs.dispatch.endWindow();
+        }
+      } catch (Throwable e) {
+        AgentLog.warnOnce("exit-window", "launches held at exit could not be issued: " + e);
+      }
+    });
   }
 
   static boolean active() {
@@ -106,7 +136,7 @@ public final class Interception {
       synchronized (CONTEXTS) {
         cs = CONTEXTS.get(context);
         if (cs == null) {
-          cs = new ContextScheduling(context, settings.streams());
+          cs = new ContextScheduling(context, settings.streams(), settings.graphs());
           CONTEXTS.put(context, cs);
         }
       }
@@ -161,6 +191,14 @@ public final class Interception {
       } catch (Throwable ignored) {
         // Nothing more can be done; the application's next call reports any CUDA error.
       }
+      // Held launches go to the legacy stream now that every lane is done, in the order made.
+      CONTEXTS.forEach((context, cs) -> {
+        try {
+          cs.dispatch.abandonWindows();
+        } catch (Throwable ignored) {
+          // The launches are lost with the agent; the application's results will show it.
+        }
+      });
     }
   }
 }

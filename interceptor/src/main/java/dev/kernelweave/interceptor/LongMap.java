@@ -59,6 +59,18 @@ final class LongMap<V> {
     table = t;
   }
 
+  /** Calls {@code action} with every entry of a snapshot of the map. */
+  void forEach(java.util.function.BiConsumer<Long, V> action) {
+    Table t = table;
+    for (int i = 0; i < t.keys.length; i++) {
+      @SuppressWarnings("unchecked")
+      V v = (V) t.values[i];
+      if (v != null) {
+        action.accept(t.keys[i], v);
+      }
+    }
+  }
+
   synchronized void remove(long key) {
     if (get(key) != null) {
       put(key, null);

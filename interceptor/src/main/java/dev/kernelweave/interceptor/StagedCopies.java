@@ -35,7 +35,7 @@ public final class StagedCopies {
    * Places a synchronous {@code cuMemcpyHtoD} whose accesses the record holds: staged and issued
    * when it can be, otherwise as a synchronous copy on the legacy stream.
    *
-   * @return the thread's {@link StagedCopy} holding {@code r} when the copy was issued and JCuda's
+   * @return the thread's {@link IssuedByAgent} holding {@code r} when the copy was issued and JCuda's
    *     call must be skipped; otherwise {@code r}, for JCuda's call to run as written
    */
   public static Object hostToDevice(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
@@ -67,21 +67,11 @@ public final class StagedCopies {
         return r;
       }
       cs.staging.readBy(buffer, r.stream, cs.dispatch.scheduler().nextPosition(r.stream));
-      StagedCopy marker = CallThread.current().staged;
-      marker.record = r;
-      return marker;
+      return Calls.takenOver(r, false);
     } catch (Throwable e) {
       Calls.abandon(r, e);
       return r;
     }
-  }
-
-  /** The exit's side of a skipped call: the call succeeded. Returns the result JCuda's call returns. */
-  public static int ended(StagedCopy staged) {
-    CallRecord r = staged.record;
-    staged.record = null;
-    Calls.end(r, 0, null);
-    return 0;
   }
 
   /**

@@ -28,7 +28,7 @@ class CallsTest {
 
   @BeforeEach
   void activate() {
-    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, () -> LaunchJournal.OFF));
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, true, () -> LaunchJournal.OFF));
     id = Interception.ALLOCATIONS.add(BASE, 4096, MemoryKind.DEVICE);
   }
 

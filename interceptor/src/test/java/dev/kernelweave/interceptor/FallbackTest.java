@@ -33,7 +33,7 @@ class FallbackTest {
   void schedulerFailureFallsBackToPassThroughWithOneWarning() {
     AgentLog.configure(AgentLog.Level.INFO, new PrintStream(said, true, StandardCharsets.UTF_8));
     AgentLog.forgetWarnings();
-    Interception.activate(new InterceptorSettings(Mode.SCHEDULE, 4, true, () -> LaunchJournal.OFF));
+    Interception.activate(new InterceptorSettings(Mode.SCHEDULE, 4, true, true, () -> LaunchJournal.OFF));
     CallThread.current().context = 0x77;
     assertTrue(Interception.scheduling());
 

@@ -28,7 +28,7 @@ public final class HotPathBenchmark {
     boolean journal = args.length == 0 || !args[0].equals("off");
     Path dir = Files.createTempDirectory("kw-hotpath");
     LaunchJournal j = journal ? LaunchJournals.open(dir.resolve("journal"), System.err::println) : LaunchJournal.OFF;
-    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 16, true, () -> j));
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 16, true, true, () -> j));
     CallThread.current().context = 0x1234;
     CUdeviceptr[] buffers = new CUdeviceptr[64];
     for (int i = 0; i < buffers.length; i++) {

@@ -82,7 +82,7 @@ class ModulesTest {
 
   @BeforeEach
   void activate() {
-    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, () -> LaunchJournal.OFF));
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, true, () -> LaunchJournal.OFF));
     Interception.ALLOCATIONS.add(OUT, 4096, MemoryKind.DEVICE);
   }
 
@@ -225,7 +225,7 @@ class ModulesTest {
 
   @Test
   void ptxOffLeavesEveryKernelOfAPtxModuleUnknown() {
-    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, false, () -> LaunchJournal.OFF));
+    Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, false, true, () -> LaunchJournal.OFF));
     CUmodule module = new CUmodule();
     JCudaPointers.setNativePointer(module, 0x4567_89ABL);
     CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);

@@ -32,7 +32,9 @@ import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 public class CallRecord extends BytesInBinaryMarshallable {
 
   /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
-  public static final int FORMAT_VERSION = 1;
+  public static final int FORMAT_VERSION = 2;
+  /** The previous layout, without {@link #graphWindow}; still read. */
+  private static final int FORMAT_VERSION_1 = 1;
 
   /** {@link #result} when the call threw instead of returning a code. */
   public static final int RESULT_THREW = Integer.MIN_VALUE;
@@ -125,6 +127,15 @@ public class CallRecord extends BytesInBinaryMarshallable {
   public boolean hostWaitNarrowed;
   /** Whether the call was handled as a full barrier. */
   public boolean barrier;
+  /**
+   * For a launch the agent held and issued inside a replayed CUDA graph: the window's number, from 1
+   * per context, shared by every call of one replay; 0 for a call issued on its own.
+   */
+  public long graphWindow;
+  /** Whether that window's graph was captured at this replay (its first), rather than reused. */
+  public boolean graphCaptured;
+  /** The launched function's handle ({@code CUfunction}), for the agent to issue a held launch itself. Not journaled. */
+  public long function;
 
   /** Clears everything for a new call; keeps the arrays. */
   public void reset() {
@@ -156,6 +167,9 @@ public class CallRecord extends BytesInBinaryMarshallable {
     hostWaited = false;
     hostWaitNarrowed = false;
     barrier = false;
+    graphWindow = 0;
+    graphCaptured = false;
+    function = 0;
   }
 
   /** Appends a device memory access. */
@@ -271,6 +285,9 @@ public class CallRecord extends BytesInBinaryMarshallable {
     hostWaited = other.hostWaited;
     hostWaitNarrowed = other.hostWaitNarrowed;
     barrier = other.barrier;
+    graphWindow = other.graphWindow;
+    graphCaptured = other.graphCaptured;
+    function = other.function;
   }
 
   /**
@@ -320,6 +337,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
       out.writeLong(predecessors[i]);
     }
     out.writeByte((byte) flags());
+    out.writeStopBit(graphWindow);
   }
 
   /**
@@ -332,7 +350,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
   @Override
   public void readMarshallable(BytesIn<?> in) {
     int version = in.readByte() & 0xFF;
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
       throw new IORuntimeException(
           "journal record format " + version + ", this reader knows " + FORMAT_VERSION);
     }
@@ -383,6 +401,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
       addPredecessor(in.readLong());
     }
     setFlags(in.readByte());
+    graphWindow = version == FORMAT_VERSION_1 ? 0 : in.readStopBit();
   }
 
   /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
@@ -401,13 +420,15 @@ public class CallRecord extends BytesInBinaryMarshallable {
   private static final int FLAG_HOST_WAITED = 1 << 2;
   private static final int FLAG_HOST_WAIT_NARROWED = 1 << 3;
   private static final int FLAG_BARRIER = 1 << 4;
+  private static final int FLAG_GRAPH_CAPTURED = 1 << 5;
 
   private int flags() {
     return (touchesUnknownMemory ? FLAG_UNKNOWN_MEMORY : 0)
         | (eventRecorded ? FLAG_EVENT_RECORDED : 0)
         | (hostWaited ? FLAG_HOST_WAITED : 0)
         | (hostWaitNarrowed ? FLAG_HOST_WAIT_NARROWED : 0)
-        | (barrier ? FLAG_BARRIER : 0);
+        | (barrier ? FLAG_BARRIER : 0)
+        | (graphCaptured ? FLAG_GRAPH_CAPTURED : 0);
   }
 
   private void setFlags(int flags) {
@@ -416,6 +437,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     hostWaited = (flags & FLAG_HOST_WAITED) != 0;
     hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
     barrier = (flags & FLAG_BARRIER) != 0;
+    graphCaptured = (flags & FLAG_GRAPH_CAPTURED) != 0;
   }
 
   private static final int KIND_COUNT = CallKind.values().length;

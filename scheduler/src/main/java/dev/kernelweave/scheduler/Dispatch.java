@@ -23,13 +23,103 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Dispatch {
 
+  /** What {@link #enterLaunch} returns for a launch the windows hold: skip the real call, report success. */
+  public static final int HELD = -2;
+
   private final ReentrantLock lock = new ReentrantLock();
   private final Scheduler scheduler;
   private final int laneCount;
+  /** Held launches and their graphs; null when graphs are off. */
+  private final LaunchWindows windows;
 
   public Dispatch(StreamDevice device, int streams, Mutant mutant) {
+    this(device, streams, mutant, null, null);
+  }
+
+  /**
+   * @param graphs how held launches are issued, or null to hold none (graphs off)
+   * @param listener hears of held launches once issued; needed with {@code graphs}
+   */
+  public Dispatch(StreamDevice device, int streams, Mutant mutant, GraphDevice graphs,
+      LaunchWindows.Listener listener) {
     this.scheduler = new Scheduler(device, streams, mutant);
     this.laneCount = streams + 1;
+    this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
+  }
+
+  /**
+   * {@link #enter} with {@link Placement#ASYNC} for a kernel launch, which the context's windows may
+   * hold instead ({@link LaunchWindows}).
+   *
+   * @return {@link #HELD} when the launch is held: the real call must be skipped, and {@link #exit}
+   *     is not called for it; otherwise as {@link #enter}
+   */
+  public int enterLaunch(CallRecord call, Ticket ticket) {
+    if (windows == null) {
+      return enter(call, Placement.ASYNC, ticket);
+    }
+    ticket.reset(Placement.ASYNC, laneCount);
+    ticket.locked = null;
+    lock.lock();
+    ticket.locked = this;
+    try {
+      if (!scheduler.capturing() && windows.offer(call)) {
+        ticket.placement = Placement.NONE;
+        release(ticket);
+        return HELD;
+      }
+      return placeLocked(call, Placement.ASYNC, ticket);
+    } catch (Throwable e) {
+      release(ticket);
+      throw e;
+    }
+  }
+
+  /** Issues the launches held now, replayed or one by one; for a program about to exit. */
+  public void endWindow() {
+    if (windows == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      windows.end();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Issues the launches held now one by one on the legacy lane and holds no more: for the agent
+   * falling back to pass-through, after it synchronized the context.
+   */
+  public void abandonWindows() {
+    if (windows == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      windows.abandon(scheduler.legacyLane());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether launches are held now. */
+  public boolean holding() {
+    if (windows == null) {
+      return false;
+    }
+    lock.lock();
+    try {
+      return windows.holding();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The context's windows, or null when graphs are off. */
+  public LaunchWindows windows() {
+    return windows;
   }
 
   /** The scheduler, for tests and for calls that tell it about streams. */
@@ -62,6 +152,18 @@ public final class Dispatch {
     lock.lock();
     ticket.locked = this;
     try {
+      if (windows != null) {
+        windows.end(); // nothing held may be missing when this call runs
+      }
+      return placeLocked(call, placement, ticket);
+    } catch (Throwable e) {
+      release(ticket);
+      throw e;
+    }
+  }
+
+  private int placeLocked(CallRecord call, Placement placement, Ticket ticket) {
+    {
       if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
         // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
         ticket.placement = Placement.NONE;
@@ -115,9 +217,6 @@ public final class Dispatch {
         default:
           return CallRecord.NO_STREAM;
       }
-    } catch (Throwable e) {
-      release(ticket);
-      throw e;
     }
   }
 
@@ -134,7 +233,12 @@ public final class Dispatch {
     }
     try {
       switch (placement) {
-        case ASYNC, SYNC, STAGED, EVENT_RECORD -> scheduler.afterWork(call, succeeded);
+        case ASYNC, SYNC, STAGED, EVENT_RECORD -> {
+          scheduler.afterWork(call, succeeded);
+          if (succeeded && windows != null && placement == Placement.ASYNC) {
+            windows.succeeded(call);
+          }
+        }
         case BARRIER -> scheduler.afterBarrier(call);
         case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
           if (succeeded) {

@@ -20,7 +20,9 @@ public enum Mutant {
       "two byte ranges of one allocation conflict only when one holds the other: partial overlaps run unordered"),
   KERNEL_RANGE_FROM_POINTER("kernel-range-from-pointer",
       "a kernel's pointer parameter stands for [pointer, end of allocation), not the whole allocation: a kernel "
-          + "indexing back from an interior pointer runs unordered");
+          + "indexing back from an interior pointer runs unordered"),
+  REPLAY_STALE_PARAMETERS("replay-stale-parameters",
+      "a held window replays the graph of one with the same kernels and memory but other scalar arguments");
 
   private final String option;
   private final String description;

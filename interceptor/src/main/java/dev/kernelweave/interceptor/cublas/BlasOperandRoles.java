@@ -145,10 +145,12 @@ public final class BlasOperandRoles {
     if (fields.length < 4) {
       throw new IllegalStateException("short row: " + row);
     }
-    String name = fields[0];
+    // Interned: the advice passes its method's name and descriptor as class-file constants, which
+    // are interned, so a lookup's String.equals ends at the identity check.
+    String name = fields[0].intern();
     BlasRoutineKind kind = BlasRoutineKind.valueOf(fields[1]);
     String delegatesTo = fields[2].equals("-") ? null : fields[2];
-    String descriptor = fields[3];
+    String descriptor = fields[3].intern();
     List<String> types = new ArrayList<>();
     parameterTypes(descriptor, types);
     int count = fields.length - 4;

@@ -32,6 +32,8 @@ public final class BlasSignature {
   private final int streamIndex;
   private final boolean pointerArrays;
   private final boolean scalarOutputs;
+  /** Where the routine's dimensions are among its parameters; null for a routine without extents. */
+  private final BlasOperandExtents.Routine extents;
 
   BlasSignature(
       String name,
@@ -72,6 +74,7 @@ public final class BlasSignature {
     }
     this.pointerArrays = arrays;
     this.scalarOutputs = outputs;
+    this.extents = BlasOperandExtents.routine(name, this.parameterNames);
   }
 
   /** An {@link BlasRoutineKind#UNKNOWN} signature of the given arity. */
@@ -88,6 +91,7 @@ public final class BlasSignature {
     this.streamIndex = -1;
     this.pointerArrays = false;
     this.scalarOutputs = false;
+    this.extents = null;
   }
 
   static BlasSignature unknown(int parameterCount) {
@@ -191,6 +195,11 @@ public final class BlasSignature {
    */
   public boolean hasScalarOutputs() {
     return scalarOutputs;
+  }
+
+  /** The routine's extents ({@link BlasOperandExtents}), or null. */
+  BlasOperandExtents.Routine extents() {
+    return extents;
   }
 
   /** The name, kind and roles, e.g. {@code cublasSaxpy DEVICE_ROUTINE handle n alpha:SI x:R incx y:RW incy}. */

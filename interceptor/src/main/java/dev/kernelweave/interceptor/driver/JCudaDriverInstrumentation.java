@@ -19,7 +19,7 @@ import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
 import dev.kernelweave.interceptor.StagedCopies;
-import dev.kernelweave.interceptor.StagedCopy;
+import dev.kernelweave.interceptor.IssuedByAgent;
 import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
@@ -68,7 +68,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   public void advise(Instrumentation.Visitor visitor) {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
-    visitor.visitEndingCommonly("Launch", named("cuLaunchKernel").and(takesArguments(11)));
+    visitor.visit("Launch", named("cuLaunchKernel").and(takesArguments(11)));
     visitor.visit("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
@@ -110,9 +110,13 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
 
   // ------------------------------------------------------------------ launches
 
+  /**
+   * {@code cuLaunchKernel}: placed on a lane, or held in the context's window ({@code
+   * LaunchWindows}), JCuda's call then skipped and success returned.
+   */
   static final class Launch {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
+    static Object enter(
         @Advice.Argument(0) CUfunction f,
         @Advice.Argument(1) int gridX, @Advice.Argument(2) int gridY, @Advice.Argument(3) int gridZ,
         @Advice.Argument(4) int blockX, @Advice.Argument(5) int blockY, @Advice.Argument(6) int blockZ,
@@ -125,12 +129,25 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         r.blockX = blockX; r.blockY = blockY; r.blockZ = blockZ;
         r.sharedMemBytes = sharedMem;
         Calls.launch(r, Modules.kernel(f), params, extra);
-        Calls.place(r, Placement.ASYNC);
+        r.function = JCudaPointers.nativePointer(f);
+        Object held = Calls.placeLaunch(r);
+        if (held != r) {
+          return held;
+        }
         stream = Calls.stream(r, stream);
       }
       return r;
     }
 
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
+        @Advice.Thrown Throwable thrown) {
+      if (entered instanceof IssuedByAgent held) {
+        result = Calls.endIssuedByAgent(held);
+      } else {
+        Calls.end((CallRecord) entered, result, thrown);
+      }
+    }
   }
 
   // ------------------------------------------------------------------ copies
@@ -140,7 +157,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
    * JCuda's call then skipped; otherwise a synchronous copy as written.
    */
   static final class CopyToDevice {
-    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = StagedCopy.class)
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
     static Object enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
         @Advice.Argument(2) long bytes) {
       CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
@@ -155,8 +172,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
         @Advice.Thrown Throwable thrown) {
-      if (entered instanceof StagedCopy staged) {
-        result = StagedCopies.ended(staged);
+      if (entered instanceof IssuedByAgent staged) {
+        result = Calls.endIssuedByAgent(staged);
       } else {
         Calls.end((CallRecord) entered, result, thrown);
       }

@@ -7,6 +7,9 @@ import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
@@ -68,6 +71,25 @@ public final class JCudaNatives {
 
     private static MethodHandle find(String name, Class<?>... params) {
       return findNative("jcuda.jcublas.JCublas2", name, int.class, params);
+    }
+  }
+
+  /** Launches and graphs, for held launches; looked up when the first window is issued. */
+  private static final class Graphs {
+    static final MethodHandle LAUNCH_KERNEL = find("cuLaunchKernelNative", int.class, CUfunction.class,
+        int.class, int.class, int.class, int.class, int.class, int.class, int.class, CUstream.class,
+        Pointer.class, Pointer.class);
+    static final MethodHandle BEGIN_CAPTURE = find("cuStreamBeginCaptureNative", int.class, CUstream.class, int.class);
+    static final MethodHandle END_CAPTURE = find("cuStreamEndCaptureNative", int.class, CUstream.class, CUgraph.class);
+    static final MethodHandle INSTANTIATE =
+        find("cuGraphInstantiateNative", int.class, CUgraphExec.class, CUgraph.class, long.class);
+    static final MethodHandle LAUNCH_GRAPH = find("cuGraphLaunchNative", int.class, CUgraphExec.class, CUstream.class);
+    static final MethodHandle DESTROY_EXEC = find("cuGraphExecDestroyNative", int.class, CUgraphExec.class);
+    static final MethodHandle DESTROY_GRAPH = find("cuGraphDestroyNative", int.class, CUgraph.class);
+    static final MethodHandle SET_CURRENT = find("cuCtxSetCurrentNative", int.class, CUcontext.class);
+
+    private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
+      return findNative("jcuda.driver.JCudaDriver", name, ret, params);
     }
   }
 
@@ -211,6 +233,74 @@ public final class JCudaNatives {
   public static int copyToDeviceAsync(CUdeviceptr destination, Pointer source, long bytes, CUstream stream) {
     try {
       return (int) Driver.MEMCPY_HTOD_ASYNC.invokeExact(destination, source, bytes, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int launchKernel(CUfunction f, int gridX, int gridY, int gridZ, int blockX, int blockY,
+      int blockZ, int sharedMem, CUstream stream, Pointer kernelParams) {
+    try {
+      return (int) Graphs.LAUNCH_KERNEL.invokeExact(f, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem,
+          stream, kernelParams, (Pointer) null);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Begins capturing {@code stream} in {@code CU_STREAM_CAPTURE_MODE_THREAD_LOCAL}: other threads are unaffected. */
+  public static int beginCapture(CUstream stream) {
+    try {
+      return (int) Graphs.BEGIN_CAPTURE.invokeExact(stream, 1);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int endCapture(CUstream stream, CUgraph graph) {
+    try {
+      return (int) Graphs.END_CAPTURE.invokeExact(stream, graph);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int instantiateGraph(CUgraphExec exec, CUgraph graph) {
+    try {
+      return (int) Graphs.INSTANTIATE.invokeExact(exec, graph, 0L);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int launchGraph(CUgraphExec exec, CUstream stream) {
+    try {
+      return (int) Graphs.LAUNCH_GRAPH.invokeExact(exec, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int destroyGraphExec(CUgraphExec exec) {
+    try {
+      return (int) Graphs.DESTROY_EXEC.invokeExact(exec);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int destroyGraph(CUgraph graph) {
+    try {
+      return (int) Graphs.DESTROY_GRAPH.invokeExact(graph);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Makes {@code context} current on the calling thread. */
+  public static int setCurrentContext(CUcontext context) {
+    try {
+      return (int) Graphs.SET_CURRENT.invokeExact(context);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor.cublas;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.kernelweave.memory.AllocationTable;
 import org.junit.jupiter.api.Test;
@@ -110,5 +111,68 @@ class BlasOperandExtentsTest {
     // handle side uplo trans diag m n alpha A lda B ldb
     Object[] trsm = {null, 0, 0, 0, 0, 4, 4, null, null, 4, null, 4};
     assertEquals(WHOLE, bytes("cublasStrsm", trsm, "B"));
+  }
+
+  @Test
+  void spansPastTwoToTheThirtyOneAreExactUntilTheyOverflow() {
+    long big = Integer.MAX_VALUE;
+    assertEquals(big * big, BlasOperandExtents.matrix(big, big, big));
+    // (2^32 - 1) * 2^31 + rows: Long.MAX_VALUE for rows 2^31 - 1, one past it for 2^31.
+    assertEquals(Long.MAX_VALUE, BlasOperandExtents.matrix((1L << 31) - 1, 1L << 32, 1L << 31));
+    assertEquals(-1, BlasOperandExtents.matrix(1L << 31, 1L << 32, 1L << 31));
+    assertEquals(Long.MAX_VALUE, BlasOperandExtents.vector(1L << 62, 2));
+    assertEquals(-1, BlasOperandExtents.vector((1L << 62) + 1, 2));
+    assertEquals(-1, BlasOperandExtents.vector((1L << 62) + 1, -2));
+    assertEquals(1, BlasOperandExtents.vector(1, Long.MAX_VALUE));
+    assertEquals(1, BlasOperandExtents.vector(1L << 40, 0));
+    assertEquals(-1, BlasOperandExtents.vector(3, Long.MIN_VALUE));
+    assertEquals(Long.MAX_VALUE, BlasOperandExtents.batch(1, Long.MAX_VALUE / 2, 3));
+    assertEquals(-1, BlasOperandExtents.batch(2, Long.MAX_VALUE / 2, 3));
+    assertEquals(1L << 40, BlasOperandExtents.batch(1L << 40, 0, Long.MAX_VALUE));
+    assertEquals(-1, BlasOperandExtents.batch(4, -1, 2));
+    assertEquals(-1, BlasOperandExtents.batch(4, 1, 0));
+  }
+
+  @Test
+  void bytesThatDoNotFitALongAreTheWholeAllocation() {
+    // handle n alpha x incx y incy, 64-bit: n elements of 4 and of 16 bytes.
+    long n = Long.MAX_VALUE / 4;
+    assertEquals(n * 4, bytes("cublasSaxpy_v2_64", new Object[] {null, n, null, null, 1L, null, 1L}, "y"));
+    assertEquals(WHOLE, bytes("cublasSaxpy_v2_64", new Object[] {null, n + 1, null, null, 1L, null, 1L}, "y"));
+    long z = Long.MAX_VALUE / 16;
+    assertEquals(z * 16, bytes("cublasZaxpy_v2_64", new Object[] {null, z, null, null, 1L, null, 1L}, "x"));
+    assertEquals(WHOLE, bytes("cublasZaxpy_v2_64", new Object[] {null, z + 1, null, null, 1L, null, 1L}, "x"));
+  }
+
+  @Test
+  void theSixtyFourBitFormsReadTheirOwnParameters() {
+    // handle transa transb m n k alpha A lda strideA B ldb strideB beta C ldc strideC batchCount, longs
+    Object[] args = {null, T, N, 8L, 4L, 2L, null, null, 2L, 100L, null, 2L, 0L, null, null, 8L, 40L, 5L};
+    // op(A) = A^T is 8 x 2, so A is 2 x 8 with lda 2: 16 elements, then 4 more strides of 100.
+    assertEquals((4 * 100 + 16) * 4L, bytes("cublasSgemmStridedBatched_64", args, "A"));
+    assertEquals((3 * 2 + 2) * 4L, bytes("cublasSgemmStridedBatched_64", args, "B"));
+    assertEquals((4 * 40 + 3 * 8 + 8) * 4L, bytes("cublasSgemmStridedBatched_64", args, "C"));
+    assertEquals(8L * 4 * 2 * 5, BlasOperandExtents.multiplyAdds(routine("cublasSgemmStridedBatched_64"), args));
+  }
+
+  @Test
+  void parametersThatAreNotOperandsGetTheWholeAllocationAndOthersAreOutOfBounds() {
+    BlasSignature sgemm = routine("cublasSgemm");
+    Object[] args = gemm(N, N, 4, 4, 4, 4, 4, 4);
+    for (String name : new String[] {"handle", "transa", "m", "lda", "alpha", "beta", "ldc"}) {
+      assertEquals(WHOLE, BlasOperandExtents.bytes(sgemm, args, index(sgemm, name)), name);
+    }
+    assertThrows(IndexOutOfBoundsException.class, () -> BlasOperandExtents.bytes(sgemm, args, sgemm.parameterCount()));
+    assertThrows(IndexOutOfBoundsException.class, () -> BlasOperandExtents.bytes(sgemm, args, -1));
+    // A routine without extents answers for any index, as before.
+    assertEquals(WHOLE, BlasOperandExtents.bytes(routine("cublasStrsm"), args, 99));
+  }
+
+  @Test
+  void anArgumentThatIsNotANumberIsUnknown() {
+    Object[] args = gemm(N, N, 4, 4, 4, 4, 4, 4);
+    args[8] = "4"; // lda
+    assertEquals(WHOLE, bytes("cublasSgemm", args, "A"));
+    assertEquals((3 * 4 + 4) * 4L, bytes("cublasSgemm", args, "B"));
   }
 }

@@ -293,6 +293,18 @@ class BlasOperandRolesTest {
   }
 
   @Test
+  void lookupsCompareNamesAndDescriptorsByValue() {
+    String descriptor = signature("cublasSgemm").descriptor();
+    // Copies, not the interned constants the advice passes: found all the same.
+    BlasSignature copy = BlasOperandRoles.lookup(new String("cublasSgemm"), new String(descriptor));
+    assertSame(signature("cublasSgemm"), copy);
+    assertSame(signature("cublasSgemm"), BlasOperandRoles.lookup("cublasSgemm",
+        "(Ljcuda/jcublas/cublasHandle;IIIIILjcuda/Pointer;Ljcuda/Pointer;ILjcuda/Pointer;ILjcuda/Pointer;Ljcuda/Pointer;I)I"));
+    assertEquals(BlasRoutineKind.UNKNOWN,
+        BlasOperandRoles.lookup(new String("cublasSgemm"), descriptor.replace(";I)I", ";J)I")).kind());
+  }
+
+  @Test
   void badArgumentsAreRejected() {
     assertThrows(IllegalArgumentException.class, () -> BlasOperandRoles.lookup("cublasSgemm", -1));
     assertThrows(IllegalArgumentException.class, () -> BlasOperandRoles.lookup("cublasSgemm", 256));

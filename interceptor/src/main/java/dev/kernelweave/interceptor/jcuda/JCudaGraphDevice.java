@@ -1,0 +1,177 @@
+package dev.kernelweave.interceptor.jcuda;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice.DeviceCallFailed;
+import dev.kernelweave.scheduler.GraphDevice;
+import java.util.Arrays;
+import jcuda.Pointer;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
+import jcuda.driver.CUstream;
+
+/**
+ * Held launches issued over JCuda: one at a time on a lane's stream, or captured into a graph on
+ * streams of the agent's own, which no lane uses, so that capturing never disturbs work in flight.
+ * A launch's edges inside the window become the capture's stream order and event waits, so the
+ * instantiated graph runs independent launches as parallel branches.
+ *
+ * <p>Not thread-safe: used under the context's scheduling lock, on a thread where the context is
+ * current.
+ */
+public final class JCudaGraphDevice implements GraphDevice {
+
+  /** Streams a capture spreads over; launches beyond that many parallel branches share them. */
+  static final int CAPTURE_STREAMS = 16;
+
+  private final JCudaStreamDevice lanes;
+  private final CUstream[] captureStreams = new CUstream[CAPTURE_STREAMS];
+  private CUevent[] events = new CUevent[64];
+  private final CUfunction function = new CUfunction();
+  private final CUgraphExec exec = new CUgraphExec();
+
+  public JCudaGraphDevice(JCudaStreamDevice lanes) {
+    this.lanes = lanes;
+  }
+
+  @Override
+  public int launch(CallRecord call, int lane) {
+    return launchOn(call, lanes.stream(lane));
+  }
+
+  private int launchOn(CallRecord call, CUstream stream) {
+    JCudaPointers.setNativePointer(function, call.function);
+    return JCudaNatives.launchKernel(function, call.gridX, call.gridY, call.gridZ, call.blockX, call.blockY,
+        call.blockZ, call.sharedMemBytes, stream, parameters(call));
+  }
+
+  /** The launch's parameter bytes as JCuda passes kernel parameters: a pointer to one pointer per parameter. */
+  private static Pointer parameters(CallRecord call) {
+    Pointer[] each = new Pointer[call.paramCount];
+    for (int i = 0; i < call.paramCount; i++) {
+      int from = call.paramOffsets[i];
+      each[i] = Pointer.to(Arrays.copyOfRange(call.paramBytes, from, from + call.paramSize(i)));
+    }
+    return Pointer.to(each);
+  }
+
+  @Override
+  public long capture(CallRecord[] calls, int count, int[] predecessorStart, int[] predecessors) {
+    CUstream origin = captureStream(0);
+    ensureEvents(count + CAPTURE_STREAMS + 1);
+    boolean[] hasSuccessor = new boolean[count];
+    for (int e = 0; e < predecessorStart[count]; e++) {
+      hasSuccessor[predecessors[e]] = true;
+    }
+    CUevent fork = events[count];
+    check("cuStreamBeginCapture", JCudaNatives.beginCapture(origin));
+    CUgraph graph = new CUgraph();
+    boolean ended = false;
+    try {
+      check("cuEventRecord", JCudaNatives.recordEvent(fork, origin));
+      int[] streamOf = new int[count];
+      int[] tail = new int[CAPTURE_STREAMS];
+      Arrays.fill(tail, -1);
+      boolean[] joined = new boolean[CAPTURE_STREAMS];
+      joined[0] = true;
+      int used = 1;
+      for (int i = 0; i < count; i++) {
+        int from = predecessorStart[i];
+        int to = predecessorStart[i + 1];
+        int chosen = -1;
+        for (int e = from; e < to && chosen < 0; e++) {
+          int p = predecessors[e];
+          if (tail[streamOf[p]] == p) {
+            chosen = streamOf[p]; // the chain goes on
+          }
+        }
+        if (chosen < 0) {
+          if (from == to && tail[0] < 0) {
+            chosen = 0;
+          } else if (used < CAPTURE_STREAMS) {
+            chosen = used++;
+          } else {
+            chosen = 1 + i % (CAPTURE_STREAMS - 1); // more branches than streams: some share one
+          }
+        }
+        CUstream s = captureStream(chosen);
+        if (!joined[chosen]) {
+          check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, fork));
+          joined[chosen] = true;
+        }
+        for (int e = from; e < to; e++) {
+          int p = predecessors[e];
+          if (streamOf[p] != chosen) {
+            check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, events[p]));
+          }
+        }
+        check("cuLaunchKernel", launchOn(calls[i], s));
+        streamOf[i] = chosen;
+        tail[chosen] = i;
+        if (hasSuccessor[i]) {
+          check("cuEventRecord", JCudaNatives.recordEvent(events[i], s));
+        }
+      }
+      for (int k = 1; k < used; k++) {
+        CUevent join = events[count + k];
+        check("cuEventRecord", JCudaNatives.recordEvent(join, captureStream(k)));
+        check("cuStreamWaitEvent", JCudaNatives.waitEvent(origin, join));
+      }
+      ended = true;
+      check("cuStreamEndCapture", JCudaNatives.endCapture(origin, graph));
+      CUgraphExec instantiated = new CUgraphExec();
+      check("cuGraphInstantiate", JCudaNatives.instantiateGraph(instantiated, graph));
+      return JCudaPointers.nativePointer(instantiated);
+    } finally {
+      if (!ended) {
+        JCudaNatives.endCapture(origin, graph);
+      }
+      if (JCudaPointers.nativePointer(graph) != 0) {
+        JCudaNatives.destroyGraph(graph);
+      }
+    }
+  }
+
+  @Override
+  public int launchGraph(long graph, int lane) {
+    JCudaPointers.setNativePointer(exec, graph);
+    return JCudaNatives.launchGraph(exec, lanes.stream(lane));
+  }
+
+  @Override
+  public void destroyGraph(long graph) {
+    CUgraphExec e = new CUgraphExec();
+    JCudaPointers.setNativePointer(e, graph);
+    JCudaNatives.destroyGraphExec(e);
+  }
+
+  private CUstream captureStream(int i) {
+    CUstream s = captureStreams[i];
+    if (s == null) {
+      s = new CUstream();
+      check("cuStreamCreate", JCudaNatives.createNonBlockingStream(s));
+      captureStreams[i] = s;
+    }
+    return s;
+  }
+
+  private void ensureEvents(int count) {
+    if (count > events.length) {
+      events = Arrays.copyOf(events, Math.max(count, events.length * 2));
+    }
+    for (int i = 0; i < count; i++) {
+      if (events[i] == null) {
+        CUevent e = new CUevent();
+        check("cuEventCreate", JCudaNatives.createEvent(e));
+        events[i] = e;
+      }
+    }
+  }
+
+  private static void check(String call, int result) {
+    if (result != 0) {
+      throw new DeviceCallFailed(call, result);
+    }
+  }
+}

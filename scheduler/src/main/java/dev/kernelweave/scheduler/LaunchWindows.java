@@ -1,0 +1,489 @@
+package dev.kernelweave.scheduler;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.util.Arrays;
+
+/**
+ * One context's kernel launches between two of the program's other calls (a window), replayed as a
+ * CUDA graph when the same window came before: a loop that launches the same kernels with the same
+ * arguments between synchronizations pays one graph launch per iteration instead of one launch per
+ * kernel, and the graph runs its independent launches as parallel branches.
+ *
+ * <p>How a window goes: each launch that may be held ({@link #offer}) extends the window's
+ * fingerprint. While that fingerprint is the prefix of a window seen before, the launch is held
+ * (copied, not issued, and the program told it succeeded); otherwise the held launches are issued
+ * one by one through the scheduler, as without windows, and the rest of the window is only
+ * recorded. Any other call of the context ends the window first ({@link #end}): a window held whole
+ * that equals a known one is replayed from its graph, captured the first time it repeats; anything
+ * else is issued one by one, and the window becomes known.
+ *
+ * <p>What the program can observe stays as without the agent. A launch is held only when the same
+ * function with the same grid, block and shared memory already succeeded in this context (its
+ * synchronous errors are known not to occur), and it touches only device memory the agent knows
+ * (no host memory another thread could watch, no memory the agent cannot see). Everything held is
+ * issued before any other call of the context is placed, so no call can observe a held launch
+ * missing. A graph is replayed only for launches equal, field by field (function, configuration,
+ * parameter bytes, the allocations and byte ranges they touch), to those it was captured from, so
+ * its edges, which come from those byte ranges, still hold. The replay is one call to the
+ * scheduler, touching the union of what the window's launches touch.
+ *
+ * <p>Safety valves: a window longer than {@link #MAX_WINDOW} launches is never held; a context whose
+ * windows keep diverging from what it saw before stops holding; a failure to capture or launch a
+ * graph issues the window's launches one by one and stops graphs for the context. Known windows are
+ * a bounded cache whose eviction destroys the graph.
+ *
+ * <p>Not thread-safe: used under the context's {@link Dispatch} lock.
+ */
+public final class LaunchWindows {
+
+  /** Hears of held launches once issued (to journal them), and of graphs stopping. */
+  public interface Listener {
+    /** A held launch was issued, alone or in a graph ({@link CallRecord#graphWindow}). */
+    void issued(CallRecord call);
+
+    /** Graphs stopped for the context; every launch is issued at once from now on. */
+    void stopped(String why);
+  }
+
+  /** The longest window held, in launches. */
+  public static final int MAX_WINDOW = 4096;
+  /** Known windows kept per context. */
+  static final int MAX_KNOWN = 512;
+  /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
+  static final int DIVERGENCE_ALLOWANCE = 64;
+
+  private static final int IDLE = 0;
+  private static final int RECORDING = 1;
+  private static final int HOLDING = 2;
+  /** Too long to hold: the window is neither held nor remembered. */
+  private static final int IGNORED = 3;
+
+  private final Scheduler scheduler;
+  private final GraphDevice device;
+  private final Listener listener;
+  private final Mutant mutant;
+  private final LaunchConfigurations succeeded = new LaunchConfigurations();
+  private final LongSet prefixes = new LongSet();
+  private final Cache<Long, Known> known;
+
+  private int state = IDLE;
+  private long appStream;
+  private long threadId;
+  private long prefix;
+  private int length;
+  /** The fingerprint of the window's first 1, 2, ... launches. */
+  private long[] windowPrefixes = new long[64];
+  private CallRecord[] held = new CallRecord[16];
+  private int heldCount;
+  /** The graph launch standing for a replayed window, as the scheduler places it. */
+  private final CallRecord replay = new CallRecord();
+  private boolean stopped;
+  private long windowNumber;
+
+  private long captured;
+  private long replayed;
+  private long evicted;
+  private long launchesReplayed;
+  private long diverged;
+
+  public LaunchWindows(Scheduler scheduler, GraphDevice device, Listener listener) {
+    this.scheduler = scheduler;
+    this.device = device;
+    this.listener = listener;
+    this.mutant = scheduler.mutant();
+    this.known = Caffeine.newBuilder()
+        .maximumSize(MAX_KNOWN)
+        .executor(Runnable::run) // evictions run on the caller's thread, under the lock, context current
+        .<Long, Known>evictionListener((key, window, cause) -> forget(window))
+        .build();
+  }
+
+  /**
+   * Takes a launch about to be placed: returns true when it is held (the caller skips the real call
+   * and reports success); false when it must be placed as usual, after any window it cannot join
+   * has ended.
+   */
+  public boolean offer(CallRecord call) {
+    long start = System.nanoTime();
+    if (!holdable(call)) {
+      end();
+      return false;
+    }
+    if (state != IDLE && (call.appStream != appStream || call.threadId != threadId)) {
+      end();
+    }
+    if (state == IDLE) {
+      state = RECORDING;
+      appStream = call.appStream;
+      threadId = call.threadId;
+      prefix = 0x9E3779B97F4A7C15L;
+      length = 0;
+      heldCount = 0;
+    }
+    if (state == IGNORED) {
+      return false;
+    }
+    if (length == MAX_WINDOW) {
+      issueHeldOneByOne();
+      state = IGNORED;
+      return false;
+    }
+    prefix = mix(prefix, fingerprint(call, mutant));
+    if (length == windowPrefixes.length) {
+      windowPrefixes = Arrays.copyOf(windowPrefixes, length * 2);
+    }
+    windowPrefixes[length++] = prefix;
+    if (length == 1 && !stopped && prefixes.contains(prefix)) {
+      state = HOLDING;
+    }
+    if (state == HOLDING) {
+      if (prefixes.contains(prefix)) {
+        hold(call).durationNanos += System.nanoTime() - start;
+        return true;
+      }
+      diverged++;
+      issueHeldOneByOne();
+      state = RECORDING;
+      if (diverged > DIVERGENCE_ALLOWANCE && diverged > 4 * replayed) {
+        stop("windows keep changing: " + diverged + " diverged, " + replayed + " replayed");
+      }
+    }
+    return false;
+  }
+
+  /** Ends the window, if one is open: replays it, or issues what it held; remembers its shape. */
+  public void end() {
+    int s = state;
+    state = IDLE;
+    if (s == IDLE || s == IGNORED) {
+      return;
+    }
+    long key = mix(prefix, length);
+    if (s == RECORDING) {
+      remember(key);
+      return;
+    }
+    Known window = known.getIfPresent(key);
+    if (window == null || window.length != heldCount) {
+      issueHeldOneByOne();
+      remember(key);
+      return;
+    }
+    if (window.graph != 0 && !window.sameLaunches(held, heldCount, mutant)) {
+      // Equal fingerprints, different launches: capture this one instead.
+      known.invalidate(key);
+      window = new Known(heldCount);
+      known.put(key, window);
+    }
+    boolean capturedNow = false;
+    if (window.graph == 0) {
+      try {
+        window.capture(held, heldCount, device);
+        captured++;
+        capturedNow = true;
+      } catch (RuntimeException e) {
+        issueHeldOneByOne();
+        stop("could not capture a graph: " + e.getMessage());
+        return;
+      }
+    }
+    replay(window, capturedNow);
+  }
+
+  /**
+   * Issues whatever is held one launch at a time, without graphs, and holds nothing more: what a
+   * failure of the agent leaves to do before it lets every call through as written. The scheduler's
+   * lanes must be complete (the caller synchronized the context), since the launches go to {@code
+   * lane} with no event.
+   */
+  public void abandon(int lane) {
+    state = IDLE;
+    stopped = true;
+    for (int i = 0; i < heldCount; i++) {
+      CallRecord call = held[i];
+      call.result = device.launch(call, lane);
+      call.stream = lane;
+      listener.issued(call);
+    }
+    heldCount = 0;
+  }
+
+  /** Whether launches are held now. */
+  public boolean holding() {
+    return heldCount > 0;
+  }
+
+  /** A launch placed on its own succeeded: the same function and configuration may be held from now on. */
+  public void succeeded(CallRecord call) {
+    if (call.kind == CallKind.LAUNCH && call.function != 0) {
+      succeeded.add(call);
+    }
+  }
+
+  /** Windows captured as graphs, replayed, graphs evicted, launches issued inside replays, windows that diverged. */
+  public long[] counters() {
+    return new long[] {captured, replayed, evicted, launchesReplayed, diverged};
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private boolean holdable(CallRecord call) {
+    return call.kind == CallKind.LAUNCH && call.function != 0 && !call.touchesUnknownMemory
+        && !call.touchesHostMemory && !call.barrier && succeeded.contains(call);
+  }
+
+  private CallRecord hold(CallRecord call) {
+    if (heldCount == held.length) {
+      held = Arrays.copyOf(held, heldCount * 2);
+    }
+    CallRecord copy = held[heldCount];
+    if (copy == null) {
+      copy = new CallRecord();
+      held[heldCount] = copy;
+    }
+    copy.copyFrom(call);
+    heldCount++;
+    return copy;
+  }
+
+  private void issueHeldOneByOne() {
+    for (int i = 0; i < heldCount; i++) {
+      CallRecord call = held[i];
+      int lane = scheduler.beforeAsyncWork(call);
+      call.result = device.launch(call, lane);
+      scheduler.afterWork(call, call.result == 0);
+      listener.issued(call);
+    }
+    heldCount = 0;
+  }
+
+  private void replay(Known window, boolean capturedNow) {
+    CallRecord r = replay;
+    r.reset();
+    CallRecord last = held[heldCount - 1];
+    r.kind = CallKind.LAUNCH;
+    r.name = "cuGraphLaunch";
+    r.seq = last.seq;
+    r.threadId = threadId;
+    r.context = last.context;
+    r.appStream = appStream;
+    window.addUnion(r);
+    int lane = scheduler.beforeAsyncWork(r);
+    int result = device.launchGraph(window.graph, lane);
+    if (result != 0) {
+      // Nothing was enqueued: the lane's wait for the window's predecessors stays, harmless.
+      issueHeldOneByOne();
+      stop("could not launch a graph: CUDA error " + result);
+      return;
+    }
+    scheduler.afterWork(r, true);
+    replayed++;
+    launchesReplayed += heldCount;
+    window.replays++;
+    long number = ++windowNumber;
+    for (int i = 0; i < heldCount; i++) {
+      CallRecord call = held[i];
+      call.stream = lane;
+      call.graphWindow = number;
+      call.graphCaptured = capturedNow;
+      call.eventRecorded = r.eventRecorded && i == 0;
+      call.predecessorCount = 0;
+      if (i == 0) {
+        for (int p = 0; p < r.predecessorCount; p++) {
+          call.addPredecessor(r.predecessors[p]);
+        }
+      }
+      listener.issued(call);
+    }
+    heldCount = 0;
+  }
+
+  private void remember(long key) {
+    if (stopped || known.getIfPresent(key) != null) {
+      return;
+    }
+    known.put(key, new Known(length));
+    if (prefixes.size() + length > LongSet.MAX_SIZE) {
+      prefixes.clear(); // windows are learned again; a stale prefix would only hold launches in vain
+    }
+    for (int i = 0; i < length; i++) {
+      prefixes.add(windowPrefixes[i]);
+    }
+  }
+
+  private void stop(String why) {
+    if (!stopped) {
+      stopped = true;
+      listener.stopped(why);
+    }
+  }
+
+  private void forget(Known window) {
+    if (window != null && window.graph != 0) {
+      evicted++;
+      long graph = window.graph;
+      window.graph = 0;
+      device.destroyGraph(graph);
+    }
+  }
+
+  /** A launch's fingerprint: everything {@link #sameLaunch} compares. */
+  static long fingerprint(CallRecord c, Mutant mutant) {
+    long h = mix(c.function, ((long) c.gridX << 32) ^ c.gridY);
+    h = mix(h, ((long) c.gridZ << 32) ^ c.blockX);
+    h = mix(h, ((long) c.blockY << 32) ^ c.blockZ);
+    h = mix(h, ((long) c.sharedMemBytes << 32) ^ c.paramCount);
+    int bytes = c.paramCount == 0 ? 0 : c.paramOffsets[c.paramCount];
+    for (int i = 0; i < c.paramCount; i++) {
+      h = mix(h, c.paramSize(i));
+    }
+    for (int at = 0; at < bytes && mutant != Mutant.REPLAY_STALE_PARAMETERS; at += 8) {
+      long word = 0;
+      for (int b = Math.min(bytes, at + 8) - 1; b >= at; b--) {
+        word = (word << 8) | (c.paramBytes[b] & 0xFFL);
+      }
+      h = mix(h, word);
+    }
+    for (int i = 0; i < c.accessCount; i++) {
+      h = mix(h, ((long) c.accessId[i] << 8) ^ c.accessMode[i]);
+      h = mix(h, c.accessOffset[i]);
+      h = mix(h, c.accessSize[i]);
+    }
+    return h;
+  }
+
+  /** A 64-bit mix of two values (the finalizer of MurmurHash3 over their combination). */
+  static long mix(long h, long v) {
+    long x = h * 0xC2B2AE3D27D4EB4FL + v;
+    x ^= x >>> 33;
+    x *= 0xFF51AFD7ED558CCDL;
+    x ^= x >>> 33;
+    x *= 0xC4CEB9FE1A85EC53L;
+    x ^= x >>> 33;
+    return x;
+  }
+
+  /** A window seen before: its length, and once it repeated, its graph and what it was captured from. */
+  static final class Known {
+    final int length;
+    long graph;
+    int replays;
+    private CallRecord[] launches;
+    /** The union of the launches' accesses, one per allocation, as the replay's. */
+    private final CallRecord union = new CallRecord();
+
+    Known(int length) {
+      this.length = length;
+    }
+
+    void capture(CallRecord[] held, int count, GraphDevice device) {
+      int[] start = new int[count + 1];
+      int[] predecessors = new int[Math.max(16, count)];
+      int edges = 0;
+      for (int i = 0; i < count; i++) {
+        start[i] = edges;
+        for (int j = 0; j < i; j++) {
+          if (conflict(held[i], held[j])) {
+            if (edges == predecessors.length) {
+              predecessors = Arrays.copyOf(predecessors, edges * 2);
+            }
+            predecessors[edges++] = j;
+          }
+        }
+      }
+      start[count] = edges;
+      graph = device.capture(held, count, start, predecessors);
+      launches = new CallRecord[count];
+      union.reset();
+      for (int i = 0; i < count; i++) {
+        launches[i] = new CallRecord();
+        launches[i].copyFrom(held[i]);
+        CallRecord c = held[i];
+        for (int a = 0; a < c.accessCount; a++) {
+          addToUnion(c.accessId[a], c.accessSlot[a], c.accessBase[a], c.accessOffset[a], c.accessSize[a],
+              c.accessMode(a));
+        }
+      }
+    }
+
+    private void addToUnion(int id, int slot, long base, long offset, long size, AccessMode mode) {
+      for (int i = 0; i < union.accessCount; i++) {
+        if (union.accessId[i] == id) {
+          long from = Math.min(union.accessOffset[i], offset);
+          long to = Math.max(union.accessOffset[i] + union.accessSize[i], offset + size);
+          union.accessOffset[i] = from;
+          union.accessSize[i] = to - from;
+          if (mode != union.accessMode(i)) {
+            union.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
+          }
+          return;
+        }
+      }
+      union.addAccess(id, slot, base, offset, size, mode);
+    }
+
+    void addUnion(CallRecord r) {
+      for (int i = 0; i < union.accessCount; i++) {
+        r.addAccess(union.accessId[i], union.accessSlot[i], union.accessBase[i], union.accessOffset[i],
+            union.accessSize[i], union.accessMode(i));
+      }
+    }
+
+    boolean sameLaunches(CallRecord[] held, int count, Mutant mutant) {
+      if (launches == null || launches.length != count) {
+        return false;
+      }
+      for (int i = 0; i < count; i++) {
+        if (!sameLaunch(launches[i], held[i], mutant)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  static boolean sameLaunch(CallRecord a, CallRecord b, Mutant mutant) {
+    if (a.function != b.function || a.gridX != b.gridX || a.gridY != b.gridY || a.gridZ != b.gridZ
+        || a.blockX != b.blockX || a.blockY != b.blockY || a.blockZ != b.blockZ
+        || a.sharedMemBytes != b.sharedMemBytes || a.paramCount != b.paramCount || a.accessCount != b.accessCount) {
+      return false;
+    }
+    for (int i = 0; i <= a.paramCount; i++) {
+      if (a.paramOffsets[i] != b.paramOffsets[i]) {
+        return false;
+      }
+    }
+    int bytes = a.paramCount == 0 ? 0 : a.paramOffsets[a.paramCount];
+    if (mutant != Mutant.REPLAY_STALE_PARAMETERS && !Arrays.equals(a.paramBytes, 0, bytes, b.paramBytes, 0, bytes)) {
+      return false;
+    }
+    for (int i = 0; i < a.accessCount; i++) {
+      if (a.accessId[i] != b.accessId[i] || a.accessOffset[i] != b.accessOffset[i]
+          || a.accessSize[i] != b.accessSize[i] || a.accessMode[i] != b.accessMode[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether two launches touch overlapping bytes of one allocation, one of them writing. */
+  static boolean conflict(CallRecord a, CallRecord b) {
+    for (int i = 0; i < a.accessCount; i++) {
+      for (int j = 0; j < b.accessCount; j++) {
+        if (a.accessId[i] != b.accessId[j]) {
+          continue;
+        }
+        boolean write = a.accessMode(i).writes() || b.accessMode(j).writes();
+        if (write && a.accessOffset[i] < b.accessOffset[j] + b.accessSize[j]
+            && b.accessOffset[j] < a.accessOffset[i] + a.accessSize[i]) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}
