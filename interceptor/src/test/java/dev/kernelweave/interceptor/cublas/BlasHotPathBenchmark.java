@@ -16,22 +16,28 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.jcublas.cublasHandle;
 
 /**
- * The agent's own cost per small {@code cublasSgemm} on the application's thread, without a GPU:
- * what the JCublas2 advice runs ({@link BlasCalls#enter}, {@link BlasCalls#handle},
- * {@link BlasCalls#exit}) in passthrough mode with the journal off, and, apart, the cublas package's
- * share of it (signature lookups, operand extents, multiply-adds). The advice's own argument array
+ * The agent's own cost per small {@code cublasSgemm} (or {@code cublasSgemmStridedBatched}) on the
+ * application's thread, without a GPU: what the JCublas2 advice runs ({@link BlasCalls#enter},
+ * {@link BlasCalls#handle}, {@link BlasCalls#exit}) in passthrough mode with the journal off, and,
+ * apart, the cublas package's share of it (signature lookups, operand extents, multiply-adds). The advice's own argument array
  * is built once, so the bytes are the agent's. Not a test: run its main and read the figures.
  *
- * <p>{@code java -cp <interceptor test class path> dev.kernelweave.interceptor.cublas.BlasHotPathBenchmark [advice|blas]}
+ * <p>{@code java -cp <interceptor test class path> dev.kernelweave.interceptor.cublas.BlasHotPathBenchmark [advice|blas] [sgemm|strided]}
  */
 public final class BlasHotPathBenchmark {
 
   private static final String SGEMM = "cublasSgemm";
   private static final String SGEMM_DESCRIPTOR =
       "(Ljcuda/jcublas/cublasHandle;IIIIILjcuda/Pointer;Ljcuda/Pointer;ILjcuda/Pointer;ILjcuda/Pointer;Ljcuda/Pointer;I)I";
+  private static final String STRIDED = "cublasSgemmStridedBatched";
+  private static final String STRIDED_DESCRIPTOR = "(Ljcuda/jcublas/cublasHandle;IIIIILjcuda/Pointer;Ljcuda/Pointer;IJ"
+      + "Ljcuda/Pointer;IJLjcuda/Pointer;Ljcuda/Pointer;IJI)I";
 
   public static void main(String[] args) throws Exception {
     String what = args.length == 0 ? "advice" : args[0];
+    boolean strided = args.length > 1 && args[1].equals("strided");
+    String name = strided ? STRIDED : SGEMM;
+    String descriptor = strided ? STRIDED_DESCRIPTOR : SGEMM_DESCRIPTOR;
     Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 16, true, true, () -> LaunchJournal.OFF));
     // A known current context, so no call asks the (absent) driver for it.
     Class<?> callThread = Class.forName("dev.kernelweave.interceptor.CallThread");
@@ -55,11 +61,15 @@ public final class BlasHotPathBenchmark {
 
     Pointer alpha = Pointer.to(new float[] {1f});
     Pointer beta = Pointer.to(new float[] {0f});
-    // handle transa transb m n k alpha A lda B ldb beta C ldc: 16 heads of 64x64x64, C = A·B.
+    // handle transa transb m n k alpha A lda B ldb beta C ldc: 16 heads of 64x64x64, C = A·B; strided,
+    // the same as batches of 4 (strideA, strideB and strideC after lda, ldb and ldc, batchCount last).
     Object[][] calls = new Object[16][];
     for (int h = 0; h < calls.length; h++) {
-      calls[h] = new Object[] {handle, 0, 1, 64, 64, 64, alpha, buffers[h], 64, buffers[16 + h], 64, beta,
-          buffers[32 + h], 64};
+      calls[h] = strided
+          ? new Object[] {handle, 0, 1, 64, 64, 64, alpha, buffers[h], 64, 4096L, buffers[16 + h], 64, 4096L, beta,
+              buffers[32 + h], 64, 4096L, 4}
+          : new Object[] {handle, 0, 1, 64, 64, 64, alpha, buffers[h], 64, buffers[16 + h], 64, beta,
+              buffers[32 + h], 64};
     }
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long sink = 0;
@@ -69,20 +79,20 @@ public final class BlasHotPathBenchmark {
       long start = System.nanoTime();
       if (what.equals("blas")) {
         for (int i = 0; i < n; i++) {
-          sink += blasOnly(calls[i & 15]);
+          sink += blasOnly(name, descriptor, calls[i & 15]);
         }
       } else {
         for (int i = 0; i < n; i++) {
           Object[] a = calls[i & 15];
-          CallRecord r = BlasCalls.enter(SGEMM, SGEMM_DESCRIPTOR, a);
+          CallRecord r = BlasCalls.enter(name, descriptor, a);
           cublasHandle used = BlasCalls.handle(r, (cublasHandle) a[0]);
           sink += used == handle ? 1 : 0;
-          BlasCalls.exit(r, SGEMM, SGEMM_DESCRIPTOR, a, 0, null);
+          BlasCalls.exit(r, name, descriptor, a, 0, null);
         }
       }
       long ns = System.nanoTime() - start;
       long bytes = threads.getCurrentThreadAllocatedBytes() - bytesBefore;
-      System.out.printf("%s round %d: %.1f ns per sgemm, %.1f bytes allocated per sgemm%n", what, round,
+      System.out.printf("%s %s round %d: %.1f ns per call, %.1f bytes allocated per call%n", what, name, round,
           (double) ns / n, (double) bytes / n);
     }
     System.out.println("(" + sink + ")");
@@ -90,8 +100,8 @@ public final class BlasHotPathBenchmark {
   }
 
   /** The cublas package's work for one routine: both lookups, the multiply-adds and every operand's extent. */
-  private static long blasOnly(Object[] args) {
-    BlasSignature s = BlasOperandRoles.lookup(SGEMM, SGEMM_DESCRIPTOR);
+  private static long blasOnly(String name, String descriptor, Object[] args) {
+    BlasSignature s = BlasOperandRoles.lookup(name, descriptor);
     long sum = BlasOperandExtents.multiplyAdds(s, args);
     for (int k = 0; k < s.operandCount(); k++) {
       int i = s.operandIndex(k);
@@ -99,6 +109,6 @@ public final class BlasHotPathBenchmark {
         sum += BlasOperandExtents.bytes(s, args, i);
       }
     }
-    return sum + BlasOperandRoles.lookup(SGEMM, SGEMM_DESCRIPTOR).parameterCount();
+    return sum + BlasOperandRoles.lookup(name, descriptor).parameterCount();
   }
 }
