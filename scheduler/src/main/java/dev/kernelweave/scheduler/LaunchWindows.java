@@ -31,7 +31,8 @@ import java.util.Arrays;
  * its edges, which come from those byte ranges, still hold. The replay is one call to the
  * scheduler, touching the union of what the window's launches touch.
  *
- * <p>Safety valves: a window longer than {@link #MAX_WINDOW} launches is never held; a context whose
+ * <p>Safety valves: a run of launches longer than {@link #MAX_WINDOW} is split into windows; a
+ * window of one launch is never held; a context whose
  * windows keep diverging from what it saw before stops holding; a failure to capture or launch a
  * graph issues the window's launches one by one and stops graphs for the context. Known windows are
  * a bounded cache whose eviction destroys the graph.
@@ -49,8 +50,14 @@ public final class LaunchWindows {
     void stopped(String why);
   }
 
-  /** The longest window held, in launches. */
-  public static final int MAX_WINDOW = 4096;
+  /**
+   * The most launches one window takes: a longer run of launches is split, so that the device
+   * starts on a replay while the host is still holding the next (a long dependent chain would
+   * otherwise wait, idle, for its last launch).
+   */
+  public static final int MAX_WINDOW = 128;
+  /** The fewest launches a remembered window has: one launch is cheaper issued than replayed. */
+  static final int MIN_WINDOW = 2;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
@@ -59,8 +66,6 @@ public final class LaunchWindows {
   private static final int IDLE = 0;
   private static final int RECORDING = 1;
   private static final int HOLDING = 2;
-  /** Too long to hold: the window is neither held nor remembered. */
-  private static final int IGNORED = 3;
 
   private final Scheduler scheduler;
   private final GraphDevice device;
@@ -116,6 +121,9 @@ public final class LaunchWindows {
     if (state != IDLE && (call.appStream != appStream || call.threadId != threadId)) {
       end();
     }
+    if (length == MAX_WINDOW && state != IDLE) {
+      end();
+    }
     if (state == IDLE) {
       state = RECORDING;
       appStream = call.appStream;
@@ -123,14 +131,6 @@ public final class LaunchWindows {
       prefix = 0x9E3779B97F4A7C15L;
       length = 0;
       heldCount = 0;
-    }
-    if (state == IGNORED) {
-      return false;
-    }
-    if (length == MAX_WINDOW) {
-      issueHeldOneByOne();
-      state = IGNORED;
-      return false;
     }
     prefix = mix(prefix, fingerprint(call, mutant));
     if (length == windowPrefixes.length) {
@@ -159,7 +159,7 @@ public final class LaunchWindows {
   public void end() {
     int s = state;
     state = IDLE;
-    if (s == IDLE || s == IGNORED) {
+    if (s == IDLE) {
       return;
     }
     long key = mix(prefix, length);
@@ -303,7 +303,7 @@ public final class LaunchWindows {
   }
 
   private void remember(long key) {
-    if (stopped || known.getIfPresent(key) != null) {
+    if (stopped || length < MIN_WINDOW || known.getIfPresent(key) != null) {
       return;
     }
     known.put(key, new Known(length));
