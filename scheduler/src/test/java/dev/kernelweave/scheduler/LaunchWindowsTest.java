@@ -1,0 +1,227 @@
+package dev.kernelweave.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LaunchWindowsTest {
+
+  /** Writes down what the windows asked of the device, and which held launches were issued how. */
+  static final class FakeGraphs implements GraphDevice, LaunchWindows.Listener {
+    final List<String> log = new ArrayList<>();
+    final List<String> stops = new ArrayList<>();
+    boolean failCapture;
+    long nextGraph = 100;
+
+    @Override
+    public int launch(CallRecord call, int lane) {
+      log.add("launch " + call.seq + " k=" + call.paramAsLong(1));
+      return 0;
+    }
+
+    @Override
+    public long capture(CallRecord[] calls, int count, int[] start, int[] predecessors) {
+      if (failCapture) {
+        throw new IllegalStateException("no graphs here");
+      }
+      StringBuilder b = new StringBuilder("capture");
+      for (int i = 0; i < count; i++) {
+        b.append(' ').append(calls[i].seq).append(" k=").append(calls[i].paramAsLong(1)).append(" after[");
+        for (int e = start[i]; e < start[i + 1]; e++) {
+          b.append(e > start[i] ? "," : "").append(calls[predecessors[e]].seq);
+        }
+        b.append(']');
+      }
+      log.add(b.toString());
+      return nextGraph++;
+    }
+
+    @Override
+    public int launchGraph(long graph, int lane) {
+      log.add("replay g" + graph);
+      return 0;
+    }
+
+    @Override
+    public void destroyGraph(long graph) {
+      log.add("destroy g" + graph);
+    }
+
+    @Override
+    public void issued(CallRecord call) {
+      // Held launches reach the journal here.
+    }
+
+    @Override
+    public void stopped(String why) {
+      stops.add(why);
+    }
+
+    List<String> drain() {
+      List<String> d = List.copyOf(log);
+      log.clear();
+      return d;
+    }
+  }
+
+  private final FakeGraphs graphs = new FakeGraphs();
+  private Dispatch dispatch = new Dispatch(new RecordingDevice(), 4, Mutant.NONE, graphs, graphs);
+  private final Ticket ticket = new Ticket();
+  private long seq;
+
+  /** A launch of function {@code f} with a pointer into allocation {@code id} and scalar {@code k}. */
+  private CallRecord launch(long f, int id, AccessMode mode, long k) {
+    CallRecord c = new CallRecord();
+    c.seq = ++seq;
+    c.kind = CallKind.LAUNCH;
+    c.function = f;
+    c.gridX = c.gridY = c.gridZ = 1;
+    c.blockX = 32;
+    c.blockY = c.blockZ = 1;
+    writeLong(c, c.addParam(8), 0x7000_0000_0000L + id * 0x1000L);
+    writeLong(c, c.addParam(8), k);
+    c.addAccess(id, id, 0x7000_0000_0000L + id * 0x1000L, 0, 256, mode);
+    return c;
+  }
+
+  private static void writeLong(CallRecord c, int at, long v) {
+    for (int b = 0; b < 8; b++) {
+      c.paramBytes[at + b] = (byte) (v >>> (8 * b));
+    }
+  }
+
+  /** Makes the call as the interceptor would: returns true when it was held. */
+  private boolean make(CallRecord c) {
+    int lane = dispatch.enterLaunch(c, ticket);
+    if (lane == Dispatch.HELD) {
+      return true;
+    }
+    graphs.log.add("eager " + c.seq);
+    dispatch.exit(c, true, ticket);
+    return false;
+  }
+
+  /** A host synchronization: ends the window. */
+  private void synchronize() {
+    CallRecord c = new CallRecord();
+    c.seq = ++seq;
+    c.kind = CallKind.CONTEXT;
+    dispatch.enter(c, Placement.DEVICE_SYNC, ticket);
+    dispatch.exit(c, true, ticket);
+  }
+
+  /** One iteration: f1 writes allocation 1, f2 reads it and writes 2, f3 writes 3 on its own. */
+  private List<Boolean> iteration(long k) {
+    List<Boolean> held = new ArrayList<>();
+    held.add(make(launch(1, 1, AccessMode.WRITE, k)));
+    held.add(make(launch(2, 1, AccessMode.READ, k)));
+    held.add(make(launch(3, 3, AccessMode.WRITE, k)));
+    synchronize();
+    return held;
+  }
+
+  @Test
+  void aWindowIsIssuedAtOnceUntilItRepeatsThenCapturedThenReplayed() {
+    assertEquals(List.of(false, false, false), iteration(5), "first: the configurations are new");
+    assertEquals(List.of("eager 1", "eager 2", "eager 3"), graphs.drain());
+    assertEquals(List.of(false, false, false), iteration(5), "second: the window is only remembered");
+    graphs.drain();
+    assertEquals(List.of(true, true, true), iteration(5), "third: held, then captured at the synchronization");
+    assertEquals(List.of("capture 9 k=5 after[] 10 k=5 after[9] 11 k=5 after[]", "replay g100"), graphs.drain());
+    assertEquals(List.of(true, true, true), iteration(5));
+    assertEquals(List.of("replay g100"), graphs.drain(), "fourth: replayed, nothing captured");
+    long[] counters = dispatch.windows().counters();
+    assertEquals(1, counters[0]);
+    assertEquals(2, counters[1]);
+    assertEquals(6, counters[3]);
+  }
+
+  @Test
+  void heldLaunchesAreIssuedBeforeAnyOtherCallIsPlaced() {
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    assertTrue(make(launch(1, 1, AccessMode.WRITE, 1)));
+    assertTrue(make(launch(2, 1, AccessMode.READ, 1)));
+    assertEquals(List.of(), graphs.drain(), "held");
+    assertTrue(dispatch.holding());
+    CallRecord copy = new CallRecord();
+    copy.seq = ++seq;
+    copy.kind = CallKind.COPY_DEVICE_TO_HOST;
+    copy.addAccess(1, 1, 0x7000_0000_1000L, 0, 256, AccessMode.READ);
+    dispatch.enter(copy, Placement.ASYNC, ticket);
+    assertEquals(List.of("launch 13 k=1", "launch 14 k=1"), graphs.drain(),
+        "a window cut short is issued launch by launch, before the copy");
+    dispatch.exit(copy, true, ticket);
+    assertFalse(dispatch.holding());
+  }
+
+  @Test
+  void otherScalarArgumentsAreNeverReplayedFromTheGraphOfTheOld() {
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    assertEquals(List.of(false, false, false), iteration(2), "a new window: the first launch's prefix is unknown");
+    assertEquals(List.of("eager 13", "eager 14", "eager 15"), graphs.drain());
+    assertEquals(List.of(true, true, true), iteration(2), "seen once: held, and captured as it ends");
+    assertTrue(graphs.drain().get(0).startsWith("capture 17 k=2"));
+    assertEquals(List.of(true, true, true), iteration(1));
+    assertEquals(List.of("replay g100"), graphs.drain(), "each argument has its own graph");
+  }
+
+  @Test
+  void theStaleParameterMutantReplaysTheOldGraph() {
+    dispatch = new Dispatch(new RecordingDevice(), 4, Mutant.REPLAY_STALE_PARAMETERS, graphs, graphs);
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    assertEquals(List.of(true, true, true), iteration(2), "the mutant takes k=2 for the window of k=1");
+    assertEquals(List.of("replay g100"), graphs.drain());
+  }
+
+  @Test
+  void aFailedCaptureIssuesTheLaunchesAndStopsGraphs() {
+    graphs.failCapture = true;
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    assertEquals(List.of(true, true, true), iteration(1));
+    assertEquals(List.of("launch 9 k=1", "launch 10 k=1", "launch 11 k=1"), graphs.drain());
+    assertEquals(1, graphs.stops.size());
+    assertEquals(List.of(false, false, false), iteration(1), "stopped: nothing is held any more");
+  }
+
+  @Test
+  void aLaunchAloneIsNeverHeld() {
+    for (int i = 0; i < 4; i++) {
+      assertFalse(make(launch(1, 1, AccessMode.WRITE, 1)));
+      synchronize();
+    }
+  }
+
+  @Test
+  void aLongRunIsSplitIntoWindowsTheDeviceCanStartOn() {
+    int n = LaunchWindows.MAX_WINDOW + 10;
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < n; i++) {
+        make(launch(1, 1, AccessMode.READ_WRITE, i % 3));
+      }
+      synchronize();
+    }
+    List<String> log = graphs.drain();
+    long captures = log.stream().filter(s -> s.startsWith("capture")).count();
+    assertEquals(2, captures, "one graph for the first 128 launches, one for the other 10: " + log);
+    int firstReplay = log.indexOf("replay g100");
+    assertTrue(firstReplay >= 0 && log.subList(firstReplay, log.size()).contains("replay g101"));
+  }
+}
