@@ -73,6 +73,10 @@ public final class LaunchWindows {
   private final Mutant mutant;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
   private final LongSet prefixes = new LongSet();
+  /** Prefixes some known window goes on from: a window ending there may still grow. */
+  private final LongSet interior = new LongSet();
+  /** The keys of known windows ({@link #key}). */
+  private final LongSet complete = new LongSet();
   private final Cache<Long, Known> known;
 
   private int state = IDLE;
@@ -143,6 +147,11 @@ public final class LaunchWindows {
     if (state == HOLDING) {
       if (prefixes.contains(prefix)) {
         hold(call).durationNanos += System.nanoTime() - start;
+        if (complete.contains(key()) && !interior.contains(prefix)) {
+          // A known window no other goes on from: replay it now rather than at the next call, so
+          // the device starts while the host goes on (it may compute before it synchronizes).
+          end();
+        }
         return true;
       }
       diverged++;
@@ -162,7 +171,7 @@ public final class LaunchWindows {
     if (s == IDLE) {
       return;
     }
-    long key = mix(prefix, length);
+    long key = key();
     if (s == RECORDING) {
       remember(key);
       return;
@@ -307,12 +316,24 @@ public final class LaunchWindows {
       return;
     }
     known.put(key, new Known(length));
-    if (prefixes.size() + length > LongSet.MAX_SIZE) {
-      prefixes.clear(); // windows are learned again; a stale prefix would only hold launches in vain
+    if (prefixes.size() + length > LongSet.MAX_SIZE || complete.size() == LongSet.MAX_SIZE) {
+      // Windows are learned again; a stale prefix would only hold launches in vain.
+      prefixes.clear();
+      interior.clear();
+      complete.clear();
     }
     for (int i = 0; i < length; i++) {
       prefixes.add(windowPrefixes[i]);
+      if (i < length - 1) {
+        interior.add(windowPrefixes[i]);
+      }
     }
+    complete.add(key);
+  }
+
+  /** The window's key so far: its prefix and length. */
+  private long key() {
+    return mix(prefix, length);
   }
 
   private void stop(String why) {

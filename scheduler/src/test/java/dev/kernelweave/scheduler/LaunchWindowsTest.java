@@ -224,4 +224,39 @@ class LaunchWindowsTest {
     int firstReplay = log.indexOf("replay g100");
     assertTrue(firstReplay >= 0 && log.subList(firstReplay, log.size()).contains("replay g101"));
   }
+
+  @Test
+  void aKnownWindowIsReplayedAtItsLastLaunchNotAtTheNextCall() {
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    make(launch(1, 1, AccessMode.WRITE, 1));
+    make(launch(2, 1, AccessMode.READ, 1));
+    assertEquals(List.of(), graphs.drain());
+    make(launch(3, 3, AccessMode.WRITE, 1));
+    assertEquals(List.of("replay g100"), graphs.drain(), "the device starts before the host synchronizes");
+    assertFalse(dispatch.holding());
+  }
+
+  @Test
+  void aWindowThatAnotherGoesOnFromWaitsForTheNextCall() {
+    for (int round = 0; round < 3; round++) {
+      make(launch(1, 1, AccessMode.WRITE, 1));
+      make(launch(2, 1, AccessMode.READ, 1));
+      make(launch(3, 3, AccessMode.WRITE, 1));
+      make(launch(4, 3, AccessMode.READ, 1));
+      synchronize();
+    }
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    make(launch(1, 1, AccessMode.WRITE, 1));
+    make(launch(2, 1, AccessMode.READ, 1));
+    make(launch(3, 3, AccessMode.WRITE, 1));
+    assertEquals(List.of(), graphs.drain(), "three launches may still be the start of four");
+    assertTrue(dispatch.holding());
+    synchronize();
+    assertEquals(List.of("replay g101"), graphs.drain());
+  }
 }
