@@ -94,7 +94,13 @@ public final class Calls {
    * {@link #end}, or here at once if placing fails.
    */
   public static void place(CallRecord r, Placement placement) {
-    if (r == null || placement == Placement.NONE || !Interception.scheduling() || r.context == 0) {
+    if (r == null || !Interception.scheduling() || r.context == 0) {
+      return;
+    }
+    if (placement == Placement.NONE) {
+      if (r.kind == CallKind.HOST && r.name.contains("Set")) {
+        endWindow(r); // a function's or the context's settings apply to launches made after them
+      }
       return;
     }
     CallScope scope = (CallScope) r;
@@ -134,6 +140,15 @@ public final class Calls {
       abandon(r, e);
     }
     return r;
+  }
+
+  /** Issues the launches the call's context holds, before a call that could change how they run. */
+  private static void endWindow(CallRecord r) {
+    try {
+      Interception.scheduling(r.context).dispatch.endWindow();
+    } catch (Throwable e) {
+      abandon(r, e);
+    }
   }
 
   /** The thread's marker for a call the agent took over ({@link IssuedByAgent}). */
