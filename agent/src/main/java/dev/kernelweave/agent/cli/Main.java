@@ -24,6 +24,7 @@ public final class Main {
                                       under java.io.tmpdir); the run's directory is printed
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
+          graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)
           log=quiet|info|debug        how much the agent prints on stderr (default info)
 
       Commands:
