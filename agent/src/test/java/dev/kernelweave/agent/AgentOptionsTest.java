@@ -23,6 +23,7 @@ class AgentOptionsTest {
     assertEquals(AgentOptions.defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")), o.streams());
     assertEquals(AgentOptions.DEFAULT_JOURNAL, o.journal());
     assertTrue(o.ptx());
+    assertTrue(o.graphs());
     assertEquals(AgentLog.Level.INFO, o.log());
   }
 
@@ -37,11 +38,12 @@ class AgentOptionsTest {
 
   @Test
   void everyKeyIsRead() {
-    AgentOptions o = AgentOptions.parse("mode=passthrough,journal=/tmp/j,streams=4,ptx=off,log=debug", none);
+    AgentOptions o = AgentOptions.parse("mode=passthrough,journal=/tmp/j,streams=4,ptx=off,graphs=off,log=debug", none);
     assertEquals(Mode.PASSTHROUGH, o.mode());
     assertEquals(Path.of("/tmp/j"), o.journal());
     assertEquals(4, o.streams());
     assertFalse(o.ptx());
+    assertFalse(o.graphs());
     assertEquals(AgentLog.Level.DEBUG, o.log());
   }
 
@@ -69,6 +71,8 @@ class AgentOptionsTest {
     assertTrue(e.getMessage().contains("quiet, info or debug"), e.getMessage());
     e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("ptx=yes", none));
     assertTrue(e.getMessage().contains("on or off"), e.getMessage());
+    e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("graphs=maybe", none));
+    assertTrue(e.getMessage().contains("graphs=maybe") && e.getMessage().contains("on or off"), e.getMessage());
   }
 
   @Test
