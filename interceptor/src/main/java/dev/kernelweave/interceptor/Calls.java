@@ -103,6 +103,9 @@ public final class Calls {
       }
       return;
     }
+    if (r.name.endsWith("Unload")) {
+      forgetLaunches(r); // a module's function handles may come back for other kernels
+    }
     CallScope scope = (CallScope) r;
     try {
       ContextScheduling cs = Interception.scheduling(r.context);
@@ -146,6 +149,14 @@ public final class Calls {
   private static void endWindow(CallRecord r) {
     try {
       Interception.scheduling(r.context).dispatch.endWindow();
+    } catch (Throwable e) {
+      abandon(r, e);
+    }
+  }
+
+  private static void forgetLaunches(CallRecord r) {
+    try {
+      Interception.scheduling(r.context).dispatch.forgetLaunches();
     } catch (Throwable e) {
       abandon(r, e);
     }

@@ -104,6 +104,23 @@ public final class Dispatch {
     }
   }
 
+  /**
+   * Issues what is held and forgets every launch the windows know: a module is being unloaded, and
+   * its function handles may come back for other kernels.
+   */
+  public void forgetLaunches() {
+    if (windows == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      windows.end();
+      windows.forgetAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether launches are held now. */
   public boolean holding() {
     if (windows == null) {

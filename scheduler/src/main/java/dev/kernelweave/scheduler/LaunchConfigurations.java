@@ -42,6 +42,11 @@ final class LaunchConfigurations {
     size++;
   }
 
+  void clear() {
+    java.util.Arrays.fill(cells, 0);
+    size = 0;
+  }
+
   /** The cell holding the combination, or -1. */
   private static int find(long[] cells, long f, long g, long b) {
     int n = cells.length / 3;

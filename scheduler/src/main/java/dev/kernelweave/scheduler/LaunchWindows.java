@@ -107,7 +107,7 @@ public final class LaunchWindows {
     this.known = Caffeine.newBuilder()
         .maximumSize(MAX_KNOWN)
         .executor(Runnable::run) // evictions run on the caller's thread, under the lock, context current
-        .<Long, Known>evictionListener((key, window, cause) -> forget(window))
+        .<Long, Known>removalListener((key, window, cause) -> forget(window))
         .build();
   }
 
@@ -219,6 +219,19 @@ public final class LaunchWindows {
       listener.issued(call);
     }
     heldCount = 0;
+  }
+
+  /**
+   * Forgets every launch configuration and window, destroying their graphs: after a module unload,
+   * a function handle may come back for another kernel. Nothing may be held (the window ended).
+   */
+  public void forgetAll() {
+    known.invalidateAll();
+    known.cleanUp();
+    prefixes.clear();
+    interior.clear();
+    complete.clear();
+    succeeded.clear();
   }
 
   /** Whether launches are held now. */

@@ -259,4 +259,16 @@ class LaunchWindowsTest {
     synchronize();
     assertEquals(List.of("replay g101"), graphs.drain());
   }
+
+  @Test
+  void unloadingAModuleForgetsItsLaunchesAndDestroysTheirGraphs() {
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    make(launch(1, 1, AccessMode.WRITE, 1));
+    dispatch.forgetLaunches();
+    assertEquals(List.of("launch 13 k=1", "destroy g100"), graphs.drain(), "held launch issued, then its graph destroyed");
+    assertEquals(List.of(false, false, false), iteration(1), "a function handle may now name another kernel");
+  }
 }
