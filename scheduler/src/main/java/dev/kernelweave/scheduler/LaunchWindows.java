@@ -88,6 +88,11 @@ public final class LaunchWindows {
   private long[] windowPrefixes = new long[64];
   private CallRecord[] held = new CallRecord[16];
   private int heldCount;
+  /**
+   * Held launches already on the device ({@code held[0 .. issued)}): should the agent fail midway,
+   * {@link #abandon} issues only the rest, never a launch twice.
+   */
+  private int issued;
   /** The graph launch standing for a replayed window, as the scheduler places it. */
   private final CallRecord replay = new CallRecord();
   private boolean stopped;
@@ -212,13 +217,14 @@ public final class LaunchWindows {
   public void abandon(int lane) {
     state = IDLE;
     stopped = true;
-    for (int i = 0; i < heldCount; i++) {
-      CallRecord call = held[i];
+    while (issued < heldCount) {
+      CallRecord call = held[issued++];
       call.result = device.launch(call, lane);
       call.stream = lane;
       listener.issued(call);
     }
     heldCount = 0;
+    issued = 0;
   }
 
   /**
@@ -273,14 +279,16 @@ public final class LaunchWindows {
   }
 
   private void issueHeldOneByOne() {
-    for (int i = 0; i < heldCount; i++) {
-      CallRecord call = held[i];
+    while (issued < heldCount) {
+      CallRecord call = held[issued];
       int lane = scheduler.beforeAsyncWork(call);
       call.result = device.launch(call, lane);
+      issued++;
       scheduler.afterWork(call, call.result == 0);
       listener.issued(call);
     }
     heldCount = 0;
+    issued = 0;
   }
 
   private void replay(Known window, boolean capturedNow) {
@@ -302,6 +310,7 @@ public final class LaunchWindows {
       stop("could not launch a graph: CUDA error " + result);
       return;
     }
+    issued = heldCount;
     scheduler.afterWork(r, true);
     replayed++;
     launchesReplayed += heldCount;
@@ -322,6 +331,7 @@ public final class LaunchWindows {
       listener.issued(call);
     }
     heldCount = 0;
+    issued = 0;
   }
 
   private void remember(long key) {
