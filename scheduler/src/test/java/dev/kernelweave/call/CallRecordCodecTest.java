@@ -65,6 +65,51 @@ class CallRecordCodecTest {
   }
 
   @Test
+  void roundTripsTheGraphWindowAndWhetherItWasCaptured() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 7);
+    CallRecord into = new CallRecord();
+    for (long window : new long[] {0, 1, 127, 128, 1L << 40, Long.MAX_VALUE}) {
+      for (boolean captured : new boolean[] {false, true}) {
+        written.graphWindow = window;
+        written.graphCaptured = captured;
+        roundTrip(written, into);
+        assertEquals(window, into.graphWindow);
+        assertEquals(captured, into.graphCaptured);
+        TestCalls.assertSameCall(written, into);
+      }
+    }
+    written.graphCaptured = true;
+    written.barrier = true;
+    written.hostWaited = true;
+    roundTrip(written, into);
+    assertTrue(into.graphCaptured && into.barrier && into.hostWaited, "the flag shares its byte");
+    written.graphCaptured = false;
+    roundTrip(written, into);
+    assertFalse(into.graphCaptured);
+    assertTrue(into.barrier && into.hostWaited);
+  }
+
+  @Test
+  void readsAVersionOneRecordWithoutAGraphWindow() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 9);
+    written.graphWindow = 0;
+    written.graphCaptured = false;
+    bytes.clear();
+    written.writeMarshallable(bytes);
+    // Version 1 ended at the flags byte: drop the trailing stop-bit window (one byte for 0).
+    bytes.writePosition(bytes.writePosition() - 1);
+    bytes.writeByte(0, (byte) 1);
+    CallRecord into = new CallRecord();
+    into.graphWindow = 42;
+    into.graphCaptured = true;
+    into.readMarshallable(bytes);
+    assertEquals(0, bytes.readRemaining(), "the reader stops where version 1 ended");
+    assertEquals(0, into.graphWindow);
+    assertFalse(into.graphCaptured);
+    TestCalls.assertSameCall(written, into);
+  }
+
+  @Test
   void doesNotJournalTheAllocationSlot() {
     CallRecord written = new CallRecord();
     written.addAccess(7, 42, 0x1000, 0, 64, AccessMode.WRITE);
