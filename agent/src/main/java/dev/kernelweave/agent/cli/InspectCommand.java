@@ -133,7 +133,8 @@ final class InspectCommand {
       } catch (IOException | UncheckedIOException e) {
         throw new InspectException("cannot write " + o.output + ": " + e.getMessage(), OUTPUT_FAILED);
       }
-      out.println("wrote " + calls + " calls and " + trace.flows() + " wait arrows to " + o.output
+      out.println("wrote " + calls + " calls" + (trace.replays() > 0 ? ", " + trace.replays() + " graph replays" : "")
+          + " and " + trace.flows() + " wait arrows to " + o.output
           + " (open it in https://ui.perfetto.dev)");
       return finish(journal);
     }

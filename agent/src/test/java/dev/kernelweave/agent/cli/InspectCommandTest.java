@@ -82,6 +82,7 @@ class InspectCommandTest {
         " host waits narrowed 2\n", " barriers 1\n")) {
       assertTrue(s.contains(expected), "missing '" + expected.strip() + "' in\n" + run.out());
     }
+    assertFalse(run.out().contains("graph") || run.out().contains("replay"), "nothing about graphs without replays");
   }
 
   @Test
@@ -308,6 +309,8 @@ class InspectCommandTest {
     assertEquals(26, reduce.getAsJsonObject("args").get("seq").getAsLong());
     assertEquals(4, flowStarts, "waits between stream calls: 24->26, 18->28, 22->28, 26->29");
     assertTrue(run.out().contains(file.toString()), run.out());
+    assertFalse(run.out().contains("graph"), run.out());
+    assertTrue(events.stream().noneMatch(e -> e.has("cat") && e.get("cat").getAsString().equals("graph")));
   }
 
   @Test
@@ -528,5 +531,183 @@ class InspectCommandTest {
       journal.forEach(narrow::add);
     }
     assertFalse(narrow.tooLarge(), "a range of 100 calls fits");
+  }
+
+  static final long CONTEXT_A = 0xA0;
+  static final long CONTEXT_B = 0xB0;
+
+  /**
+   * Context A: two launches on their own (streams 0 and 1), window 1 replayed on stream 2 (captured;
+   * its first launch carries the replay's waits for both), a synchronization, window 2 replayed on
+   * stream 2 (reused), and a launch on its own on stream 0 reading what the second replay's first
+   * launch wrote (it waits for the replay's last). Context B: its own window 1, captured, on stream 3.
+   * Host times in microseconds: alone 10, 6, 5; replayed 1, 2, 3, 1, 1, 1 in A and 3, 4 in B.
+   */
+  private Path replayJournal() throws Exception {
+    List<CallRecord> calls = new ArrayList<>();
+    long[] clock = {SampleJournal.EPOCH_NANOS};
+    java.util.function.BiFunction<CallRecord, Long, CallRecord> timed = (r, micros) -> {
+      r.startNanos = clock[0];
+      r.durationNanos = micros * 1000;
+      clock[0] += r.durationNanos + 500;
+      r.threadId = 1;
+      r.threadName = "main";
+      if (r.context == 0) {
+        r.context = CONTEXT_A;
+      }
+      calls.add(r);
+      return r;
+    };
+    timed.apply(placed(launch(0, 1, AccessMode.WRITE), 0), 10L);
+    timed.apply(placed(launch(1, 2, AccessMode.WRITE), 1), 6L);
+    timed.apply(replayed(launch(2, 1, AccessMode.READ, 3, AccessMode.WRITE), 2, 1, true, 0, 1), 1L);
+    timed.apply(replayed(launch(3, 2, AccessMode.READ, 4, AccessMode.WRITE), 2, 1, true), 2L);
+    timed.apply(replayed(launch(4, 3, AccessMode.READ, 4, AccessMode.READ, 5, AccessMode.WRITE), 2, 1, true), 3L);
+    CallRecord sync = new CallRecord();
+    sync.seq = 5;
+    sync.kind = CallKind.SYNC;
+    sync.name = "cuCtxSynchronize";
+    sync.hostWaited = true;
+    timed.apply(sync, 4L);
+    timed.apply(replayed(launch(6, 1, AccessMode.READ, 3, AccessMode.WRITE), 2, 2, false), 1L);
+    timed.apply(replayed(launch(7, 2, AccessMode.READ, 4, AccessMode.WRITE), 2, 2, false), 1L);
+    timed.apply(replayed(launch(8, 3, AccessMode.READ, 4, AccessMode.READ, 5, AccessMode.WRITE), 2, 2, false), 1L);
+    timed.apply(placed(launch(9, 3, AccessMode.READ), 0, 8), 5L);
+    CallRecord b1 = replayed(launch(10, 10, AccessMode.WRITE), 3, 1, true);
+    b1.context = CONTEXT_B;
+    timed.apply(b1, 3L);
+    CallRecord b2 = replayed(launch(11, 11, AccessMode.WRITE), 3, 1, true);
+    b2.context = CONTEXT_B;
+    timed.apply(b2, 4L);
+    return journalOf(calls);
+  }
+
+  private static CallRecord placed(CallRecord r, int stream, long... predecessors) {
+    r.stream = stream;
+    for (long p : predecessors) {
+      r.addPredecessor(p);
+    }
+    r.eventRecorded = predecessors.length > 0;
+    return r;
+  }
+
+  private static CallRecord replayed(CallRecord r, int stream, long window, boolean captured, long... predecessors) {
+    placed(r, stream, predecessors);
+    r.graphWindow = window;
+    r.graphCaptured = captured;
+    return r;
+  }
+
+  @Test
+  void statsCountsReplayedWindowsTheLaunchesTheySavedAndTheirHostTime() throws Exception {
+    Run run = inspect("stats", replayJournal().toString());
+    assertEquals(0, run.code(), run.err());
+    List<String> lines = run.lines();
+    int at = lines.indexOf("graph replays");
+    assertTrue(at > 0, run.out());
+    assertEquals(List.of(
+        "graph replays",
+        "  windows replayed                  3",
+        "  windows captured                  2",
+        "  launches in replays               8",
+        "  share of launches             72.7%",
+        "  launches saved                    5",
+        "  mean host us, in replay        2.00",
+        "  mean host us, on its own       7.00"), lines.subList(at, lines.size()), run.out());
+    assertEquals("", lines.get(at - 1));
+    assertTrue(lines.get(at - 2).startsWith("  barriers"), "after the scheduling section: " + run.out());
+    assertTrue(run.squeezed().contains(" launch 11\n"), run.out());
+  }
+
+  @Test
+  void tailMarksLaunchesIssuedInsideAReplay() throws Exception {
+    List<String> lines = inspect("tail", replayJournal().toString()).lines();
+    assertTrue(lines.get(2).endsWith(" s2 #1+0x0[256] R #3+0x0[256] W after 0,1 +event graph#1(captured) =0"),
+        lines.get(2));
+    assertTrue(lines.get(6).endsWith(" s2 #1+0x0[256] R #3+0x0[256] W graph#2 =0"), lines.get(6));
+    assertFalse(lines.get(9).contains("graph"), lines.get(9));
+  }
+
+  @Test
+  void traceDrawsEachReplayAsOneSliceOnItsStreamWithItsLaunchesNestedInside() throws Exception {
+    Path file = temp.resolve("replays.json");
+    Run run = inspect("trace", replayJournal().toString(), "-o", file.toString());
+    assertEquals(0, run.code(), run.err());
+    assertTrue(run.out().startsWith("wrote 12 calls, 3 graph replays and "), run.out());
+    List<JsonObject> events = new ArrayList<>();
+    JsonObject trace = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+    for (JsonElement e : trace.getAsJsonArray("traceEvents")) {
+      events.add(e.getAsJsonObject());
+    }
+    List<JsonObject> slices = events.stream()
+        .filter(e -> e.has("cat") && e.get("cat").getAsString().equals("graph")).toList();
+    assertEquals(
+        List.of("graph replay #1 (3 launches)", "graph replay #2 (3 launches)", "graph replay #1 (2 launches)"),
+        slices.stream().map(e -> e.get("name").getAsString()).toList());
+    long[] firstSeq = {2, 6, 10};
+    long[] lastSeq = {4, 8, 11};
+    boolean[] captured = {true, false, true};
+    int[] stream = {2, 2, 3};
+    for (int i = 0; i < slices.size(); i++) {
+      JsonObject slice = slices.get(i);
+      JsonObject args = slice.getAsJsonObject("args");
+      assertEquals("X", slice.get("ph").getAsString());
+      assertEquals(2, slice.get("pid").getAsInt(), "on the agent streams");
+      assertEquals(stream[i], slice.get("tid").getAsInt());
+      assertEquals(firstSeq[i], args.get("firstSeq").getAsLong());
+      assertEquals(lastSeq[i], args.get("lastSeq").getAsLong());
+      assertEquals(captured[i], args.get("captured").getAsBoolean());
+      double start = slice.get("ts").getAsDouble();
+      double end = start + slice.get("dur").getAsDouble();
+      int sliceAt = events.indexOf(slice);
+      List<JsonObject> inside = new ArrayList<>();
+      for (int k = 0; k < events.size(); k++) {
+        JsonObject e = events.get(k);
+        if (!e.get("ph").getAsString().equals("X") || e.get("pid").getAsInt() != 2 || e == slice) {
+          continue;
+        }
+        long seq = e.getAsJsonObject("args").has("seq") ? e.getAsJsonObject("args").get("seq").getAsLong() : -1;
+        if (seq >= firstSeq[i] && seq <= lastSeq[i]) {
+          inside.add(e);
+          assertEquals(stream[i], e.get("tid").getAsInt());
+          assertTrue(k > sliceAt, "a launch follows its replay's slice, so viewers nest it");
+          double ts = e.get("ts").getAsDouble();
+          assertTrue(ts >= start && ts + e.get("dur").getAsDouble() <= end + 1e-9, e + " inside " + slice);
+          assertEquals(i == 2 ? 1 : i + 1, e.getAsJsonObject("args").get("graphWindow").getAsLong());
+        }
+      }
+      assertEquals(lastSeq[i] - firstSeq[i] + 1, inside.size(), "every launch of the replay, on its stream");
+      JsonObject first = inside.stream().min(java.util.Comparator.comparingDouble(e -> e.get("ts").getAsDouble()))
+          .orElseThrow();
+      JsonObject last = inside.stream().max(java.util.Comparator.comparingDouble(e -> e.get("ts").getAsDouble()))
+          .orElseThrow();
+      assertEquals(first.get("ts").getAsDouble(), start, 1e-9, "from its first launch");
+      assertEquals(last.get("ts").getAsDouble() + last.get("dur").getAsDouble(), end, 1e-9, "to its last");
+    }
+    assertEquals(12, events.stream().filter(e -> e.get("ph").getAsString().equals("X") && e.get("pid").getAsInt() == 1)
+        .count(), "every call still on its thread's track");
+  }
+
+  @Test
+  void dagKeepsTheDataEdgesOfReplayedLaunchesAndTheReplaysWaits() throws Exception {
+    Run run = inspect("dag", replayJournal().toString(), "--dot");
+    assertEquals(0, run.code(), run.err());
+    Map<String, DotEdge> edges = edges(run.out());
+    assertEquals(new DotEdge(0, 2, "RAW #1", false), edges.get("0->2"), "the replay's wait, on its first launch");
+    assertEquals(new DotEdge(1, 3, "RAW #2", false), edges.get("1->3"), "the replay's wait counts for every launch");
+    assertEquals(new DotEdge(2, 4, "RAW #3", false), edges.get("2->4"), "inside the graph");
+    assertEquals(new DotEdge(3, 4, "RAW #4", false), edges.get("3->4"), "inside the graph");
+    assertEquals(new DotEdge(6, 9, "RAW #3", false), edges.get("6->9"), "a wait for the replay's last is one for all");
+    assertEquals(Set.of(0L, 1L, 2L, 3L, 4L, 6L, 7L, 8L, 9L, 10L, 11L), nodes(run.out()));
+    assertTrue(run.out().contains("  n2 [label=\"2 k2\\ns2\\ngraph #1 captured\""), run.out());
+    assertTrue(run.out().contains("  n7 [label=\"7 k7\\ns2\\ngraph #2\""), run.out());
+    assertTrue(run.out().contains("  n9 [label=\"9 k9\\ns0\""), run.out());
+    List<String> clusters = run.lines().stream().filter(l -> l.startsWith("  subgraph cluster_")).toList();
+    assertEquals(3, clusters.size(), run.out());
+    assertTrue(clusters.get(0).contains("label=\"graph replay #1 (captured)\"")
+        && clusters.get(0).endsWith(" n2; n3; n4; }"), clusters.get(0));
+    assertTrue(clusters.get(1).contains("label=\"graph replay #2\"") && clusters.get(1).endsWith(" n6; n7; n8; }"),
+        clusters.get(1));
+    assertTrue(clusters.get(2).endsWith(" n10; n11; }"), clusters.get(2));
   }
 }

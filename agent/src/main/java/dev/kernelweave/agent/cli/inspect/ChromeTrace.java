@@ -4,7 +4,9 @@ import dev.kernelweave.call.CallRecord;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -16,7 +18,12 @@ import java.util.Set;
  * {@value #FLOW_WINDOW} stream calls). Times are microseconds since {@code origin}, the earliest
  * start in the journal.
  *
- * <p>Streams the journal: the events are written as they are read.
+ * <p>A window of launches replayed as a CUDA graph is one slice on its stream's track, named
+ * {@code graph replay #N (K launches)} (category {@code graph}), spanning its launches, which are
+ * nested inside it.
+ *
+ * <p>Streams the journal: the events are written as they are read, except a replay's launches on
+ * the stream track, held until the replay's slice is written (one open replay per context).
  */
 public final class ChromeTrace implements AutoCloseable {
 
@@ -34,6 +41,31 @@ public final class ChromeTrace implements AutoCloseable {
   private final long origin;
   private boolean first = true;
   private long flows;
+  private long replays;
+  /** Per context, the replayed window whose calls are being read. */
+  private final Map<Long, Replay> openReplays = new LinkedHashMap<>();
+
+  /** One replayed window: its span on its stream and its launches' stream events, not yet written. */
+  private static final class Replay {
+    final long context;
+    final long window;
+    final int stream;
+    final boolean captured;
+    final long firstSeq;
+    long lastSeq;
+    double start = Double.MAX_VALUE;
+    double end = -Double.MAX_VALUE;
+    int launches;
+    final StringBuilder children = new StringBuilder();
+
+    Replay(CallRecord r) {
+      context = r.context;
+      window = r.graphWindow;
+      stream = r.stream;
+      captured = r.graphCaptured;
+      firstSeq = r.seq;
+    }
+  }
 
   /** @param origin the time zero of the trace, nanoseconds since the epoch */
   public ChromeTrace(Writer out, long origin) throws IOException {
@@ -54,12 +86,22 @@ public final class ChromeTrace implements AutoCloseable {
       metadata("thread_name", THREADS_PID, r.threadId,
           (r.threadName.isEmpty() ? "thread" : r.threadName) + " (" + r.threadId + ")");
     }
-    complete(r, THREADS_PID, r.threadId, ts, dur);
+    end(complete(r, THREADS_PID, r.threadId, ts, dur));
     if (r.stream >= 0) {
       if (streamsNamed.add(r.stream)) {
         metadata("thread_name", STREAMS_PID, r.stream, "stream " + r.stream);
       }
-      complete(r, STREAMS_PID, r.stream, ts, dur);
+      if (r.graphWindow > 0) {
+        Replay replay = replayOf(r);
+        replay.start = Math.min(replay.start, ts);
+        replay.end = Math.max(replay.end, ts + dur);
+        replay.launches++;
+        replay.lastSeq = r.seq;
+        // Written after the replay's slice, so that a viewer nests them even at equal start times.
+        replay.children.append(complete(r, STREAMS_PID, r.stream, ts, dur));
+      } else {
+        end(complete(r, STREAMS_PID, r.stream, ts, dur));
+      }
       for (int i = 0; i < r.predecessorCount; i++) {
         long p = r.predecessors[i];
         int slot = (int) (p & (FLOW_WINDOW - 1));
@@ -79,7 +121,49 @@ public final class ChromeTrace implements AutoCloseable {
     return flows;
   }
 
-  private void complete(CallRecord r, int pid, long tid, double ts, double dur) throws IOException {
+  /** Number of graph replay slices written (complete once {@link #close}d). */
+  public long replays() {
+    return replays;
+  }
+
+  /**
+   * The open replay the call belongs to. A replay's calls are journaled one after another, so a
+   * new window number of the context means the previous replay is complete.
+   */
+  private Replay replayOf(CallRecord r) throws IOException {
+    Replay open = openReplays.get(r.context);
+    if (open != null && open.window == r.graphWindow && open.stream == r.stream) {
+      return open;
+    }
+    if (open != null) {
+      writeReplay(open);
+    }
+    Replay replay = new Replay(r);
+    openReplays.put(r.context, replay);
+    return replay;
+  }
+
+  private void writeReplay(Replay replay) throws IOException {
+    replays++;
+    StringBuilder b = begin();
+    b.append("{\"name\":");
+    Json.string(b, "graph replay #" + replay.window + " (" + replay.launches
+        + (replay.launches == 1 ? " launch)" : " launches)"));
+    b.append(",\"cat\":\"graph\",\"ph\":\"X\",\"ts\":").append(micros(replay.start))
+        .append(",\"dur\":").append(micros(replay.end - replay.start))
+        .append(",\"pid\":").append(STREAMS_PID).append(",\"tid\":").append(replay.stream)
+        .append(",\"args\":{\"window\":").append(replay.window)
+        .append(",\"context\":\"0x").append(Long.toHexString(replay.context))
+        .append("\",\"launches\":").append(replay.launches)
+        .append(",\"captured\":").append(replay.captured)
+        .append(",\"firstSeq\":").append(replay.firstSeq)
+        .append(",\"lastSeq\":").append(replay.lastSeq).append("}}");
+    end(b);
+    out.append(replay.children);
+  }
+
+  /** The call's complete event, in {@link #begin}'s buffer, to be written or kept. */
+  private StringBuilder complete(CallRecord r, int pid, long tid, double ts, double dur) {
     StringBuilder b = begin();
     b.append("{\"name\":");
     Json.string(b, r.kernel.isEmpty() ? r.name : r.kernel);
@@ -114,8 +198,11 @@ public final class ChromeTrace implements AutoCloseable {
       }
       b.append(']');
     }
+    if (r.graphWindow > 0) {
+      b.append(",\"graphWindow\":").append(r.graphWindow).append(",\"graphCaptured\":").append(r.graphCaptured);
+    }
     b.append("}}");
-    end(b);
+    return b;
   }
 
   private void flow(long fromSeq, long toSeq, int fromStream, double fromTs, int toStream, double toTs)
@@ -156,7 +243,7 @@ public final class ChromeTrace implements AutoCloseable {
     return event;
   }
 
-  private void end(StringBuilder b) throws IOException {
+  private void end(CharSequence b) throws IOException {
     out.append(b);
   }
 
@@ -166,6 +253,10 @@ public final class ChromeTrace implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    for (Replay replay : openReplays.values()) {
+      writeReplay(replay);
+    }
+    openReplays.clear();
     out.write("\n]}\n");
     out.flush();
   }

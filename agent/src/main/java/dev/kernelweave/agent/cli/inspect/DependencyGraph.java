@@ -24,6 +24,11 @@ import java.util.Map;
  * Without decisions (a pass-through journal), dashed edges are those implied transitively by
  * others (the transitive reduction is solid).
  *
+ * <p>A launch issued inside a replayed CUDA graph keeps its own node and edges (the graph's edges
+ * are the same data dependencies), labelled with the window's number and grouped with the rest of
+ * its replay in a cluster. The replay waited as one: a wait recorded on its first launch counts for
+ * all of them, and a wait for any of its launches (the scheduler names the last) for the whole.
+ *
  * <p>Only calls with {@code from <= seq <= to} take part (an edge needs both ends drawn, and a call
  * before the range can only hide an edge whose source is also before it). Calls are taken in
  * journal order, which is the order they returned in: for calls of different threads that overlap
@@ -53,6 +58,26 @@ public final class DependencyGraph {
   private final Map<Long, Node> nodes = new LinkedHashMap<>();
   private final Map<Long, Map<Long, Edge>> edgesInto = new LinkedHashMap<>();
   private final List<Edge> edges = new ArrayList<>();
+  /** Replays with a call drawn, in order; per context, the one being read. */
+  private final List<Replay> replays = new ArrayList<>();
+  private final Map<Long, Replay> openReplays = new HashMap<>();
+
+  /** The calls of one replayed window drawn here, and the waits the replay as a whole made. */
+  private static final class Replay {
+    final long context;
+    final long window;
+    final boolean captured;
+    final List<Long> members = new ArrayList<>();
+    /** The first call's predecessors, which the replay carries; none when its first call is out of range. */
+    final long[] predecessors;
+
+    Replay(CallRecord first) {
+      context = first.context;
+      window = first.graphWindow;
+      captured = first.graphCaptured;
+      predecessors = java.util.Arrays.copyOf(first.predecessors, first.predecessorCount);
+    }
+  }
 
   /** The accesses of one allocation that a later access may still depend on, oldest first. */
   private static final class Allocation {
@@ -73,20 +98,25 @@ public final class DependencyGraph {
     final int stream;
     final long[] predecessors;
     final boolean barrier;
+    final Replay replay;
 
-    Node(CallRecord r, int index) {
+    Node(CallRecord r, int index, Replay replay) {
       this.seq = r.seq;
       this.index = index;
       String what = r.kernel.isEmpty() ? r.name : r.kernel;
-      this.label = r.seq + " " + what + (r.stream >= 0 ? "\\ns" + r.stream : "");
+      this.label = r.seq + " " + what + (r.stream >= 0 ? "\\ns" + r.stream : "")
+          + (replay != null ? "\\ngraph #" + r.graphWindow + (r.graphCaptured ? " captured" : "") : "");
       this.stream = r.stream;
       this.predecessors = java.util.Arrays.copyOf(r.predecessors, r.predecessorCount);
       this.barrier = r.barrier || r.touchesUnknownMemory;
+      this.replay = replay;
     }
 
-    boolean waitsFor(long seq) {
-      for (long p : predecessors) {
-        if (p == seq) {
+    /** Whether the scheduler made this call wait for {@code a} (for a replay: the replay for a's). */
+    boolean waitsFor(Node a) {
+      long[] waits = replay != null ? replay.predecessors : predecessors;
+      for (long p : waits) {
+        if (p == a.seq || (a.replay != null && a.replay.members.contains(p))) {
           return true;
         }
       }
@@ -150,7 +180,7 @@ public final class DependencyGraph {
     if (inRange > maxNodes) {
       return;
     }
-    nodes.put(r.seq, new Node(r, nodes.size()));
+    nodes.put(r.seq, new Node(r, nodes.size(), replayOf(r)));
     for (int i = 0; i < r.accessCount; i++) {
       Allocation a = allocations.computeIfAbsent(r.accessId[i], id -> new Allocation());
       String id = "#" + r.accessId[i];
@@ -185,6 +215,21 @@ public final class DependencyGraph {
       }
       older.add(new Access(r.seq, start, end, r.accessMode(i).writes()));
     }
+  }
+
+  /** The replay the call belongs to, or null; its calls are journaled one after another. */
+  private Replay replayOf(CallRecord r) {
+    if (r.graphWindow <= 0) {
+      return null;
+    }
+    Replay open = openReplays.get(r.context);
+    if (open == null || open.window != r.graphWindow) {
+      open = new Replay(r);
+      openReplays.put(r.context, open);
+      replays.add(open);
+    }
+    open.members.add(r.seq);
+    return open;
   }
 
   /** Whether a call after {@code accesses[k]}, other than {@code seq}, read bytes of {@code [start, end)}. */
@@ -230,7 +275,7 @@ public final class DependencyGraph {
         Node a = nodes.get(e.from);
         Node b = nodes.get(e.to);
         boolean sameStream = a.stream >= 0 && a.stream == b.stream;
-        e.dashed = e.implied && !sameStream && !b.waitsFor(a.seq);
+        e.dashed = e.implied && !sameStream && !b.waitsFor(a);
       }
       note = "solid: ordered by the scheduler itself (same stream or a recorded wait); "
           + "dashed: implied, ordered through other edges; grey: a wait no access implies";
@@ -256,6 +301,15 @@ public final class DependencyGraph {
         attrs.append(", color=red, penwidth=2");
       }
       out.println("  n" + n.seq + " [" + attrs + "];");
+    }
+    for (int i = 0; i < replays.size(); i++) {
+      Replay r = replays.get(i);
+      StringBuilder members = new StringBuilder();
+      for (long seq : r.members) {
+        members.append(" n").append(seq).append(';');
+      }
+      out.println("  subgraph cluster_graph" + i + " { label=\"graph replay #" + r.window
+          + (r.captured ? " (captured)" : "") + "\"; style=dashed; color=grey50;" + members + " }");
     }
     for (Edge e : edges) {
       StringBuilder attrs = new StringBuilder();

@@ -8,11 +8,15 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-/** {@code inspect stats}: what a journal's calls add up to. Streams the journal; memory grows only with distinct kernels and threads. */
+/**
+ * {@code inspect stats}: what a journal's calls add up to. Streams the journal; memory grows only
+ * with distinct kernels and threads, and by a bit per window replayed as a CUDA graph.
+ */
 public final class Stats {
 
   private final long[] perKind = new long[CallKind.values().length];
@@ -31,6 +35,20 @@ public final class Stats {
   private long hostWaits;
   private long hostWaitsNarrowed;
   private long barriers;
+  /** Per context, the replayed windows seen (a bit per window number: windows count from 1, densely). */
+  private final Map<Long, Replays> replaysPerContext = new HashMap<>();
+  private long windowsReplayed;
+  private long windowsCaptured;
+  private long launchesReplayed;
+  private long replayedHostNanos;
+  private long launchesAlone;
+  private long aloneHostNanos;
+
+  private static final class Replays {
+    final BitSet seen = new BitSet();
+    /** The last window number seen, for numbers too large for a bit index. */
+    long last;
+  }
 
   private static final class ThreadTotals {
     final String name;
@@ -80,6 +98,54 @@ public final class Stats {
     if (r.barrier) {
       barriers++;
     }
+    if (r.graphWindow > 0) {
+      countReplay(r);
+    }
+    if (r.kind == CallKind.LAUNCH) {
+      if (r.graphWindow > 0) {
+        launchesReplayed++;
+        replayedHostNanos += r.durationNanos;
+      } else {
+        launchesAlone++;
+        aloneHostNanos += r.durationNanos;
+      }
+    }
+  }
+
+  /** Counts the record's window once per (context, window), whichever of its calls comes first. */
+  private void countReplay(CallRecord r) {
+    Replays replays = replaysPerContext.computeIfAbsent(r.context, c -> new Replays());
+    boolean first;
+    if (r.graphWindow <= Integer.MAX_VALUE) {
+      int bit = (int) r.graphWindow;
+      first = !replays.seen.get(bit);
+      replays.seen.set(bit);
+    } else {
+      // A replay's calls are journaled together, so a change of number is a new window.
+      first = r.graphWindow != replays.last;
+    }
+    replays.last = r.graphWindow;
+    if (first) {
+      windowsReplayed++;
+      if (r.graphCaptured) {
+        windowsCaptured++;
+      }
+    }
+  }
+
+  /** Distinct (context, window) pairs replayed as a graph. */
+  public long windowsReplayed() {
+    return windowsReplayed;
+  }
+
+  /** Mean host nanoseconds per launch issued inside a replayed window; NaN when there is none. */
+  public double replayedLaunchHostNanos() {
+    return launchesReplayed == 0 ? Double.NaN : (double) replayedHostNanos / launchesReplayed;
+  }
+
+  /** Mean host nanoseconds per launch issued on its own; NaN when there is none. */
+  public double aloneLaunchHostNanos() {
+    return launchesAlone == 0 ? Double.NaN : (double) aloneHostNanos / launchesAlone;
   }
 
   public long calls() {
@@ -142,6 +208,25 @@ public final class Stats {
     out.printf(Locale.ROOT, "  %-24s %10d%n", "host waits", hostWaits);
     out.printf(Locale.ROOT, "  %-24s %10d%n", "host waits narrowed", hostWaitsNarrowed);
     out.printf(Locale.ROOT, "  %-24s %10d%n", "barriers", barriers);
+
+    if (windowsReplayed > 0) {
+      long launches = perKind[CallKind.LAUNCH.ordinal()];
+      out.println();
+      out.println("graph replays");
+      out.printf(Locale.ROOT, "  %-24s %10d%n", "windows replayed", windowsReplayed);
+      out.printf(Locale.ROOT, "  %-24s %10d%n", "windows captured", windowsCaptured);
+      out.printf(Locale.ROOT, "  %-24s %10d%n", "launches in replays", launchesReplayed);
+      out.printf(Locale.ROOT, "  %-24s %9.1f%%%n", "share of launches",
+          launches == 0 ? 0.0 : 100.0 * launchesReplayed / launches);
+      // One graph launch stands for each replay's launches.
+      out.printf(Locale.ROOT, "  %-24s %10d%n", "launches saved", launchesReplayed - windowsReplayed);
+      out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, in replay", micros(replayedLaunchHostNanos()));
+      out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, on its own", micros(aloneLaunchHostNanos()));
+    }
+  }
+
+  private static String micros(double nanos) {
+    return Double.isNaN(nanos) ? "-" : String.format(Locale.ROOT, "%.2f", nanos / 1000.0);
   }
 
   static Instant instant(long epochNanos) {

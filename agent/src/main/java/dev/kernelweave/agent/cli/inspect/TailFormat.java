@@ -14,7 +14,9 @@ import java.time.format.DateTimeFormatter;
  *
  * seq, local time, thread, call, kernel and launch dimensions, the agent's stream ({@code s-} when
  * none), bytes for copies and memsets, each access as {@code #id+offset[size] mode}, the
- * cross-stream predecessors, the scheduler's other decisions, and the result.
+ * cross-stream predecessors, the scheduler's other decisions (with {@code graph#N} for a launch
+ * issued inside replayed window N, {@code graph#N(captured)} when its graph was captured then), and
+ * the result.
  */
 public final class TailFormat {
 
@@ -72,6 +74,9 @@ public final class TailFormat {
     }
     if (r.barrier) {
       b.append(" barrier");
+    }
+    if (r.graphWindow > 0) {
+      b.append(" graph#").append(r.graphWindow).append(r.graphCaptured ? "(captured)" : "");
     }
     b.append(r.result == CallRecord.RESULT_THREW ? " =threw" : " =" + r.result);
     return b.toString();
