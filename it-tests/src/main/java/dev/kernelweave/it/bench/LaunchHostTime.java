@@ -9,8 +9,19 @@ import java.util.List;
  *
  * @param launches kernel launches in the journal
  * @param meanMicros their mean host time in microseconds
+ * @param replayedLaunches of them, those the agent held and issued inside a replayed CUDA graph
+ * @param replayedMeanMicros their mean host time, NaN where there were none
  */
-public record LaunchHostTime(long launches, double meanMicros) {
+public record LaunchHostTime(long launches, double meanMicros, long replayedLaunches, double replayedMeanMicros) {
+
+  /** A journal without graph replays. */
+  public LaunchHostTime(long launches, double meanMicros) {
+    this(launches, meanMicros, 0, Double.NaN);
+  }
+
+  /** The lines of {@code inspect stats}'s section on graph replays that the benchmark reads. */
+  static final String REPLAYED_LAUNCHES = "launches in replays";
+  static final String REPLAYED_MEAN = "mean host us, in replay";
 
   /** The heading of the kernel table in {@code inspect stats}. */
   static final String HEADING = "mean host us";
@@ -43,6 +54,24 @@ public record LaunchHostTime(long launches, double meanMicros) {
         return null;
       }
     }
-    return launches == 0 ? null : new LaunchHostTime(launches, micros / launches);
+    if (launches == 0) {
+      return null;
+    }
+    long replayed = 0;
+    double replayedMean = Double.NaN;
+    for (String line : statsLines) {
+      String t = line.strip();
+      try {
+        if (t.startsWith(REPLAYED_LAUNCHES)) {
+          replayed = Long.parseLong(t.substring(REPLAYED_LAUNCHES.length()).strip());
+        } else if (t.startsWith(REPLAYED_MEAN)) {
+          String v = t.substring(REPLAYED_MEAN.length()).strip();
+          replayedMean = v.equals("-") ? Double.NaN : Double.parseDouble(v);
+        }
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return new LaunchHostTime(launches, micros / launches, replayed, replayedMean);
   }
 }

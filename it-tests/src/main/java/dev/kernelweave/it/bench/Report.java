@@ -119,24 +119,35 @@ public final class Report {
    */
   public String hostTimeTable() {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"workload", "launches", "passthrough us", "agent us", "extra us", "passthrough ms"});
+    rows.add(new String[] {
+      "workload", "launches", "passthrough us", "agent us", "extra us", "in replays", "replayed us", "passthrough ms"});
     for (WorkloadMeasurement w : workloads) {
       List<LaunchHostTime> agent = w.launchHostTimes(Way.AGENT);
+      List<LaunchHostTime> replayed = agent.stream().filter(t -> t.replayedLaunches() > 0).toList();
+      LaunchHostTime last = agent.isEmpty() ? null : agent.get(agent.size() - 1);
       rows.add(
           new String[] {
             w.name(),
-            agent.isEmpty() ? "-" : Long.toString(agent.get(agent.size() - 1).launches()),
+            last == null ? "-" : Long.toString(last.launches()),
             micros(w.launchHostTimes(Way.PASSTHROUGH)),
             micros(agent),
             Double.isFinite(w.launchHostExtraMicros())
                 ? String.format(Locale.ROOT, "%+.2f", w.launchHostExtraMicros())
                 : "-",
+            last == null || last.launches() == 0
+                ? "-"
+                : String.format(Locale.ROOT, "%.0f%%", 100.0 * last.replayedLaunches() / last.launches()),
+            replayed.isEmpty()
+                ? "-"
+                : micros(Stats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList())),
             time(w.summary(Way.PASSTHROUGH))
           });
     }
     StringBuilder out = new StringBuilder();
     out.append("host time per kernel launch, from the journals (each run's mean over all its launches,\n");
-    out.append("warm-ups included; median [min-max] over runs); passthrough: the agent only journals\n");
+    out.append("warm-ups included; median [min-max] over runs); passthrough: the agent only journals, each\n");
+    out.append("launch made by JCuda at once; in replays: the share of the agent's launches held and\n");
+    out.append("replayed as CUDA graphs (last run), replayed us: their host time alone\n");
     appendRows(out, rows, false);
     return out.toString();
   }
@@ -260,6 +271,12 @@ public final class Report {
       row.put("launches", runs.stream().map(LaunchHostTime::launches).toList());
       json.put(way.label() + "_us", row);
     }
+    List<LaunchHostTime> replayed =
+        w.launchHostTimes(Way.AGENT).stream().filter(t -> t.replayedLaunches() > 0).toList();
+    Map<String, Object> replay =
+        spread(replayed.isEmpty() ? null : Stats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList()));
+    replay.put("launches", replayed.stream().map(LaunchHostTime::replayedLaunches).toList());
+    json.put("agent_in_replay_us", replay);
     json.put("extra_us", round(w.launchHostExtraMicros()));
     return json;
   }
@@ -358,7 +375,10 @@ public final class Report {
     if (runs.isEmpty()) {
       return "-";
     }
-    Stats.Summary s = Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList());
+    return micros(Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
+  }
+
+  static String micros(Stats.Summary s) {
     return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", s.median(), s.min(), s.max());
   }
 

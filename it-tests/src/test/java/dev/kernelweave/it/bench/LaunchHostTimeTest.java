@@ -33,6 +33,19 @@ class LaunchHostTimeTest {
   }
 
   @Test
+  void theGraphReplaySectionGivesTheHostTimeOfReplayedLaunches() {
+    List<String> lines = new java.util.ArrayList<>(stats("  step   100   3.00"));
+    lines.addAll(List.of("", "graph replays", "  windows replayed                  3", "  windows captured                  2",
+        "  launches in replays              80", "  share of launches             80.0%", "  launches saved                   77",
+        "  mean host us, in replay        1.25", "  mean host us, on its own      10.00"));
+    LaunchHostTime t = LaunchHostTime.parse(lines);
+    assertEquals(80, t.replayedLaunches());
+    assertEquals(1.25, t.replayedMeanMicros(), 1e-9);
+    assertEquals(100, t.launches());
+    assertEquals(0, LaunchHostTime.parse(stats("  step   100   3.00")).replayedLaunches());
+  }
+
+  @Test
   void noKernelTableOrAnUnreadableRowGivesNothing() {
     assertNull(LaunchHostTime.parse(List.of("calls 42, kernels 30, streams 4")));
     assertNull(LaunchHostTime.parse(stats()));

@@ -164,10 +164,15 @@ class ReportTest {
     String table = report(List.of(m, measured("chain", 10, 10.5, 10))).hostTimeTable();
     String row = table.lines().filter(l -> l.startsWith("rl-sim")).findFirst().orElseThrow();
     assertEquals(
-        List.of("rl-sim", "120", "7.25", "[7.00-7.50]", "9.00", "[8.50-9.50]", "+1.75", "12.50", "[11.25-15.00]"),
+        List.of("rl-sim", "120", "7.25", "[7.00-7.50]", "9.00", "[8.50-9.50]", "+1.75", "0%", "-", "12.50", "[11.25-15.00]"),
         List.of(row.split("\\s+")));
     String chain = table.lines().filter(l -> l.startsWith("chain")).findFirst().orElseThrow();
-    assertEquals(List.of("chain", "-", "-", "-", "-", "-"), List.of(chain.split("\\s+")));
+    assertEquals(List.of("chain", "-", "-", "-", "-", "-", "-", "-"), List.of(chain.split("\\s+")));
+
+    m.journalStats(Way.AGENT, List.of("agent round 4"), new LaunchHostTime(200, 3.0, 150, 1.5));
+    row = report(List.of(m)).hostTimeTable().lines().filter(l -> l.startsWith("rl-sim")).findFirst().orElseThrow();
+    assertEquals(List.of("75%", "1.50", "[1.50-1.50]"), List.of(row.split("\\s+")).subList(7, 10),
+        "the share of the last run's launches replayed, and the replayed launches' host time");
   }
 
   @Test
