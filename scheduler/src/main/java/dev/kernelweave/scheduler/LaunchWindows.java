@@ -112,7 +112,7 @@ public final class LaunchWindows {
     this.known = Caffeine.newBuilder()
         .maximumSize(MAX_KNOWN)
         .executor(Runnable::run) // evictions run on the caller's thread, under the lock, context current
-        .<Long, Known>removalListener((key, window, cause) -> forget(window))
+        .<Long, Known>removalListener((key, window, cause) -> forget(window, cause.wasEvicted()))
         .build();
   }
 
@@ -252,7 +252,10 @@ public final class LaunchWindows {
     }
   }
 
-  /** Windows captured as graphs, replayed, graphs evicted, launches issued inside replays, windows that diverged. */
+  /**
+   * Windows captured as graphs, replayed, graphs evicted to make room (not those forgotten at a
+   * module unload), launches issued inside replays, windows that diverged.
+   */
   public long[] counters() {
     return new long[] {captured, replayed, evicted, launchesReplayed, diverged};
   }
@@ -366,9 +369,11 @@ public final class LaunchWindows {
     }
   }
 
-  private void forget(Known window) {
+  private void forget(Known window, boolean evictedForRoom) {
     if (window != null && window.graph != 0) {
-      evicted++;
+      if (evictedForRoom) {
+        evicted++;
+      }
       long graph = window.graph;
       window.graph = 0;
       device.destroyGraph(graph);
