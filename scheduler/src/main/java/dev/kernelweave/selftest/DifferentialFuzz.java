@@ -25,17 +25,27 @@ public final class DifferentialFuzz {
   private final int streams;
   private final Mutant mutant;
   private final ProgramGenerator generator;
+  private final boolean graphs;
 
   /**
    * @param targets opens a fresh target for each run
    * @param streams pool lanes per scheduler
    * @param mutant {@link Mutant#NONE}, or a broken scheduler the fuzz should catch
+   * @param graphs whether the scheduled runs hold launches and replay windows as graphs (where the
+   *     target has graphs)
    */
-  public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant, ProgramGenerator generator) {
+  public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant, ProgramGenerator generator,
+      boolean graphs) {
     this.targets = targets;
     this.streams = streams;
     this.mutant = mutant;
     this.generator = generator;
+    this.graphs = graphs;
+  }
+
+  /** With graphs on. */
+  public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant, ProgramGenerator generator) {
+    this(targets, streams, mutant, generator, true);
   }
 
   public DifferentialFuzz(ProgramTarget.Factory targets, int streams, Mutant mutant) {
@@ -123,7 +133,7 @@ public final class DifferentialFuzz {
     }
     RunResult scheduled;
     try (ProgramTarget target = targets.open(streams, targetSeed)) {
-      scheduled = ProgramRunner.runScheduled(program, target, mutant);
+      scheduled = ProgramRunner.runScheduled(program, target, mutant, graphs);
     }
     return new Verdict(compare(program, serial, scheduled), scheduled.stats());
   }

@@ -32,6 +32,9 @@ public enum Kernel {
   REDUCE(1, AccessMode.WRITE),
   FILL_BACKWARD(0, AccessMode.WRITE);
 
+  /** Threads per block of every self-test launch: one block for the up to 64 elements a launch takes. */
+  public static final int BLOCK = 128;
+
   private final int inputs;
   private final AccessMode outMode;
 
@@ -56,6 +59,11 @@ public enum Kernel {
    */
   public long outPointerOffset(int n) {
     return this == FILL_BACKWARD ? 4L * n : 0;
+  }
+
+  /** The blocks of a launch over {@code n} elements, {@link #BLOCK} threads each. */
+  public static int blocks(int n) {
+    return Math.max(1, (n + BLOCK - 1) / BLOCK);
   }
 
   /** The number of output elements for {@code n} input elements. */

@@ -6,6 +6,8 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
+import dev.kernelweave.scheduler.GraphDevice;
+import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.scheduler.Ticket;
@@ -20,6 +22,11 @@ import java.util.TreeMap;
  * {@link CallRecord} whose accesses come from an {@link AllocationTable}, and goes through {@link
  * Dispatch#enter} and {@link Dispatch#exit} exactly as the interceptor takes it, the real call made
  * in between on the lane the dispatch chose or, when it chose none, as the application wrote it.
+ *
+ * <p>With graphs on (where the target has a {@link GraphDevice}), launches go through {@link
+ * Dispatch#enterLaunch} as the interceptor's do: each launch's record carries the function handle,
+ * grid, block and parameter bytes of the target's kernel, a held launch is not made (the windows
+ * issue it from its record later, alone or in a graph), and its record is counted once issued.
  */
 public final class ProgramRunner {
 
@@ -30,15 +37,26 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, null, Mutant.NONE).execute();
+    return new Run(program, target, false, null, Mutant.NONE).execute();
   }
 
-  /** Every call placed by a new {@link Scheduler} on {@code target}'s lanes. */
+  /** Every call placed by a new dispatch on {@code target}'s lanes, graphs on where the target has them. */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant) {
-    return new Run(program, target, new Dispatch(target, target.streams(), mutant), mutant).execute();
+    return runScheduled(program, target, mutant, true);
   }
 
-  private static final class Run {
+  /**
+   * Every call placed by a new dispatch on {@code target}'s lanes; with {@code graphs}, launches may
+   * be held and replayed as graphs on the target's {@link ProgramTarget#graphs}.
+   */
+  public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant, boolean graphs) {
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant).execute();
+  }
+
+  /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
+  private static final int FAILING_SHARED_MEMORY = 1 << 20;
+
+  private static final class Run implements LaunchWindows.Listener {
     final Program program;
     final ProgramTarget target;
     final Dispatch scheduler;
@@ -60,13 +78,23 @@ public final class ProgramRunner {
     long seq;
     int index;
 
-    Run(Program program, ProgramTarget target, Dispatch scheduler, Mutant mutant) {
+    Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant) {
       this.program = program;
       this.target = target;
-      this.scheduler = scheduler;
+      this.scheduler = !scheduled ? null
+          : new Dispatch(target, target.streams(), mutant, graphs, graphs == null ? null : this);
       this.mutant = mutant;
       this.legacy = target.streams();
     }
+
+    @Override
+    public void issued(CallRecord call) {
+      stats.note(call, legacy);
+      stats.noteHeld();
+    }
+
+    @Override
+    public void stopped(String why) {}
 
     RunResult execute() {
       RuntimeException error = null;
@@ -88,6 +116,9 @@ public final class ProgramRunner {
         error = e;
       }
       finishCall();
+      if (scheduler != null && scheduler.windows() != null) {
+        stats.noteWindows(scheduler.windows().counters());
+      }
       return new RunResult(List.copyOf(observations), List.copyOf(target.faults()), error, stats);
     }
 
@@ -225,7 +256,13 @@ public final class ProgramRunner {
       call.kernel = Kernel.SCALE.name();
       kernelPointer(call, out, AccessMode.WRITE);
       kernelPointer(call, in, AccessMode.READ);
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      parameters(call, target.function(Kernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
+      int chosen = scheduler.enterLaunch(call, ticket);
+      if (chosen == Dispatch.HELD) {
+        held();
+        return;
+      }
+      int lane = laneOf(chosen, l.stream());
       target.launch(lane, Kernel.SCALE, out, in, 0, l.n(), l.k());
       scheduler.exit(call, true, ticket);
     }
@@ -243,7 +280,13 @@ public final class ProgramRunner {
       access(call, c, AllocationTable.WHOLE_ALLOCATION, AccessMode.READ);
       call.moduleVariableCount = call.accessCount;
       kernelPointer(call, out, AccessMode.WRITE);
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      parameters(call, target.readsConstantFunction(), l.n(), new long[] {out}, l.n(), l.k());
+      int chosen = scheduler.enterLaunch(call, ticket);
+      if (chosen == Dispatch.HELD) {
+        held();
+        return;
+      }
+      int lane = laneOf(chosen, l.stream());
       target.launchReadingConstant(lane, out, l.n(), l.k());
       scheduler.exit(call, true, ticket);
     }
@@ -265,7 +308,13 @@ public final class ProgramRunner {
       // Code the agent cannot read: its one pointer read-write, and it may reach memory no parameter names.
       kernelPointer(call, slot, AccessMode.READ_WRITE);
       call.touchesUnknownMemory = true;
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      parameters(call, target.withoutPtxFunction(), l.n(), new long[] {slot}, l.n(), l.k());
+      int chosen = scheduler.enterLaunch(call, ticket);
+      if (chosen == Dispatch.HELD) {
+        held();
+        return;
+      }
+      int lane = laneOf(chosen, l.stream());
       target.launchWithoutPtx(lane, slot, l.n(), l.k());
       scheduler.exit(call, true, ticket);
     }
@@ -334,7 +383,16 @@ public final class ProgramRunner {
       if (l.mode() == Op.LaunchMode.UNKNOWN_POINTER) {
         call.touchesUnknownMemory = true;
       }
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), l.stream());
+      parameters(call, target.function(kernel), l.n(), new long[] {out, in1, in2}, l.n(), l.k());
+      if (l.mode() == Op.LaunchMode.FAILS) {
+        call.sharedMemBytes = FAILING_SHARED_MEMORY;
+      }
+      int chosen = scheduler.enterLaunch(call, ticket);
+      if (chosen == Dispatch.HELD) {
+        held();
+        return;
+      }
+      int lane = laneOf(chosen, l.stream());
       if (l.mode() == Op.LaunchMode.FAILS) {
         scheduler.exit(call, false, ticket);
         return;
@@ -443,6 +501,39 @@ public final class ProgramRunner {
       int lane = laneOf(scheduler.enter(call, Placement.EVENT_RECORD, ticket), e.stream());
       target.recordAppEvent(e.event(), lane);
       scheduler.exit(call, true, ticket);
+    }
+
+    /**
+     * Fills a launch's record as the interceptor does from {@code cuLaunchKernel}: the function, one
+     * block of {@link Kernel#BLOCK} threads per that many elements, and the parameters in the
+     * kernel's layout, 8-byte pointers then 4-byte integers.
+     */
+    void parameters(CallRecord call, long function, int n, long[] pointers, int... integers) {
+      call.function = function;
+      call.gridX = Kernel.blocks(n);
+      call.gridY = 1;
+      call.gridZ = 1;
+      call.blockX = Kernel.BLOCK;
+      call.blockY = 1;
+      call.blockZ = 1;
+      call.sharedMemBytes = 0;
+      for (long p : pointers) {
+        put(call, call.addParam(8), p, 8);
+      }
+      for (int v : integers) {
+        put(call, call.addParam(4), v, 4);
+      }
+    }
+
+    private static void put(CallRecord call, int at, long value, int bytes) {
+      for (int b = 0; b < bytes; b++) {
+        call.paramBytes[at + b] = (byte) (value >>> (8 * b));
+      }
+    }
+
+    /** A launch the windows held: not made now, and counted once they issue it. */
+    void held() {
+      current = null;
     }
 
     /** The lane the real call runs on: the dispatch's choice, or the application's own stream. */

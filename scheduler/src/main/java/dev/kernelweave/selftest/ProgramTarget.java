@@ -1,5 +1,6 @@
 package dev.kernelweave.selftest;
 
+import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.StreamDevice;
 import java.util.List;
 
@@ -144,6 +145,32 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
 
   /** {@code cuEventSynchronize} of an application event; returns at once if it was never recorded. */
   void synchronizeAppEvent(int appEvent);
+
+  /**
+   * Issues the launches the scheduler held, alone or as graphs, on these lanes; null where the
+   * target has none, and the scheduler then holds nothing (graphs off).
+   */
+  default GraphDevice graphs() {
+    return null;
+  }
+
+  /**
+   * The function handle ({@code CUfunction}) of {@code kernel}, as {@link GraphDevice#launch} takes
+   * it back from a launch's record; 0 where the target has no graphs.
+   */
+  default long function(Kernel kernel) {
+    return 0;
+  }
+
+  /** The handle of the kernel {@link #launchReadingConstant} launches; 0 where the target has no graphs. */
+  default long readsConstantFunction() {
+    return 0;
+  }
+
+  /** The handle of the kernel {@link #launchWithoutPtx} launches; 0 where the target has no graphs. */
+  default long withoutPtxFunction() {
+    return 0;
+  }
 
   /**
    * Problems the device itself saw (a race, a use after free, a stream used before creation), in

@@ -13,6 +13,11 @@ public final class RunStats {
   private long eventsRecorded;
   private long hostWaits;
   private long barriers;
+  /** Launches the windows held and issued later, graphs captured, windows replayed, windows that diverged. */
+  private long held;
+  private long captured;
+  private long replayed;
+  private long diverged;
 
   /** Counts one decided call; {@code legacyLane} tells the pool's lanes from the legacy one. */
   void note(CallRecord call, int legacyLane) {
@@ -35,6 +40,18 @@ public final class RunStats {
     }
   }
 
+  /** Counts a launch the windows held, once issued. */
+  void noteHeld() {
+    held++;
+  }
+
+  /** Counts what a run's windows did: {@code LaunchWindows.counters()}. */
+  void noteWindows(long[] counters) {
+    captured += counters[0];
+    replayed += counters[1];
+    diverged += counters[4];
+  }
+
   /** Adds {@code other}'s counts to these. */
   public void add(RunStats other) {
     calls += other.calls;
@@ -44,6 +61,10 @@ public final class RunStats {
     eventsRecorded += other.eventsRecorded;
     hostWaits += other.hostWaits;
     barriers += other.barriers;
+    held += other.held;
+    captured += other.captured;
+    replayed += other.replayed;
+    diverged += other.diverged;
   }
 
   public long calls() {
@@ -58,10 +79,31 @@ public final class RunStats {
     return crossLaneWaits;
   }
 
+  /** Launches held and issued later, alone or in a graph. */
+  public long held() {
+    return held;
+  }
+
+  /** Graphs captured from windows that repeated. */
+  public long captured() {
+    return captured;
+  }
+
+  /** Windows replayed as graphs, at capture or later. */
+  public long replayed() {
+    return replayed;
+  }
+
+  /** Held windows that turned out to differ from the one they began like. */
+  public long diverged() {
+    return diverged;
+  }
+
   @Override
   public String toString() {
     return calls + " calls decided, " + onPool + " on " + lanes.cardinality() + " pool streams, " + crossLaneWaits
         + " cross-stream waits, " + eventsRecorded + " with an event recorded, " + hostWaits + " host waits, "
-        + barriers + " barriers";
+        + barriers + " barriers; " + held + " launches held, " + captured + " graphs captured, " + replayed
+        + " windows replayed, " + diverged + " diverged";
   }
 }

@@ -1,5 +1,7 @@
 package dev.kernelweave.sim;
 
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.selftest.Kernel;
 import dev.kernelweave.selftest.ProgramTarget;
 import java.util.ArrayDeque;
@@ -44,11 +46,17 @@ import java.util.function.BooleanSupplier;
  *       (or freed and allocated again) since it was issued is reported as a fault, and so is a
  *       free of memory in use, and any two operations that run at the same time on overlapping
  *       bytes when one of them writes: a race, whatever the bytes turn out to be.
+ *   <li>Graphs ({@link GraphDevice}), as CUDA runs them: a launch the scheduler held is decoded from
+ *       its record (function handle, grid, block, parameter bytes in the kernel's layout) into the
+ *       kernel it stands for; a captured graph keeps its launches as they were then, and each
+ *       {@code launchGraph} runs them after the lane's earlier work, each after its predecessors in
+ *       the graph and nothing else (so a missing edge is a race or a wrong result), and the lane's
+ *       later work after all of them.
  * </ul>
  *
  * <p>Not thread-safe, like the stream device it stands in for.
  */
-public final class SimDevice implements ProgramTarget {
+public final class SimDevice implements ProgramTarget, GraphDevice {
 
   /** Opens simulated devices: {@code SimDevice::new}. */
   public static final ProgramTarget.Factory FACTORY = SimDevice::new;
@@ -57,6 +65,15 @@ public final class SimDevice implements ProgramTarget {
   private static final long HOST_BASE = 0x7f9c_0000_0000L;
   private static final long ARENA_SIZE = 1L << 30;
   private static final byte UNINITIALIZED = (byte) 0xCD;
+  /** Function handles: this plus a kernel's number (see {@link #function}). */
+  private static final long FUNCTIONS = 0x5f00_0000_0000L;
+  private static final long READS_CONSTANT = FUNCTIONS + 0x100;
+  private static final long WITHOUT_PTX = FUNCTIONS + 0x200;
+  /** The lane of a graph's node, which runs off every lane: after its predecessors alone. */
+  private static final int NO_LANE = -1;
+  /** CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE. */
+  private static final int INVALID_VALUE = 1;
+  private static final int INVALID_HANDLE = 400;
 
   /**
    * How long things take, in ticks: a host call lets up to {@code hostStep} ticks pass, a device
@@ -136,6 +153,11 @@ public final class SimDevice implements ProgramTarget {
   private final PriorityQueue<SimOp> timeline =
       new PriorityQueue<>(Comparator.comparingLong((SimOp o) -> o.time).thenComparingLong(o -> o.number));
   private final List<SimOp> running = new ArrayList<>();
+  /** Graph nodes launched and not yet complete. */
+  private final List<SimOp> floating = new ArrayList<>();
+  /** Captured graphs by handle: the launches as captured, and each one's predecessors in the graph. */
+  private final Map<Long, Graph> graphs = new HashMap<>();
+  private long nextGraph;
   private final Map<Integer, SimOp> events = new HashMap<>();
   private final Map<Integer, SimOp> appEvents = new HashMap<>();
   private final Arena device = new Arena(DEVICE_BASE, ARENA_SIZE, UNINITIALIZED);
@@ -337,6 +359,10 @@ public final class SimDevice implements ProgramTarget {
   @Override
   public void launchReadingConstant(int lane, long out, int n, int k) {
     hostStep();
+    enqueue(lane, readingConstant(lane, out, n, k));
+  }
+
+  private SimOp readingConstant(int lane, long out, int n, int k) {
     SimOp op = work(lane, String.format(Locale.ROOT, "FILL_FROM_CONSTANT n=%d k=0x%08x", n, k));
     range(op, moduleConstant(), 4, false);
     range(op, out, n * 4L, true);
@@ -352,7 +378,7 @@ public final class SimDevice implements ProgramTarget {
         write(out, toBytes(result));
       }
     };
-    enqueue(lane, op);
+    return op;
   }
 
   @Override
@@ -449,6 +475,10 @@ public final class SimDevice implements ProgramTarget {
   @Override
   public void launch(int lane, Kernel kernel, long outPointer, long in1, long in2, int n, int k) {
     hostStep();
+    enqueue(lane, kernel(lane, kernel, outPointer, in1, in2, n, k));
+  }
+
+  private SimOp kernel(int lane, Kernel kernel, long outPointer, long in1, long in2, int n, int k) {
     SimOp op = work(lane, String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel, n, k));
     long out = outPointer - kernel.outPointerOffset(n);
     int outBytes = kernel.outElements(n) * 4;
@@ -480,7 +510,7 @@ public final class SimDevice implements ProgramTarget {
         write(out, toBytes(result));
       }
     };
-    enqueue(lane, op);
+    return op;
   }
 
   @Override
@@ -587,6 +617,161 @@ public final class SimDevice implements ProgramTarget {
   @Override
   public void close() {}
 
+  // --- GraphDevice
+
+  @Override
+  public GraphDevice graphs() {
+    return this;
+  }
+
+  @Override
+  public long function(Kernel kernel) {
+    return FUNCTIONS + 1 + kernel.ordinal();
+  }
+
+  @Override
+  public long readsConstantFunction() {
+    return READS_CONSTANT;
+  }
+
+  @Override
+  public long withoutPtxFunction() {
+    return WITHOUT_PTX;
+  }
+
+  /** A launch as its record describes it: a kernel ({@code null}: the one reading the constant) and its arguments. */
+  private record HeldLaunch(Kernel kernel, long out, long in1, long in2, int n, int k) {
+    String describe() {
+      return String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel == null ? "FILL_FROM_CONSTANT" : kernel, n, k);
+    }
+  }
+
+  /** A captured graph: its launches as they were captured, and each one's predecessors among them. */
+  private static final class Graph {
+    final HeldLaunch[] launches;
+    final int[][] predecessors;
+    /** The exit of its newest launch: CUDA runs one launch of a graph at a time. */
+    SimOp lastExit;
+
+    Graph(HeldLaunch[] launches, int[][] predecessors) {
+      this.launches = launches;
+      this.predecessors = predecessors;
+    }
+  }
+
+  @Override
+  public int launch(CallRecord call, int lane) {
+    hostStep();
+    HeldLaunch launch = decode(call);
+    if (launch == null) {
+      return INVALID_VALUE;
+    }
+    enqueue(lane, op(launch, lane));
+    return 0;
+  }
+
+  @Override
+  public long capture(CallRecord[] calls, int count, int[] predecessorStart, int[] predecessors) {
+    HeldLaunch[] launches = new HeldLaunch[count];
+    int[][] edges = new int[count][];
+    for (int i = 0; i < count; i++) {
+      launches[i] = decode(calls[i]);
+      if (launches[i] == null) {
+        throw new IllegalArgumentException("launch " + i + " of the window cannot be captured");
+      }
+      edges[i] = Arrays.copyOfRange(predecessors, predecessorStart[i], predecessorStart[i + 1]);
+      for (int p : edges[i]) {
+        if (p < 0 || p >= i) {
+          throw new IllegalArgumentException("launch " + i + " follows launch " + p + ", not an earlier one");
+        }
+      }
+    }
+    long handle = ++nextGraph;
+    graphs.put(handle, new Graph(launches, edges));
+    return handle;
+  }
+
+  @Override
+  public int launchGraph(long graph, int lane) {
+    hostStep();
+    Graph g = graphs.get(graph);
+    if (g == null) {
+      fault("launchGraph(" + graph + "): no such graph");
+      return INVALID_HANDLE;
+    }
+    // As cuGraphLaunch: an entry on the lane, the nodes off it, each after the entry and its own
+    // predecessors only, then an exit on the lane after all of them.
+    SimOp entry = new SimOp(++operations, lane, Kind.RECORD, "graph " + graph + " entry");
+    if (g.lastExit != null) {
+      entry.after.add(g.lastExit);
+    }
+    enqueue(lane, entry);
+    SimOp exit = new SimOp(++operations, lane, Kind.RECORD, "graph " + graph + " exit");
+    SimOp[] nodes = new SimOp[g.launches.length];
+    for (int i = 0; i < nodes.length; i++) {
+      SimOp node = op(g.launches[i], NO_LANE);
+      node.after.add(entry);
+      for (int p : g.predecessors[i]) {
+        node.after.add(nodes[p]);
+      }
+      nodes[i] = node;
+      floating.add(node);
+      exit.after.add(node);
+    }
+    g.lastExit = exit;
+    enqueue(lane, exit);
+    kickFloating();
+    return 0;
+  }
+
+  @Override
+  public void destroyGraph(long graph) {
+    if (graphs.remove(graph) == null) {
+      fault("destroyGraph(" + graph + "): no such graph");
+    }
+  }
+
+  /** The launch a held record stands for, or null (and a fault) when it names no kernel of this device as launched. */
+  private HeldLaunch decode(CallRecord call) {
+    boolean readsConstant = call.function == READS_CONSTANT;
+    Kernel kernel = null;
+    if (!readsConstant) {
+      long number = call.function - FUNCTIONS - 1;
+      if (number < 0 || number >= Kernel.values().length) {
+        fault(String.format(Locale.ROOT, "a held launch of function 0x%x, no kernel the agent may issue itself",
+            call.function));
+        return null;
+      }
+      kernel = Kernel.values()[(int) number];
+    }
+    int[] layout = readsConstant ? new int[] {8, 4, 4} : new int[] {8, 8, 8, 4, 4};
+    boolean matches = call.paramCount == layout.length;
+    for (int i = 0; matches && i < layout.length; i++) {
+      matches = call.paramSize(i) == layout[i];
+    }
+    if (!matches) {
+      fault("a held launch of " + (readsConstant ? "FILL_FROM_CONSTANT" : kernel) + " with " + call.paramCount
+          + " parameters not in its layout");
+      return null;
+    }
+    HeldLaunch launch = readsConstant
+        ? new HeldLaunch(null, call.paramAsLong(0), 0, 0, (int) call.paramAsLong(1), (int) call.paramAsLong(2))
+        : new HeldLaunch(kernel, call.paramAsLong(0), call.paramAsLong(1), call.paramAsLong(2),
+            (int) call.paramAsLong(3), (int) call.paramAsLong(4));
+    if (call.gridX != Kernel.blocks(launch.n()) || call.gridY != 1 || call.gridZ != 1 || call.blockX != Kernel.BLOCK
+        || call.blockY != 1 || call.blockZ != 1 || call.sharedMemBytes != 0) {
+      fault("a held launch of " + launch.describe() + " with another grid or block than it was launched with");
+      return null;
+    }
+    return launch;
+  }
+
+  private SimOp op(HeldLaunch launch, int lane) {
+    return launch.kernel() == null
+        ? readingConstant(lane, launch.out(), launch.n(), launch.k())
+        : kernel(lane, launch.kernel(), launch.out(), launch.in1(), launch.in2(), launch.n(), launch.k());
+  }
+
   // --- the simulation
 
   private SimOp work(int lane, String label) {
@@ -658,14 +843,33 @@ public final class SimDevice implements ProgramTarget {
         || (head.gate >= 0 && !openGates.contains(head.gate))) {
       return;
     }
-    for (SimOp before : head.after) {
-      if (!before.done) {
-        return;
+    if (allDone(head.after)) {
+      schedule(head);
+    }
+  }
+
+  /** Schedules every graph node whose predecessors completed. */
+  private void kickFloating() {
+    for (SimOp node : floating) {
+      if (!node.scheduled && allDone(node.after)) {
+        schedule(node);
       }
     }
-    head.scheduled = true;
-    head.time = now + (timing.jitter() == 0 ? 0 : random.nextInt(timing.jitter() + 1));
-    timeline.add(head);
+  }
+
+  private static boolean allDone(List<SimOp> ops) {
+    for (SimOp op : ops) {
+      if (!op.done) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void schedule(SimOp op) {
+    op.scheduled = true;
+    op.time = now + (timing.jitter() == 0 ? 0 : random.nextInt(timing.jitter() + 1));
+    timeline.add(op);
   }
 
   private void step() {
@@ -714,13 +918,18 @@ public final class SimDevice implements ProgramTarget {
     }
     op.running = false;
     op.done = true;
-    SimOp head = lanes.get(op.lane).pollFirst();
-    if (head != op) {
-      throw new IllegalStateException("lane " + op.lane + " out of order: " + op + " completed before " + head);
+    if (op.lane == NO_LANE) {
+      floating.remove(op);
+    } else {
+      SimOp head = lanes.get(op.lane).pollFirst();
+      if (head != op) {
+        throw new IllegalStateException("lane " + op.lane + " out of order: " + op + " completed before " + head);
+      }
     }
     for (int lane = 0; lane < lanes.size(); lane++) {
       kick(lane);
     }
+    kickFloating();
   }
 
   private static String conflict(SimOp a, SimOp b) {
@@ -767,6 +976,9 @@ public final class SimDevice implements ProgramTarget {
   }
 
   private boolean idle() {
+    if (!floating.isEmpty()) {
+      return false;
+    }
     for (ArrayDeque<SimOp> lane : lanes) {
       if (!lane.isEmpty()) {
         return false;

@@ -7,11 +7,11 @@ import java.util.List;
  * The simulator with its fault reports hidden: what a real GPU shows, where only the observed
  * bytes tell a correct schedule from a wrong one.
  */
-final class BytesOnlyTarget implements ProgramTarget {
+class BytesOnlyTarget implements ProgramTarget {
 
   static final ProgramTarget.Factory FACTORY = (streams, seed) -> new BytesOnlyTarget(new SimDevice(streams, seed));
 
-  private final ProgramTarget target;
+  final ProgramTarget target;
 
   BytesOnlyTarget(ProgramTarget target) {
     this.target = target;
@@ -80,4 +80,8 @@ final class BytesOnlyTarget implements ProgramTarget {
   }
 
   @Override public void waitAppEvent(int lane, int appEvent) { target.waitAppEvent(lane, appEvent); }
+  @Override public dev.kernelweave.scheduler.GraphDevice graphs() { return target.graphs(); }
+  @Override public long function(Kernel kernel) { return target.function(kernel); }
+  @Override public long readsConstantFunction() { return target.readsConstantFunction(); }
+  @Override public long withoutPtxFunction() { return target.withoutPtxFunction(); }
 }
