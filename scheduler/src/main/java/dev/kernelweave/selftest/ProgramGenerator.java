@@ -29,7 +29,10 @@ public final class ProgramGenerator {
 
   private final int maxCalls;
 
-  /** @param maxCalls an upper bound on the calls in a program (more calls: longer, rarer bugs) */
+  /**
+   * @param maxCalls an upper bound on the calls in a program, its first repeated window aside (more
+   *     calls: longer, rarer bugs)
+   */
   public ProgramGenerator(int maxCalls) {
     if (maxCalls < 8) {
       throw new IllegalArgumentException("maxCalls must be at least 8, was " + maxCalls);
@@ -66,6 +69,8 @@ public final class ProgramGenerator {
     final List<Integer> readbackEvents = new ArrayList<>();
     int nextBuf;
     int thread;
+    /** Calls of the program's first repeated window, which the program's length leaves out. */
+    int extra = -1;
 
     Builder(long seed) {
       this.seed = seed;
@@ -108,7 +113,7 @@ public final class ProgramGenerator {
         alloc(1 + random.nextInt(MAX_ELEMENTS));
       }
       int length = 8 + random.nextInt(maxCalls - 7);
-      while (ops.size() < length) {
+      while (ops.size() < length + Math.max(extra, 0)) {
         if (random.nextInt(10) >= 7) {
           thread = random.nextInt(threads);
         }
@@ -199,7 +204,8 @@ public final class ProgramGenerator {
 
     /** One of the shapes CUDA's own semantics make valid (see {@link Shape}). */
     void shapeStep() {
-      switch (random.nextInt(8)) {
+      switch (random.nextInt(9)) {
+        case 8 -> repeatedWindow();
         case 0 -> pinnedReadbackThenSynchronousCopy();
         case 1 -> legacyWaitsForEvent();
         case 2 -> constantBetweenLaunches();
@@ -209,6 +215,144 @@ public final class ProgramGenerator {
         case 6 -> slicedAllocation();
         default -> hostFunction();
       }
+    }
+
+    /**
+     * What an application's step loop does: the same few launches on one stream (a window), several
+     * times, a host synchronization between iterations (a synchronous read, a stream, event or
+     * context synchronize, new input copied in). Some launches' scalars change now and then or every
+     * iteration; buffers may rotate (two or three places per role used in turn, allocations of their
+     * own or offsets inside one, sometimes two roles swapping places); one iteration may differ (a
+     * launch more, one less, another kernel), or run on another stream. The agent holds a window it
+     * saw before and replays it as a graph from the second repeat on: only the launches' scalars and
+     * pointers tell one window from another that touches the same allocations.
+     */
+    void repeatedWindow() {
+      int before = ops.size();
+      int roles = 2 + random.nextInt(2);
+      int r = random.nextInt(10);
+      int rotation = r < 5 ? 1 : r < 9 ? 2 : 3;
+      int m = 4 + random.nextInt(29);
+      boolean swapping = rotation > 1 && random.nextInt(3) == 0;
+      int layout = random.nextInt(3); // 0: a place per allocation, 1: an allocation per role, 2: one for all
+      Op.At[][] places = new Op.At[roles][rotation];
+      int all = -1;
+      if (layout == 2) {
+        all = allocated(m * roles * rotation);
+      }
+      for (int role = 0; role < roles; role++) {
+        if (swapping && role == 1) {
+          continue;
+        }
+        int own = layout == 1 ? allocated(m * rotation) : -1;
+        for (int turn = 0; turn < rotation; turn++) {
+          places[role][turn] = layout == 0 ? new Op.At(allocated(m), 0)
+              : layout == 1 ? new Op.At(own, turn * m) : new Op.At(all, (role * rotation + turn) * m);
+        }
+      }
+      if (swapping) {
+        for (int turn = 0; turn < rotation; turn++) {
+          places[1][turn] = places[0][(turn + 1) % rotation];
+        }
+      }
+      List<int[]> body = new ArrayList<>(); // {kernel, out role, in1 role, in2 role, n, k, scalar policy}
+      for (int i = 2 + random.nextInt(3); i > 0; i--) {
+        body.add(windowLaunch(roles, m));
+      }
+      int iterations = Math.min(9, rotation * 3 + 1 + random.nextInt(3));
+      int diverging = random.nextInt(3) == 0 ? 2 + random.nextInt(iterations - 2) : -1;
+      int separator = random.nextInt(5);
+      long stream = stream();
+      for (int it = 0; it < iterations; it++) {
+        int turn = it % rotation;
+        List<int[]> launches = new ArrayList<>();
+        for (int[] step : body) {
+          if (step[6] == 1 && it > 0) {
+            step[5]++; // a step counter
+          } else if (step[6] == 2 && it > 0 && random.nextInt(3) == 0) {
+            if (random.nextInt(4) == 0) {
+              step[4] = windowElements(step[0], m);
+            } else {
+              step[5] = random.nextInt();
+            }
+          }
+          launches.add(step.clone());
+        }
+        if (it == diverging) {
+          switch (random.nextInt(3)) {
+            case 0 -> launches.add(windowLaunch(roles, m));
+            case 1 -> launches.remove(launches.size() - 1);
+            default -> {
+              int[] other = windowLaunch(roles, m);
+              int at = 1 + random.nextInt(launches.size() - 1);
+              launches.set(at, other);
+            }
+          }
+        }
+        long on = it > 0 && random.nextInt(10) == 0 ? stream() : stream;
+        for (int[] l : launches) {
+          Kernel kernel = Kernel.values()[l[0]];
+          int n = l[4];
+          Op.At out = places[l[1]][turn];
+          ops.add(new Op.Launch(thread, on, kernel, out, kernel.inputs() >= 1 ? places[l[2]][turn] : null,
+              kernel.inputs() >= 2 ? places[l[3]][turn] : null, n, l[5], Op.LaunchMode.PRECISE));
+          noteWritten(out.buf());
+        }
+        windowSeparator(random.nextInt(4) == 0 ? random.nextInt(5) : separator, places, turn, m, on);
+      }
+      note(Shape.REPEATED_WINDOW);
+      if (extra < 0) {
+        extra = ops.size() - before; // a loop is long: it must not crowd out the other shapes
+      }
+    }
+
+    /** A launch of a window: {kernel, out role, in1 role, in2 role, n, k, scalars: 0 fixed, 1 counting, 2 changing}. */
+    int[] windowLaunch(int roles, int m) {
+      Kernel kernel = Kernel.values()[random.nextInt(Kernel.values().length)];
+      int out = random.nextInt(roles);
+      int in1 = (out + 1 + random.nextInt(roles - 1)) % roles;
+      int in2 = (out + 1 + random.nextInt(roles - 1)) % roles;
+      int p = random.nextInt(20);
+      return new int[] {kernel.ordinal(), out, in1, in2, windowElements(kernel.ordinal(), m), random.nextInt(),
+          p < 12 ? 0 : p < 15 ? 1 : 2};
+    }
+
+    /** Elements a window's launch takes in places of {@code m}: FILL_BACKWARD's pointer stays inside its place. */
+    int windowElements(int kernel, int m) {
+      return Kernel.values()[kernel] == Kernel.FILL_BACKWARD ? 1 + random.nextInt(m - 1) : 1 + random.nextInt(m);
+    }
+
+    /** The host synchronization after an iteration of a window. */
+    void windowSeparator(int kind, Op.At[][] places, int turn, int m, long stream) {
+      Op.At place = places[random.nextInt(places.length)][turn];
+      int n = 1 + random.nextInt(m);
+      switch (kind) {
+        case 0, 1 -> {
+          ops.add(new Op.Read(thread, place, n));
+          noteRead(place.buf());
+        }
+        case 2 -> streamSync(stream);
+        case 3 -> {
+          if (random.nextBoolean()) {
+            ops.add(new Op.SyncContext(thread));
+          } else {
+            int event = random.nextInt(events);
+            ops.add(new Op.EventRecord(thread, event, stream));
+            ops.add(new Op.EventSync(thread, event));
+          }
+        }
+        default -> {
+          // New input for the next iteration: the same window, other data.
+          ops.add(new Op.Write(thread, place, n, random.nextLong()));
+          noteWritten(place.buf());
+        }
+      }
+    }
+
+    /** A new allocation of {@code elements}; its buffer number. */
+    int allocated(int elements) {
+      alloc(elements);
+      return live.get(live.size() - 1)[0];
     }
 
     void streamSync(long stream) {

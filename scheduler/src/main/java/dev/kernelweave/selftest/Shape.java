@@ -20,7 +20,8 @@ public enum Shape {
   HOST_FUNCTION("cuLaunchHostFunc between copies through host memory"),
   HOST_FUNCTION_WAITING_FOR_HOST("host function that waits for a later host action"),
   SEVERAL_THREADS("calls from several application threads on one context"),
-  SLICED_ALLOCATION("calls on disjoint and straddling slices of one allocation, then one covering them");
+  SLICED_ALLOCATION("calls on disjoint and straddling slices of one allocation, then one covering them"),
+  REPEATED_WINDOW("the same launches repeated between host synchronizations: new scalars, rotated buffers, a divergence");
 
   private final String description;
 
