@@ -3,6 +3,7 @@ package dev.kernelweave.agent.cli;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.selftest.DifferentialFuzz;
+import dev.kernelweave.selftest.ProgramGenerator;
 import dev.kernelweave.selftest.Shape;
 import dev.kernelweave.sim.SimDevice;
 import java.io.PrintStream;
@@ -13,8 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code selftest --sim|--gpu [--seed S] [--programs N] [--mutant M] [--streams K]}: the differential
- * fuzz of the scheduler, on the simulated GPU or on this machine's GPU.
+ * {@code selftest --sim|--gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]}:
+ * the differential fuzz of the scheduler, on the simulated GPU or on this machine's GPU.
  */
 final class SelfTestCommand {
 
@@ -25,12 +26,14 @@ final class SelfTestCommand {
   static final String GPU_SELF_TEST = "dev.kernelweave.interceptor.selftest.GpuSelfTest";
 
   private static final String USAGE = """
-      usage: selftest --sim [--seed S] [--programs N] [--mutant M] [--streams K]
-             selftest --gpu [--seed S] [--programs N]
+      usage: selftest --sim [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]
+             selftest --gpu [--seed S] [--programs N] [--graphs on|off]
         --sim        run on the simulated GPU
         --gpu        run on this machine's GPU (JCuda and the interceptor on the class path)
         --seed S     the first program's seed (default: a new one, printed)
         --programs N programs to generate and check, at least 1 (default 1000)
+        --graphs G   on: repeated windows of launches are held and replayed as CUDA graphs, as the
+                     agent's graphs=on does; off: every launch is issued at once (default on)
         --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it:
       """ + mutants() + """
         --streams K  streams per scheduler, 1..64 (default 8)
@@ -55,6 +58,7 @@ final class SelfTestCommand {
     int programs = 1000;
     Mutant mutant = null;
     Integer streams = null;
+    boolean graphs = true;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -67,6 +71,16 @@ final class SelfTestCommand {
             return usage(err, "choose one of --sim and --gpu, not both");
           }
           mode = arg;
+        }
+        case "--graphs" -> {
+          if (i + 1 >= args.length) {
+            return usage(err, arg + " needs a value");
+          }
+          String value = args[++i];
+          if (!value.equals("on") && !value.equals("off")) {
+            return usage(err, "--graphs: expected on or off, got '" + value + "'");
+          }
+          graphs = value.equals("on");
         }
         case "--seed", "--programs", "--mutant", "--streams" -> {
           if (i + 1 >= args.length) {
@@ -89,7 +103,7 @@ final class SelfTestCommand {
         }
         default -> {
           return usage(err, "unknown option '" + arg + "': expected --sim, --gpu, --seed S, --programs N, "
-              + "--mutant M or --streams K");
+              + "--graphs on|off, --mutant M or --streams K");
         }
       }
     }
@@ -109,16 +123,18 @@ final class SelfTestCommand {
       if (mutant != null || streams != null) {
         return usage(err, "--mutant and --streams apply to --sim only");
       }
-      return runGpu(seed, programs, out, err);
+      return runGpu(seed, programs, graphs, out, err);
     }
     return runSim(seed, programs, mutant == null ? Mutant.NONE : mutant,
-        streams == null ? Scheduler.DEFAULT_STREAMS : streams, out);
+        streams == null ? Scheduler.DEFAULT_STREAMS : streams, graphs, out);
   }
 
-  private static int runSim(long seed, int programs, Mutant mutant, int streams, PrintStream out) {
-    out.printf(Locale.ROOT, "selftest --sim: seed %d, %d programs, %d streams, %s%n", seed, programs, streams,
+  private static int runSim(long seed, int programs, Mutant mutant, int streams, boolean graphs, PrintStream out) {
+    out.printf(Locale.ROOT, "selftest --sim: seed %d, %d programs, %d streams, graphs %s, %s%n", seed, programs,
+        streams, graphs ? "on" : "off",
         mutant == Mutant.NONE ? "the real scheduler" : "mutant " + mutant.option() + " (it should be caught)");
-    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, streams, mutant);
+    DifferentialFuzz fuzz =
+        new DifferentialFuzz(SimDevice.FACTORY, streams, mutant, new ProgramGenerator(), graphs);
     long start = System.nanoTime();
     DifferentialFuzz.Report report = fuzz.run(seed, programs, 0, out);
     printShapes(report, out);
@@ -143,7 +159,7 @@ final class SelfTestCommand {
     }
   }
 
-  private static int runGpu(long seed, int programs, PrintStream out, PrintStream err) {
+  private static int runGpu(long seed, int programs, boolean graphs, PrintStream out, PrintStream err) {
     ClassLoader loader = SelfTestCommand.class.getClassLoader();
     Class<?> gpuSelfTest;
     try {
@@ -170,14 +186,15 @@ final class SelfTestCommand {
       return UNAVAILABLE;
     }
     try {
-      Method run = gpuSelfTest.getMethod("run", long.class, int.class, PrintStream.class, PrintStream.class);
-      return (Integer) run.invoke(null, seed, programs, out, err);
+      Method run = gpuSelfTest.getMethod("run", long.class, int.class, boolean.class, PrintStream.class,
+          PrintStream.class);
+      return (Integer) run.invoke(null, seed, programs, graphs, out, err);
     } catch (InvocationTargetException e) {
       err.println("kernelweave selftest --gpu: failed: " + Main.firstLine(e.getCause()));
       return 1;
     } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
       err.println("kernelweave selftest --gpu: " + GPU_SELF_TEST
-          + " has no usable static int run(long, int, PrintStream, PrintStream): " + Main.firstLine(e));
+          + " has no usable static int run(long, int, boolean, PrintStream, PrintStream): " + Main.firstLine(e));
       return UNAVAILABLE;
     }
   }

@@ -146,6 +146,25 @@ public final class JCudaGraphDevice implements GraphDevice {
     JCudaNatives.destroyGraphExec(e);
   }
 
+  /**
+   * Destroys the streams and events captures used; for an owner done with this device, whose graphs
+   * it destroyed and whose work completed.
+   */
+  public void close() {
+    for (int i = 0; i < captureStreams.length; i++) {
+      if (captureStreams[i] != null) {
+        JCudaNatives.destroyStream(captureStreams[i]);
+        captureStreams[i] = null;
+      }
+    }
+    for (int i = 0; i < events.length; i++) {
+      if (events[i] != null) {
+        JCudaNatives.destroyEvent(events[i]);
+        events[i] = null;
+      }
+    }
+  }
+
   private CUstream captureStream(int i) {
     CUstream s = captureStreams[i];
     if (s == null) {

@@ -3,20 +3,31 @@ package dev.kernelweave.interceptor.selftest;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.selftest.DifferentialFuzz;
+import dev.kernelweave.selftest.ProgramGenerator;
 import java.io.PrintStream;
 import java.util.Locale;
 
 /**
  * {@code selftest --gpu}: the scheduler's differential fuzz on this machine's GPU. Each random
  * program runs as written on the default stream and through the scheduler on real streams and
- * events, and every byte the program can observe must be equal.
+ * events (and, with graphs on, held launches replayed as real CUDA graphs), and every byte the
+ * program can observe must be equal.
  */
 public final class GpuSelfTest {
 
   private GpuSelfTest() {}
 
-  /** Runs the fuzz; returns the command's exit code (1 when a program failed, 3 when there is no GPU). */
+  /** Runs the fuzz with graphs on. */
   public static int run(long seed, int programs, PrintStream out, PrintStream err) {
+    return run(seed, programs, true, out, err);
+  }
+
+  /**
+   * Runs the fuzz; returns the command's exit code (1 when a program failed, 3 when there is no GPU).
+   *
+   * @param graphs whether the scheduled runs hold launches and replay repeated windows as graphs
+   */
+  public static int run(long seed, int programs, boolean graphs, PrintStream out, PrintStream err) {
     GpuSession session;
     try {
       session = new GpuSession();
@@ -24,11 +35,11 @@ public final class GpuSelfTest {
       err.println("kernelweave selftest --gpu: no usable GPU here: " + t);
       return 3;
     }
-    out.printf(Locale.ROOT, "selftest --gpu: seed %d, %d programs, %d streams%n", seed, programs,
-        Scheduler.DEFAULT_STREAMS);
+    out.printf(Locale.ROOT, "selftest --gpu: seed %d, %d programs, %d streams, graphs %s%n", seed, programs,
+        Scheduler.DEFAULT_STREAMS, graphs ? "on" : "off");
     DifferentialFuzz fuzz =
         new DifferentialFuzz((streams, s) -> new JCudaProgramTarget(session, streams), Scheduler.DEFAULT_STREAMS,
-            Mutant.NONE);
+            Mutant.NONE, new ProgramGenerator(), graphs);
     long start = System.nanoTime();
     DifferentialFuzz.Report report = fuzz.run(seed, programs, 0, out);
     out.printf(Locale.ROOT, "scheduler: %s%n", report.stats());

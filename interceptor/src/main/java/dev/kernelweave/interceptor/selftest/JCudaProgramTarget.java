@@ -13,9 +13,12 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
+import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.selftest.Kernel;
 import dev.kernelweave.selftest.ProgramTarget;
 import java.nio.ByteBuffer;
@@ -39,7 +42,8 @@ import jcuda.driver.JCudaDriver;
  * The self-test's programs on a real GPU through JCuda: the scheduler's lanes are real streams and
  * events ({@link JCudaStreamDevice}), kernels are the {@code selftest.ptx} ones, application streams
  * are created with the program's flags, {@code 0x2} is {@code CU_STREAM_PER_THREAD}, host functions
- * are {@code cuLaunchHostFunc} callbacks that wait for their gate on a latch. One target per program
+ * are {@code cuLaunchHostFunc} callbacks that wait for their gate on a latch, held launches and
+ * their graphs go through the agent's own {@link JCudaGraphDevice}. One target per program
  * run; it frees everything it made on close. Not thread-safe.
  *
  * <p>The program's application threads are calls made one after another from the one thread that
@@ -48,7 +52,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class JCudaProgramTarget implements ProgramTarget {
 
-  private static final int BLOCK = 128;
+  private static final int BLOCK = Kernel.BLOCK;
   /** The host page size registrations are rounded to. */
   private static final int PAGE = 4096;
 
@@ -64,11 +68,60 @@ final class JCudaProgramTarget implements ProgramTarget {
   private final Map<Integer, CountDownLatch> gates = new HashMap<>();
   private final Map<Integer, CUevent> appEvents = new HashMap<>();
   private final List<CUevent> createdEvents = new ArrayList<>();
+  private final JCudaGraphDevice graphDevice;
+  /** The graphs captured and not yet destroyed, destroyed on close. */
+  private final java.util.Set<Long> liveGraphs = new java.util.HashSet<>();
+  private final GraphDevice graphs;
 
   JCudaProgramTarget(GpuSession session, int streams) {
     this.session = session;
     this.streams = streams;
     this.lanes = new JCudaStreamDevice(streams);
+    this.graphDevice = new JCudaGraphDevice(lanes);
+    this.graphs = new GraphDevice() {
+      @Override
+      public int launch(CallRecord call, int lane) {
+        return graphDevice.launch(call, lane);
+      }
+
+      @Override
+      public long capture(CallRecord[] calls, int count, int[] predecessorStart, int[] predecessors) {
+        long graph = graphDevice.capture(calls, count, predecessorStart, predecessors);
+        liveGraphs.add(graph);
+        return graph;
+      }
+
+      @Override
+      public int launchGraph(long graph, int lane) {
+        return graphDevice.launchGraph(graph, lane);
+      }
+
+      @Override
+      public void destroyGraph(long graph) {
+        liveGraphs.remove(graph);
+        graphDevice.destroyGraph(graph);
+      }
+    };
+  }
+
+  @Override
+  public GraphDevice graphs() {
+    return graphs;
+  }
+
+  @Override
+  public long function(Kernel kernel) {
+    return JCudaPointers.nativePointer(session.function(kernel));
+  }
+
+  @Override
+  public long readsConstantFunction() {
+    return JCudaPointers.nativePointer(session.readsConstant());
+  }
+
+  @Override
+  public long withoutPtxFunction() {
+    return JCudaPointers.nativePointer(session.withoutPtx());
   }
 
   @Override
@@ -295,7 +348,7 @@ final class JCudaProgramTarget implements ProgramTarget {
   }
 
   private static int blocks(int n) {
-    return Math.max(1, (n + BLOCK - 1) / BLOCK);
+    return Kernel.blocks(n);
   }
 
   @Override
@@ -354,6 +407,10 @@ final class JCudaProgramTarget implements ProgramTarget {
   @Override
   public void close() {
     JCudaNatives.synchronizeContext();
+    for (long graph : List.copyOf(liveGraphs)) {
+      graphs.destroyGraph(graph);
+    }
+    graphDevice.close();
     for (long a : deviceAllocations) {
       cuMemFree(device(a));
     }
