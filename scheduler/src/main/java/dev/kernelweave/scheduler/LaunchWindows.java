@@ -109,11 +109,28 @@ public final class LaunchWindows {
     this.device = device;
     this.listener = listener;
     this.mutant = scheduler.mutant();
-    this.known = Caffeine.newBuilder()
-        .maximumSize(MAX_KNOWN)
+    this.known = knownWindows(MAX_KNOWN, (window, evictedForRoom) -> forget(window, evictedForRoom));
+  }
+
+  private static Cache<Long, Known> knownWindows(int size, java.util.function.ObjIntConsumer<Known> forget) {
+    return Caffeine.newBuilder()
+        .maximumSize(size)
         .executor(Runnable::run) // evictions run on the caller's thread, under the lock, context current
-        .<Long, Known>removalListener((key, window, cause) -> forget(window, cause.wasEvicted()))
+        .<Long, Known>removalListener((key, window, cause) -> forget.accept(window, cause.wasEvicted() ? 1 : 0))
         .build();
+  }
+
+  /**
+   * Loads and links what the first context's windows use (Caffeine's cache takes some 50 ms the
+   * first time), so that a thread of the agent's pays for it at start rather than the program's
+   * first launch.
+   */
+  public static void prepare() {
+    Cache<Long, Known> cache = knownWindows(1, (window, evictedForRoom) -> { });
+    cache.put(1L, new Known(1));
+    cache.getIfPresent(1L);
+    cache.invalidateAll();
+    cache.cleanUp();
   }
 
   /**
@@ -369,9 +386,9 @@ public final class LaunchWindows {
     }
   }
 
-  private void forget(Known window, boolean evictedForRoom) {
+  private void forget(Known window, int evictedForRoom) {
     if (window != null && window.graph != 0) {
-      if (evictedForRoom) {
+      if (evictedForRoom != 0) {
         evicted++;
       }
       long graph = window.graph;
