@@ -3,8 +3,6 @@ package dev.kernelweave.agent;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.InterceptorInstaller;
 import dev.kernelweave.interceptor.InterceptorSettings;
-import dev.kernelweave.interceptor.Mode;
-import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.journal.LaunchJournal;
 import java.lang.instrument.Instrumentation;
@@ -54,9 +52,6 @@ public final class KernelWeaveAgent {
         public void run() {
           JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
           Journals.prepare(options);
-          if (options.graphs() && options.mode() == Mode.SCHEDULE) {
-            LaunchWindows.prepare();
-          }
         }
       });
       Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {

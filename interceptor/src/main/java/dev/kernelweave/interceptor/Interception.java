@@ -1,8 +1,6 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
-import dev.kernelweave.interceptor.jcuda.JCudaPointers;
-import jcuda.driver.CUcontext;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.AllocationTable;
 import java.util.List;
@@ -65,7 +63,6 @@ public final class Interception {
     if (!scheduling) {
       return;
     }
-    CUcontext current = new CUcontext();
     CONTEXTS.forEach((context, cs) -> {
       try {
         if (AgentLog.debugEnabled() && cs.dispatch.windows() != null) {
@@ -74,8 +71,7 @@ public final class Interception {
               + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged");
         }
         if (cs.dispatch.holding()) {
-          JCudaPointers.setNativePointer(current, context);
-          JCudaNatives.setCurrentContext(current);
+          JCudaNatives.makeCurrent(context);
           cs.dispatch.endWindow();
         }
       } catch (Throwable e) {

@@ -1,11 +1,11 @@
 package dev.kernelweave.scheduler;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * One context's kernel launches between two of the program's other calls (a window), replayed as a
@@ -77,7 +77,12 @@ public final class LaunchWindows {
   private final LongSet interior = new LongSet();
   /** The keys of known windows ({@link #key}). */
   private final LongSet complete = new LongSet();
-  private final Cache<Long, Known> known;
+  /**
+   * Known windows by key, least recently used first; an eviction destroys the graph. A plain LRU
+   * map rather than a Caffeine cache: evictions must run at once, on this thread, under the lock
+   * and with the context current, and the map costs the program's first launch no class loading.
+   */
+  private final KnownWindows known = new KnownWindows();
 
   private int state = IDLE;
   private long appStream;
@@ -109,28 +114,26 @@ public final class LaunchWindows {
     this.device = device;
     this.listener = listener;
     this.mutant = scheduler.mutant();
-    this.known = knownWindows(MAX_KNOWN, (window, evictedForRoom) -> forget(window, evictedForRoom));
   }
 
-  private static Cache<Long, Known> knownWindows(int size, java.util.function.ObjIntConsumer<Known> forget) {
-    return Caffeine.newBuilder()
-        .maximumSize(size)
-        .executor(Runnable::run) // evictions run on the caller's thread, under the lock, context current
-        .<Long, Known>removalListener((key, window, cause) -> forget.accept(window, cause.wasEvicted() ? 1 : 0))
-        .build();
-  }
+  private final class KnownWindows extends LinkedHashMap<Long, Known> {
+    private static final long serialVersionUID = 1L;
 
-  /**
-   * Loads and links what the first context's windows use (Caffeine's cache takes some 50 ms the
-   * first time), so that a thread of the agent's pays for it at start rather than the program's
-   * first launch.
-   */
-  public static void prepare() {
-    Cache<Long, Known> cache = knownWindows(1, (window, evictedForRoom) -> { });
-    cache.put(1L, new Known(1));
-    cache.getIfPresent(1L);
-    cache.invalidateAll();
-    cache.cleanUp();
+    KnownWindows() {
+      super(64, 0.75f, true);
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, Known> eldest) {
+      if (size() <= MAX_KNOWN) {
+        return false;
+      }
+      if (eldest.getValue().graph != 0) {
+        evicted++;
+      }
+      forget(eldest.getValue());
+      return true;
+    }
   }
 
   /**
@@ -198,7 +201,7 @@ public final class LaunchWindows {
       remember(key);
       return;
     }
-    Known window = known.getIfPresent(key);
+    Known window = known.get(key);
     if (window == null || window.length != heldCount) {
       issueHeldOneByOne();
       remember(key);
@@ -206,7 +209,7 @@ public final class LaunchWindows {
     }
     if (window.graph != 0 && !window.sameLaunches(held, heldCount, mutant)) {
       // Equal fingerprints, different launches: capture this one instead.
-      known.invalidate(key);
+      forget(known.remove(key));
       window = new Known(heldCount);
       known.put(key, window);
     }
@@ -249,8 +252,8 @@ public final class LaunchWindows {
    * a function handle may come back for another kernel. Nothing may be held (the window ended).
    */
   public void forgetAll() {
-    known.invalidateAll();
-    known.cleanUp();
+    known.values().forEach(this::forget);
+    known.clear();
     prefixes.clear();
     interior.clear();
     complete.clear();
@@ -355,7 +358,7 @@ public final class LaunchWindows {
   }
 
   private void remember(long key) {
-    if (stopped || length < MIN_WINDOW || known.getIfPresent(key) != null) {
+    if (stopped || length < MIN_WINDOW || known.get(key) != null) {
       return;
     }
     known.put(key, new Known(length));
@@ -386,11 +389,8 @@ public final class LaunchWindows {
     }
   }
 
-  private void forget(Known window, int evictedForRoom) {
+  private void forget(Known window) {
     if (window != null && window.graph != 0) {
-      if (evictedForRoom != 0) {
-        evicted++;
-      }
       long graph = window.graph;
       window.graph = 0;
       device.destroyGraph(graph);

@@ -297,10 +297,15 @@ public final class JCudaNatives {
     }
   }
 
-  /** Makes {@code context} current on the calling thread. */
-  public static int setCurrentContext(CUcontext context) {
+  /**
+   * Makes the context with handle {@code context} current on the calling thread. Takes a handle, not
+   * a {@code CUcontext}, so that callers need not see JCuda's classes.
+   */
+  public static int makeCurrent(long context) {
+    CUcontext c = new CUcontext();
+    JCudaPointers.setNativePointer(c, context);
     try {
-      return (int) Graphs.SET_CURRENT.invokeExact(context);
+      return (int) Graphs.SET_CURRENT.invokeExact(c);
     } catch (Throwable t) {
       throw rethrow(t);
     }
