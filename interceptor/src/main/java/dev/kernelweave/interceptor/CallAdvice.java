@@ -15,6 +15,8 @@ public final class CallAdvice {
 
   /** The exit advice of every call that needs nothing more than {@link Calls#end}. */
   public static final String END = CallAdvice.class.getName() + "$End";
+  /** The exit advice of calls whose enter advice may take them over ({@link IssuedByAgent}). */
+  public static final String END_OR_TAKEN_OVER = CallAdvice.class.getName() + "$EndOrTakenOver";
   /** The enter advice of calls classified by name ({@link CallClassification}). */
   public static final String CLASSIFIED = CallAdvice.class.getName() + "$Classified";
   /** The enter advice of {@code cuCtxSynchronize} and {@code cudaDeviceSynchronize}. */
@@ -154,6 +156,22 @@ public final class CallAdvice {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       Calls.end(r, result, thrown);
+    }
+  }
+
+  /**
+   * The end of a call the agent may take over ({@link IssuedByAgent}, named in the enter advice's
+   * {@code skipOn}): then the call returns success, else it ends as {@link End} ends it.
+   */
+  static final class EndOrTakenOver {
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
+        @Advice.Thrown Throwable thrown) {
+      if (entered instanceof IssuedByAgent takenOver) {
+        result = Calls.endIssuedByAgent(takenOver);
+      } else {
+        Calls.end((CallRecord) entered, result, thrown);
+      }
     }
   }
 

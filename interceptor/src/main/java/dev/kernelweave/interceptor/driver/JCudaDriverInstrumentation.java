@@ -68,8 +68,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   public void advise(Instrumentation.Visitor visitor) {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
-    visitor.visit("Launch", named("cuLaunchKernel").and(takesArguments(11)));
-    visitor.visit("CopyToDevice", named("cuMemcpyHtoD").and(takesArguments(3)));
+    visitor.visit("Launch", CallAdvice.END_OR_TAKEN_OVER, named("cuLaunchKernel").and(takesArguments(11)));
+    visitor.visit("CopyToDevice", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyHtoD").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
@@ -139,15 +139,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return r;
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
-        @Advice.Thrown Throwable thrown) {
-      if (entered instanceof IssuedByAgent held) {
-        result = Calls.endIssuedByAgent(held);
-      } else {
-        Calls.end((CallRecord) entered, result, thrown);
-      }
-    }
   }
 
   // ------------------------------------------------------------------ copies
@@ -169,15 +160,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       return StagedCopies.hostToDevice(r, dst, src, bytes);
     }
 
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter Object entered, @Advice.Return(readOnly = false) int result,
-        @Advice.Thrown Throwable thrown) {
-      if (entered instanceof IssuedByAgent staged) {
-        result = Calls.endIssuedByAgent(staged);
-      } else {
-        Calls.end((CallRecord) entered, result, thrown);
-      }
-    }
   }
 
   static final class CopyToHost {

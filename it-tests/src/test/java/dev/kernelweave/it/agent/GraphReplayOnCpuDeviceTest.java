@@ -2,12 +2,10 @@ package dev.kernelweave.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,40 +19,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class GraphReplayOnCpuDeviceTest {
 
-  private static final Path CPU_DEVICE = Path.of("../kernels/target/cpu-device");
-  private static final Pattern CHECKSUM = Pattern.compile("\"checksum\":\"([0-9a-f]+)\"");
   private static final Pattern REPLAYED = Pattern.compile("windows replayed\\s+(\\d+)");
 
   @ParameterizedTest
   @ValueSource(strings = {"branches", "rl-sim", "dynamic", "chain"})
   void replayedRepetitionsGiveTheProgramsOwnBytes(String workload) throws Exception {
-    assumeTrue(Files.isRegularFile(CPU_DEVICE.resolve("libcuda.so.1")),
-        "no stand-in CUDA driver at " + CPU_DEVICE + " (it is built where g++ is present): skipped");
+    StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
     String[] args = {workload, "--size", "check", "--warmup", "2", "--reps", "2"};
-    String plain = checksum(ChildJvm.run(java, null, List.of(), environment(1), "dev.kernelweave.kernels.WorkloadMain", args));
+    String plain = StandInDriver.checksum(
+        ChildJvm.run(java, null, List.of(), StandInDriver.environment(1), "dev.kernelweave.kernels.WorkloadMain", args));
     for (int seed = 1; seed <= 2; seed++) {
       Path journal = Files.createTempDirectory("kw-graphs").resolve(workload);
-      ChildJvm.Result on = ChildJvm.run(java, "journal=" + journal, List.of(), environment(seed),
+      ChildJvm.Result on = ChildJvm.run(java, "journal=" + journal, List.of(), StandInDriver.environment(seed),
           "dev.kernelweave.kernels.WorkloadMain", args);
-      assertEquals(plain, checksum(on), "graphs on, seed " + seed + ": " + on.stderr());
+      assertEquals(plain, StandInDriver.checksum(on), "graphs on, seed " + seed + ": " + on.stderr());
       ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
       Matcher m = REPLAYED.matcher(stats.stdout());
       assertTrue(m.find() && Integer.parseInt(m.group(1)) > 0, "windows were replayed:\n" + stats.stdout());
     }
-    ChildJvm.Result off = ChildJvm.run(java, "journal=off,graphs=off", List.of(), environment(3),
+    ChildJvm.Result off = ChildJvm.run(java, "journal=off,graphs=off", List.of(), StandInDriver.environment(3),
         "dev.kernelweave.kernels.WorkloadMain", args);
-    assertEquals(plain, checksum(off), "graphs off: " + off.stderr());
-  }
-
-  private static Map<String, String> environment(int seed) {
-    return Map.of("LD_LIBRARY_PATH", CPU_DEVICE.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed));
-  }
-
-  private static String checksum(ChildJvm.Result r) {
-    assertEquals(0, r.exitCode(), () -> "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
-    Matcher m = CHECKSUM.matcher(r.stdout());
-    assertTrue(m.find(), r.stdout());
-    return m.group(1);
+    assertEquals(plain, StandInDriver.checksum(off), "graphs off: " + off.stderr());
   }
 }

@@ -1,0 +1,39 @@
+package dev.kernelweave.it.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The stand-in CUDA driver that runs kernels on the CPU, for tests of child JVMs without a GPU. */
+final class StandInDriver {
+
+  static final Path DIRECTORY = Path.of("../kernels/target/cpu-device");
+  private static final Pattern CHECKSUM = Pattern.compile("\"checksum\":\"([0-9a-f]+)\"");
+
+  private StandInDriver() {}
+
+  /** Skips the test where the stand-in was not built (it is, where g++ is present). */
+  static void assumeBuilt() {
+    assumeTrue(Files.isRegularFile(DIRECTORY.resolve("libcuda.so.1")),
+        "no stand-in CUDA driver at " + DIRECTORY + " (it is built where g++ is present): skipped");
+  }
+
+  /** The environment that makes a child JVM's JCuda load the stand-in, ordering work by {@code seed}. */
+  static Map<String, String> environment(int seed) {
+    return Map.of("LD_LIBRARY_PATH", DIRECTORY.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed));
+  }
+
+  /** The checksum a workload printed, after checking it exited cleanly. */
+  static String checksum(ChildJvm.Result r) {
+    assertEquals(0, r.exitCode(), () -> "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
+    Matcher m = CHECKSUM.matcher(r.stdout());
+    assertTrue(m.find(), r.stdout());
+    return m.group(1);
+  }
+}
