@@ -31,8 +31,9 @@ import java.util.Map;
  * its edges, which come from those byte ranges, still hold. The replay is one call to the
  * scheduler, touching the union of what the window's launches touch.
  *
- * <p>Safety valves: a run of launches longer than {@link #MAX_WINDOW} is split into windows; a
- * window of one launch is never held; a context whose
+ * <p>Safety valves: a run of launches longer than {@link #MAX_WINDOW}, or one the host pauses in
+ * for longer than {@link #PAUSE_NANOS}, is split into windows; a window of one launch is never
+ * held; a context whose
  * windows keep diverging from what it saw before stops holding; a failure to capture or launch a
  * graph issues the window's launches one by one and stops graphs for the context. Known windows are
  * a bounded cache whose eviction destroys the graph.
@@ -58,6 +59,12 @@ public final class LaunchWindows {
   public static final int MAX_WINDOW = 128;
   /** The fewest launches a remembered window has: one launch is cheaper issued than replayed. */
   static final int MIN_WINDOW = 2;
+  /**
+   * A pause of the host between two launches longer than this ends the window, as another call
+   * would: the host is computing, not launching, and the launches before the pause should run
+   * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
+   */
+  static final long PAUSE_NANOS = 100_000;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
@@ -102,6 +109,8 @@ public final class LaunchWindows {
   private final CallRecord replay = new CallRecord();
   private boolean stopped;
   private long windowNumber;
+  private long previousLaunchNanos;
+  private java.util.function.LongSupplier clock = System::nanoTime;
 
   private long captured;
   private long replayed;
@@ -142,12 +151,15 @@ public final class LaunchWindows {
    * has ended.
    */
   public boolean offer(CallRecord call) {
-    long start = System.nanoTime();
+    long start = clock.getAsLong();
+    long sincePrevious = start - previousLaunchNanos;
+    previousLaunchNanos = start;
     if (!holdable(call)) {
       end();
       return false;
     }
-    if (state != IDLE && (call.appStream != appStream || call.threadId != threadId)) {
+    if (state != IDLE && (call.appStream != appStream || call.threadId != threadId
+        || sincePrevious > PAUSE_NANOS)) {
       end();
     }
     if (length == MAX_WINDOW && state != IDLE) {
@@ -171,7 +183,7 @@ public final class LaunchWindows {
     }
     if (state == HOLDING) {
       if (prefixes.contains(prefix)) {
-        hold(call).durationNanos += System.nanoTime() - start;
+        hold(call).durationNanos += clock.getAsLong() - start;
         if (complete.contains(key()) && !interior.contains(prefix)) {
           // A known window no other goes on from: replay it now rather than at the next call, so
           // the device starts while the host goes on (it may compute before it synchronizes).
@@ -258,6 +270,14 @@ public final class LaunchWindows {
     interior.clear();
     complete.clear();
     succeeded.clear();
+  }
+
+  /**
+   * Replaces the clock that times the host's pauses between launches ({@code System::nanoTime}):
+   * the self-test gives a still one, so that its windows do not depend on how fast the host runs.
+   */
+  public void useClock(java.util.function.LongSupplier nanos) {
+    clock = nanos;
   }
 
   /** Whether launches are held now. */

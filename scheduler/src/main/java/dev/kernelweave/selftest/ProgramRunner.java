@@ -83,6 +83,10 @@ public final class ProgramRunner {
       this.target = target;
       this.scheduler = !scheduled ? null
           : new Dispatch(target, target.streams(), mutant, graphs, graphs == null ? null : this);
+      if (this.scheduler != null && this.scheduler.windows() != null) {
+        // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
+        this.scheduler.windows().useClock(() -> 0L);
+      }
       this.mutant = mutant;
       this.legacy = target.streams();
     }

@@ -271,4 +271,33 @@ class LaunchWindowsTest {
     assertEquals(List.of("launch 13 k=1", "destroy g100"), graphs.drain(), "held launch issued, then its graph destroyed");
     assertEquals(List.of(false, false, false), iteration(1), "a function handle may now name another kernel");
   }
+
+  @Test
+  void aPauseOfTheHostBetweenLaunchesEndsTheWindowSoTheLaunchesBeforeItRun() {
+    long[] now = {0};
+    dispatch.windows().useClock(() -> now[0]);
+    for (int round = 0; round < 4; round++) {
+      now[0] += 1_000;
+      make(launch(1, 1, AccessMode.WRITE, 1));
+      now[0] += 1_000;
+      make(launch(2, 1, AccessMode.READ, 1));
+      now[0] += LaunchWindows.PAUSE_NANOS + 1; // the host computes
+      make(launch(3, 3, AccessMode.WRITE, 1));
+      now[0] += 1_000;
+      make(launch(4, 3, AccessMode.READ, 1));
+      synchronize();
+    }
+    graphs.drain();
+    now[0] += 1_000;
+    make(launch(1, 1, AccessMode.WRITE, 1));
+    now[0] += 1_000;
+    make(launch(2, 1, AccessMode.READ, 1));
+    assertEquals(List.of("replay g100"), graphs.drain(),
+        "the launches before the pause are replayed at once, not after the host's computation");
+    now[0] += LaunchWindows.PAUSE_NANOS + 1;
+    make(launch(3, 3, AccessMode.WRITE, 1));
+    now[0] += 1_000;
+    make(launch(4, 3, AccessMode.READ, 1));
+    assertEquals(List.of("replay g101"), graphs.drain());
+  }
 }
