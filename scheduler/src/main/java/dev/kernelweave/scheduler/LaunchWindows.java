@@ -64,7 +64,7 @@ public final class LaunchWindows {
    * would: the host is computing, not launching, and the launches before the pause should run
    * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
    */
-  static final long PAUSE_NANOS = 100_000;
+  static final long PAUSE_NANOS = 1_000_000;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
@@ -153,7 +153,15 @@ public final class LaunchWindows {
   public boolean offer(CallRecord call) {
     long start = clock.getAsLong();
     long sincePrevious = start - previousLaunchNanos;
-    previousLaunchNanos = start;
+    try {
+      return offer(call, start, sincePrevious);
+    } finally {
+      // From the end of this launch's own work (a replay or a capture may be long) to the next.
+      previousLaunchNanos = clock.getAsLong();
+    }
+  }
+
+  private boolean offer(CallRecord call, long start, long sincePrevious) {
     if (!holdable(call)) {
       end();
       return false;
