@@ -72,7 +72,14 @@ class LaunchWindowsTest {
   }
 
   private final FakeGraphs graphs = new FakeGraphs();
-  private Dispatch dispatch = new Dispatch(new RecordingDevice(), 4, Mutant.NONE, graphs, graphs);
+  private Dispatch dispatch = dispatch(Mutant.NONE);
+
+  /** A dispatch whose windows see no pause of the host unless a test makes one. */
+  private Dispatch dispatch(Mutant mutant) {
+    Dispatch d = new Dispatch(new RecordingDevice(), 4, mutant, graphs, graphs);
+    d.windows().useClock(() -> 0L);
+    return d;
+  }
   private final Ticket ticket = new Ticket();
   private long seq;
 
@@ -180,7 +187,7 @@ class LaunchWindowsTest {
 
   @Test
   void theStaleParameterMutantReplaysTheOldGraph() {
-    dispatch = new Dispatch(new RecordingDevice(), 4, Mutant.REPLAY_STALE_PARAMETERS, graphs, graphs);
+    dispatch = dispatch(Mutant.REPLAY_STALE_PARAMETERS);
     iteration(1);
     iteration(1);
     iteration(1);

@@ -26,7 +26,7 @@ class GraphReplayOnCpuDeviceTest {
   void replayedRepetitionsGiveTheProgramsOwnBytes(String workload) throws Exception {
     StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
-    String[] args = {workload, "--size", "check", "--warmup", "2", "--reps", "2"};
+    String[] args = {workload, "--size", "check", "--warmup", "4", "--reps", "2"};
     String plain = StandInDriver.checksum(
         ChildJvm.run(java, null, List.of(), StandInDriver.environment(1), "dev.kernelweave.kernels.WorkloadMain", args));
     for (int seed = 1; seed <= 2; seed++) {
