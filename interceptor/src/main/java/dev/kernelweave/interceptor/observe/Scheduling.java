@@ -96,4 +96,9 @@ final class Scheduling implements SchedulingMXBean {
   public long getHostWaitNanos() {
     return c.total(SchedulingCounters.HOST_WAIT_NANOS);
   }
+
+  @Override
+  public long getLaunchesReplayed() {
+    return c.total(SchedulingCounters.LAUNCHES_REPLAYED);
+  }
 }

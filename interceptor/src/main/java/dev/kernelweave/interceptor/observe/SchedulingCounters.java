@@ -37,7 +37,8 @@ public final class SchedulingCounters {
   static final int HOST_WAIT_NANOS = 10;
   /** A bit per agent stream the thread's calls ran on (streams are 0 to 63). */
   static final int STREAM_MASK = 11;
-  private static final int KINDS = 12;
+  static final int LAUNCHES_REPLAYED = 12;
+  private static final int KINDS = 13;
   private static final int SLOTS = KINDS + CallKind.values().length;
 
   /** Opaque writes: never torn and seen by readers soon, at the cost of a plain store. */
@@ -107,6 +108,9 @@ public final class SchedulingCounters {
     }
     if (r.barrier) {
       bump(b, BARRIERS, 1);
+    }
+    if (r.graphWindow > 0) {
+      bump(b, LAUNCHES_REPLAYED, 1);
     }
   }
 

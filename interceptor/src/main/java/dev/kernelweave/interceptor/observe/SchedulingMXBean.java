@@ -57,4 +57,6 @@ public interface SchedulingMXBean {
 
   /** Host time of the calls that waited, the waits included, in nanoseconds. */
   long getHostWaitNanos();
+  /** Kernel launches the agent held and issued inside a replayed CUDA graph ({@code graphs=on}). */
+  long getLaunchesReplayed();
 }

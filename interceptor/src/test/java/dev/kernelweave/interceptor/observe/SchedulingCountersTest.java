@@ -63,12 +63,16 @@ class SchedulingCountersTest {
     h2d.bytes = 1 << 20;
     h2d.stream = 5;
     c.add(h2d);
+    CallRecord replayed = launch(2, 0, false);
+    replayed.graphWindow = 3;
+    c.add(replayed);
 
-    assertEquals(7, totals.getCalls());
+    assertEquals(8, totals.getCalls());
+    assertEquals(1, totals.getLaunchesReplayed());
     assertEquals(1, totals.getFailedCalls());
-    assertEquals(3, totals.getLaunches());
+    assertEquals(4, totals.getLaunches());
     assertEquals(3, totals.getCopies());
-    assertEquals(3, totals.getStreamsUsed(), "streams 0, 1 and 5");
+    assertEquals(4, totals.getStreamsUsed(), "streams 0, 1, 2 and 5");
     assertEquals(3, totals.getCrossStreamWaits());
     assertEquals(2, totals.getEventsRecorded());
     assertEquals(2, totals.getHostWaits());
