@@ -180,7 +180,7 @@ public final class CallAdvice {
     static CallRecord enter(@Advice.Origin("#m") String name) {
       CallClassification c = CallClassification.of(name);
       CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.place(r, c.placement());
+      Calls.placeClassified(r, c);
       return r;
     }
   }

@@ -11,8 +11,23 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * @param kind how the journal files the call
  * @param placement {@link Placement#NONE} or {@link Placement#BARRIER}
+ * @param launches what the call means for the launches a context holds ({@code LaunchWindows})
  */
-public record CallClassification(CallKind kind, Placement placement) {
+public record CallClassification(CallKind kind, Placement placement, HeldLaunches launches) {
+
+  /** What a call means for the launches a context holds for a graph. */
+  public enum HeldLaunches {
+    /** Nothing beyond what its placement does: a placed call issues them first anyway. */
+    UNAFFECTED,
+    /** Issued first: the call changes how later launches run (a function's or the context's settings). */
+    ISSUED_FIRST,
+    /** Issued first, then every launch the context knows forgotten: a module unload, after which its function handles may name other kernels. */
+    FORGOTTEN
+  }
+
+  CallClassification(CallKind kind, Placement placement) {
+    this(kind, placement, HeldLaunches.UNAFFECTED);
+  }
 
   private static final ConcurrentHashMap<String, CallClassification> CACHE = new ConcurrentHashMap<>();
 
@@ -23,6 +38,10 @@ public record CallClassification(CallKind kind, Placement placement) {
   private static final CallClassification SYNC = new CallClassification(CallKind.SYNC, Placement.NONE);
   private static final CallClassification MODULE = new CallClassification(CallKind.MODULE, Placement.NONE);
   private static final CallClassification OPAQUE = new CallClassification(CallKind.OPAQUE, Placement.BARRIER);
+  private static final CallClassification HOST_SETTING =
+      new CallClassification(CallKind.HOST, Placement.NONE, HeldLaunches.ISSUED_FIRST);
+  private static final CallClassification UNLOAD =
+      new CallClassification(CallKind.OPAQUE, Placement.BARRIER, HeldLaunches.FORGOTTEN);
 
   /** The classification of a method of one of JCuda's library classes, by its name. */
   public static CallClassification of(String method) {
@@ -36,7 +55,7 @@ public record CallClassification(CallKind kind, Placement placement) {
 
   static CallClassification classify(String m) {
     if (m.startsWith("nvrtc") || m.startsWith("nvPTXCompiler")) {
-      return HOST;
+      return m.contains("Set") ? HOST_SETTING : HOST;
     }
     if (m.equals("cuInit") || m.startsWith("cuDriverGet") || m.startsWith("cuDeviceGet")
         || m.startsWith("cuDeviceTotalMem") || m.startsWith("cuDeviceComputeCapability")
@@ -50,7 +69,7 @@ public record CallClassification(CallKind kind, Placement placement) {
         || m.startsWith("cudaFuncSet") || m.startsWith("cudaOccupancy") || m.startsWith("cudaDeviceCanAccessPeer")
         || m.startsWith("cudaDeviceSetCacheConfig") || m.startsWith("cudaDeviceSetSharedMemConfig")
         || m.startsWith("cudaDeviceSetLimit") || m.startsWith("cuCtxSetLimit") || m.startsWith("cuCtxSetCacheConfig")) {
-      return HOST;
+      return m.contains("Set") ? HOST_SETTING : HOST;
     }
     if (m.startsWith("cuCtx") && !m.equals("cuCtxSynchronize") && !m.equals("cuCtxDestroy")
         || m.startsWith("cuDevicePrimaryCtx") || m.equals("cudaSetDevice") || m.equals("cudaSetDeviceFlags")
@@ -73,6 +92,6 @@ public record CallClassification(CallKind kind, Placement placement) {
     if (m.startsWith("cuModuleGet") || m.startsWith("cuModuleLoad") || m.startsWith("cuLibraryGet")) {
       return MODULE;
     }
-    return OPAQUE;
+    return m.endsWith("Unload") ? UNLOAD : OPAQUE;
   }
 }

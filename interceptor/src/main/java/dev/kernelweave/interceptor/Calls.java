@@ -94,17 +94,8 @@ public final class Calls {
    * {@link #end}, or here at once if placing fails.
    */
   public static void place(CallRecord r, Placement placement) {
-    if (r == null || !Interception.scheduling() || r.context == 0) {
+    if (r == null || placement == Placement.NONE || !Interception.scheduling() || r.context == 0) {
       return;
-    }
-    if (placement == Placement.NONE) {
-      if (r.kind == CallKind.HOST && r.name.contains("Set")) {
-        endWindow(r); // a function's or the context's settings apply to launches made after them
-      }
-      return;
-    }
-    if (r.name.endsWith("Unload")) {
-      forgetLaunches(r); // a module's function handles may come back for other kernels
     }
     CallScope scope = (CallScope) r;
     try {
@@ -145,21 +136,26 @@ public final class Calls {
     return r;
   }
 
-  /** Issues the launches the call's context holds, before a call that could change how they run. */
-  private static void endWindow(CallRecord r) {
-    try {
-      Interception.scheduling(r.context).dispatch.endWindow();
-    } catch (Throwable e) {
-      abandon(r, e);
+  /**
+   * Places a call classified by its name: first issues, and where it says so forgets, the launches
+   * its context holds ({@link CallClassification#launches}), then places it as {@link #place} does.
+   */
+  public static void placeClassified(CallRecord r, CallClassification c) {
+    if (c.launches() != CallClassification.HeldLaunches.UNAFFECTED && r != null && Interception.scheduling()
+        && r.context != 0) {
+      try {
+        Dispatch dispatch = Interception.scheduling(r.context).dispatch;
+        if (c.launches() == CallClassification.HeldLaunches.FORGOTTEN) {
+          dispatch.forgetLaunches();
+        } else {
+          dispatch.endWindow();
+        }
+      } catch (Throwable e) {
+        abandon(r, e);
+        return;
+      }
     }
-  }
-
-  private static void forgetLaunches(CallRecord r) {
-    try {
-      Interception.scheduling(r.context).dispatch.forgetLaunches();
-    } catch (Throwable e) {
-      abandon(r, e);
-    }
+    place(r, c.placement());
   }
 
   /** The thread's marker for a call the agent took over ({@link IssuedByAgent}). */

@@ -77,15 +77,7 @@ public final class Dispatch {
 
   /** Issues the launches held now, replayed or one by one; for a program about to exit. */
   public void endWindow() {
-    if (windows == null) {
-      return;
-    }
-    lock.lock();
-    try {
-      windows.end();
-    } finally {
-      lock.unlock();
-    }
+    withWindows(LaunchWindows::end);
   }
 
   /**
@@ -93,15 +85,7 @@ public final class Dispatch {
    * falling back to pass-through, after it synchronized the context.
    */
   public void abandonWindows() {
-    if (windows == null) {
-      return;
-    }
-    lock.lock();
-    try {
-      windows.abandon(scheduler.legacyLane());
-    } finally {
-      lock.unlock();
-    }
+    withWindows(w -> w.abandon(scheduler.legacyLane()));
   }
 
   /**
@@ -109,13 +93,17 @@ public final class Dispatch {
    * its function handles may come back for other kernels.
    */
   public void forgetLaunches() {
+    withWindows(LaunchWindows::forgetAll);
+  }
+
+  /** Runs {@code action} on the windows under the lock; nothing when graphs are off. */
+  private void withWindows(java.util.function.Consumer<LaunchWindows> action) {
     if (windows == null) {
       return;
     }
     lock.lock();
     try {
-      windows.end();
-      windows.forgetAll();
+      action.accept(windows);
     } finally {
       lock.unlock();
     }
@@ -180,60 +168,58 @@ public final class Dispatch {
   }
 
   private int placeLocked(CallRecord call, Placement placement, Ticket ticket) {
-    {
-      if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
-        // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
-        ticket.placement = Placement.NONE;
+    if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
+      // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
+      ticket.placement = Placement.NONE;
+      release(ticket);
+      return CallRecord.NO_STREAM;
+    }
+    switch (placement) {
+      case ASYNC:
+        if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
+          scheduler.beforeBarrier(call);
+        }
+        return scheduler.beforeAsyncWork(call);
+      case STAGED:
+        waitOutsideLock(call, ticket);
+        return scheduler.beforeAsyncWork(call);
+      case SYNC:
+        if (call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE) {
+          waitOutsideLock(call, ticket);
+        }
+        scheduler.beforeSyncWork(call);
+        return call.stream; // the legacy lane: the application's own default stream
+      case FREE:
+        // Its users are done, so its history can go now; the real free may block (it often
+        // synchronizes the device) and runs without the lock.
+        waitOutsideLock(call, ticket);
+        scheduler.afterFree(call);
         release(ticket);
         return CallRecord.NO_STREAM;
-      }
-      switch (placement) {
-        case ASYNC:
-          if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
-            scheduler.beforeBarrier(call);
-          }
-          return scheduler.beforeAsyncWork(call);
-        case STAGED:
-          waitOutsideLock(call, ticket);
-          return scheduler.beforeAsyncWork(call);
-        case SYNC:
-          if (call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE) {
-            waitOutsideLock(call, ticket);
-          }
-          scheduler.beforeSyncWork(call);
-          return call.stream; // the legacy lane: the application's own default stream
-        case FREE:
-          // Its users are done, so its history can go now; the real free may block (it often
-          // synchronizes the device) and runs without the lock.
-          waitOutsideLock(call, ticket);
-          scheduler.afterFree(call);
-          release(ticket);
-          return CallRecord.NO_STREAM;
-        case BARRIER:
-          scheduler.beforeBarrier(call);
-          return CallRecord.NO_STREAM;
-        case DEVICE_SYNC:
-          scheduler.snapshotAll(ticket);
-          release(ticket);
-          return CallRecord.NO_STREAM;
-        case STREAM_SYNC:
-        case STREAM_QUERY:
-          scheduler.joinOntoAppStream(call, ticket);
-          release(ticket);
-          return CallRecord.NO_STREAM;
-        case EVENT_RECORD:
-          scheduler.joinOntoAppStream(call, ticket);
-          return CallRecord.NO_STREAM;
-        case STREAM_WAIT_EVENT:
-          scheduler.streamWaitsForEvent(call);
-          return CallRecord.NO_STREAM;
-        case CAPTURE_BEGIN:
-          scheduler.beginCapture();
-          return CallRecord.NO_STREAM;
-        case CAPTURE_END:
-        default:
-          return CallRecord.NO_STREAM;
-      }
+      case BARRIER:
+        scheduler.beforeBarrier(call);
+        return CallRecord.NO_STREAM;
+      case DEVICE_SYNC:
+        scheduler.snapshotAll(ticket);
+        release(ticket);
+        return CallRecord.NO_STREAM;
+      case STREAM_SYNC:
+      case STREAM_QUERY:
+        scheduler.joinOntoAppStream(call, ticket);
+        release(ticket);
+        return CallRecord.NO_STREAM;
+      case EVENT_RECORD:
+        scheduler.joinOntoAppStream(call, ticket);
+        return CallRecord.NO_STREAM;
+      case STREAM_WAIT_EVENT:
+        scheduler.streamWaitsForEvent(call);
+        return CallRecord.NO_STREAM;
+      case CAPTURE_BEGIN:
+        scheduler.beginCapture();
+        return CallRecord.NO_STREAM;
+      case CAPTURE_END:
+      default:
+        return CallRecord.NO_STREAM;
     }
   }
 

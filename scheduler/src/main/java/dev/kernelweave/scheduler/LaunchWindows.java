@@ -268,10 +268,11 @@ public final class LaunchWindows {
   }
 
   /**
-   * Forgets every launch configuration and window, destroying their graphs: after a module unload,
-   * a function handle may come back for another kernel. Nothing may be held (the window ended).
+   * Issues what is held, then forgets every launch configuration and window, destroying their
+   * graphs: after a module unload, a function handle may come back for another kernel.
    */
   public void forgetAll() {
+    end();
     known.values().forEach(this::forget);
     known.clear();
     prefixes.clear();
@@ -365,7 +366,6 @@ public final class LaunchWindows {
     scheduler.afterWork(r, true);
     replayed++;
     launchesReplayed += heldCount;
-    window.replays++;
     long number = ++windowNumber;
     for (int i = 0; i < heldCount; i++) {
       CallRecord call = held[i];
@@ -465,7 +465,6 @@ public final class LaunchWindows {
   static final class Known {
     final int length;
     long graph;
-    int replays;
     private CallRecord[] launches;
     /** The union of the launches' accesses, one per allocation, as the replay's. */
     private final CallRecord union = new CallRecord();

@@ -1,7 +1,8 @@
 package dev.kernelweave.interceptor.jcuda;
 
+import static dev.kernelweave.interceptor.jcuda.JCudaStreamDevice.check;
+
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice.DeviceCallFailed;
 import dev.kernelweave.scheduler.GraphDevice;
 import java.util.Arrays;
 import jcuda.Pointer;
@@ -141,9 +142,8 @@ public final class JCudaGraphDevice implements GraphDevice {
 
   @Override
   public void destroyGraph(long graph) {
-    CUgraphExec e = new CUgraphExec();
-    JCudaPointers.setNativePointer(e, graph);
-    JCudaNatives.destroyGraphExec(e);
+    JCudaPointers.setNativePointer(exec, graph);
+    JCudaNatives.destroyGraphExec(exec);
   }
 
   /**
@@ -151,18 +151,8 @@ public final class JCudaGraphDevice implements GraphDevice {
    * it destroyed and whose work completed.
    */
   public void close() {
-    for (int i = 0; i < captureStreams.length; i++) {
-      if (captureStreams[i] != null) {
-        JCudaNatives.destroyStream(captureStreams[i]);
-        captureStreams[i] = null;
-      }
-    }
-    for (int i = 0; i < events.length; i++) {
-      if (events[i] != null) {
-        JCudaNatives.destroyEvent(events[i]);
-        events[i] = null;
-      }
-    }
+    JCudaStreamDevice.destroyStreams(captureStreams, captureStreams.length);
+    JCudaStreamDevice.destroyEvents(events);
   }
 
   private CUstream captureStream(int i) {
@@ -185,12 +175,6 @@ public final class JCudaGraphDevice implements GraphDevice {
         check("cuEventCreate", JCudaNatives.createEvent(e));
         events[i] = e;
       }
-    }
-  }
-
-  private static void check(String call, int result) {
-    if (result != 0) {
-      throw new DeviceCallFailed(call, result);
     }
   }
 }

@@ -103,12 +103,22 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   /** Destroys the streams and events this device created; the caller has synchronized. */
   public void close() {
-    for (int lane = 0; lane < lanes.length - 1; lane++) {
-      if (lanes[lane] != null) {
-        JCudaNatives.destroyStream(lanes[lane]);
-        lanes[lane] = null;
+    destroyStreams(lanes, lanes.length - 1); // the last lane is the legacy stream, not ours
+    destroyEvents(events);
+  }
+
+  /** Destroys {@code streams[0 .. count)} that were created, and forgets them. */
+  static void destroyStreams(CUstream[] streams, int count) {
+    for (int i = 0; i < count; i++) {
+      if (streams[i] != null) {
+        JCudaNatives.destroyStream(streams[i]);
+        streams[i] = null;
       }
     }
+  }
+
+  /** Destroys every event of {@code events} that was created, and forgets them. */
+  static void destroyEvents(CUevent[] events) {
     for (int i = 0; i < events.length; i++) {
       if (events[i] != null) {
         JCudaNatives.destroyEvent(events[i]);
@@ -117,7 +127,8 @@ public final class JCudaStreamDevice implements StreamDevice {
     }
   }
 
-  private static void check(String call, int result) {
+  /** Throws {@link DeviceCallFailed} for a CUDA error of one of the agent's own calls. */
+  static void check(String call, int result) {
     if (result != 0) {
       throw new DeviceCallFailed(call, result);
     }
