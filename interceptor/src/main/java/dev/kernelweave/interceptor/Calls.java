@@ -141,21 +141,33 @@ public final class Calls {
    * its context holds ({@link CallClassification#launches}), then places it as {@link #place} does.
    */
   public static void placeClassified(CallRecord r, CallClassification c) {
-    if (c.launches() != CallClassification.HeldLaunches.UNAFFECTED && r != null && Interception.scheduling()
-        && r.context != 0) {
-      try {
-        Dispatch dispatch = Interception.scheduling(r.context).dispatch;
-        if (c.launches() == CallClassification.HeldLaunches.FORGOTTEN) {
-          dispatch.forgetLaunches();
-        } else {
-          dispatch.endWindow();
-        }
-      } catch (Throwable e) {
-        abandon(r, e);
-        return;
-      }
+    CallClassification.HeldLaunches held = c.launches();
+    if (held == CallClassification.HeldLaunches.UNAFFECTED
+        || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
+      place(r, c.placement());
     }
-    place(r, c.placement());
+  }
+
+  /**
+   * Issues the launches and routines the call's context holds, before a call that changes how held
+   * routines run (a cuBLAS handle's stream, workspace or settings). Places nothing.
+   */
+  public static void endWindow(CallRecord r) {
+    onHeldLaunches(r, Dispatch::endWindow);
+  }
+
+  /** Runs {@code action} on the call's context's dispatch; false when that failed and the call was abandoned. */
+  private static boolean onHeldLaunches(CallRecord r, java.util.function.Consumer<Dispatch> action) {
+    if (r == null || !Interception.scheduling() || r.context == 0) {
+      return true;
+    }
+    try {
+      action.accept(Interception.scheduling(r.context).dispatch);
+      return true;
+    } catch (Throwable e) {
+      abandon(r, e);
+      return false;
+    }
   }
 
   /** The thread's marker for a call the agent took over ({@link IssuedByAgent}). */

@@ -134,7 +134,10 @@ public class CallRecord extends BytesInBinaryMarshallable {
   public long graphWindow;
   /** Whether that window's graph was captured at this replay (its first), rather than reused. */
   public boolean graphCaptured;
-  /** The launched function's handle ({@code CUfunction}), for the agent to issue a held launch itself. Not journaled. */
+  /**
+   * The launched function's handle ({@code CUfunction}), or the id the interceptor gave a cuBLAS
+   * routine it may hold: for the agent to issue a held call itself. Not journaled.
+   */
   public long function;
 
   /** Clears everything for a new call; keeps the arrays. */

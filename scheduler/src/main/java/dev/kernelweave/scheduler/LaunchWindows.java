@@ -21,6 +21,10 @@ import java.util.Map;
  * that equals a known one is replayed from its graph, captured the first time it repeats; anything
  * else is issued one by one, and the window becomes known.
  *
+ * <p>cuBLAS routines are held like launches when the interceptor describes them ({@link
+ * CallRecord#function} an id for the routine and its non-pointer arguments, the parameter bytes its
+ * pointers and scalars): a layer of small GEMMs and its elementwise kernels become one graph.
+ *
  * <p>What the program can observe stays as without the agent. A launch is held only when the same
  * function with the same grid, block and shared memory already succeeded in this context (its
  * synchronous errors are known not to occur), and it touches only device memory the agent knows
@@ -296,7 +300,7 @@ public final class LaunchWindows {
 
   /** A launch placed on its own succeeded: the same function and configuration may be held from now on. */
   public void succeeded(CallRecord call) {
-    if (call.kind == CallKind.LAUNCH && call.function != 0) {
+    if (mayHold(call)) {
       succeeded.add(call);
     }
   }
@@ -312,8 +316,17 @@ public final class LaunchWindows {
   // ---------------------------------------------------------------- internals
 
   private boolean holdable(CallRecord call) {
-    return call.kind == CallKind.LAUNCH && call.function != 0 && !call.touchesUnknownMemory
-        && !call.touchesHostMemory && !call.barrier && succeeded.contains(call);
+    return mayHold(call) && !call.touchesUnknownMemory && !call.touchesHostMemory && !call.barrier
+        && succeeded.contains(call);
+  }
+
+  /**
+   * Kernel launches, and cuBLAS routines the interceptor described ({@link CallRecord#function} is
+   * then an id standing for the routine, its handle's settings and every argument but its
+   * pointers, which are its parameter bytes).
+   */
+  private static boolean mayHold(CallRecord call) {
+    return (call.kind == CallKind.LAUNCH || call.kind == CallKind.BLAS) && call.function != 0;
   }
 
   private CallRecord hold(CallRecord call) {
@@ -353,6 +366,9 @@ public final class LaunchWindows {
     r.threadId = threadId;
     r.context = last.context;
     r.appStream = appStream;
+    // Graphs captured with routines share the capture streams' cuBLAS handles, and so their scratch
+    // memory: their replays never overlap one another.
+    r.barrier = window.routines;
     window.addUnion(r);
     int lane = scheduler.beforeAsyncWork(r);
     int result = device.launchGraph(window.graph, lane);
@@ -465,6 +481,8 @@ public final class LaunchWindows {
   static final class Known {
     final int length;
     long graph;
+    /** Whether the graph holds cuBLAS routines. */
+    boolean routines;
     private CallRecord[] launches;
     /** The union of the launches' accesses, one per allocation, as the replay's. */
     private final CallRecord union = new CallRecord();
@@ -492,7 +510,9 @@ public final class LaunchWindows {
       graph = device.capture(held, count, start, predecessors);
       launches = new CallRecord[count];
       union.reset();
+      routines = false;
       for (int i = 0; i < count; i++) {
+        routines |= held[i].kind == CallKind.BLAS;
         launches[i] = new CallRecord();
         launches[i].copyFrom(held[i]);
         CallRecord c = held[i];

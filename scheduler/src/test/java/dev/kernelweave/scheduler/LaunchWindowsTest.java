@@ -307,4 +307,45 @@ class LaunchWindowsTest {
     make(launch(4, 3, AccessMode.READ, 1));
     assertEquals(List.of("replay g101"), graphs.drain());
   }
+
+  @Test
+  void routinesAreHeldAndReplayedLikeLaunchesAndTheirGraphsNeverOverlap() {
+    List<String> launches = secondWindowsReplay(CallKind.LAUNCH);
+    assertEquals(List.of("replay g100", "replay g101"), graphs.drain());
+    assertTrue(launches.stream().noneMatch(l -> l.startsWith("wait")),
+        "a graph of launches on other memory runs beside the one before: " + launches);
+    List<String> routines = secondWindowsReplay(CallKind.BLAS);
+    assertEquals(List.of("replay g102", "replay g103"), graphs.drain(), "routines are held and replayed as launches are");
+    assertTrue(routines.stream().anyMatch(l -> l.startsWith("wait")),
+        "a graph of routines waits for the graph of routines before, whose handles it shares: " + routines);
+  }
+
+  /**
+   * Two windows of {@code kind} on separate memory, split by a pause of the host, repeated until
+   * both replay; returns what the stream device was asked while the second replayed the last time.
+   */
+  private List<String> secondWindowsReplay(CallKind kind) {
+    RecordingDevice device = new RecordingDevice();
+    dispatch = new Dispatch(device, 4, Mutant.NONE, graphs, graphs);
+    long[] now = {0};
+    dispatch.windows().useClock(() -> now[0]);
+    List<String> second = List.of();
+    for (int round = 0; round < 4; round++) {
+      if (round == 3) {
+        graphs.drain();
+      }
+      for (int f = 1; f <= 4; f++) {
+        now[0] += f == 3 ? LaunchWindows.PAUSE_NANOS + 1 : 1_000;
+        CallRecord c = launch(f + 10L * kind.ordinal(), f < 3 ? 1 : 3, f % 2 == 1 ? AccessMode.WRITE : AccessMode.READ, 1);
+        c.kind = kind;
+        if (f == 3) {
+          device.drain();
+        }
+        make(c);
+      }
+      second = device.drain();
+      synchronize();
+    }
+    return second;
+  }
 }

@@ -620,6 +620,33 @@ class InspectCommandTest {
   }
 
   @Test
+  void statsCountsTheCublasCallsReplayedWithTheLaunchesAsSaved() throws Exception {
+    CallRecord gemm = replayed(launch(0, 1, AccessMode.READ, 2, AccessMode.WRITE), 1, 1, true);
+    gemm.kind = CallKind.BLAS;
+    gemm.name = "cublasSgemm";
+    gemm.kernel = "";
+    CallRecord mix = replayed(launch(1, 2, AccessMode.READ, 1, AccessMode.WRITE), 1, 1, true);
+    for (CallRecord r : List.of(gemm, mix)) {
+      r.context = CONTEXT_A;
+      r.startNanos = SampleJournal.EPOCH_NANOS + 1000 * r.seq;
+      r.durationNanos = 1000;
+    }
+    Run run = inspect("stats", journalOf(List.of(gemm, mix)).toString());
+    assertEquals(0, run.code(), run.err());
+    List<String> lines = run.lines();
+    int at = lines.indexOf("graph replays");
+    assertTrue(at > 0, run.out());
+    assertEquals(List.of(
+        "graph replays",
+        "  windows replayed                  1",
+        "  windows captured                  1",
+        "  launches in replays               1",
+        "  share of launches            100.0%",
+        "  cuBLAS calls in replays           1",
+        "  launches saved                    1"), lines.subList(at, at + 7), run.out());
+  }
+
+  @Test
   void tailMarksLaunchesIssuedInsideAReplay() throws Exception {
     List<String> lines = inspect("tail", replayJournal().toString()).lines();
     assertTrue(lines.get(2).endsWith(" s2 #1+0x0[256] R #3+0x0[256] W after 0,1 +event graph#1(captured) =0"),

@@ -6,6 +6,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.Pointer;
@@ -24,6 +25,7 @@ import jcuda.runtime.cudaStream_t;
 public final class BlasCalls {
 
   private static final ShadowHandles SHADOWS = new ShadowHandles(JCudaShadowNatives.INSTANCE);
+  private static final HeldRoutines HELD = new HeldRoutines(SHADOWS);
 
   /**
    * Routines of at most this many multiply-adds are {@link CallRecord#brief}: 2^21 (a 128x128x128
@@ -34,12 +36,18 @@ public final class BlasCalls {
 
   static {
     Interception.onFallback(SHADOWS::retireAll);
+    JCudaGraphDevice.issueRoutinesWith(HELD);
   }
 
   private BlasCalls() {}
 
-  /** Enter advice of every JCublas2 method; for a routine, {@link #handle} follows. */
-  public static CallRecord enter(String name, String descriptor, Object[] args) {
+  /**
+   * Enter advice of every JCublas2 method; for a routine, {@link #handle} follows.
+   *
+   * @return the call's record; the thread's {@link dev.kernelweave.interceptor.IssuedByAgent} when
+   *     the context's launch windows hold the routine and JCublas2's call must be skipped; or null
+   */
+  public static Object enter(String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     BlasRoutineKind kind = signature.kind();
     cublasHandle handle = signature.handleIndex() >= 0 ? (cublasHandle) args[signature.handleIndex()] : null;
@@ -54,6 +62,10 @@ public final class BlasCalls {
         addOperands(r, signature, args, state != null && state.devicePointerMode());
         long work = BlasOperandExtents.multiplyAdds(signature, args);
         r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
+        HELD.describe(r, signature, state, args);
+        if (r.function != 0) {
+          return Calls.placeLaunch(r);
+        }
         Calls.place(r, Placement.ASYNC);
       }
       case COPY_TO_DEVICE, COPY_TO_HOST -> {
@@ -62,6 +74,8 @@ public final class BlasCalls {
       }
       case HANDLE_DESTROY -> Calls.place(r, Placement.DEVICE_SYNC);
       case UNKNOWN -> Calls.place(r, Placement.BARRIER);
+      // A change to a handle: routines held before it are issued as they were made.
+      case HANDLE_CREATE, STREAM_SET, WORKSPACE_SET, POINTER_MODE_SET, HOST_SETTING -> Calls.endWindow(r);
       // A workspace is a host-side setting now: no two streams share one (see ShadowHandles).
       default -> { }
     }

@@ -10,7 +10,9 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
+import dev.kernelweave.interceptor.IssuedByAgent;
 import jcuda.jcublas.cublasHandle;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
@@ -38,27 +40,34 @@ public final class JCublas2Instrumentation implements Instrumentation {
   }
 
   static final class Routine {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
+    static Object enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
         @Advice.AllArguments Object[] args, @Advice.Argument(value = 0, readOnly = false) cublasHandle handle) {
-      CallRecord r = BlasCalls.enter(name, descriptor, args);
-      handle = BlasCalls.handle(r, handle);
-      return r;
+      Object entered = BlasCalls.enter(name, descriptor, args);
+      if (entered instanceof CallRecord r) {
+        handle = BlasCalls.handle(r, handle);
+      }
+      return entered;
     }
   }
 
   static final class Call {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
+    static Object enter(@Advice.Origin("#m") String name, @Advice.Origin("#d") String descriptor,
         @Advice.AllArguments Object[] args) {
       return BlasCalls.enter(name, descriptor, args);
     }
 
+    /** Ends the call; a routine the launch windows hold returns success, as JCuda's launch does. */
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
+    static void exit(@Advice.Enter Object entered, @Advice.Origin("#m") String name,
         @Advice.Origin("#d") String descriptor, @Advice.AllArguments Object[] args,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      BlasCalls.exit(r, name, descriptor, args, result, thrown);
+        @Advice.Return(readOnly = false) int result, @Advice.Thrown Throwable thrown) {
+      if (entered instanceof IssuedByAgent held) {
+        result = Calls.endIssuedByAgent(held);
+      } else {
+        BlasCalls.exit((CallRecord) entered, name, descriptor, args, result, thrown);
+      }
     }
   }
 }

@@ -102,7 +102,13 @@ public final class ShadowHandles {
     private volatile long applicationStream;
     private final int[] settings = new int[SETTINGS.length];
     private volatile int pointerMode;
-    private long workspaceBytes = DEFAULT_WORKSPACE;
+    private volatile long workspaceBytes = DEFAULT_WORKSPACE;
+    /**
+     * Counts the changes of the handle's stream, settings and workspace: a routine held for a graph
+     * is known per generation ({@link HeldRoutines}), so that no graph captured under other settings
+     * is replayed.
+     */
+    private volatile int generation;
     private volatile Shadow[] shadows = NO_SHADOWS;
 
     private Handle(cublasHandle application) {
@@ -119,6 +125,16 @@ public final class ShadowHandles {
     /** Whether the handle reads its scalars from device memory. */
     public boolean devicePointerMode() {
       return pointerMode == POINTER_MODE_DEVICE;
+    }
+
+    /** Whether routines on the handle use cuBLAS's default workspace, not a buffer the application set. */
+    public boolean onDefaultWorkspace() {
+      return workspaceBytes == DEFAULT_WORKSPACE;
+    }
+
+    /** The count of changes to the handle's stream, settings and workspace so far. */
+    public int generation() {
+      return generation;
     }
   }
 
@@ -187,7 +203,13 @@ public final class ShadowHandles {
    */
   public void streamSet(cublasHandle application, cudaStream_t stream) {
     Handle h = of(application);
-    h.applicationStream = JCudaPointers.nativePointer(stream);
+    long address = JCudaPointers.nativePointer(stream);
+    if (h.applicationStream != address) {
+      synchronized (h) {
+        h.applicationStream = address;
+        h.generation++;
+      }
+    }
     workspaceSet(h, DEFAULT_WORKSPACE);
   }
 
@@ -202,6 +224,7 @@ public final class ShadowHandles {
     List<Shadow> failed = null;
     synchronized (h) {
       h.settings[setting.ordinal()] = value;
+      h.generation++;
       if (setting == BlasSetting.POINTER_MODE) {
         h.pointerMode = value;
       }
@@ -335,6 +358,7 @@ public final class ShadowHandles {
         return;
       }
       h.workspaceBytes = bytes;
+      h.generation++;
       for (Shadow s : h.shadows) {
         if (!s.ordered && applyWorkspace(s, bytes, stale) != 0) {
           failed = retire(h, s, failed);

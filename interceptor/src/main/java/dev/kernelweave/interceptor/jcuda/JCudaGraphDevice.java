@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor.jcuda;
 
 import static dev.kernelweave.interceptor.jcuda.JCudaStreamDevice.check;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.scheduler.GraphDevice;
 import java.util.Arrays;
@@ -13,7 +14,8 @@ import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /**
- * Held launches issued over JCuda: one at a time on a lane's stream, or captured into a graph on
+ * Held launches (and cuBLAS routines, through {@link HeldCallIssuer}) issued over JCuda: one at a
+ * time on a lane's stream, or captured into a graph on
  * streams of the agent's own, which no lane uses, so that capturing never disturbs work in flight.
  * A launch's edges inside the window become the capture's stream order and event waits, so the
  * instantiated graph runs independent launches as parallel branches.
@@ -26,6 +28,9 @@ public final class JCudaGraphDevice implements GraphDevice {
   /** Streams a capture spreads over; launches beyond that many parallel branches share them. */
   static final int CAPTURE_STREAMS = 16;
 
+  /** Issues held calls other than kernel launches; set once the library that makes them is used. */
+  private static volatile HeldCallIssuer routines;
+
   private final JCudaStreamDevice lanes;
   private final CUstream[] captureStreams = new CUstream[CAPTURE_STREAMS];
   private CUevent[] events = new CUevent[64];
@@ -36,12 +41,20 @@ public final class JCudaGraphDevice implements GraphDevice {
     this.lanes = lanes;
   }
 
+  /** Makes {@code issuer} issue the held calls that are not kernel launches (cuBLAS routines). */
+  public static void issueRoutinesWith(HeldCallIssuer issuer) {
+    routines = issuer;
+  }
+
   @Override
   public int launch(CallRecord call, int lane) {
     return launchOn(call, lanes.stream(lane));
   }
 
   private int launchOn(CallRecord call, CUstream stream) {
+    if (call.kind != CallKind.LAUNCH) {
+      return routines().issue(call, stream);
+    }
     JCudaPointers.setNativePointer(function, call.function);
     return JCudaNatives.launchKernel(function, call.gridX, call.gridY, call.gridZ, call.blockX, call.blockY,
         call.blockZ, call.sharedMemBytes, stream, parameters(call));
@@ -65,51 +78,35 @@ public final class JCudaGraphDevice implements GraphDevice {
     for (int e = 0; e < predecessorStart[count]; e++) {
       hasSuccessor[predecessors[e]] = true;
     }
+    int[] streamOf = new int[count];
+    int used = assignStreams(count, predecessorStart, predecessors, streamOf);
+    for (int i = 0; i < count; i++) {
+      if (calls[i].kind != CallKind.LAUNCH) {
+        check(calls[i].name + " (made ready for a capture)", routines().prepare(calls[i], captureStream(streamOf[i])));
+      }
+    }
     CUevent fork = events[count];
     check("cuStreamBeginCapture", JCudaNatives.beginCapture(origin));
     CUgraph graph = new CUgraph();
     boolean ended = false;
     try {
       check("cuEventRecord", JCudaNatives.recordEvent(fork, origin));
-      int[] streamOf = new int[count];
-      int[] tail = new int[CAPTURE_STREAMS];
-      Arrays.fill(tail, -1);
       boolean[] joined = new boolean[CAPTURE_STREAMS];
       joined[0] = true;
-      int used = 1;
       for (int i = 0; i < count; i++) {
-        int from = predecessorStart[i];
-        int to = predecessorStart[i + 1];
-        int chosen = -1;
-        for (int e = from; e < to && chosen < 0; e++) {
-          int p = predecessors[e];
-          if (tail[streamOf[p]] == p) {
-            chosen = streamOf[p]; // the chain goes on
-          }
-        }
-        if (chosen < 0) {
-          if (from == to && tail[0] < 0) {
-            chosen = 0;
-          } else if (used < CAPTURE_STREAMS) {
-            chosen = used++;
-          } else {
-            chosen = 1 + i % (CAPTURE_STREAMS - 1); // more branches than streams: some share one
-          }
-        }
+        int chosen = streamOf[i];
         CUstream s = captureStream(chosen);
         if (!joined[chosen]) {
           check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, fork));
           joined[chosen] = true;
         }
-        for (int e = from; e < to; e++) {
+        for (int e = predecessorStart[i]; e < predecessorStart[i + 1]; e++) {
           int p = predecessors[e];
           if (streamOf[p] != chosen) {
             check("cuStreamWaitEvent", JCudaNatives.waitEvent(s, events[p]));
           }
         }
-        check("cuLaunchKernel", launchOn(calls[i], s));
-        streamOf[i] = chosen;
-        tail[chosen] = i;
+        check(calls[i].name, launchOn(calls[i], s));
         if (hasSuccessor[i]) {
           check("cuEventRecord", JCudaNatives.recordEvent(events[i], s));
         }
@@ -134,6 +131,41 @@ public final class JCudaGraphDevice implements GraphDevice {
     }
   }
 
+  /**
+   * Puts each launch on a capture stream: after the predecessor whose stream it ends, if any (the
+   * chain goes on), else on a stream of its own while there are some left.
+   *
+   * @return how many capture streams are used
+   */
+  private static int assignStreams(int count, int[] predecessorStart, int[] predecessors, int[] streamOf) {
+    int[] tail = new int[CAPTURE_STREAMS];
+    Arrays.fill(tail, -1);
+    int used = 1;
+    for (int i = 0; i < count; i++) {
+      int from = predecessorStart[i];
+      int to = predecessorStart[i + 1];
+      int chosen = -1;
+      for (int e = from; e < to && chosen < 0; e++) {
+        int p = predecessors[e];
+        if (tail[streamOf[p]] == p) {
+          chosen = streamOf[p];
+        }
+      }
+      if (chosen < 0) {
+        if (from == to && tail[0] < 0) {
+          chosen = 0;
+        } else if (used < CAPTURE_STREAMS) {
+          chosen = used++;
+        } else {
+          chosen = 1 + i % (CAPTURE_STREAMS - 1); // more branches than streams: some share one
+        }
+      }
+      streamOf[i] = chosen;
+      tail[chosen] = i;
+    }
+    return used;
+  }
+
   @Override
   public int launchGraph(long graph, int lane) {
     JCudaPointers.setNativePointer(exec, graph);
@@ -153,6 +185,14 @@ public final class JCudaGraphDevice implements GraphDevice {
   public void close() {
     JCudaStreamDevice.destroyStreams(captureStreams, captureStreams.length);
     JCudaStreamDevice.destroyEvents(events);
+  }
+
+  private static HeldCallIssuer routines() {
+    HeldCallIssuer issuer = routines;
+    if (issuer == null) {
+      throw new IllegalStateException("a held call other than a launch, and nothing to issue it");
+    }
+    return issuer;
   }
 
   private CUstream captureStream(int i) {

@@ -84,7 +84,7 @@ public final class BlasHotPathBenchmark {
       } else {
         for (int i = 0; i < n; i++) {
           Object[] a = calls[i & 15];
-          CallRecord r = BlasCalls.enter(name, descriptor, a);
+          CallRecord r = (CallRecord) BlasCalls.enter(name, descriptor, a);
           cublasHandle used = BlasCalls.handle(r, (cublasHandle) a[0]);
           sink += used == handle ? 1 : 0;
           BlasCalls.exit(r, name, descriptor, a, 0, null);

@@ -20,9 +20,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GraphReplayOnCpuDeviceTest {
 
   private static final Pattern REPLAYED = Pattern.compile("windows replayed\\s+(\\d+)");
+  private static final Pattern ROUTINES_REPLAYED = Pattern.compile("cuBLAS calls in replays\\s+(\\d+)");
 
   @ParameterizedTest
-  @ValueSource(strings = {"branches", "rl-sim", "dynamic", "chain"})
+  @ValueSource(strings = {"branches", "rl-sim", "dynamic", "chain", "heads"})
   void replayedRepetitionsGiveTheProgramsOwnBytes(String workload) throws Exception {
     StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
@@ -41,5 +42,34 @@ class GraphReplayOnCpuDeviceTest {
     ChildJvm.Result off = ChildJvm.run(java, "journal=off,graphs=off", List.of(), StandInDriver.environment(3),
         "dev.kernelweave.kernels.WorkloadMain", args);
     assertEquals(plain, StandInDriver.checksum(off), "graphs off: " + off.stderr());
+  }
+
+  /**
+   * A cuBLAS loop whose host scalar changes between and after its calls, and whose handle changes
+   * math, pointer and atomics modes, workspace and stream, and is created again
+   * ({@link BlasReplayProgram}): every iteration prints what it printed without the agent, with
+   * graphs on and off, and with graphs on its routines ran inside replays.
+   */
+  @org.junit.jupiter.api.Test
+  void replayedCublasRoutinesFollowTheirScalarsAndEveryHandleSetting() throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    String program = BlasReplayProgram.class.getName();
+    ChildJvm.Result plain = ChildJvm.run(java, null, List.of(), StandInDriver.environment(1), program, "8");
+    assertEquals(0, plain.exitCode(), plain.stdout() + plain.stderr());
+    assertEquals(7 * 8, plain.observable().size(), plain.stdout());
+    for (int seed = 1; seed <= 2; seed++) {
+      Path journal = Files.createTempDirectory("kw-blas-graphs").resolve("journal");
+      ChildJvm.Result on = ChildJvm.run(java, "journal=" + journal, List.of(), StandInDriver.environment(seed),
+          program, "8");
+      assertEquals(0, on.exitCode(), on.stdout() + on.stderr());
+      assertEquals(plain.observable(), on.observable(), "graphs on, seed " + seed + ": " + on.stderr());
+      ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
+      Matcher m = ROUTINES_REPLAYED.matcher(stats.stdout());
+      assertTrue(m.find() && Integer.parseInt(m.group(1)) > 0, "cuBLAS calls were replayed:\n" + stats.stdout());
+    }
+    ChildJvm.Result off = ChildJvm.run(java, "journal=off,graphs=off", List.of(), StandInDriver.environment(3),
+        program, "8");
+    assertEquals(plain.observable(), off.observable(), "graphs off: " + off.stderr());
   }
 }

@@ -41,6 +41,8 @@ public final class Stats {
   private long windowsCaptured;
   private long launchesReplayed;
   private long replayedHostNanos;
+  /** cuBLAS routines issued inside replayed windows. */
+  private long routinesReplayed;
   private long launchesAlone;
   private long aloneHostNanos;
 
@@ -100,6 +102,9 @@ public final class Stats {
     }
     if (r.graphWindow > 0) {
       countReplay(r);
+    }
+    if (r.kind == CallKind.BLAS && r.graphWindow > 0) {
+      routinesReplayed++;
     }
     if (r.kind == CallKind.LAUNCH) {
       if (r.graphWindow > 0) {
@@ -218,8 +223,11 @@ public final class Stats {
       out.printf(Locale.ROOT, "  %-24s %10d%n", "launches in replays", launchesReplayed);
       out.printf(Locale.ROOT, "  %-24s %9.1f%%%n", "share of launches",
           launches == 0 ? 0.0 : 100.0 * launchesReplayed / launches);
-      // One graph launch stands for each replay's launches.
-      out.printf(Locale.ROOT, "  %-24s %10d%n", "launches saved", launchesReplayed - windowsReplayed);
+      if (routinesReplayed > 0) {
+        out.printf(Locale.ROOT, "  %-24s %10d%n", "cuBLAS calls in replays", routinesReplayed);
+      }
+      // One graph launch stands for each replay's launches and routines.
+      out.printf(Locale.ROOT, "  %-24s %10d%n", "launches saved", launchesReplayed + routinesReplayed - windowsReplayed);
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, in replay", micros(replayedLaunchHostNanos()));
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, on its own", micros(aloneLaunchHostNanos()));
     }
