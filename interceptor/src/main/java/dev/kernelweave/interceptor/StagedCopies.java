@@ -9,6 +9,7 @@ import dev.kernelweave.scheduler.Placement;
 import java.nio.Buffer;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUstream;
 
 /**
  * Synchronous host-to-device copies from Java memory ({@code cuMemcpyHtoD(dst, Pointer.to(array),
@@ -58,11 +59,9 @@ public final class StagedCopies {
         r.stream = cs.dispatch.stagingFailed(r, scope.ticket);
         return r;
       }
-      cs.staging.copy(buffer, JCudaPointers.buffer(source), JCudaPointers.byteOffset(source), bytes);
-      int result = JCudaNatives.copyToDeviceAsync(destination, cs.staging.pointer(buffer), bytes,
-          cs.device.stream(r.stream));
+      int result = stageInPieces(cs.staging, buffer, destination, source, bytes, cs.device.stream(r.stream));
       if (result != 0) {
-        // Nothing was queued: JCuda's own call reports the error, as it would without the agent.
+        // Nothing is left queued: JCuda's own call reports the error, as it would without the agent.
         r.stream = cs.dispatch.stagingFailed(r, scope.ticket);
         return r;
       }
@@ -72,6 +71,32 @@ public final class StagedCopies {
       Calls.abandon(r, e);
       return r;
     }
+  }
+
+  /**
+   * Stages the source into the buffer and queues its copy to the device on {@code stream}, a
+   * {@link StagingBuffers#PIECE} at a time. When a piece cannot be queued, waits for the pieces
+   * queued before it (they read the buffer, which is then free again) and returns the error.
+   */
+  private static int stageInPieces(StagingBuffers staging, int buffer, CUdeviceptr destination, Pointer source,
+      long bytes, CUstream stream) {
+    Buffer array = JCudaPointers.buffer(source);
+    long offset = JCudaPointers.byteOffset(source);
+    Pointer staged = staging.pointer(buffer);
+    for (long at = 0; at < bytes; at += StagingBuffers.PIECE) {
+      long size = Math.min(StagingBuffers.PIECE, bytes - at);
+      staging.copy(buffer, array, offset + at, at, size);
+      int result = at == 0
+          ? JCudaNatives.copyToDeviceAsync(destination, staged, size, stream)
+          : JCudaNatives.copyToDeviceAsync(destination.withByteOffset(at), staged.withByteOffset(at), size, stream);
+      if (result != 0) {
+        if (at > 0) {
+          JCudaNatives.synchronizeStream(stream);
+        }
+        return result;
+      }
+    }
+    return 0;
   }
 
   /**

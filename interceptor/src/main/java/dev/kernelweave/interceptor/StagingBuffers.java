@@ -33,6 +33,12 @@ final class StagingBuffers {
   static final int COUNT = 4;
   /** Bytes per buffer: the largest copy staged. */
   static final long BYTES = 4L << 20;
+  /**
+   * Bytes staged and issued at a time: a larger copy goes to the device in pieces of this size, so
+   * that the device copies one piece while the host stages the next (as CUDA's own synchronous copy
+   * from pageable memory does), rather than only once the whole source is staged.
+   */
+  static final long PIECE = 256L << 10;
 
   private final Pointer[] host = new Pointer[COUNT];
   private final ByteBuffer[] bytes = new ByteBuffer[COUNT];
@@ -100,26 +106,31 @@ final class StagingBuffers {
         && byteOffset + size <= (long) source.capacity() * element;
   }
 
-  /** Copies {@code size} bytes of {@code source} from {@code byteOffset} into buffer {@code i}; {@link #canCopy} holds. */
-  void copy(int i, Buffer source, long byteOffset, long size) {
+  /**
+   * Copies {@code size} bytes of {@code source} from {@code byteOffset} into buffer {@code i} at
+   * {@code into}; {@link #canCopy} holds for the whole copy, and {@code into} and {@code size} are
+   * whole elements.
+   */
+  void copy(int i, Buffer source, long byteOffset, long into, long size) {
     Buffer[] v = views[i];
     int element = elementSize(source);
     int from = (int) (byteOffset / element);
+    int at = (int) (into / element);
     int count = (int) (size / element);
     if (source instanceof ByteBuffer s) {
-      ((ByteBuffer) v[0]).put(0, s.array(), from, count);
+      ((ByteBuffer) v[0]).put(at, s.array(), from, count);
     } else if (source instanceof CharBuffer s) {
-      ((CharBuffer) v[1]).put(0, s.array(), from, count);
+      ((CharBuffer) v[1]).put(at, s.array(), from, count);
     } else if (source instanceof ShortBuffer s) {
-      ((ShortBuffer) v[2]).put(0, s.array(), from, count);
+      ((ShortBuffer) v[2]).put(at, s.array(), from, count);
     } else if (source instanceof IntBuffer s) {
-      ((IntBuffer) v[3]).put(0, s.array(), from, count);
+      ((IntBuffer) v[3]).put(at, s.array(), from, count);
     } else if (source instanceof FloatBuffer s) {
-      ((FloatBuffer) v[4]).put(0, s.array(), from, count);
+      ((FloatBuffer) v[4]).put(at, s.array(), from, count);
     } else if (source instanceof LongBuffer s) {
-      ((LongBuffer) v[5]).put(0, s.array(), from, count);
+      ((LongBuffer) v[5]).put(at, s.array(), from, count);
     } else if (source instanceof DoubleBuffer s) {
-      ((DoubleBuffer) v[6]).put(0, s.array(), from, count);
+      ((DoubleBuffer) v[6]).put(at, s.array(), from, count);
     } else {
       throw new IllegalArgumentException("no copy from " + source.getClass());
     }

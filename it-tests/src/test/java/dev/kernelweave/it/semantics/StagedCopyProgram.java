@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
@@ -21,6 +22,14 @@ import jcuda.driver.CUfunction;
  * reaching past its allocation must fail with CUDA's error code, as without the agent.
  */
 public final class StagedCopyProgram {
+
+  /** Floats of the large copy: 1.2 MB, more than four of the agent's staging pieces. */
+  private static final int LARGE_FLOATS = 300_000;
+
+  /** The array's hash and its ends: enough to tell any piece missing or stale. */
+  private static String summary(float[] a) {
+    return Integer.toHexString(Arrays.hashCode(a)) + " " + a[0] + ".." + a[a.length - 1];
+  }
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "staged");
@@ -48,6 +57,21 @@ public final class StagedCopyProgram {
       Arrays.fill(source, -7f); // the array may be reused once the call returned
       seq.check(rep, "x after the copy, its source overwritten", Sequence.describe(expected),
           Sequence.describe(Sequence.read(x)));
+
+      // A copy the agent stages in several pieces (and a last, shorter one): all carry the array's values.
+      float[] large = new float[LARGE_FLOATS];
+      for (int i = 0; i < large.length; i++) {
+        large[i] = value + 0.5f * i;
+      }
+      String largeExpected = summary(large);
+      CUdeviceptr z = new CUdeviceptr();
+      cuMemAlloc(z, 4L * LARGE_FLOATS);
+      seq.rc(rep, "cuMemcpyHtoD of 1.2 MB", 0, cuMemcpyHtoD(z, Pointer.to(large), 4L * LARGE_FLOATS));
+      Arrays.fill(large, -7f);
+      float[] back = new float[LARGE_FLOATS];
+      cuMemcpyDtoH(Pointer.to(back), z, 4L * LARGE_FLOATS);
+      seq.check(rep, "a large copy, its source overwritten", largeExpected, summary(back));
+      cuMemFree(z);
 
       // A destination reaching past its allocation: CUDA's error, whatever the agent does.
       seq.rc(rep, "cuMemcpyHtoD past the allocation", 1, cuMemcpyHtoD(x.withByteOffset(4), Pointer.to(source), BYTES));
