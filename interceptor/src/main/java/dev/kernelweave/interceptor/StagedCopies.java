@@ -12,8 +12,9 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /**
- * Synchronous host-to-device copies from Java memory ({@code cuMemcpyHtoD(dst, Pointer.to(array),
- * n)}) that need not block: CUDA promises only that the source may be reused once the call returns,
+ * Synchronous copies between Java memory and the device that the agent makes through its own
+ * page-locked buffers. Host-to-device copies from Java memory ({@code cuMemcpyHtoD(dst,
+ * Pointer.to(array), n)}) need not block: CUDA promises only that the source may be reused once the call returns,
  * so the agent copies the source into one of its page-locked buffers ({@link StagingBuffers}) and
  * issues the copy asynchronously on the lane the scheduler picks, where the copy's consumers then
  * extend the chain with no event.
@@ -74,6 +75,50 @@ public final class StagedCopies {
   }
 
   /**
+   * Places a synchronous {@code cuMemcpyDtoH} into Java memory whose accesses the record holds:
+   * queued into one of the agent's page-locked buffers behind what it must follow, waited for
+   * without the context's lock, and copied into the program's array ({@link Placement#STAGED_READ});
+   * otherwise a synchronous copy as written. Either way the call returns once the bytes are in the
+   * array and everything CUDA completes before a synchronous copy returns is complete.
+   *
+   * @return the thread's {@link IssuedByAgent} holding {@code r} when the agent made the copy and
+   *     JCuda's call must be skipped; otherwise {@code r}, for JCuda's call to run as written
+   */
+  public static Object deviceToHost(CallRecord r, Pointer destination, CUdeviceptr source, long bytes) {
+    if (r == null) {
+      return null;
+    }
+    if (!stageable(r, source, destination, bytes)) {
+      Calls.place(r, Placement.SYNC);
+      return r;
+    }
+    Calls.place(r, Placement.STAGED_READ);
+    CallScope scope = (CallScope) r;
+    ContextScheduling cs = scope.scheduling;
+    if (r.stream < 0 || cs == null || !scope.ticket.holdsLock()) {
+      return r; // not placed (passing through, or a stream is capturing): the call runs as written
+    }
+    try {
+      int buffer = cs.staging.reserve(cs.dispatch.scheduler());
+      // Without a buffer, or when the copy cannot be queued, JCuda's own call runs on the lane, after
+      // the same waits, and reports what CUDA says.
+      if (buffer < 0 || JCudaNatives.copyToHostAsync(cs.staging.pointer(buffer), source, bytes,
+          cs.device.stream(r.stream)) != 0) {
+        cs.dispatch.stagedReadFailed(r, scope.ticket);
+        return r;
+      }
+      cs.staging.readBy(buffer, r.stream, Long.MAX_VALUE); // the host reads it below
+      cs.dispatch.awaitStagedRead(r, scope.ticket);
+      cs.staging.copyOut(buffer, JCudaPointers.buffer(destination), JCudaPointers.byteOffset(destination), bytes);
+      cs.staging.readBy(buffer, r.stream, 0);
+      return Calls.takenOver(r, false);
+    } catch (Throwable e) {
+      Calls.abandon(r, e);
+      return r;
+    }
+  }
+
+  /**
    * Stages the source into the buffer and queues its copy to the device on {@code stream}, a
    * {@link StagingBuffers#PIECE} at a time. When a piece cannot be queued, waits for the pieces
    * queued before it (they read the buffer, which is then free again) and returns the error.
@@ -100,19 +145,20 @@ public final class StagedCopies {
   }
 
   /**
-   * Whether the copy can be staged: scheduling is on, the source is a Java array whose range holds
-   * {@code bytes}, and the destination range lies inside one known device allocation.
+   * Whether a copy between {@code device} and {@code java} can be staged: scheduling is on, the host
+   * side is a Java array whose range holds {@code bytes}, and the device range lies inside one known
+   * device allocation.
    */
-  static boolean stageable(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
-    if (!Interception.scheduling() || r.touchesUnknownMemory || r.touchesHostMemory || destination == null
-        || source == null || JCudaPointers.pointers(source) != null) {
+  static boolean stageable(CallRecord r, CUdeviceptr device, Pointer java, long bytes) {
+    if (!Interception.scheduling() || r.touchesUnknownMemory || r.touchesHostMemory || device == null
+        || java == null || JCudaPointers.pointers(java) != null) {
       return false;
     }
-    Buffer buffer = JCudaPointers.buffer(source);
-    if (!StagingBuffers.canCopy(buffer, JCudaPointers.byteOffset(source), bytes)) {
+    Buffer buffer = JCudaPointers.buffer(java);
+    if (!StagingBuffers.canCopy(buffer, JCudaPointers.byteOffset(java), bytes)) {
       return false;
     }
-    long address = JCudaPointers.address(destination);
+    long address = JCudaPointers.address(device);
     AllocationTable.Allocation found = CallThread.current().found;
     return address != 0 && Interception.ALLOCATIONS.lookup(address, found) && found.kind == MemoryKind.DEVICE
         && address - found.base + bytes <= found.size;

@@ -14,10 +14,12 @@ import java.nio.ShortBuffer;
 import jcuda.Pointer;
 
 /**
- * One context's page-locked buffers that synchronous host-to-device copies from Java memory are
- * staged through: the agent copies the source into a buffer and issues the copy asynchronously, so
- * the program may reuse its array as soon as the call returns, and the device reads the agent's
- * buffer, which nothing else writes until that copy is known complete.
+ * One context's page-locked buffers that synchronous copies between Java memory and the device are
+ * staged through. To the device: the agent copies the source into a buffer and issues the copy
+ * asynchronously, so the program may reuse its array as soon as the call returns, and the device
+ * reads the agent's buffer, which nothing else writes until that copy is known complete. From the
+ * device: the copy lands in a buffer, queued behind the work it must follow, and the host copies it
+ * into the program's array once it waited for it.
  *
  * <p>Bounded: at most {@link #COUNT} buffers of {@link #BYTES} bytes, allocated on first need (in
  * the context current at the time, which is the context they belong to) and reused. A buffer is free
@@ -133,6 +135,34 @@ final class StagingBuffers {
       ((DoubleBuffer) v[6]).put(at, s.array(), from, count);
     } else {
       throw new IllegalArgumentException("no copy from " + source.getClass());
+    }
+  }
+
+  /**
+   * Copies {@code size} bytes of buffer {@code i} into {@code destination} at {@code byteOffset};
+   * {@link #canCopy} holds for {@code destination}.
+   */
+  void copyOut(int i, Buffer destination, long byteOffset, long size) {
+    Buffer[] v = views[i];
+    int element = elementSize(destination);
+    int to = (int) (byteOffset / element);
+    int count = (int) (size / element);
+    if (destination instanceof ByteBuffer d) {
+      ((ByteBuffer) v[0]).get(0, d.array(), to, count);
+    } else if (destination instanceof CharBuffer d) {
+      ((CharBuffer) v[1]).get(0, d.array(), to, count);
+    } else if (destination instanceof ShortBuffer d) {
+      ((ShortBuffer) v[2]).get(0, d.array(), to, count);
+    } else if (destination instanceof IntBuffer d) {
+      ((IntBuffer) v[3]).get(0, d.array(), to, count);
+    } else if (destination instanceof FloatBuffer d) {
+      ((FloatBuffer) v[4]).get(0, d.array(), to, count);
+    } else if (destination instanceof LongBuffer d) {
+      ((LongBuffer) v[5]).get(0, d.array(), to, count);
+    } else if (destination instanceof DoubleBuffer d) {
+      ((DoubleBuffer) v[6]).get(0, d.array(), to, count);
+    } else {
+      throw new IllegalArgumentException("no copy into " + destination.getClass());
     }
   }
 

@@ -183,6 +183,9 @@ public final class Dispatch {
       case STAGED:
         waitOutsideLock(call, ticket);
         return scheduler.beforeAsyncWork(call);
+      case STAGED_READ:
+        scheduler.beforeSyncWork(call);
+        return call.stream;
       case SYNC:
         if (call.kind == CallKind.COPY_DEVICE_TO_HOST || call.kind == CallKind.COPY_HOST_TO_DEVICE) {
           waitOutsideLock(call, ticket);
@@ -236,7 +239,7 @@ public final class Dispatch {
     }
     try {
       switch (placement) {
-        case ASYNC, SYNC, STAGED, EVENT_RECORD -> {
+        case ASYNC, SYNC, STAGED, STAGED_READ, EVENT_RECORD -> {
           scheduler.afterWork(call, succeeded);
           if (succeeded && windows != null && placement == Placement.ASYNC) {
             windows.succeeded(call);
@@ -273,6 +276,47 @@ public final class Dispatch {
     }
     scheduler.beforeSyncWork(call);
     return call.stream;
+  }
+
+  /**
+   * A {@link Placement#STAGED_READ} copy was queued on the lane {@link #enter} returned: records it
+   * and waits, with the lock released, until it is done. On return the lock is held again, the copy
+   * and everything before it on its lane are known complete, and {@link #exit} only releases the
+   * lock. If the wait throws, the lock is not held.
+   */
+  public void awaitStagedRead(CallRecord call, Ticket ticket) {
+    if (ticket.locked != this || ticket.placement != Placement.STAGED_READ) {
+      throw new IllegalStateException("only a staged read in progress can be awaited");
+    }
+    scheduler.issuedStagedRead(call, ticket);
+    ticket.placement = Placement.NONE;
+    awaitLaneOutsideLock(ticket);
+  }
+
+  /**
+   * A {@link Placement#STAGED_READ} copy could not be queued after all: JCuda's synchronous copy
+   * will run on the lane {@link #enter} returned, which already waits for what it must follow. The
+   * host first waits, with the lock released, for what that lane holds, so that the copy then blocks
+   * under the lock only for itself; {@link #exit} records it as a synchronous copy.
+   */
+  public void stagedReadFailed(CallRecord call, Ticket ticket) {
+    if (ticket.locked != this || ticket.placement != Placement.STAGED_READ) {
+      throw new IllegalStateException("only a staged read in progress can fall back");
+    }
+    scheduler.collectLaneTail(call, ticket);
+    awaitLaneOutsideLock(ticket);
+  }
+
+  private void awaitLaneOutsideLock(Ticket ticket) {
+    if (ticket.waitCount == 0) {
+      return;
+    }
+    release(ticket);
+    scheduler.awaitHostWaits(ticket);
+    lock.lock();
+    ticket.locked = this;
+    scheduler.settleStagedRead(ticket);
+    ticket.waitCount = 0;
   }
 
   /** Releases the lock if the ticket holds it; safe to call more than once. */

@@ -23,6 +23,15 @@ public enum Placement {
    * those streams whose effect it can see.
    */
   STAGED,
+  /**
+   * A synchronous device-to-host copy into the program's memory that the agent queues on the legacy
+   * lane into a page-locked buffer of its own, after everything the synchronous copy would follow
+   * (device-side, as {@link #SYNC} does), then waits for outside the lock
+   * ({@link Dispatch#awaitStagedRead}) and copies into the program's memory before the call returns.
+   * One round trip to the device instead of a host wait and then the copy; the host still returns
+   * only once everything CUDA completes before such a call is complete.
+   */
+  STAGED_READ,
   /** A free: the host waits for the allocation's pending users. */
   FREE,
   /** Not understood and with no stream to order it on: the host waits for everything before and after. */

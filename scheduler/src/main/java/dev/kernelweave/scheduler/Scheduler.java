@@ -412,6 +412,43 @@ public final class Scheduler {
     if (!succeeded || lane < 0) {
       return;
     }
+    long position = record(call, lane);
+    if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
+      // A synchronous device-to-host copy returns once it, and everything before it there, is done.
+      pool.completeThrough(lane, position);
+    }
+  }
+
+  /**
+   * A {@link Placement#STAGED_READ} copy was queued on its lane: records it as {@link #afterWork}
+   * does and notes in {@code ticket} the host's wait for it, which {@link #settleStagedRead} ends.
+   */
+  void issuedStagedRead(CallRecord call, Ticket ticket) {
+    int lane = call.stream;
+    long position = record(call, lane);
+    ticket.addWait(Ticket.WHOLE_LANE, lane, position); // the copy is the lane's tail
+    call.hostWaited = true;
+  }
+
+  /** Notes in {@code ticket} the host's wait for everything queued on the call's lane so far, if any is pending. */
+  void collectLaneTail(CallRecord call, Ticket ticket) {
+    int lane = call.stream;
+    long tail = pool.tail(lane);
+    if (pool.pending(lane, tail)) {
+      ticket.addWait(Ticket.WHOLE_LANE, lane, tail);
+      call.hostWaited = true;
+    }
+  }
+
+  /** The host waited for a staged read: it, and everything before it on its lane, is done. */
+  void settleStagedRead(Ticket ticket) {
+    for (int i = 0; i < ticket.waitCount; i++) {
+      pool.completeThrough(ticket.waitLane[i], ticket.waitPosition[i]);
+    }
+  }
+
+  /** Gives the work just issued on {@code lane} its position, and what it touched and where it was seen. */
+  private long record(CallRecord call, int lane) {
     long position = pool.issue(lane);
     tracker.record(call, lane, position);
     AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : streamOf(call);
@@ -425,10 +462,7 @@ public final class Scheduler {
       (s.nonBlocking ? s.follow : blockingFollow).add(lane, position, call.seq);
       pool.barrierIssued(lane, position);
     }
-    if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
-      // A synchronous device-to-host copy returns once it, and everything before it there, is done.
-      pool.completeThrough(lane, position);
-    }
+    return position;
   }
 
   /**

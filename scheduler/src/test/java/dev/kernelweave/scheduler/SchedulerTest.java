@@ -656,6 +656,32 @@ class SchedulerTest {
   }
 
   @Test
+  void aStagedReadQueuesBehindItsBatchOnTheDeviceAndTheHostWaitsOnceForIt() {
+    Dispatch d = dispatch();
+    int lane = dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, 0, W), Placement.STAGED);
+    assertEquals(lane, dispatched(d, call(CallKind.LAUNCH, 0, 0, R, 1, W), Placement.ASYNC));
+    device.drain();
+    CallRecord copyOut = call(CallKind.COPY_DEVICE_TO_HOST, 0, 1, R);
+    assertEquals(4, d.enter(copyOut, Placement.STAGED_READ, ticket), "queued on the legacy lane");
+    assertTrue(ticket.holdsLock(), "the copy is queued under the lock");
+    List<String> queued = device.drain().stream().filter(op -> !op.startsWith("create")).toList();
+    assertTrue(queued.stream().noneMatch(op -> op.startsWith("sync")), "no host wait before the copy: " + queued);
+    assertTrue(queued.stream().anyMatch(op -> op.startsWith("wait 4 for")), "the legacy lane waits for the batch: " + queued);
+    d.awaitStagedRead(copyOut, ticket);
+    assertTrue(ticket.holdsLock(), "held again for the host's copy into the program's memory");
+    assertEquals(List.of("syncLane 4"), device.drain(), "one round trip: the host waits for the copy itself");
+    d.exit(copyOut, true, ticket);
+    assertFalse(ticket.holdsLock());
+    assertTrue(copyOut.hostWaited);
+    assertTrue(scheduler.isComplete(lane, 2), "what the legacy lane waited for is known complete");
+    assertTrue(scheduler.isComplete(4, 1), "and the copy itself");
+    CallRecord next = call(CallKind.COPY_DEVICE_TO_HOST, 0, 1, R);
+    dispatched(d, next, Placement.SYNC);
+    assertEquals(List.of(), device.drain().stream().filter(op -> op.startsWith("sync")).toList(),
+        "nothing left to wait for");
+  }
+
+  @Test
   void aStagedCopyFollowsTheReadersOfItsDestinationOnTheDevice() {
     Dispatch d = dispatch();
     int reader = launch(0, R, 1, W); // still reading slot 0

@@ -70,7 +70,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
     visitor.visit("Launch", CallAdvice.END_OR_TAKEN_OVER, named("cuLaunchKernel").and(takesArguments(11)));
     visitor.visit("CopyToDevice", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyHtoD").and(takesArguments(3)));
-    visitor.visitEndingCommonly("CopyToHost", named("cuMemcpyDtoH").and(takesArguments(3)));
+    visitor.visit("CopyToHost", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyDtoH").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
     visitor.visitEndingCommonly("CopyToHostAsync", named("cuMemcpyDtoHAsync").and(takesArguments(4)));
@@ -162,18 +162,22 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
 
   }
 
+  /**
+   * {@code cuMemcpyDtoH}: into Java memory, made by the agent through its page-locked buffers when it
+   * can be ({@link StagedCopies#deviceToHost}), and JCuda's call then skipped; otherwise a
+   * synchronous copy as written.
+   */
   static final class CopyToHost {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
+    static Object enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
         @Advice.Argument(2) long bytes) {
       CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0L);
       if (r != null) {
         r.bytes = bytes;
         Calls.device(r, src, bytes, AccessMode.READ);
         Calls.host(r, dst, bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.SYNC);
       }
-      return r;
+      return StagedCopies.deviceToHost(r, dst, src, bytes);
     }
 
   }

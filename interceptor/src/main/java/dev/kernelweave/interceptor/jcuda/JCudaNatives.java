@@ -46,6 +46,8 @@ public final class JCudaNatives {
     static final MethodHandle MEM_ALLOC_HOST = find("cuMemAllocHostNative", int.class, Pointer.class, long.class);
     static final MethodHandle MEMCPY_HTOD_ASYNC =
         find("cuMemcpyHtoDAsyncNative", int.class, CUdeviceptr.class, Pointer.class, long.class, CUstream.class);
+    static final MethodHandle MEMCPY_DTOH_ASYNC =
+        find("cuMemcpyDtoHAsyncNative", int.class, Pointer.class, CUdeviceptr.class, long.class, CUstream.class);
 
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.driver.JCudaDriver", name, ret, params);
@@ -233,6 +235,14 @@ public final class JCudaNatives {
   public static int copyToDeviceAsync(CUdeviceptr destination, Pointer source, long bytes, CUstream stream) {
     try {
       return (int) Driver.MEMCPY_HTOD_ASYNC.invokeExact(destination, source, bytes, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int copyToHostAsync(Pointer destination, CUdeviceptr source, long bytes, CUstream stream) {
+    try {
+      return (int) Driver.MEMCPY_DTOH_ASYNC.invokeExact(destination, source, bytes, stream);
     } catch (Throwable t) {
       throw rethrow(t);
     }
