@@ -75,10 +75,12 @@ public final class StagedCopies {
   }
 
   /**
-   * Places a synchronous {@code cuMemcpyDtoH} into Java memory whose accesses the record holds:
-   * queued into one of the agent's page-locked buffers behind what it must follow, waited for
-   * without the context's lock, and copied into the program's array ({@link Placement#STAGED_READ});
-   * otherwise a synchronous copy as written. Either way the call returns once the bytes are in the
+   * Places a synchronous {@code cuMemcpyDtoH} into Java memory whose accesses the record holds: one
+   * of at most {@link StagingBuffers#PIECE} bytes (a read-back of results, scores, a flag) is queued
+   * into one of the agent's page-locked buffers behind what it must follow, waited for without the
+   * context's lock, and copied into the program's array ({@link Placement#STAGED_READ}); a larger
+   * one is a synchronous copy as written, which CUDA pipelines through its own buffers, where the
+   * agent's copy into the array could only start once the whole copy landed. Either way the call returns once the bytes are in the
    * array and everything CUDA completes before a synchronous copy returns is complete.
    *
    * @return the thread's {@link IssuedByAgent} holding {@code r} when the agent made the copy and
@@ -88,7 +90,7 @@ public final class StagedCopies {
     if (r == null) {
       return null;
     }
-    if (!stageable(r, source, destination, bytes)) {
+    if (bytes > StagingBuffers.PIECE || !stageable(r, source, destination, bytes)) {
       Calls.place(r, Placement.SYNC);
       return r;
     }
