@@ -107,6 +107,12 @@ public final class Calls {
     }
   }
 
+  /** Whether launches and routines may be held for graph replay: the agent schedules, with graphs on. */
+  public static boolean mayHold() {
+    InterceptorSettings s = Interception.settings();
+    return Interception.scheduling() && s != null && s.graphs();
+  }
+
   /**
    * Places a kernel launch, which the context's windows may hold instead of issuing it now.
    *

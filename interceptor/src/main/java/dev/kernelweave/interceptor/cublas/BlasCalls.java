@@ -62,7 +62,9 @@ public final class BlasCalls {
         addOperands(r, signature, args, state != null && state.devicePointerMode());
         long work = BlasOperandExtents.multiplyAdds(signature, args);
         r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
-        HELD.describe(r, signature, state, args);
+        if (Calls.mayHold()) {
+          HELD.describe(r, signature, state, args);
+        }
         if (r.function != 0) {
           return Calls.placeLaunch(r);
         }

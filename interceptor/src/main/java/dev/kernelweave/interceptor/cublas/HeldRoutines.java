@@ -48,32 +48,59 @@ final class HeldRoutines implements HeldCallIssuer {
   /** How a routine's arguments split into held pointers and id values, and its native method. */
   private record Shape(MethodHandle nativeCall, int[] pointers, int[] values) {}
 
-  /** One id: the routine, the handle at one generation, and the values of its other arguments. */
+  /**
+   * One id's key: the routine, the handle at one generation, and the values of its other arguments.
+   * A thread's probe is refilled for every lookup (allocation-free); a registered key is a copy and
+   * never changes.
+   */
   private static final class Entry {
-    final BlasSignature signature;
-    final Shape shape;
-    final ShadowHandles.Handle handle;
-    final int generation;
-    final long[] values;
-    final int hash;
-    /** The arguments with the handle and pointers left out. */
+    BlasSignature signature;
+    Shape shape;
+    ShadowHandles.Handle handle;
+    int generation;
+    long[] values = new long[8];
+    int valueCount;
+    int hash;
+    /** Registered entries only: the arguments with the handle and pointers left out, and the id. */
     Object[] template;
     long id;
 
-    Entry(BlasSignature signature, Shape shape, ShadowHandles.Handle handle, int generation, long[] values) {
+    void set(BlasSignature signature, Shape shape, ShadowHandles.Handle handle, Object[] args) {
       this.signature = signature;
       this.shape = shape;
       this.handle = handle;
-      this.generation = generation;
-      this.values = values;
-      this.hash = ((System.identityHashCode(signature) * 31 + System.identityHashCode(handle)) * 31 + generation) * 31
-          + Arrays.hashCode(values);
+      this.generation = handle.generation();
+      int n = shape.values.length;
+      if (values.length < n) {
+        values = new long[n];
+      }
+      valueCount = n;
+      int h = (System.identityHashCode(signature) * 31 + System.identityHashCode(handle)) * 31 + generation;
+      for (int k = 0; k < n; k++) {
+        Object v = args[shape.values[k]];
+        long value = v instanceof Integer i ? i : (Long) v;
+        values[k] = value;
+        h = h * 31 + Long.hashCode(value);
+      }
+      hash = h;
+    }
+
+    Entry copy() {
+      Entry e = new Entry();
+      e.signature = signature;
+      e.shape = shape;
+      e.handle = handle;
+      e.generation = generation;
+      e.values = Arrays.copyOf(values, valueCount);
+      e.valueCount = valueCount;
+      e.hash = hash;
+      return e;
     }
 
     @Override
     public boolean equals(Object o) {
       return o instanceof Entry e && e.signature == signature && e.handle == handle && e.generation == generation
-          && Arrays.equals(e.values, values);
+          && Arrays.equals(e.values, 0, e.valueCount, values, 0, valueCount);
     }
 
     @Override
@@ -81,6 +108,8 @@ final class HeldRoutines implements HeldCallIssuer {
       return hash;
     }
   }
+
+  private static final ThreadLocal<Entry> PROBE = ThreadLocal.withInitial(Entry::new);
 
   private final ShadowHandles shadows;
   private final ConcurrentHashMap<BlasSignature, Shape> shapes = new ConcurrentHashMap<>();
@@ -110,12 +139,8 @@ final class HeldRoutines implements HeldCallIssuer {
       r.paramOffsets[0] = 0;
       return;
     }
-    long[] values = new long[shape.values.length];
-    for (int k = 0; k < values.length; k++) {
-      Object v = args[shape.values[k]];
-      values[k] = v instanceof Integer i ? i : (Long) v;
-    }
-    Entry probe = new Entry(signature, shape, handle, handle.generation(), values);
+    Entry probe = PROBE.get();
+    probe.set(signature, shape, handle, args);
     Entry e = ids.get(probe);
     if (e == null) {
       e = register(probe, args);
@@ -128,14 +153,15 @@ final class HeldRoutines implements HeldCallIssuer {
     r.function = e.id;
   }
 
-  private synchronized Entry register(Entry fresh, Object[] args) {
-    Entry known = ids.get(fresh);
+  private synchronized Entry register(Entry probe, Object[] args) {
+    Entry known = ids.get(probe);
     if (known != null) {
       return known;
     }
     if (issuedIds == MAX_IDS) {
       return null;
     }
+    Entry fresh = probe.copy();
     Object[] template = args.clone();
     template[fresh.signature.handleIndex()] = null;
     for (int i : fresh.shape.pointers) {
