@@ -41,19 +41,11 @@ public final class StagedCopies {
    *     call must be skipped; otherwise {@code r}, for JCuda's call to run as written
    */
   public static Object hostToDevice(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
-    if (r == null) {
-      return null;
-    }
-    if (!stageable(r, destination, source, bytes)) {
-      Calls.place(r, Placement.SYNC);
+    ContextScheduling cs = place(r, Placement.STAGED, r != null && stageable(r, destination, source, bytes));
+    if (cs == null) {
       return r;
     }
-    Calls.place(r, Placement.STAGED);
     CallScope scope = (CallScope) r;
-    ContextScheduling cs = scope.scheduling;
-    if (r.stream < 0 || cs == null || !scope.ticket.holdsLock()) {
-      return r; // not placed (passing through, or a stream is capturing): the call runs as written
-    }
     try {
       int buffer = cs.staging.reserve(cs.dispatch.scheduler());
       if (buffer < 0) {
@@ -87,19 +79,12 @@ public final class StagedCopies {
    *     JCuda's call must be skipped; otherwise {@code r}, for JCuda's call to run as written
    */
   public static Object deviceToHost(CallRecord r, Pointer destination, CUdeviceptr source, long bytes) {
-    if (r == null) {
-      return null;
-    }
-    if (bytes > StagingBuffers.PIECE || !stageable(r, source, destination, bytes)) {
-      Calls.place(r, Placement.SYNC);
+    ContextScheduling cs = place(r, Placement.STAGED_READ,
+        r != null && bytes <= StagingBuffers.PIECE && stageable(r, source, destination, bytes));
+    if (cs == null) {
       return r;
     }
-    Calls.place(r, Placement.STAGED_READ);
     CallScope scope = (CallScope) r;
-    ContextScheduling cs = scope.scheduling;
-    if (r.stream < 0 || cs == null || !scope.ticket.holdsLock()) {
-      return r; // not placed (passing through, or a stream is capturing): the call runs as written
-    }
     try {
       int buffer = cs.staging.reserve(cs.dispatch.scheduler());
       // Without a buffer, or when the copy cannot be queued, JCuda's own call runs on the lane, after
@@ -118,6 +103,26 @@ public final class StagedCopies {
       Calls.abandon(r, e);
       return r;
     }
+  }
+
+  /**
+   * Places the copy: as {@code staged} when it can be staged, else as a synchronous copy on the legacy
+   * stream. Returns the context's scheduling when the agent makes the copy under the lock it now
+   * holds; null when JCuda's call runs as written (not staged, passing through, or a stream is
+   * capturing).
+   */
+  private static ContextScheduling place(CallRecord r, Placement staged, boolean stageable) {
+    if (r == null) {
+      return null;
+    }
+    if (!stageable) {
+      Calls.place(r, Placement.SYNC);
+      return null;
+    }
+    Calls.place(r, staged);
+    CallScope scope = (CallScope) r;
+    ContextScheduling cs = scope.scheduling;
+    return r.stream < 0 || cs == null || !scope.ticket.holdsLock() ? null : cs;
   }
 
   /**

@@ -308,15 +308,7 @@ public final class Dispatch {
   }
 
   private void awaitLaneOutsideLock(Ticket ticket) {
-    if (ticket.waitCount == 0) {
-      return;
-    }
-    release(ticket);
-    scheduler.awaitHostWaits(ticket);
-    lock.lock();
-    ticket.locked = this;
-    scheduler.settleStagedRead(ticket);
-    ticket.waitCount = 0;
+    awaitOutsideLock(ticket, true);
   }
 
   /** Releases the lock if the ticket holds it; safe to call more than once. */
@@ -333,6 +325,15 @@ public final class Dispatch {
    */
   private void waitOutsideLock(CallRecord call, Ticket ticket) {
     scheduler.collectHostWaits(call, ticket, ticket.placement);
+    awaitOutsideLock(ticket, false);
+  }
+
+  /**
+   * The host waits, with the lock released, for what the ticket notes; on return the lock is held
+   * again and those positions are known complete ({@code throughWaits}: with everything their
+   * lanes waited for).
+   */
+  private void awaitOutsideLock(Ticket ticket, boolean throughWaits) {
     if (ticket.waitCount == 0) {
       return;
     }
@@ -340,7 +341,11 @@ public final class Dispatch {
     scheduler.awaitHostWaits(ticket);
     lock.lock();
     ticket.locked = this;
-    scheduler.settle(ticket);
+    if (throughWaits) {
+      scheduler.settleStagedRead(ticket);
+    } else {
+      scheduler.settle(ticket);
+    }
     ticket.waitCount = 0;
   }
 }
