@@ -53,6 +53,7 @@ public final class BlasReplayProgram {
 
   public static void main(String[] args) {
     int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+    SmokePrograms.exitWithoutGpu();
     Cuda.makeContextCurrent();
     new BlasReplayProgram().run(iterations);
   }

@@ -53,6 +53,16 @@ class PackagedAgentGpuTest {
   }
 
   @Test
+  void cublasLoopPrintsTheSameAndItsRoutinesRunInsideReplayedGraphs() throws Exception {
+    sameInEveryMode(BlasReplayProgram.class, "8");
+    Path journal = journalDir("blas-graphs");
+    runOnGpu("mode=schedule,journal=" + journal, BlasReplayProgram.class, "8");
+    ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
+    Matcher m = Pattern.compile("cuBLAS calls in replays\\s+(\\d+)").matcher(stats.stdout());
+    assertTrue(m.find() && Integer.parseInt(m.group(1)) > 0, "cuBLAS calls were replayed:\n" + stats.stdout());
+  }
+
+  @Test
   void runtimeApiProgramPrintsTheSameWithTheAgentInEveryMode() throws Exception {
     sameInEveryMode(RuntimeProgram.class);
   }

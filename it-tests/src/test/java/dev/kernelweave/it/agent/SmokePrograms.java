@@ -30,6 +30,16 @@ public final class SmokePrograms {
 
   /** Creates a context on device 0, or exits with {@link #NO_GPU}. */
   static CUcontext contextOrExit() {
+    exitWithoutGpu();
+    CUdevice device = new CUdevice();
+    cuDeviceGet(device, 0);
+    CUcontext context = new CUcontext();
+    cuCtxCreate(context, 0, device);
+    return context;
+  }
+
+  /** Initializes CUDA with the driver's exceptions on, or exits with {@link #NO_GPU} when there is no device. */
+  static void exitWithoutGpu() {
     try {
       JCudaDriver.setExceptionsEnabled(true);
       cuInit(0);
@@ -42,11 +52,6 @@ public final class SmokePrograms {
       System.out.println("no GPU: " + t);
       System.exit(NO_GPU);
     }
-    CUdevice device = new CUdevice();
-    cuDeviceGet(device, 0);
-    CUcontext context = new CUcontext();
-    cuCtxCreate(context, 0, device);
-    return context;
   }
 
   static CUmodule loadSmokeModule() throws IOException {
