@@ -184,6 +184,10 @@ public final class Dispatch {
         waitOutsideLock(call, ticket);
         return scheduler.beforeAsyncWork(call);
       case STAGED_READ:
+        if (scheduler.mutant() == Mutant.STAGED_READ_UNJOINED) {
+          call.stream = scheduler.legacyLane();
+          return call.stream;
+        }
         scheduler.beforeSyncWork(call);
         return call.stream;
       case SYNC:

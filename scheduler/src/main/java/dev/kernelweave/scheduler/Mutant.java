@@ -22,7 +22,9 @@ public enum Mutant {
       "a kernel's pointer parameter stands for [pointer, end of allocation), not the whole allocation: a kernel "
           + "indexing back from an interior pointer runs unordered"),
   REPLAY_STALE_PARAMETERS("replay-stale-parameters",
-      "a held window replays the graph of one with the same kernels and memory but other scalar arguments");
+      "a held window replays the graph of one with the same kernels and memory but other scalar arguments"),
+  STAGED_READ_UNJOINED("staged-read-unjoined",
+      "a staged read-back is queued on the legacy stream without waiting, device-side, for the work it must follow");
 
   private final String option;
   private final String description;
