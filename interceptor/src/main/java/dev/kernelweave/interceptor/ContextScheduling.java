@@ -41,5 +41,10 @@ final class ContextScheduling {
     public void stopped(String why) {
       AgentLog.warnOnce("graphs-stopped", "graphs off, launches are issued at once: " + why);
     }
+
+    @Override
+    public void routinesStopped(String why) {
+      AgentLog.warnOnce("graph-routines-stopped", "cuBLAS calls are issued at once, launches still replayed: " + why);
+    }
   }
 }

@@ -53,6 +53,9 @@ public final class LaunchWindows {
 
     /** Graphs stopped for the context; every launch is issued at once from now on. */
     void stopped(String why);
+
+    /** cuBLAS routines are no longer held in the context; launches still are. */
+    default void routinesStopped(String why) {}
   }
 
   /**
@@ -112,6 +115,8 @@ public final class LaunchWindows {
   /** The graph launch standing for a replayed window, as the scheduler places it. */
   private final CallRecord replay = new CallRecord();
   private boolean stopped;
+  /** Set when a window with routines could not be captured: routines are no longer held. */
+  private boolean routinesStopped;
   private long windowNumber;
   private long previousLaunchNanos;
   private java.util.function.LongSupplier clock = System::nanoTime;
@@ -244,8 +249,16 @@ public final class LaunchWindows {
         captured++;
         capturedNow = true;
       } catch (RuntimeException e) {
+        boolean withRoutines = holdsRoutines();
         issueHeldOneByOne();
-        stop("could not capture a graph: " + e.getMessage());
+        if (withRoutines && !routinesStopped) {
+          // A routine cuBLAS cannot capture: launches go on being replayed, routines are issued at once.
+          routinesStopped = true;
+          forget(known.remove(key));
+          listener.routinesStopped("could not capture a graph with cuBLAS calls: " + e.getMessage());
+        } else {
+          stop("could not capture a graph: " + e.getMessage());
+        }
         return;
       }
     }
@@ -316,8 +329,17 @@ public final class LaunchWindows {
   // ---------------------------------------------------------------- internals
 
   private boolean holdable(CallRecord call) {
-    return mayHold(call) && !call.touchesUnknownMemory && !call.touchesHostMemory && !call.barrier
-        && succeeded.contains(call);
+    return mayHold(call) && (call.kind != CallKind.BLAS || !routinesStopped) && !call.touchesUnknownMemory
+        && !call.touchesHostMemory && !call.barrier && succeeded.contains(call);
+  }
+
+  private boolean holdsRoutines() {
+    for (int i = 0; i < heldCount; i++) {
+      if (held[i].kind == CallKind.BLAS) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -18,6 +18,8 @@ class LaunchWindowsTest {
     final List<String> log = new ArrayList<>();
     final List<String> stops = new ArrayList<>();
     boolean failCapture;
+    boolean failCaptureOfRoutines;
+    final List<String> routineStops = new ArrayList<>();
     long nextGraph = 100;
 
     @Override
@@ -30,6 +32,11 @@ class LaunchWindowsTest {
     public long capture(CallRecord[] calls, int count, int[] start, int[] predecessors) {
       if (failCapture) {
         throw new IllegalStateException("no graphs here");
+      }
+      for (int i = 0; i < count && failCaptureOfRoutines; i++) {
+        if (calls[i].kind == CallKind.BLAS) {
+          throw new IllegalStateException("this routine cannot be captured");
+        }
       }
       StringBuilder b = new StringBuilder("capture");
       for (int i = 0; i < count; i++) {
@@ -62,6 +69,11 @@ class LaunchWindowsTest {
     @Override
     public void stopped(String why) {
       stops.add(why);
+    }
+
+    @Override
+    public void routinesStopped(String why) {
+      routineStops.add(why);
     }
 
     List<String> drain() {
@@ -206,6 +218,43 @@ class LaunchWindowsTest {
     assertEquals(List.of("launch 9 k=1", "launch 10 k=1", "launch 11 k=1"), graphs.drain());
     assertEquals(1, graphs.stops.size());
     assertEquals(List.of(false, false, false), iteration(1), "stopped: nothing is held any more");
+  }
+
+  @Test
+  void aRoutineThatCannotBeCapturedIsIssuedAtOnceFromThenOnWhileLaunchesStillReplay() {
+    graphs.failCaptureOfRoutines = true;
+    for (int round = 0; round < 2; round++) {
+      make(launch(1, 1, AccessMode.WRITE, 1));
+      make(launch(2, 1, AccessMode.READ, 1));
+      makeRoutine();
+      synchronize();
+    }
+    graphs.drain();
+    assertTrue(make(launch(1, 1, AccessMode.WRITE, 1)));
+    assertTrue(make(launch(2, 1, AccessMode.READ, 1)));
+    assertTrue(makeRoutine(), "the third time, the window is held whole");
+    synchronize();
+    assertEquals(List.of("launch 9 k=1", "launch 10 k=1", "launch 11 k=1"), graphs.drain(),
+        "its capture failed: issued one by one");
+    assertEquals(1, graphs.routineStops.size());
+    assertEquals(List.of(), graphs.stops, "graphs go on for launches");
+    List<String> later = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      make(launch(1, 1, AccessMode.WRITE, 1));
+      make(launch(2, 1, AccessMode.READ, 1));
+      assertFalse(makeRoutine(), "routines are issued at once from now on");
+      synchronize();
+      later.addAll(graphs.drain());
+    }
+    assertTrue(later.contains("replay g100"), "the launches before the routine become a window of their own: " + later);
+  }
+
+  /** A cuBLAS routine, as the interceptor describes one: id 77, writing allocation 5. */
+  private boolean makeRoutine() {
+    CallRecord c = launch(77, 5, AccessMode.WRITE, 1);
+    c.kind = CallKind.BLAS;
+    c.gridX = c.gridY = c.gridZ = c.blockX = c.blockY = c.blockZ = 0;
+    return make(c);
   }
 
   @Test
