@@ -219,6 +219,14 @@ public class CallRecord extends BytesInBinaryMarshallable {
     return start;
   }
 
+  /** Appends a parameter of {@code size} bytes (at most 8) holding {@code value}'s low bytes, little-endian: {@link #paramAsLong}'s counterpart. */
+  public void addParam(long value, int size) {
+    int at = addParam(size);
+    for (int b = 0; b < size; b++) {
+      paramBytes[at + b] = (byte) (value >>> (8 * b));
+    }
+  }
+
   public int paramSize(int i) {
     return paramOffsets[i + 1] - paramOffsets[i];
   }

@@ -294,7 +294,7 @@ public final class Dispatch {
     }
     scheduler.issuedStagedRead(call, ticket);
     ticket.placement = Placement.NONE;
-    awaitLaneOutsideLock(ticket);
+    awaitOutsideLock(ticket, true);
   }
 
   /**
@@ -308,10 +308,6 @@ public final class Dispatch {
       throw new IllegalStateException("only a staged read in progress can fall back");
     }
     scheduler.collectLaneTail(call, ticket);
-    awaitLaneOutsideLock(ticket);
-  }
-
-  private void awaitLaneOutsideLock(Ticket ticket) {
     awaitOutsideLock(ticket, true);
   }
 

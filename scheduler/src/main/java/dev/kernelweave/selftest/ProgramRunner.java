@@ -545,16 +545,10 @@ public final class ProgramRunner {
       call.blockZ = 1;
       call.sharedMemBytes = 0;
       for (long p : pointers) {
-        put(call, call.addParam(8), p, 8);
+        call.addParam(p, 8);
       }
       for (int v : integers) {
-        put(call, call.addParam(4), v, 4);
-      }
-    }
-
-    private static void put(CallRecord call, int at, long value, int bytes) {
-      for (int b = 0; b < bytes; b++) {
-        call.paramBytes[at + b] = (byte) (value >>> (8 * b));
+        call.addParam(v, 4);
       }
     }
 

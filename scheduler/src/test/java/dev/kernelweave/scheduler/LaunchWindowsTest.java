@@ -104,16 +104,10 @@ class LaunchWindowsTest {
     c.gridX = c.gridY = c.gridZ = 1;
     c.blockX = 32;
     c.blockY = c.blockZ = 1;
-    writeLong(c, c.addParam(8), 0x7000_0000_0000L + id * 0x1000L);
-    writeLong(c, c.addParam(8), k);
+    c.addParam(0x7000_0000_0000L + id * 0x1000L, 8);
+    c.addParam(k, 8);
     c.addAccess(id, id, 0x7000_0000_0000L + id * 0x1000L, 0, 256, mode);
     return c;
-  }
-
-  private static void writeLong(CallRecord c, int at, long v) {
-    for (int b = 0; b < 8; b++) {
-      c.paramBytes[at + b] = (byte) (v >>> (8 * b));
-    }
   }
 
   /** Makes the call as the interceptor would: returns true when it was held. */

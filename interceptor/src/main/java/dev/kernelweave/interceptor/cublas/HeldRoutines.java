@@ -134,21 +134,19 @@ final class HeldRoutines implements HeldCallIssuer {
     if (shape == null) {
       shape = shapes.computeIfAbsent(signature, HeldRoutines::shapeOf);
     }
-    if (shape == NOT_HELD || !addPointers(r, signature, shape, handle.devicePointerMode(), args)) {
-      r.paramCount = 0;
+    Entry e = null;
+    if (shape != NOT_HELD && addPointers(r, signature, shape, handle.devicePointerMode(), args)) {
+      Entry probe = PROBE.get();
+      probe.set(signature, shape, handle, args);
+      e = ids.get(probe);
+      if (e == null) {
+        e = register(probe, args);
+      }
+    }
+    if (e == null) {
+      r.paramCount = 0; // not held: no parameters half-written
       r.paramOffsets[0] = 0;
       return;
-    }
-    Entry probe = PROBE.get();
-    probe.set(signature, shape, handle, args);
-    Entry e = ids.get(probe);
-    if (e == null) {
-      e = register(probe, args);
-      if (e == null) {
-        r.paramCount = 0;
-        r.paramOffsets[0] = 0;
-        return;
-      }
     }
     r.function = e.id;
   }
@@ -195,10 +193,7 @@ final class HeldRoutines implements HeldCallIssuer {
         if (address == 0) {
           return false;
         }
-        int at = r.addParam(Long.BYTES);
-        for (int b = 0; b < Long.BYTES; b++) {
-          r.paramBytes[at + b] = (byte) (address >>> (8 * b));
-        }
+        r.addParam(address, Long.BYTES);
       }
     }
     return true;
@@ -222,20 +217,14 @@ final class HeldRoutines implements HeldCallIssuer {
     int param = 0;
     boolean deviceScalars = e.handle.devicePointerMode();
     for (int i : e.shape.pointers) {
-      int from = call.paramOffsets[param];
-      int to = call.paramOffsets[param + 1];
-      param++;
       if (e.signature.role(i).followsPointerMode() && !deviceScalars) {
-        args[i] = Pointer.to(Arrays.copyOfRange(call.paramBytes, from, to));
+        args[i] = Pointer.to(Arrays.copyOfRange(call.paramBytes, call.paramOffsets[param], call.paramOffsets[param + 1]));
       } else {
-        long address = 0;
-        for (int b = Long.BYTES - 1; b >= 0; b--) {
-          address = (address << 8) | (call.paramBytes[from + b] & 0xFFL);
-        }
         Pointer p = new Pointer();
-        JCudaPointers.setNativePointer(p, address);
+        JCudaPointers.setNativePointer(p, call.paramAsLong(param));
         args[i] = p;
       }
+      param++;
     }
     cublasHandle h = shadows.forCall(e.handle, new cudaStream_t(stream));
     ShadowHandles.Shadow shadow = h instanceof ShadowHandles.Shadow s ? s : null;
