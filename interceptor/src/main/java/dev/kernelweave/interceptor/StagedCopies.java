@@ -25,7 +25,9 @@ import jcuda.driver.CUstream;
  * range lies inside one device allocation the agent knows and its source inside the array, so the
  * asynchronous copy cannot fail where the synchronous one would succeed or fail otherwise; when it
  * fails anyway (a context already broken), or no buffer is free, JCuda's own synchronous call runs
- * on the legacy stream after the copy's predecessors and returns (or throws) what CUDA says.
+ * on the legacy stream after the copy's predecessors and returns (or throws) what CUDA says. A copy
+ * larger than {@link dev.kernelweave.scheduler.Dispatch#STAGED_WHEN_IDLE_BYTES} is staged only when
+ * the synchronous copy would have to wait for pending work; otherwise CUDA's own copy is faster.
  *
  * <p>Called on the application's thread inside its call; never throws.
  */
@@ -108,8 +110,9 @@ public final class StagedCopies {
   /**
    * Places the copy: as {@code staged} when it can be staged, else as a synchronous copy on the legacy
    * stream. Returns the context's scheduling when the agent makes the copy under the lock it now
-   * holds; null when JCuda's call runs as written (not staged, passing through, or a stream is
-   * capturing).
+   * holds; null when JCuda's call runs as written (not staged, passing through, a stream is
+   * capturing, or a large copy that would wait for nothing, {@link
+   * dev.kernelweave.scheduler.Dispatch#STAGED_WHEN_IDLE_BYTES}).
    */
   private static ContextScheduling place(CallRecord r, Placement staged, boolean stageable) {
     if (r == null) {
@@ -122,7 +125,8 @@ public final class StagedCopies {
     Calls.place(r, staged);
     CallScope scope = (CallScope) r;
     ContextScheduling cs = scope.scheduling;
-    return r.stream < 0 || cs == null || !scope.ticket.holdsLock() ? null : cs;
+    // The dispatch may place a large copy as written, when staging it would save no wait.
+    return r.stream < 0 || cs == null || !scope.ticket.holdsLock() || scope.ticket.placement() != staged ? null : cs;
   }
 
   /**

@@ -20,7 +20,8 @@ public enum Placement {
    * that the program may reuse its memory at once: runs asynchronously on the lane the scheduler
    * picks, after its predecessors (device-side). As CUDA completes earlier legacy-stream and
    * blocking-stream work before such a call returns, the host first waits for the pending work of
-   * those streams whose effect it can see.
+   * those streams whose effect it can see. A large copy that would wait for nothing runs as
+   * {@link #SYNC} instead ({@link Dispatch#STAGED_WHEN_IDLE_BYTES}).
    */
   STAGED,
   /**

@@ -181,7 +181,9 @@ public final class Scheduler {
    * barrier and runs on the legacy lane.
    *
    * <p>A call with no pending predecessor goes to the pool lane chosen longest ago. A call whose
-   * predecessor is the newest call on its lane extends that chain on the same lane. Otherwise (the
+   * predecessor is the newest call on its lane extends that chain on the same lane; the legacy lane
+   * counts only for a call the program made on the legacy stream, which keeps a chain the program
+   * began with a synchronous copy where the copy back will run. Otherwise (the
    * producer already has a successor on its lane: a fork) it takes the lane chosen longest ago and
    * waits; a {@link CallRecord#brief} call instead queues behind its newest predecessor, since a
    * fork would cost it a wait and its join an event, for work shorter than either.
@@ -228,6 +230,23 @@ public final class Scheduler {
     }
     waitForNeeds(call, pool.legacy);
     call.stream = pool.legacy;
+  }
+
+  /**
+   * Whether a synchronous copy on the legacy stream placed now would wait for nothing: none of its
+   * predecessors, nothing on the legacy lane and no host-visible work of the blocking streams is
+   * pending.
+   */
+  boolean syncCopyWaitsForNothing(CallRecord call) {
+    needs.clear();
+    if (call.touchesUnknownMemory || call.barrier) {
+      collectEverything();
+    } else {
+      tracker.collect(call, needs);
+    }
+    collectStreamOrder(appStreams.legacy());
+    addPending(blockingVisible, needs);
+    return needs.count() == 0 && !pool.pending(pool.legacy, pool.tail(pool.legacy));
   }
 
   /**
@@ -409,12 +428,23 @@ public final class Scheduler {
   /** Records a placed call in the history once the real call returned; a failed call leaves none. */
   public void afterWork(CallRecord call, boolean succeeded) {
     int lane = call.stream;
+    if (succeeded && lane >= 0) {
+      record(call, lane);
+    }
+  }
+
+  /**
+   * {@link #afterWork} for a call placed by {@link #beforeSyncWork}: a synchronous device-to-host
+   * copy returns once it, and everything before it on the legacy lane, is done. (Asynchronous work
+   * of the legacy stream also runs there, so the lane alone does not say the copy was synchronous.)
+   */
+  public void afterSyncWork(CallRecord call, boolean succeeded) {
+    int lane = call.stream;
     if (!succeeded || lane < 0) {
       return;
     }
     long position = record(call, lane);
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST && lane == pool.legacy) {
-      // A synchronous device-to-host copy returns once it, and everything before it there, is done.
       pool.completeThrough(lane, position);
     }
   }
@@ -542,13 +572,16 @@ public final class Scheduler {
    */
   private int chooseLane(CallRecord call) {
     boolean brief = call.brief;
+    // A chain the program wrote on the legacy stream stays there: a synchronous copy that reads its
+    // result back runs there too, and then waits for it in the stream, with no host wait first.
+    boolean legacyChains = streamOf(call) == appStreams.legacy();
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
     int newest = -1;
     long newestSeq = Long.MIN_VALUE;
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
-      if (lane == pool.legacy) {
+      if (lane == pool.legacy && !legacyChains) {
         continue;
       }
       long seq = needs.seq(lane);

@@ -2,6 +2,7 @@ package dev.kernelweave.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -294,7 +295,7 @@ class SchedulerTest {
     scheduler.beforeSyncWork(read);
     assertEquals(4, read.stream);
     assertEquals(List.of("createEvent e0", "record e0 on 0", "wait 4 for e0"), device.drain());
-    scheduler.afterWork(read, true);
+    scheduler.afterSyncWork(read, true);
     // The synchronous read returned: the writer and the read are complete, so a new writer is free.
     assertEquals(1, launch(0, W));
     assertEquals(List.of("createStream 1"), device.drain());
@@ -308,7 +309,7 @@ class SchedulerTest {
     scheduler.beforeSyncWork(read);
     assertTrue(read.hostWaited);
     assertTrue(read.hostWaitNarrowed, "lane 1 keeps running");
-    scheduler.afterWork(read, true);
+    scheduler.afterSyncWork(read, true);
 
     CallRecord readBoth = call(CallKind.COPY_DEVICE_TO_HOST, 0, 1, R);
     scheduler.beforeSyncWork(readBoth);
@@ -322,7 +323,9 @@ class SchedulerTest {
     scheduler.beforeSyncWork(write);
     scheduler.afterWork(write, true);
     assertEquals(List.of(), device.drain());
-    assertEquals(0, launch(0, R, 1, W));
+    assertEquals(4, launch(0, R, 1, W), "the legacy stream's chain stays on its lane");
+    assertEquals(List.of(), device.drain());
+    assertEquals(0, launchOn(0x77, 0, R, 2, W));
     assertEquals(List.of("createStream 0", "createEvent e16", "record e16 on 4", "wait 0 for e16"), device.drain());
   }
 
@@ -470,9 +473,11 @@ class SchedulerTest {
     assertEquals(4, d.enter(copy, Placement.SYNC, ticket));
     d.exit(copy, true, ticket);
     device.drain();
-    int lane = launch(0, R, 1, W);
+    assertEquals(4, launch(0, R, 1, W), "a reader on the legacy stream queues behind the copy");
+    assertEquals(List.of(), device.drain());
+    int lane = launchOn(0x77, 0, R, 2, W);
     assertEquals(List.of("createStream " + lane, "createEvent e16", "record e16 on 4", "wait " + lane + " for e16"),
-        device.drain());
+        device.drain(), "a reader on another stream waits for it device-side");
   }
 
   @Test
@@ -655,6 +660,59 @@ class SchedulerTest {
     }
   }
 
+  /** A synchronous copy into the device of {@code bytes} from Java memory, which the interceptor offers as staged. */
+  private CallRecord upload(int slot, long bytes) {
+    CallRecord copy = call(CallKind.COPY_HOST_TO_DEVICE, 0, slot, W);
+    copy.bytes = bytes;
+    return copy;
+  }
+
+  @Test
+  void aLargeUploadThatWouldWaitForNothingRunsAsWrittenAndItsBatchStaysOnTheLegacyStream() {
+    Dispatch d = dispatch();
+    for (int batch = 0; batch < 3; batch++) {
+      int in = 3 * batch;
+      CallRecord copyIn = upload(in, Dispatch.STAGED_WHEN_IDLE_BYTES + 4);
+      assertEquals(4, d.enter(copyIn, Placement.STAGED, ticket), "batch " + batch);
+      assertEquals(Placement.SYNC, ticket.placement(), "nothing pending: CUDA's own copy, as written");
+      d.exit(copyIn, true, ticket);
+      assertEquals(4, dispatched(d, call(CallKind.LAUNCH, 0, in, R, in + 1, W), Placement.ASYNC));
+      assertEquals(4, dispatched(d, call(CallKind.LAUNCH, 0, in + 1, R, in + 2, W), Placement.ASYNC));
+      CallRecord copyOut = call(CallKind.COPY_DEVICE_TO_HOST, 0, in + 2, R);
+      assertEquals(4, dispatched(d, copyOut, Placement.SYNC));
+      assertEquals(List.of(), device.drain(), "no event, no wait across streams, no host wait: batch " + batch);
+    }
+  }
+
+  @Test
+  void aLargeUploadIsStagedWhenTheSynchronousCopyWouldWait() {
+    Dispatch d = dispatch();
+    int writer = launch(0, W); // still writing the destination
+    device.drain();
+    CallRecord behindItsPredecessor = upload(0, 1 << 20);
+    assertEquals(writer, d.enter(behindItsPredecessor, Placement.STAGED, ticket), "extends the writer's chain");
+    assertEquals(Placement.STAGED, ticket.placement());
+    d.exit(behindItsPredecessor, true, ticket);
+    assertEquals(List.of(), device.drain(), "the host does not wait for the writer");
+
+    CallRecord idle = upload(1, 1 << 20);
+    dispatched(d, idle, Placement.STAGED);
+    assertEquals(4, idle.stream, "nothing it must follow is pending: as written");
+    CallRecord behindTheLegacyStream = upload(2, 1 << 20);
+    assertNotEquals(4, d.enter(behindTheLegacyStream, Placement.STAGED, ticket));
+    assertEquals(Placement.STAGED, ticket.placement(), "the synchronous copy would wait for the one before");
+    d.exit(behindTheLegacyStream, true, ticket);
+  }
+
+  @Test
+  void aSmallUploadIsStagedEvenWhenNothingIsPending() {
+    Dispatch d = dispatch();
+    CallRecord small = upload(0, Dispatch.STAGED_WHEN_IDLE_BYTES);
+    assertNotEquals(4, d.enter(small, Placement.STAGED, ticket));
+    assertEquals(Placement.STAGED, ticket.placement());
+    d.exit(small, true, ticket);
+  }
+
   @Test
   void aStagedReadQueuesBehindItsBatchOnTheDeviceAndTheHostWaitsOnceForIt() {
     Dispatch d = dispatch();
@@ -727,9 +785,11 @@ class SchedulerTest {
     assertTrue(issued.stream().anyMatch(op -> op.startsWith("wait 4 for e" + reader * 4)), issued.toString());
     d.exit(copy, true, ticket);
     assertEquals(4, copy.stream);
-    int next = launch(0, R, 6, W);
-    assertTrue(device.drain().stream().anyMatch(op -> op.equals("wait " + next + " for e16")),
-        "a later reader follows the copy on the legacy lane");
+    int other = launchOn(0x77, 0, R, 6, W);
+    assertTrue(device.drain().stream().anyMatch(op -> op.equals("wait " + other + " for e16")),
+        "a reader on another stream follows the copy on the legacy lane");
+    assertEquals(4, launch(0, R, 7, W), "a reader on the legacy stream queues behind the copy there");
+    assertEquals(List.of(), device.drain());
   }
 
   @Test

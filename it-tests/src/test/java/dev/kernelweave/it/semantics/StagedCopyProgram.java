@@ -58,19 +58,27 @@ public final class StagedCopyProgram {
       seq.check(rep, "x after the copy, its source overwritten", Sequence.describe(expected),
           Sequence.describe(Sequence.read(x)));
 
-      // A copy the agent stages in several pieces (and a last, shorter one): all carry the array's values.
-      float[] large = new float[LARGE_FLOATS];
-      for (int i = 0; i < large.length; i++) {
-        large[i] = value + 0.5f * i;
-      }
-      String largeExpected = summary(large);
+      // Large copies: one made while nothing is pending (the agent leaves it to CUDA), one behind a slow
+      // kernel still writing its destination (the agent stages it in several pieces, and a last,
+      // shorter one, queued after the kernel): both land whole, with the array's values at the call.
       CUdeviceptr z = new CUdeviceptr();
       cuMemAlloc(z, 4L * LARGE_FLOATS);
-      seq.rc(rep, "cuMemcpyHtoD of 1.2 MB", 0, cuMemcpyHtoD(z, Pointer.to(large), 4L * LARGE_FLOATS));
-      Arrays.fill(large, -7f);
       float[] back = new float[LARGE_FLOATS];
-      cuMemcpyDtoH(Pointer.to(back), z, 4L * LARGE_FLOATS);
-      seq.check(rep, "a large copy, its source overwritten", largeExpected, summary(back));
+      for (int pending = 0; pending < 2; pending++) {
+        float[] large = new float[LARGE_FLOATS];
+        for (int i = 0; i < large.length; i++) {
+          large[i] = value + pending + 0.5f * i;
+        }
+        String largeExpected = summary(large);
+        if (pending == 1) {
+          seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, null, z, value + 3, Sequence.N, seq.cycles));
+        }
+        seq.rc(rep, "cuMemcpyHtoD of 1.2 MB", 0, cuMemcpyHtoD(z, Pointer.to(large), 4L * LARGE_FLOATS));
+        Arrays.fill(large, -7f);
+        cuMemcpyDtoH(Pointer.to(back), z, 4L * LARGE_FLOATS);
+        seq.check(rep, "a large copy " + (pending == 1 ? "behind a kernel" : "alone") + ", its source overwritten",
+            largeExpected, summary(back));
+      }
       cuMemFree(z);
 
       // A destination reaching past its allocation: CUDA's error, whatever the agent does.
