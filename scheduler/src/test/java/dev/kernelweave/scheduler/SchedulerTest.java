@@ -685,6 +685,19 @@ class SchedulerTest {
   }
 
   @Test
+  void anAsynchronousReadQueuedOnTheLegacyLaneCompletesNothing() {
+    Dispatch d = dispatch();
+    dispatched(d, upload(0, Dispatch.STAGED_WHEN_IDLE_BYTES + 4), Placement.STAGED); // as written: legacy lane
+    CallRecord read = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);
+    read.touchesHostMemory = true; // cuMemcpyDtoHAsync into pinned memory, on the legacy stream
+    assertEquals(4, dispatched(d, read, Placement.ASYNC), "queues behind the upload");
+    assertFalse(scheduler.isComplete(4, 2), "an asynchronous copy returns before it is done");
+    device.drain();
+    int writer = launchOn(0x77, 0, W);
+    assertTrue(device.drain().contains("wait " + writer + " for e16"), "a later writer still waits for the read");
+  }
+
+  @Test
   void aLargeUploadIsStagedWhenTheSynchronousCopyWouldWait() {
     Dispatch d = dispatch();
     int writer = launch(0, W); // still writing the destination
