@@ -120,6 +120,13 @@ public final class LaunchWindows {
   private long windowNumber;
   private long previousLaunchNanos;
   private java.util.function.LongSupplier clock = System::nanoTime;
+  /**
+   * The held launch whose own call ends the window (it completed a known one), and when its hold
+   * ended: the host time until it is journaled (the replay, or the launches issued one by one) is
+   * part of its call's.
+   */
+  private CallRecord ending;
+  private long endingSince;
 
   private long captured;
   private long replayed;
@@ -200,11 +207,20 @@ public final class LaunchWindows {
     }
     if (state == HOLDING) {
       if (prefixes.contains(prefix)) {
-        hold(call).durationNanos += clock.getAsLong() - start;
+        CallRecord copy = hold(call);
+        long held = clock.getAsLong();
+        copy.durationNanos += held - start;
         if (complete.contains(key()) && !interior.contains(prefix)) {
           // A known window no other goes on from: replay it now rather than at the next call, so
           // the device starts while the host goes on (it may compute before it synchronizes).
-          end();
+          // This launch's call pays for the replay, and its journaled host time says so.
+          ending = copy;
+          endingSince = held;
+          try {
+            end();
+          } finally {
+            ending = null;
+          }
         }
         return true;
       }
@@ -278,7 +294,7 @@ public final class LaunchWindows {
       CallRecord call = held[issued++];
       call.result = device.launch(call, lane);
       call.stream = lane;
-      listener.issued(call);
+      journal(call);
     }
     heldCount = 0;
     issued = 0;
@@ -372,10 +388,19 @@ public final class LaunchWindows {
       call.result = device.launch(call, lane);
       issued++;
       scheduler.afterWork(call, call.result == 0);
-      listener.issued(call);
+      journal(call);
     }
     heldCount = 0;
     issued = 0;
+  }
+
+  /** Hands an issued launch to the listener, adding to the window-ending launch the time its call spent issuing. */
+  private void journal(CallRecord call) {
+    if (call == ending) {
+      call.durationNanos += clock.getAsLong() - endingSince;
+      ending = null;
+    }
+    listener.issued(call);
   }
 
   private void replay(Known window, boolean capturedNow) {
@@ -417,7 +442,7 @@ public final class LaunchWindows {
           call.addPredecessor(r.predecessors[p]);
         }
       }
-      listener.issued(call);
+      journal(call);
     }
     heldCount = 0;
     issued = 0;

@@ -21,6 +21,11 @@ class LaunchWindowsTest {
     boolean failCaptureOfRoutines;
     final List<String> routineStops = new ArrayList<>();
     long nextGraph = 100;
+    /** Host time a graph launch takes, on the clock a test gives the windows. */
+    long[] clock;
+    long graphLaunchNanos;
+    /** Host time of each launch journaled, by sequence number. */
+    final java.util.Map<Long, Long> journaledNanos = new java.util.HashMap<>();
 
     @Override
     public int launch(CallRecord call, int lane) {
@@ -53,6 +58,9 @@ class LaunchWindowsTest {
     @Override
     public int launchGraph(long graph, int lane) {
       log.add("replay g" + graph);
+      if (clock != null) {
+        clock[0] += graphLaunchNanos;
+      }
       return 0;
     }
 
@@ -64,6 +72,7 @@ class LaunchWindowsTest {
     @Override
     public void issued(CallRecord call) {
       // Held launches reach the journal here.
+      journaledNanos.put(call.seq, call.durationNanos);
     }
 
     @Override
@@ -349,6 +358,33 @@ class LaunchWindowsTest {
     now[0] += 1_000;
     make(launch(4, 3, AccessMode.READ, 1));
     assertEquals(List.of("replay g101"), graphs.drain());
+  }
+
+  @Test
+  void theLaunchWhoseCallReplaysItsWindowIsJournaledWithTheReplaysHostTime() {
+    long[] now = {0};
+    dispatch.windows().useClock(() -> now[0]);
+    graphs.clock = now;
+    graphs.graphLaunchNanos = 50_000;
+    for (int round = 0; round < 4; round++) {
+      now[0] += 1_000;
+      make(launch(1, 1, AccessMode.WRITE, 1));
+      now[0] += 1_000;
+      make(launch(2, 1, AccessMode.READ, 1));
+      now[0] += LaunchWindows.PAUSE_NANOS + 1; // learned as a window of its own, replayed at its last launch
+      make(launch(3, 3, AccessMode.WRITE, 1));
+      synchronize();
+    }
+    graphs.drain();
+    now[0] += 1_000;
+    CallRecord first = launch(1, 1, AccessMode.WRITE, 1);
+    CallRecord last = launch(2, 1, AccessMode.READ, 1);
+    assertTrue(make(first));
+    assertTrue(make(last));
+    assertEquals(List.of("replay g100"), graphs.drain(), "replayed inside the second launch's call");
+    assertTrue(graphs.journaledNanos.get(last.seq) >= 50_000,
+        "its host time includes the graph launch: " + graphs.journaledNanos.get(last.seq));
+    assertTrue(graphs.journaledNanos.get(first.seq) < 50_000, "the first launch's does not");
   }
 
   @Test
