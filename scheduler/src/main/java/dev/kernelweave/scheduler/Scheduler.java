@@ -238,6 +238,16 @@ public final class Scheduler {
    * pending.
    */
   boolean syncCopyWaitsForNothing(CallRecord call) {
+    collectSyncCopyNeeds(call);
+    return needs.count() == 0 && !pool.pending(pool.legacy, pool.tail(pool.legacy));
+  }
+
+  /**
+   * Collects what a synchronous copy on the legacy stream follows: its predecessors (everything,
+   * for one touching unknown memory), the legacy stream's order and the blocking streams' pending
+   * host-visible work.
+   */
+  private void collectSyncCopyNeeds(CallRecord call) {
     needs.clear();
     if (call.touchesUnknownMemory || call.barrier) {
       collectEverything();
@@ -245,8 +255,9 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
-    addPending(blockingVisible, needs);
-    return needs.count() == 0 && !pool.pending(pool.legacy, pool.tail(pool.legacy));
+    if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      addPending(blockingVisible, needs);
+    }
   }
 
   /**
@@ -281,15 +292,7 @@ public final class Scheduler {
         addPending(blockingVisible, needs);
       }
     } else {
-      if (call.touchesUnknownMemory || call.barrier) {
-        collectEverything();
-      } else {
-        tracker.collect(call, needs);
-      }
-      collectStreamOrder(appStreams.legacy());
-      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-        addPending(blockingVisible, needs);
-      }
+      collectSyncCopyNeeds(call);
     }
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
