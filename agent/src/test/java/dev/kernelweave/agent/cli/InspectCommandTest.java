@@ -598,13 +598,19 @@ class InspectCommandTest {
     return r;
   }
 
+  /** The line where a successful {@code inspect stats}'s section on graph replays begins. */
+  private static int graphReplaysAt(Run run) {
+    assertEquals(0, run.code(), run.err());
+    int at = run.lines().indexOf("graph replays");
+    assertTrue(at > 0, run.out());
+    return at;
+  }
+
   @Test
   void statsCountsReplayedWindowsTheLaunchesTheySavedAndTheirHostTime() throws Exception {
     Run run = inspect("stats", replayJournal().toString());
-    assertEquals(0, run.code(), run.err());
     List<String> lines = run.lines();
-    int at = lines.indexOf("graph replays");
-    assertTrue(at > 0, run.out());
+    int at = graphReplaysAt(run);
     assertEquals(List.of(
         "graph replays",
         "  windows replayed                  3",
@@ -632,10 +638,8 @@ class InspectCommandTest {
       r.durationNanos = 1000;
     }
     Run run = inspect("stats", journalOf(List.of(gemm, mix)).toString());
-    assertEquals(0, run.code(), run.err());
     List<String> lines = run.lines();
-    int at = lines.indexOf("graph replays");
-    assertTrue(at > 0, run.out());
+    int at = graphReplaysAt(run);
     assertEquals(List.of(
         "graph replays",
         "  windows replayed                  1",
