@@ -122,8 +122,10 @@ public final class LaunchWindows {
   private java.util.function.LongSupplier clock = System::nanoTime;
   /**
    * The held launch whose own call ends the window (it completed a known one), and when its hold
-   * ended: the host time until it is journaled (the replay, or the launches issued one by one) is
-   * part of its call's.
+   * ended: the host time until the real call standing for it returns (the graph launch, a capture
+   * before it, or the launches issued one by one up to its own) is part of its call's, as an
+   * eager launch's host time runs to JCuda's return. Journaling the window afterwards is not, as
+   * it is not for an eager launch.
    */
   private CallRecord ending;
   private long endingSince;
@@ -293,8 +295,9 @@ public final class LaunchWindows {
     while (issued < heldCount) {
       CallRecord call = held[issued++];
       call.result = device.launch(call, lane);
+      chargeIfEnding(call);
       call.stream = lane;
-      journal(call);
+      listener.issued(call);
     }
     heldCount = 0;
     issued = 0;
@@ -386,21 +389,21 @@ public final class LaunchWindows {
       CallRecord call = held[issued];
       int lane = scheduler.beforeAsyncWork(call);
       call.result = device.launch(call, lane);
+      chargeIfEnding(call);
       issued++;
       scheduler.afterWork(call, call.result == 0);
-      journal(call);
+      listener.issued(call);
     }
     heldCount = 0;
     issued = 0;
   }
 
-  /** Hands an issued launch to the listener, adding to the window-ending launch the time its call spent issuing. */
-  private void journal(CallRecord call) {
+  /** Adds to the window-ending launch, once the real call standing for it returned, the time its call spent issuing. */
+  private void chargeIfEnding(CallRecord call) {
     if (call == ending) {
       call.durationNanos += clock.getAsLong() - endingSince;
       ending = null;
     }
-    listener.issued(call);
   }
 
   private void replay(Known window, boolean capturedNow) {
@@ -425,6 +428,7 @@ public final class LaunchWindows {
       stop("could not launch a graph: CUDA error " + result);
       return;
     }
+    chargeIfEnding(last);
     issued = heldCount;
     scheduler.afterWork(r, true);
     replayed++;
@@ -442,7 +446,7 @@ public final class LaunchWindows {
           call.addPredecessor(r.predecessors[p]);
         }
       }
-      journal(call);
+      listener.issued(call);
     }
     heldCount = 0;
     issued = 0;

@@ -607,7 +607,7 @@ class InspectCommandTest {
   }
 
   @Test
-  void statsCountsReplayedWindowsTheLaunchesTheySavedAndTheirHostTime() throws Exception {
+  void statsCountsReplayedWindowsTheLaunchesTheySavedAndTheirHostTimeApartFromCaptures() throws Exception {
     Run run = inspect("stats", replayJournal().toString());
     List<String> lines = run.lines();
     int at = graphReplaysAt(run);
@@ -618,7 +618,8 @@ class InspectCommandTest {
         "  launches in replays               8",
         "  share of launches             72.7%",
         "  launches saved                    5",
-        "  mean host us, in replay        2.00",
+        "  mean host us, in replay        1.00",
+        "  mean host us, capturing        2.60",
         "  mean host us, on its own       7.00"), lines.subList(at, lines.size()), run.out());
     assertEquals("", lines.get(at - 1));
     assertTrue(lines.get(at - 2).startsWith("  barriers"), "after the scheduling section: " + run.out());

@@ -10,7 +10,8 @@ import java.util.List;
  * @param launches kernel launches in the journal
  * @param meanMicros their mean host time in microseconds
  * @param replayedLaunches of them, those the agent held and issued inside a replayed CUDA graph
- * @param replayedMeanMicros their mean host time, NaN where there were none
+ * @param replayedMeanMicros the mean host time of those replayed from a graph captured before their
+ *     window (a window that captures its graph pays for that once), NaN where there were none
  */
 public record LaunchHostTime(long launches, double meanMicros, long replayedLaunches, double replayedMeanMicros) {
 
