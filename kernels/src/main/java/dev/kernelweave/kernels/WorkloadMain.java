@@ -163,6 +163,8 @@ public final class WorkloadMain {
         + quote(result.checksum())
         + ",\"reference\":"
         + quote(reference)
+        + ",\"timedFrom\":"
+        + quote(result.timedFrom().toString())
         + "}";
   }
 

@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,8 +15,10 @@ public final class WorkloadRunner {
    * @param checksum SHA-256 hex of {@link #output}
    * @param unstable null when every repetition, warm-up included, gave the same bytes; otherwise
    *     which one first differed
+   * @param timedFrom the wall-clock instant the first timed repetition began (the warm-ups came
+   *     before it): an agent's journal holds the timed repetitions' calls from then on
    */
-  public record Result(List<Double> millis, byte[] output, String checksum, String unstable) {}
+  public record Result(List<Double> millis, byte[] output, String checksum, String unstable, Instant timedFrom) {}
 
   private WorkloadRunner() {}
 
@@ -34,9 +37,13 @@ public final class WorkloadRunner {
       byte[] output = null;
       String checksum = null;
       String unstable = null;
+      Instant timedFrom = null;
       for (int r = 0; r < warmup + reps; r++) {
         workload.reset();
         Cuda.synchronize();
+        if (r == warmup) {
+          timedFrom = Instant.now();
+        }
         long start = System.nanoTime();
         workload.run();
         long end = System.nanoTime();
@@ -60,7 +67,7 @@ public final class WorkloadRunner {
                   + checksum;
         }
       }
-      return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable);
+      return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable, timedFrom);
     }
   }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -91,10 +92,11 @@ class WorkloadMainTest {
     WorkloadMain.Options options =
         new WorkloadMain.Options("heads", Variant.TUNED, Size.CHECK, 1, 2);
     WorkloadRunner.Result result =
-        new WorkloadRunner.Result(List.of(1.5, 0.25), new byte[0], "ab12", null);
+        new WorkloadRunner.Result(List.of(1.5, 0.25), new byte[0], "ab12", null, Instant.parse("2026-11-25T14:30:00.123456789Z"));
     assertEquals(
         "{\"name\":\"heads\",\"variant\":\"tuned\",\"size\":\"check\",\"sizes\":\"a \\\"b\\\"\","
-            + "\"ms\":[1.500,0.250],\"checksum\":\"ab12\",\"reference\":\"ok\"}",
+            + "\"ms\":[1.500,0.250],\"checksum\":\"ab12\",\"reference\":\"ok\","
+            + "\"timedFrom\":\"2026-11-25T14:30:00.123456789Z\"}",
         WorkloadMain.json(options, "a \"b\"", result, "ok"));
   }
 
@@ -102,17 +104,17 @@ class WorkloadMainTest {
   void verdictIsSkippedAtBenchOkOrMismatchAtCheckAndMismatchWhenRepetitionsDiffer() {
     Problem chain = Workloads.problem("chain", Size.CHECK);
     byte[] reference = chain.reference();
-    WorkloadRunner.Result good = new WorkloadRunner.Result(List.of(1.0), reference, "x", null);
+    WorkloadRunner.Result good = new WorkloadRunner.Result(List.of(1.0), reference, "x", null, Instant.EPOCH);
     assertEquals("ok", WorkloadMain.verdict(chain, Size.CHECK, good));
     assertEquals("skipped", WorkloadMain.verdict(chain, Size.BENCH, good));
     byte[] wrong = reference.clone();
     wrong[5] ^= 1;
     String mismatch =
         WorkloadMain.verdict(
-            chain, Size.CHECK, new WorkloadRunner.Result(List.of(1.0), wrong, "x", null));
+            chain, Size.CHECK, new WorkloadRunner.Result(List.of(1.0), wrong, "x", null, Instant.EPOCH));
     assertTrue(mismatch.startsWith("mismatch: 1 of 1024 words differ; first at word 1"), mismatch);
     WorkloadRunner.Result unstable =
-        new WorkloadRunner.Result(List.of(1.0), reference, "x", "repetition 2 ...");
+        new WorkloadRunner.Result(List.of(1.0), reference, "x", "repetition 2 ...", Instant.EPOCH);
     assertTrue(
         WorkloadMain.verdict(chain, Size.BENCH, unstable).startsWith("mismatch: repetition 2"));
   }

@@ -64,6 +64,51 @@ class WorkloadsOnCpuDeviceTest {
   }
 
   @Test
+  void theTimedRepetitionsBeginAfterTheWarmUps() {
+    java.util.List<java.time.Instant> runs = new java.util.ArrayList<>();
+    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
+    Workload timed =
+        new Workload() {
+          @Override
+          public Problem problem() {
+            return chain.problem();
+          }
+
+          @Override
+          public void setUp() {
+            chain.setUp();
+          }
+
+          @Override
+          public void reset() {
+            chain.reset();
+          }
+
+          @Override
+          public void run() {
+            runs.add(java.time.Instant.now());
+            chain.run();
+          }
+
+          @Override
+          public byte[] output() {
+            return chain.output();
+          }
+
+          @Override
+          public void close() {
+            chain.close();
+          }
+        };
+    WorkloadRunner.Result result = WorkloadRunner.run(timed, 3, 2);
+    assertEquals(5, runs.size());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        result.timedFrom().isAfter(runs.get(2)) && !result.timedFrom().isAfter(runs.get(3)),
+        "between the last warm-up " + runs.get(2) + " and the first timed run " + runs.get(3) + ": "
+            + result.timedFrom());
+  }
+
+  @Test
   void cuInitProgramSaysOk() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     assertEquals(0, CuInitMain.run(new PrintStream(out, true, StandardCharsets.UTF_8)));

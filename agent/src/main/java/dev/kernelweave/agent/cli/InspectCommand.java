@@ -24,7 +24,9 @@ final class InspectCommand {
 
   static final String USAGE = """
       usage: kernelweave inspect COMMAND DIR [options]
-        stats DIR                                calls per kind, kernel and thread; bytes; syncs; streams
+        stats DIR [--since INSTANT]              calls per kind, kernel and thread; bytes; syncs; streams;
+                                                 --since counts only calls that began at INSTANT or later
+                                                 (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)
         tail DIR [-f]                            one line per call; -f follows a live journal
         dag DIR [--from SEQ] [--to SEQ] [--dot]  the dependency graph in Graphviz DOT
         trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
@@ -74,10 +76,14 @@ final class InspectCommand {
   private static int stats(Options o, PrintStream out, PrintStream err, ZoneId zone) throws InspectException {
     Stats stats = new Stats();
     try (Journal journal = Journal.open(o.directory, err)) {
-      journal.forEach(stats::add);
+      journal.forEach(r -> {
+        if (r.startNanos >= o.since) {
+          stats.add(r);
+        }
+      });
       if (stats.calls() > 0 || journal.damage() == null) {
         // A damaged file with no readable call is said to be damaged, not to hold "no calls".
-        stats.print(out, journal.directory().toString(), zone);
+        stats.print(out, journal.directory().toString() + (o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText), zone);
       }
       return finish(journal);
     }
@@ -182,6 +188,9 @@ final class InspectCommand {
     boolean follow;
     long from = Long.MIN_VALUE;
     long to = Long.MAX_VALUE;
+    /** Epoch nanoseconds: stats counts the calls that began then or later. */
+    long since = Long.MIN_VALUE;
+    String sinceText;
     Path output;
 
     static Options parse(String[] args) throws UsageException {
@@ -198,6 +207,10 @@ final class InspectCommand {
           case "dag --dot" -> { }
           case "dag --from" -> o.from = seq(a, value(args, ++i, a));
           case "dag --to" -> o.to = seq(a, value(args, ++i, a));
+          case "stats --since" -> {
+            o.sinceText = value(args, ++i, a);
+            o.since = instant(a, o.sinceText);
+          }
           case "trace -o", "trace --output" -> o.output = Path.of(value(args, ++i, a));
           default -> {
             if (a.startsWith("-") && a.length() > 1) {
@@ -228,6 +241,20 @@ final class InspectCommand {
         throw new UsageException(option + " needs a value");
       }
       return args[i];
+    }
+
+    /** Epoch nanoseconds from an ISO-8601 instant or from epoch nanoseconds. */
+    private static long instant(String option, String value) throws UsageException {
+      try {
+        if (value.chars().allMatch(Character::isDigit) && !value.isEmpty()) {
+          return Long.parseLong(value);
+        }
+        java.time.Instant t = java.time.Instant.parse(value);
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+      } catch (java.time.format.DateTimeParseException | ArithmeticException | NumberFormatException e) {
+        throw new UsageException(option + " needs an instant (ISO-8601, like 2026-11-25T14:30:00.5Z, or epoch"
+            + " nanoseconds), not '" + value + "'");
+      }
     }
 
     private static long seq(String option, String value) throws UsageException {

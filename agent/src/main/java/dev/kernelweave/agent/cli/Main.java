@@ -28,7 +28,8 @@ public final class Main {
           log=quiet|info|debug        how much the agent prints on stderr (default info)
 
       Commands:
-        inspect stats DIR                      calls per kind, kernel and thread; bytes; syncs; streams
+        inspect stats DIR [--since INSTANT]    calls per kind, kernel and thread; bytes; syncs; streams
+                                               (--since: only calls begun then or later)
         inspect tail DIR [-f]                  one line per call; -f follows a live journal
         inspect dag DIR [--from SEQ] [--to SEQ] --dot
                                                the dependency graph in Graphviz DOT

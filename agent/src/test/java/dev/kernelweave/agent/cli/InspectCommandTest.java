@@ -354,6 +354,11 @@ class InspectCommandTest {
     assertEquals(Main.USAGE, badSeq.code());
     assertTrue(badSeq.err().contains("--from needs a sequence number, not 'x'"), badSeq.err());
 
+    Run badInstant = inspect("stats", sample.toString(), "--since", "yesterday");
+    assertEquals(Main.USAGE, badInstant.code());
+    assertTrue(badInstant.err().contains("--since needs an instant (ISO-8601"), badInstant.err());
+    assertTrue(badInstant.err().contains("not 'yesterday'"), badInstant.err());
+
     Run noDir = inspect("stats");
     assertEquals(Main.USAGE, noDir.code());
     assertTrue(noDir.err().contains("stats needs a journal directory"), noDir.err());
@@ -624,6 +629,29 @@ class InspectCommandTest {
     assertEquals("", lines.get(at - 1));
     assertTrue(lines.get(at - 2).startsWith("  barriers"), "after the scheduling section: " + run.out());
     assertTrue(run.squeezed().contains(" launch 11\n"), run.out());
+  }
+
+  @Test
+  void statsSinceAnInstantCountsOnlyTheCallsBegunThenOrLater() throws Exception {
+    Path journal = replayJournal();
+    long window2 = SampleJournal.EPOCH_NANOS + 29_000; // where launch 6, window 2's first, begins
+    for (String since : List.of(Long.toString(window2), java.time.Instant.ofEpochSecond(0, window2).toString())) {
+      Run run = inspect("stats", journal.toString(), "--since", since);
+      List<String> lines = run.lines();
+      int at = graphReplaysAt(run);
+      assertTrue(lines.get(0).endsWith(", calls since " + since), lines.get(0));
+      assertTrue(lines.get(1).startsWith("6 calls from "), run.out());
+      assertEquals(List.of(
+          "graph replays",
+          "  windows replayed                  2",
+          "  windows captured                  1",
+          "  launches in replays               5",
+          "  share of launches             83.3%",
+          "  launches saved                    3",
+          "  mean host us, in replay        1.00",
+          "  mean host us, capturing        3.50",
+          "  mean host us, on its own       5.00"), lines.subList(at, lines.size()), run.out());
+    }
   }
 
   @Test

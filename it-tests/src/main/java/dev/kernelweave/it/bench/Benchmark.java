@@ -217,7 +217,7 @@ public final class Benchmark {
         m.add(way, attempt.result());
         medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms");
         if (way.withAgent()) {
-          readJournal(m, way, journal);
+          readJournal(m, way, journal, attempt.result().timedFrom());
         }
       }
       out.println(heading + String.join(", ", medians));
@@ -227,17 +227,20 @@ public final class Benchmark {
   }
 
   /**
-   * Reads one run's journal with {@code inspect stats}: the text is kept for the results folder,
-   * the launches' host time for the table. A journal that cannot be read is said so in the kept
-   * text, and its run has no host time.
+   * Reads one run's journal with {@code inspect stats}, from {@code timedFrom} on where the run said
+   * when its timed repetitions began (the host times then cover the repetitions the times do, not
+   * the warm-ups): the text is kept for the results folder, the launches' host time for the table.
+   * A journal that cannot be read is said so in the kept text, and its run has no host time.
    */
-  private void readJournal(WorkloadMeasurement m, Way way, Path journal) {
+  private void readJournal(WorkloadMeasurement m, Way way, Path journal, String timedFrom) {
     if (!Files.isDirectory(journal)) {
       return;
     }
-    Jvm.Run stats =
-        new Jvm(options.java(), options.timeoutSeconds())
-            .run(List.of("-jar", agent.toString(), "inspect", "stats", journal.toString()));
+    List<String> command = new ArrayList<>(List.of("-jar", agent.toString(), "inspect", "stats", journal.toString()));
+    if (timedFrom != null) {
+      command.addAll(List.of("--since", timedFrom));
+    }
+    Jvm.Run stats = new Jvm(options.java(), options.timeoutSeconds()).run(command);
     List<String> lines = new ArrayList<>();
     if (stats.exitCode() != 0) {
       lines.add("(inspect stats: exit " + stats.exitCode() + ")");

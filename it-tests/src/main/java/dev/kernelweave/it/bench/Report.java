@@ -144,8 +144,8 @@ public final class Report {
           });
     }
     StringBuilder out = new StringBuilder();
-    out.append("host time per kernel launch, from the journals (each run's mean over all its launches,\n");
-    out.append("warm-ups included; median [min-max] over runs); passthrough: the agent only journals, each\n");
+    out.append("host time per kernel launch, from the journals (each run's mean over the launches of its\n");
+    out.append("timed repetitions, as the times; median [min-max] over runs); passthrough: the agent only journals, each\n");
     out.append("launch made by JCuda at once; in replays: the share of the agent's launches held and\n");
     out.append("replayed as CUDA graphs (last run), replayed us: their host time alone, leaving out the\n");
     out.append("windows that captured their graph (once per window shape; agent us counts them)\n");

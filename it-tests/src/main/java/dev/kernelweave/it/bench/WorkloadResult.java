@@ -14,9 +14,18 @@ import java.util.Map;
  * @param ms the time of each timed repetition, in milliseconds
  * @param checksum SHA-256 (hex) of the output bytes
  * @param reference {@code ok}, {@code skipped} or {@code mismatch: ...}
+ * @param timedFrom when the first timed repetition began (ISO-8601), after the warm-ups; null where
+ *     the line does not say
  */
 public record WorkloadResult(
-    String name, String variant, String size, String sizes, List<Double> ms, String checksum, String reference) {
+    String name,
+    String variant,
+    String size,
+    String sizes,
+    List<Double> ms,
+    String checksum,
+    String reference,
+    String timedFrom) {
 
   /** The marker that starts the result line. */
   public static final String PREFIX = "KW-RESULT ";
@@ -73,7 +82,8 @@ public record WorkloadResult(
         text(json, "sizes", line),
         ms,
         text(json, "checksum", line),
-        text(json, "reference", line));
+        text(json, "reference", line),
+        json.get("timedFrom") instanceof String t ? t : null);
   }
 
   private static String text(Map<?, ?> json, String key, String line) {

@@ -9,7 +9,8 @@ import java.nio.file.Path;
  * folder it is given, writing its options there; as a command line it answers {@code selftest},
  * {@code inspect stats}, {@code inspect dag} and {@code inspect trace} the way the real one is meant to. Its {@code
  * inspect stats} gives 30 launches of {@link #PASSTHROUGH_MICROS} us for a journal written in
- * {@code mode=passthrough}, of {@link #SCHEDULE_MICROS} us otherwise.
+ * {@code mode=passthrough}, of {@link #SCHEDULE_MICROS} us otherwise, when asked for the calls
+ * since the fake workloads' timed repetitions began; {@link #WARM_UPS_INCLUDED_MICROS} for all.
  */
 public final class FakeAgent {
 
@@ -21,6 +22,9 @@ public final class FakeAgent {
 
   /** The same for any other journal (two kernels: 20 launches of 8.5, 10 of 10). */
   static final double SCHEDULE_MICROS = 9.0;
+
+  /** The mean host time per launch of a whole journal, warm-ups included. */
+  static final double WARM_UPS_INCLUDED_MICROS = 99.0;
 
   private FakeAgent() {}
 
@@ -39,13 +43,19 @@ public final class FakeAgent {
     String command = String.join(" ", args);
     if (command.startsWith("selftest --sim")) {
       System.out.println("selftest: 200 programs, all equal");
-    } else if (args.length == 3 && command.startsWith("inspect stats ") && Files.isDirectory(Path.of(args[2]))) {
+    } else if ((args.length == 3 || args.length == 5 && args[3].equals("--since"))
+        && command.startsWith("inspect stats ") && Files.isDirectory(Path.of(args[2]))) {
       Path written = Path.of(args[2], "fake.cq4");
       boolean passthrough = Files.isRegularFile(written) && Files.readString(written).contains("mode=passthrough");
       System.out.println("calls 42, kernels 30, streams 4");
       System.out.println();
       System.out.println("kernels                      launches   mean host us");
-      if (passthrough) {
+      if (args.length == 5 && !args[4].equals(FakeWorkloadMain.TIMED_FROM)) {
+        System.out.println("fake agent: no calls since " + args[4]);
+        System.exit(2);
+      } else if (args.length == 3) {
+        System.out.println("  fake_step                        30          99.00");
+      } else if (passthrough) {
         System.out.println("  fake_step                        30           7.25");
       } else {
         System.out.println("  fake_step                        20           8.50");

@@ -15,6 +15,9 @@ import java.util.Locale;
  * mismatch, {@code differs} gives the tuned twin another checksum, {@code hang} never ends.
  */
 public final class FakeWorkloadMain {
+
+  /** When every fake run says its timed repetitions began. */
+  static final String TIMED_FROM = "2026-11-25T14:30:00.25Z";
   private FakeWorkloadMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -65,7 +68,7 @@ public final class FakeWorkloadMain {
     System.out.println(
         "KW-RESULT {\"name\":\"" + name + "\",\"variant\":\"" + variant + "\",\"size\":\"" + size
             + "\",\"sizes\":\"" + sizes + "\",\"ms\":[" + String.join(",", ms) + "],\"checksum\":\""
-            + sha256(output) + "\",\"reference\":\"" + reference + "\"}");
+            + sha256(output) + "\",\"reference\":\"" + reference + "\",\"timedFrom\":\"" + TIMED_FROM + "\"}");
     System.exit(name.equals("broken") ? 1 : 0);
   }
 

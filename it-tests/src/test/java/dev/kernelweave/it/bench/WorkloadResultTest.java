@@ -12,15 +12,23 @@ class WorkloadResultTest {
 
   static final String LINE =
       "KW-RESULT {\"name\":\"rl-sim\",\"variant\":\"serial\",\"size\":\"bench\",\"sizes\":\"envs=64 steps=32\","
-          + "\"ms\":[12.5,12.25,13],\"checksum\":\"ab12\",\"reference\":\"ok\"}";
+          + "\"ms\":[12.5,12.25,13],\"checksum\":\"ab12\",\"reference\":\"ok\","
+          + "\"timedFrom\":\"2026-11-25T14:30:00.5Z\"}";
 
   @Test
   void readsTheResultLineAmongOtherOutput() {
     WorkloadResult result = WorkloadResult.parse(List.of("sizes: envs=64 steps=32", "[agent] journal at /tmp/x", LINE, ""));
     assertEquals(
-        new WorkloadResult("rl-sim", "serial", "bench", "envs=64 steps=32", List.of(12.5, 12.25, 13.0), "ab12", "ok"),
+        new WorkloadResult(
+            "rl-sim", "serial", "bench", "envs=64 steps=32", List.of(12.5, 12.25, 13.0), "ab12", "ok",
+            "2026-11-25T14:30:00.5Z"),
         result);
     assertTrue(result.referenceOk());
+  }
+
+  @Test
+  void aLineWithoutTheTimedRepetitionsStartStillReads() {
+    assertEquals(null, WorkloadResult.parseLine(LINE.replace(",\"timedFrom\":\"2026-11-25T14:30:00.5Z\"", "")).timedFrom());
   }
 
   @Test
