@@ -15,7 +15,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -83,7 +85,8 @@ final class InspectCommand {
       });
       if (stats.calls() > 0 || journal.damage() == null) {
         // A damaged file with no readable call is said to be damaged, not to hold "no calls".
-        stats.print(out, journal.directory().toString() + (o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText), zone);
+        String since = o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText;
+        stats.print(out, journal.directory() + since, zone);
       }
       return finish(journal);
     }
@@ -249,9 +252,9 @@ final class InspectCommand {
         if (value.chars().allMatch(Character::isDigit) && !value.isEmpty()) {
           return Long.parseLong(value);
         }
-        java.time.Instant t = java.time.Instant.parse(value);
+        Instant t = Instant.parse(value);
         return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
-      } catch (java.time.format.DateTimeParseException | ArithmeticException | NumberFormatException e) {
+      } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
         throw new UsageException(option + " needs an instant (ISO-8601, like 2026-11-25T14:30:00.5Z, or epoch"
             + " nanoseconds), not '" + value + "'");
       }
