@@ -11,12 +11,21 @@ import jcuda.driver.CUcontext;
 final class CallThread {
 
   private static final ThreadLocal<CallThread> CURRENT = ThreadLocal.withInitial(CallThread::new);
+  /**
+   * The state of the thread that called last. Most programs call CUDA from one thread, whose calls
+   * then skip the thread-local lookup (a probe through a map crowded with the libraries' own thread
+   * locals, several times a call). Racy by design: a thread that finds another thread's state here,
+   * or none, looks its own up and leaves it here; an entry is only used after comparing its final
+   * {@link #owner}, which every thread sees as constructed.
+   */
+  private static CallThread lastCaller;
 
   final CallScope record = new CallScope();
   final CUcontext scratchContext = new CUcontext();
   final AllocationTable.Allocation found = new AllocationTable.Allocation();
   /** What the enter advice of a call the agent took over hands to its exit. */
   final IssuedByAgent takenOver = new IssuedByAgent();
+  private final Thread owner;
   final long id;
   final String name;
   /** Intercepted calls in progress on this thread; JCuda wrappers that call each other count once. */
@@ -28,12 +37,19 @@ final class CallThread {
 
   private CallThread() {
     Thread t = Thread.currentThread();
+    owner = t;
     id = t.getId();
     name = t.getName();
   }
 
   static CallThread current() {
-    return CURRENT.get();
+    CallThread last = lastCaller;
+    if (last != null && last.owner == Thread.currentThread()) {
+      return last;
+    }
+    CallThread mine = CURRENT.get();
+    lastCaller = mine;
+    return mine;
   }
 
   /**

@@ -179,13 +179,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
   public void addAccess(int id, int slot, long base, long offset, long size, AccessMode mode) {
     int i = accessCount;
     if (i == accessId.length) {
-      int n = i * 2;
-      accessId = Arrays.copyOf(accessId, n);
-      accessSlot = Arrays.copyOf(accessSlot, n);
-      accessBase = Arrays.copyOf(accessBase, n);
-      accessOffset = Arrays.copyOf(accessOffset, n);
-      accessSize = Arrays.copyOf(accessSize, n);
-      accessMode = Arrays.copyOf(accessMode, n);
+      growAccesses(i * 2);
     }
     accessId[i] = id;
     accessSlot[i] = slot;
@@ -194,6 +188,15 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessSize[i] = size;
     accessMode[i] = (byte) mode.ordinal();
     accessCount = i + 1;
+  }
+
+  private void growAccesses(int n) {
+    accessId = Arrays.copyOf(accessId, n);
+    accessSlot = Arrays.copyOf(accessSlot, n);
+    accessBase = Arrays.copyOf(accessBase, n);
+    accessOffset = Arrays.copyOf(accessOffset, n);
+    accessSize = Arrays.copyOf(accessSize, n);
+    accessMode = Arrays.copyOf(accessMode, n);
   }
 
   public AccessMode accessMode(int i) {
@@ -270,28 +273,43 @@ public class CallRecord extends BytesInBinaryMarshallable {
     blockY = other.blockY;
     blockZ = other.blockZ;
     sharedMemBytes = other.sharedMemBytes;
-    paramCount = 0;
-    paramOffsets[0] = 0;
-    for (int i = 0; i < other.paramCount; i++) {
-      int at = addParam(other.paramSize(i));
-      System.arraycopy(other.paramBytes, other.paramOffsets[i], paramBytes, at, other.paramSize(i));
+    // Whole arrays up to their counts: a held launch is copied twice (held, journaled), a routine's
+    // record holds a dozen parameters, and one copy per array is what keeps that cheap.
+    int params = other.paramCount;
+    if (paramOffsets.length < params + 2) {
+      paramOffsets = Arrays.copyOf(paramOffsets, Math.max(params + 2, paramOffsets.length * 2));
     }
+    System.arraycopy(other.paramOffsets, 0, paramOffsets, 0, params + 1);
+    int used = other.paramOffsets[params];
+    if (paramBytes.length < used) {
+      paramBytes = Arrays.copyOf(paramBytes, Math.max(used, paramBytes.length * 2));
+    }
+    System.arraycopy(other.paramBytes, 0, paramBytes, 0, used);
+    paramCount = params;
     bytes = other.bytes;
-    accessCount = 0;
-    for (int i = 0; i < other.accessCount; i++) {
-      addAccess(other.accessId[i], other.accessSlot[i], other.accessBase[i], other.accessOffset[i],
-          other.accessSize[i], other.accessMode(i));
+    int accesses = other.accessCount;
+    if (accessId.length < accesses) {
+      growAccesses(Math.max(accesses, accessId.length * 2));
     }
+    System.arraycopy(other.accessId, 0, accessId, 0, accesses);
+    System.arraycopy(other.accessSlot, 0, accessSlot, 0, accesses);
+    System.arraycopy(other.accessBase, 0, accessBase, 0, accesses);
+    System.arraycopy(other.accessOffset, 0, accessOffset, 0, accesses);
+    System.arraycopy(other.accessSize, 0, accessSize, 0, accesses);
+    System.arraycopy(other.accessMode, 0, accessMode, 0, accesses);
+    accessCount = accesses;
     touchesUnknownMemory = other.touchesUnknownMemory;
     touchesHostMemory = other.touchesHostMemory;
     appEvent = other.appEvent;
     moduleVariableCount = other.moduleVariableCount;
     brief = other.brief;
     stream = other.stream;
-    predecessorCount = 0;
-    for (int i = 0; i < other.predecessorCount; i++) {
-      addPredecessor(other.predecessors[i]);
+    int waits = other.predecessorCount;
+    if (predecessors.length < waits) {
+      predecessors = Arrays.copyOf(predecessors, Math.max(waits, predecessors.length * 2));
     }
+    System.arraycopy(other.predecessors, 0, predecessors, 0, waits);
+    predecessorCount = waits;
     eventRecorded = other.eventRecorded;
     hostWaited = other.hostWaited;
     hostWaitNarrowed = other.hostWaitNarrowed;

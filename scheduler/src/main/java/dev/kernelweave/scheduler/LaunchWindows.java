@@ -3,6 +3,9 @@ package dev.kernelweave.scheduler;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -76,6 +79,10 @@ public final class LaunchWindows {
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
   static final int DIVERGENCE_ALLOWANCE = 64;
+
+  /** Eight parameter bytes as one word, the first byte lowest, as the tail of {@link #fingerprint} reads them. */
+  private static final VarHandle LITTLE_ENDIAN_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private static final int IDLE = 0;
   private static final int RECORDING = 1;
@@ -503,9 +510,14 @@ public final class LaunchWindows {
       h = mix(h, c.paramSize(i));
     }
     for (int at = 0; at < bytes && mutant != Mutant.REPLAY_STALE_PARAMETERS; at += 8) {
-      long word = 0;
-      for (int b = Math.min(bytes, at + 8) - 1; b >= at; b--) {
-        word = (word << 8) | (c.paramBytes[b] & 0xFFL);
+      long word;
+      if (at + 8 <= bytes) {
+        word = (long) LITTLE_ENDIAN_LONG.get(c.paramBytes, at);
+      } else {
+        word = 0;
+        for (int b = bytes - 1; b >= at; b--) {
+          word = (word << 8) | (c.paramBytes[b] & 0xFFL);
+        }
       }
       h = mix(h, word);
     }

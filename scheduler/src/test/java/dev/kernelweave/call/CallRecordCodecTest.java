@@ -40,6 +40,28 @@ class CallRecordCodecTest {
   }
 
   @Test
+  void copyFromCopiesEveryFieldIntoAFreshRecordAndIntoOneThatHeldMore() {
+    CallRecord written = new CallRecord();
+    CallRecord reused = new CallRecord();
+    for (long seq = 0; seq < 500; seq++) {
+      TestCalls.fill(written, seq);
+      written.function = 0x1234_0000L + seq;
+      written.touchesHostMemory = seq % 5 == 0;
+      for (CallRecord into : new CallRecord[] {new CallRecord(), reused}) {
+        into.copyFrom(written);
+        TestCalls.assertSameCall(written, into);
+        assertEquals(written.function, into.function);
+        assertEquals(written.touchesHostMemory, into.touchesHostMemory);
+        for (int i = 0; i < written.accessCount; i++) {
+          assertEquals(written.accessSlot[i], into.accessSlot[i], "slot of access " + i);
+        }
+      }
+      // The next source (seq + 1 % 11 parameters, % 9 accesses, % 7 predecessors) often holds fewer.
+      TestCalls.fill(reused, seq + 5);
+    }
+  }
+
+  @Test
   void roundTripsExtremeValuesAndEveryFlagAlone() {
     CallRecord written = new CallRecord();
     written.seq = Long.MAX_VALUE;

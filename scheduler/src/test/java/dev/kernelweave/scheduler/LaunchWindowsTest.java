@@ -434,4 +434,26 @@ class LaunchWindowsTest {
     }
     return second;
   }
+  @Test
+  void everyParameterByteTellsFingerprintsApart() {
+    // 8 + 4 + 8 + 1 bytes: whole words and a tail of five.
+    CallRecord launch = new CallRecord();
+    launch.kind = CallKind.LAUNCH;
+    launch.function = 42;
+    for (int size : new int[] {8, 4, 8, 1}) {
+      int at = launch.addParam(size);
+      for (int b = 0; b < size; b++) {
+        launch.paramBytes[at + b] = (byte) (at + b + 1);
+      }
+    }
+    long original = LaunchWindows.fingerprint(launch, Mutant.NONE);
+    int bytes = launch.paramOffsets[launch.paramCount];
+    java.util.Set<Long> seen = new java.util.HashSet<>(List.of(original));
+    for (int b = 0; b < bytes; b++) {
+      launch.paramBytes[b] ^= 0x10;
+      assertTrue(seen.add(LaunchWindows.fingerprint(launch, Mutant.NONE)), "byte " + b + " changes the fingerprint");
+      launch.paramBytes[b] ^= 0x10;
+    }
+    assertEquals(original, LaunchWindows.fingerprint(launch, Mutant.NONE), "the same bytes, the same fingerprint");
+  }
 }
