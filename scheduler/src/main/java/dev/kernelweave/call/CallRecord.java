@@ -178,9 +178,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
   /** Appends a device memory access. */
   public void addAccess(int id, int slot, long base, long offset, long size, AccessMode mode) {
     int i = accessCount;
-    if (i == accessId.length) {
-      growAccesses(i * 2);
-    }
+    reserveAccesses(i + 1);
     accessId[i] = id;
     accessSlot[i] = slot;
     accessBase[i] = base;
@@ -190,13 +188,18 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessCount = i + 1;
   }
 
-  private void growAccesses(int n) {
-    accessId = Arrays.copyOf(accessId, n);
-    accessSlot = Arrays.copyOf(accessSlot, n);
-    accessBase = Arrays.copyOf(accessBase, n);
-    accessOffset = Arrays.copyOf(accessOffset, n);
-    accessSize = Arrays.copyOf(accessSize, n);
-    accessMode = Arrays.copyOf(accessMode, n);
+  /** Room for {@code n} accesses, the arrays at least doubled when they grow. */
+  private void reserveAccesses(int n) {
+    if (accessId.length >= n) {
+      return;
+    }
+    int grown = Math.max(n, accessId.length * 2);
+    accessId = Arrays.copyOf(accessId, grown);
+    accessSlot = Arrays.copyOf(accessSlot, grown);
+    accessBase = Arrays.copyOf(accessBase, grown);
+    accessOffset = Arrays.copyOf(accessOffset, grown);
+    accessSize = Arrays.copyOf(accessSize, grown);
+    accessMode = Arrays.copyOf(accessMode, grown);
   }
 
   public AccessMode accessMode(int i) {
@@ -209,17 +212,22 @@ public class CallRecord extends BytesInBinaryMarshallable {
    */
   public int addParam(int size) {
     int i = paramCount;
-    if (i + 2 > paramOffsets.length) {
-      paramOffsets = Arrays.copyOf(paramOffsets, paramOffsets.length * 2);
-    }
     int start = paramOffsets[i];
     int end = start + size;
-    if (end > paramBytes.length) {
-      paramBytes = Arrays.copyOf(paramBytes, Math.max(end, paramBytes.length * 2));
-    }
+    reserveParams(i + 1, end);
     paramOffsets[i + 1] = end;
     paramCount = i + 1;
     return start;
+  }
+
+  /** Room for {@code count} parameters of {@code byteCount} bytes in all, the arrays at least doubled when they grow. */
+  private void reserveParams(int count, int byteCount) {
+    if (paramOffsets.length < count + 1) {
+      paramOffsets = Arrays.copyOf(paramOffsets, Math.max(count + 1, paramOffsets.length * 2));
+    }
+    if (paramBytes.length < byteCount) {
+      paramBytes = Arrays.copyOf(paramBytes, Math.max(byteCount, paramBytes.length * 2));
+    }
   }
 
   /** Appends a parameter of {@code size} bytes (at most 8) holding {@code value}'s low bytes, little-endian: {@link #paramAsLong}'s counterpart. */
@@ -247,10 +255,15 @@ public class CallRecord extends BytesInBinaryMarshallable {
 
   /** Appends a predecessor's sequence number. */
   public void addPredecessor(long predecessorSeq) {
-    if (predecessorCount == predecessors.length) {
-      predecessors = Arrays.copyOf(predecessors, predecessorCount * 2);
-    }
+    reservePredecessors(predecessorCount + 1);
     predecessors[predecessorCount++] = predecessorSeq;
+  }
+
+  /** Room for {@code n} predecessors, the array at least doubled when it grows. */
+  private void reservePredecessors(int n) {
+    if (predecessors.length < n) {
+      predecessors = Arrays.copyOf(predecessors, Math.max(n, predecessors.length * 2));
+    }
   }
 
   /** Copies every field of {@code other} into this record, reusing this record's arrays. */
@@ -276,21 +289,14 @@ public class CallRecord extends BytesInBinaryMarshallable {
     // Whole arrays up to their counts: a held launch is copied twice (held, journaled), a routine's
     // record holds a dozen parameters, and one copy per array is what keeps that cheap.
     int params = other.paramCount;
-    if (paramOffsets.length < params + 2) {
-      paramOffsets = Arrays.copyOf(paramOffsets, Math.max(params + 2, paramOffsets.length * 2));
-    }
-    System.arraycopy(other.paramOffsets, 0, paramOffsets, 0, params + 1);
     int used = other.paramOffsets[params];
-    if (paramBytes.length < used) {
-      paramBytes = Arrays.copyOf(paramBytes, Math.max(used, paramBytes.length * 2));
-    }
+    reserveParams(params, used);
+    System.arraycopy(other.paramOffsets, 0, paramOffsets, 0, params + 1);
     System.arraycopy(other.paramBytes, 0, paramBytes, 0, used);
     paramCount = params;
     bytes = other.bytes;
     int accesses = other.accessCount;
-    if (accessId.length < accesses) {
-      growAccesses(Math.max(accesses, accessId.length * 2));
-    }
+    reserveAccesses(accesses);
     System.arraycopy(other.accessId, 0, accessId, 0, accesses);
     System.arraycopy(other.accessSlot, 0, accessSlot, 0, accesses);
     System.arraycopy(other.accessBase, 0, accessBase, 0, accesses);
@@ -305,9 +311,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     brief = other.brief;
     stream = other.stream;
     int waits = other.predecessorCount;
-    if (predecessors.length < waits) {
-      predecessors = Arrays.copyOf(predecessors, Math.max(waits, predecessors.length * 2));
-    }
+    reservePredecessors(waits);
     System.arraycopy(other.predecessors, 0, predecessors, 0, waits);
     predecessorCount = waits;
     eventRecorded = other.eventRecorded;
