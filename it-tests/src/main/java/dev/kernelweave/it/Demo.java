@@ -111,7 +111,7 @@ public final class Demo {
     }
     WorkloadRunner runner =
         new WorkloadRunner(setup.jvm(), setup.classPath(), setup.mainClass(), setup.agentJar(), "mode=schedule", List.of());
-    WorkloadRunner.Attempt serial = runner.run(WORKLOAD, Way.SERIAL, "bench", WARMUP, REPS, null);
+    WorkloadRunner.Attempt serial = runner.run(WORKLOAD, Way.SERIAL, "bench", WARMUP, 0, REPS, null);
     if (serial.noGpu()) {
       return withoutGpu(serial.lastLine());
     }
@@ -126,7 +126,7 @@ public final class Demo {
       return 1;
     }
     Path journal = dir.resolve(WORKLOAD + "-journal");
-    WorkloadRunner.Attempt agent = runner.run(WORKLOAD, Way.AGENT, "bench", WARMUP, REPS, journal);
+    WorkloadRunner.Attempt agent = runner.run(WORKLOAD, Way.AGENT, "bench", WARMUP, 0, REPS, journal);
     if (!agent.ok()) {
       return failed(WORKLOAD + " with the agent", agent.problem(), agent.run());
     }
@@ -163,7 +163,7 @@ public final class Demo {
     }
     WorkloadRunner runner = new WorkloadRunner(setup.jvm().withEnvironment(Map.of("LD_LIBRARY_PATH", libraries)),
         setup.classPath(), setup.mainClass(), setup.agentJar(), "mode=schedule", List.of());
-    WorkloadRunner.Attempt serial = runner.run(WORKLOAD, Way.SERIAL, "check", 0, 1, null);
+    WorkloadRunner.Attempt serial = runner.run(WORKLOAD, Way.SERIAL, "check", 0, 0, 1, null);
     if (!serial.ok()) {
       return failed(WORKLOAD + " without the agent on the stand-in driver", serial.problem(), serial.run());
     }
@@ -174,7 +174,7 @@ public final class Demo {
       return 1;
     }
     Path journal = dir.resolve(WORKLOAD + "-journal");
-    WorkloadRunner.Attempt agent = runner.run(WORKLOAD, Way.AGENT, "check", 0, 1, journal);
+    WorkloadRunner.Attempt agent = runner.run(WORKLOAD, Way.AGENT, "check", 0, 0, 1, journal);
     if (!agent.ok()) {
       return failed(WORKLOAD + " with the agent on the stand-in driver", agent.problem(), agent.run());
     }

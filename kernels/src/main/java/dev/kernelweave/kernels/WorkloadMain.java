@@ -1,6 +1,7 @@
 package dev.kernelweave.kernels;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -9,7 +10,7 @@ import java.util.Locale;
  *
  * <pre>
  * java -cp ... dev.kernelweave.kernels.WorkloadMain NAME [--variant serial|tuned]
- *     [--size check|bench] [--warmup W] [--reps R]
+ *     [--size check|bench] [--warmup W] [--warmup-ms MS] [--reps R]
  * </pre>
  *
  * <p>Prints {@code NAME: SIZES}, then ends with {@code KW-RESULT {json}}. Exit status: 0 done, 1
@@ -20,18 +21,20 @@ public final class WorkloadMain {
 
   static final String USAGE =
       "usage: WorkloadMain NAME [--variant serial|tuned] [--size check|bench]"
-          + " [--warmup W] [--reps R]\n  NAME: "
+          + " [--warmup W] [--warmup-ms MS] [--reps R]\n  NAME: "
           + String.join(", ", Workloads.names())
-          + "\n  defaults: --variant serial --size bench --warmup 3 --reps 10";
+          + "\n  --warmup-ms: after the W warm-ups, more until MS milliseconds of warm-ups have passed"
+          + "\n  defaults: --variant serial --size bench --warmup 3 --warmup-ms 0 --reps 10";
 
   /** The parsed command line. */
-  record Options(String name, Variant variant, Size size, int warmup, int reps) {
+  record Options(String name, Variant variant, Size size, int warmup, int warmupMillis, int reps) {
 
     static Options parse(String... args) {
       String name = null;
       Variant variant = Variant.SERIAL;
       Size size = Size.BENCH;
       int warmup = 3;
+      int warmupMillis = 0;
       int reps = 10;
       for (int i = 0; i < args.length; i++) {
         String arg = args[i];
@@ -58,6 +61,9 @@ public final class WorkloadMain {
           case "--warmup":
             warmup = count(arg, value, 0);
             break;
+          case "--warmup-ms":
+            warmupMillis = count(arg, value, 0);
+            break;
           case "--reps":
             reps = count(arg, value, 1);
             break;
@@ -68,7 +74,7 @@ public final class WorkloadMain {
       if (name == null) {
         throw new IllegalArgumentException("no workload name");
       }
-      return new Options(name, variant, size, warmup, reps);
+      return new Options(name, variant, size, warmup, warmupMillis, reps);
     }
 
     private static int count(String option, String value, int least) {
@@ -114,6 +120,7 @@ public final class WorkloadMain {
           WorkloadRunner.run(
               Workloads.create(options.name(), options.variant(), options.size()),
               options.warmup(),
+              Duration.ofMillis(options.warmupMillis()),
               options.reps());
     } catch (RuntimeException | LinkageError e) {
       // jcuda.CudaException for a failed call, UnsatisfiedLinkError for a missing library (JCublas
@@ -163,6 +170,8 @@ public final class WorkloadMain {
         + quote(result.checksum())
         + ",\"reference\":"
         + quote(reference)
+        + ",\"warmups\":"
+        + result.warmups()
         + ",\"timedFrom\":"
         + quote(result.timedFrom().toString())
         + "}";

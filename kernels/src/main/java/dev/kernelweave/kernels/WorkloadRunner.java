@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,21 +16,28 @@ public final class WorkloadRunner {
    * @param checksum SHA-256 hex of {@link #output}
    * @param unstable null when every repetition, warm-up included, gave the same bytes; otherwise
    *     which one first differed
+   * @param warmups how many untimed repetitions ran before the timed ones
    * @param timedFrom the wall-clock instant the first timed repetition began (the warm-ups came
    *     before it): an agent's journal holds the timed repetitions' calls from then on
    */
-  public record Result(List<Double> millis, byte[] output, String checksum, String unstable, Instant timedFrom) {}
+  public record Result(
+      List<Double> millis, byte[] output, String checksum, String unstable, int warmups, Instant timedFrom) {}
 
   private WorkloadRunner() {}
 
   /**
-   * Sets {@code workload} up, runs {@code warmup} untimed and {@code reps} timed repetitions, and
-   * closes it. Each repetition resets the inputs and synchronizes the context before the clock
-   * starts; the clock stops when {@link Workload#run} returns, with the result on the host.
+   * Sets {@code workload} up, runs untimed repetitions (at least {@code warmup}, and more until
+   * {@code warmupTime} has passed since the first), then {@code reps} timed ones, and closes it.
+   * Each repetition resets the inputs and synchronizes the context before the clock starts; the
+   * clock stops when {@link Workload#run} returns, with the result on the host.
+   *
+   * <p>Why a time as well as a count: the JIT compiles a method fully only after thousands of
+   * calls, so a count of repetitions that warms up a program of 500 launches a repetition leaves
+   * one of 80 still running partly compiled code, in the program and in any agent it runs with.
    */
-  public static Result run(Workload workload, int warmup, int reps) {
-    if (warmup < 0 || reps < 1) {
-      throw new IllegalArgumentException("warmup >= 0 and reps >= 1 required");
+  public static Result run(Workload workload, int warmup, Duration warmupTime, int reps) {
+    if (warmup < 0 || warmupTime.isNegative() || reps < 1) {
+      throw new IllegalArgumentException("warmup >= 0, warmupTime >= 0 and reps >= 1 required");
     }
     try (workload) {
       workload.setUp();
@@ -38,16 +46,19 @@ public final class WorkloadRunner {
       String checksum = null;
       String unstable = null;
       Instant timedFrom = null;
-      for (int r = 0; r < warmup + reps; r++) {
+      int warmups = -1; // known once the warm-ups are over
+      long warmupStart = System.nanoTime();
+      for (int r = 0; warmups < 0 || r < warmups + reps; r++) {
         workload.reset();
         Cuda.synchronize();
-        if (r == warmup) {
+        if (warmups < 0 && r >= warmup && System.nanoTime() - warmupStart >= warmupTime.toNanos()) {
+          warmups = r;
           timedFrom = Instant.now();
         }
         long start = System.nanoTime();
         workload.run();
         long end = System.nanoTime();
-        if (r >= warmup) {
+        if (warmups >= 0) {
           millis.add((end - start) / 1e6);
         }
         output = workload.output();
@@ -58,16 +69,14 @@ public final class WorkloadRunner {
           unstable =
               "repetition "
                   + (r + 1)
-                  + " of "
-                  + (warmup + reps)
-                  + " (warm-up included)"
+                  + " (warm-ups included)"
                   + " gave other bytes than the first: "
                   + sum
                   + " vs "
                   + checksum;
         }
       }
-      return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable, timedFrom);
+      return new Result(List.copyOf(millis), output, Outputs.sha256(output), unstable, warmups, timedFrom);
     }
   }
 }

@@ -29,16 +29,16 @@ class WorkloadMainTest {
   @Test
   void defaultsAreSerialBenchThreeWarmupsTenReps() {
     assertEquals(
-        new WorkloadMain.Options("chain", Variant.SERIAL, Size.BENCH, 3, 10),
+        new WorkloadMain.Options("chain", Variant.SERIAL, Size.BENCH, 3, 0, 10),
         WorkloadMain.Options.parse("chain"));
   }
 
   @Test
   void optionsMayComeBeforeOrAfterTheName() {
     assertEquals(
-        new WorkloadMain.Options("rl-sim", Variant.TUNED, Size.CHECK, 0, 2),
+        new WorkloadMain.Options("rl-sim", Variant.TUNED, Size.CHECK, 0, 1500, 2),
         WorkloadMain.Options.parse(
-            "--variant", "tuned", "rl-sim", "--size", "check", "--warmup", "0", "--reps", "2"));
+            "--variant", "tuned", "rl-sim", "--size", "check", "--warmup", "0", "--reps", "2", "--warmup-ms", "1500"));
   }
 
   @ParameterizedTest
@@ -52,6 +52,8 @@ class WorkloadMainTest {
         "chain --variant fast",
         "chain --reps 0",
         "chain --warmup -1",
+        "chain --warmup-ms -5",
+        "chain --warmup-ms soon",
         "chain --reps x",
         "chain --colour red"
       })
@@ -90,13 +92,13 @@ class WorkloadMainTest {
   @Test
   void theResultLineIsOneJsonObjectWithEveryField() {
     WorkloadMain.Options options =
-        new WorkloadMain.Options("heads", Variant.TUNED, Size.CHECK, 1, 2);
+        new WorkloadMain.Options("heads", Variant.TUNED, Size.CHECK, 1, 0, 2);
     WorkloadRunner.Result result =
-        new WorkloadRunner.Result(List.of(1.5, 0.25), new byte[0], "ab12", null, Instant.parse("2026-11-25T14:30:00.123456789Z"));
+        new WorkloadRunner.Result(List.of(1.5, 0.25), new byte[0], "ab12", null, 7, Instant.parse("2026-11-25T14:30:00.123456789Z"));
     assertEquals(
         "{\"name\":\"heads\",\"variant\":\"tuned\",\"size\":\"check\",\"sizes\":\"a \\\"b\\\"\","
             + "\"ms\":[1.500,0.250],\"checksum\":\"ab12\",\"reference\":\"ok\","
-            + "\"timedFrom\":\"2026-11-25T14:30:00.123456789Z\"}",
+            + "\"warmups\":7,\"timedFrom\":\"2026-11-25T14:30:00.123456789Z\"}",
         WorkloadMain.json(options, "a \"b\"", result, "ok"));
   }
 
@@ -104,17 +106,17 @@ class WorkloadMainTest {
   void verdictIsSkippedAtBenchOkOrMismatchAtCheckAndMismatchWhenRepetitionsDiffer() {
     Problem chain = Workloads.problem("chain", Size.CHECK);
     byte[] reference = chain.reference();
-    WorkloadRunner.Result good = new WorkloadRunner.Result(List.of(1.0), reference, "x", null, Instant.EPOCH);
+    WorkloadRunner.Result good = new WorkloadRunner.Result(List.of(1.0), reference, "x", null, 0, Instant.EPOCH);
     assertEquals("ok", WorkloadMain.verdict(chain, Size.CHECK, good));
     assertEquals("skipped", WorkloadMain.verdict(chain, Size.BENCH, good));
     byte[] wrong = reference.clone();
     wrong[5] ^= 1;
     String mismatch =
         WorkloadMain.verdict(
-            chain, Size.CHECK, new WorkloadRunner.Result(List.of(1.0), wrong, "x", null, Instant.EPOCH));
+            chain, Size.CHECK, new WorkloadRunner.Result(List.of(1.0), wrong, "x", null, 0, Instant.EPOCH));
     assertTrue(mismatch.startsWith("mismatch: 1 of 1024 words differ; first at word 1"), mismatch);
     WorkloadRunner.Result unstable =
-        new WorkloadRunner.Result(List.of(1.0), reference, "x", "repetition 2 ...", Instant.EPOCH);
+        new WorkloadRunner.Result(List.of(1.0), reference, "x", "repetition 2 ...", 0, Instant.EPOCH);
     assertTrue(
         WorkloadMain.verdict(chain, Size.BENCH, unstable).startsWith("mismatch: repetition 2"));
   }

@@ -2,6 +2,7 @@ package dev.kernelweave.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -9,6 +10,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -53,7 +58,7 @@ class WorkloadsOnCpuDeviceTest {
   void matchesTheReferenceInEveryRepetitionAndBothVariantsAgree(String name, Variant variant) {
     // Five repetitions: each runs the queued work in another random order.
     WorkloadRunner.Result result =
-        WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, 4);
+        WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, Duration.ZERO, 4);
     assertNull(result.unstable());
     assertNull(
         Outputs.difference(result.output(), Workloads.problem(name, Size.CHECK).reference()));
@@ -65,47 +70,73 @@ class WorkloadsOnCpuDeviceTest {
 
   @Test
   void theTimedRepetitionsBeginAfterTheWarmUps() {
-    java.util.List<java.time.Instant> runs = new java.util.ArrayList<>();
-    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
-    Workload timed =
-        new Workload() {
-          @Override
-          public Problem problem() {
-            return chain.problem();
-          }
-
-          @Override
-          public void setUp() {
-            chain.setUp();
-          }
-
-          @Override
-          public void reset() {
-            chain.reset();
-          }
-
-          @Override
-          public void run() {
-            runs.add(java.time.Instant.now());
-            chain.run();
-          }
-
-          @Override
-          public byte[] output() {
-            return chain.output();
-          }
-
-          @Override
-          public void close() {
-            chain.close();
-          }
-        };
-    WorkloadRunner.Result result = WorkloadRunner.run(timed, 3, 2);
+    List<Instant> runs = new ArrayList<>();
+    WorkloadRunner.Result result = WorkloadRunner.run(recordingChain(runs, true, 0), 3, Duration.ZERO, 2);
     assertEquals(5, runs.size());
-    org.junit.jupiter.api.Assertions.assertTrue(
+    assertEquals(3, result.warmups());
+    assertTrue(
         result.timedFrom().isAfter(runs.get(2)) && !result.timedFrom().isAfter(runs.get(3)),
         "between the last warm-up " + runs.get(2) + " and the first timed run " + runs.get(3) + ": "
             + result.timedFrom());
+  }
+
+  @Test
+  void warmUpsGoOnUntilTheirTimeHasPassed() {
+    List<Instant> runs = new ArrayList<>();
+    WorkloadRunner.Result result = WorkloadRunner.run(recordingChain(runs, false, 5), 2, Duration.ofMillis(60), 3);
+    assertTrue(result.warmups() > 2, "more warm-ups than the 2 asked for: " + result.warmups());
+    assertEquals(result.warmups() + 3, runs.size());
+    assertEquals(3, result.millis().size());
+    assertTrue(
+        Duration.between(runs.get(0), result.timedFrom()).toMillis() >= 60,
+        "timed from " + result.timedFrom() + ", warm-ups from " + runs.get(0));
+  }
+
+  /**
+   * {@code chain} at check size, noting when each run began; a run computes the chain when {@code
+   * compute} and sleeps {@code millis}.
+   */
+  private static Workload recordingChain(List<Instant> runs, boolean compute, long millis) {
+    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
+    return new Workload() {
+      @Override
+      public Problem problem() {
+        return chain.problem();
+      }
+
+      @Override
+      public void setUp() {
+        chain.setUp();
+      }
+
+      @Override
+      public void reset() {
+        chain.reset();
+      }
+
+      @Override
+      public void run() {
+        runs.add(Instant.now());
+        if (compute) {
+          chain.run();
+        }
+        try {
+          Thread.sleep(millis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+
+      @Override
+      public byte[] output() {
+        return chain.output();
+      }
+
+      @Override
+      public void close() {
+        chain.close();
+      }
+    };
   }
 
   @Test

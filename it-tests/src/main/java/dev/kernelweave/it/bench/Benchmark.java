@@ -106,10 +106,10 @@ public final class Benchmark {
       return startup.failure() == null ? 0 : FAILED;
     }
     out.printf(
-        "device %s; %d rounds x (%d warm-ups + %d reps) per way; size %s%nagent %s=%s (and mode=passthrough)%n"
-            + "workload class path %s%n%n",
-        device, options.rounds(), options.warmup(), options.reps(), options.size(), agent, options.agentOptions(),
-        classPath);
+        "device %s; %d rounds x (%d warm-ups and more for %d ms, then %d reps) per way; size %s%n"
+            + "agent %s=%s (and mode=passthrough)%nworkload class path %s%n%n",
+        device, options.rounds(), options.warmup(), options.warmupMillis(), options.reps(), options.size(), agent,
+        options.agentOptions(), classPath);
     List<WorkloadMeasurement> measured = new ArrayList<>();
     Benchmark benchmark = new Benchmark(options, runner, journals, agent, out);
     for (String workload : options.workloads()) {
@@ -200,7 +200,7 @@ public final class Benchmark {
           m.journal(way, journal);
         }
         WorkloadRunner.Attempt attempt =
-            runner.run(workload, way, options.size(), options.warmup(), options.reps(), journal);
+            runner.run(workload, way, options.size(), options.warmup(), options.warmupMillis(), options.reps(), journal);
         if (attempt.noGpu()) {
           out.println("benchmark: no GPU (" + attempt.lastLine() + ")");
           return null;
@@ -296,6 +296,7 @@ public final class Benchmark {
     Map<String, Object> settings = new LinkedHashMap<>();
     settings.put("rounds", options.rounds());
     settings.put("warmup", options.warmup());
+    settings.put("warmup_ms", options.warmupMillis());
     settings.put("reps", options.reps());
     settings.put("size", options.size());
     settings.put("agent", agent.toString());

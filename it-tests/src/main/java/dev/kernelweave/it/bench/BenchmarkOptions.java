@@ -13,6 +13,7 @@ public record BenchmarkOptions(
     List<String> workloads,
     int rounds,
     int warmup,
+    int warmupMillis,
     int reps,
     String size,
     Path agent,
@@ -43,8 +44,12 @@ public record BenchmarkOptions(
 
         --workloads a,b,...   which workloads (default: all: %s)
         --rounds N            rounds of the four ways (default 5)
-        --warmup W            warm-ups in each JVM (default 30: enough for the JIT to compile
-                        the agent's code, as in any program that runs for more than a moment)
+        --warmup W            warm-ups in each JVM, at least (default 30)
+        --warmup-ms MS        then more warm-ups until MS milliseconds of them have passed (default
+                              1500): the JIT compiles a method fully only after some thousands
+                              of calls, which 30 runs of a program of 80 calls do not make, so
+                              the timed runs would measure the agent's code, and the program's,
+                              partly compiled; 0 for the count alone
         --reps R              timed repetitions in each JVM (default 5)
         --size check|bench    problem size (default bench)
         --agent PATH          the agent jar (default: agent/target/kernelweave-agent.jar in the checkout)
@@ -83,6 +88,7 @@ public record BenchmarkOptions(
     List<String> workloads = WorkloadRunner.WORKLOADS;
     int rounds = 5;
     int warmup = 30;
+    int warmupMillis = 1500;
     int reps = 5;
     String size = "bench";
     Path agent = null;
@@ -124,6 +130,7 @@ public record BenchmarkOptions(
         case "--workloads" -> workloads = names(value);
         case "--rounds" -> rounds = number(key, value, 1);
         case "--warmup" -> warmup = number(key, value, 0);
+        case "--warmup-ms" -> warmupMillis = number(key, value, 0);
         case "--reps" -> reps = number(key, value, 1);
         case "--size" -> size = oneOf(key, value, "check", "bench");
         case "--agent" -> agent = Path.of(value);
@@ -145,7 +152,7 @@ public record BenchmarkOptions(
       throw new IllegalArgumentException("--startup-only with --startup-runs 0 measures nothing");
     }
     return new BenchmarkOptions(
-        workloads, rounds, warmup, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
+        workloads, rounds, warmup, warmupMillis, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
         journals, device, timeout, startupRuns, startupMain, help);
   }
 

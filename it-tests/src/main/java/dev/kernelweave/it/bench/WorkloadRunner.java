@@ -9,8 +9,9 @@ import java.util.List;
  * that knows the workload protocol.
  *
  * <p>The protocol: {@code java -cp CP dev.kernelweave.kernels.WorkloadMain NAME [--variant
- * serial|tuned] [--size check|bench] [--warmup W] [--reps R]} prints a sizes line, runs W warm-ups
- * and R timed repetitions and ends with one {@code KW-RESULT {json}} line. Exit 0: ok, 1: reference
+ * serial|tuned] [--size check|bench] [--warmup W] [--warmup-ms MS] [--reps R]} prints a sizes line,
+ * runs at least W warm-ups and more until MS milliseconds of them have passed, then R timed
+ * repetitions, and ends with one {@code KW-RESULT {json}} line. Exit 0: ok, 1: reference
  * mismatch, 2: bad arguments, 3: no GPU.
  */
 public final class WorkloadRunner {
@@ -58,19 +59,21 @@ public final class WorkloadRunner {
   }
 
   /**
-   * Runs {@code workload} one way.
+   * Runs {@code workload} one way: at least {@code warmup} warm-ups, more until {@code warmupMillis}
+   * have passed, then {@code reps} timed repetitions.
    *
    * @param journal where the agent writes its journal (only for the ways with the agent; null for
    *     the agent's default)
    */
-  public Attempt run(String workload, Way way, String size, int warmup, int reps, Path journal) {
+  public Attempt run(String workload, Way way, String size, int warmup, int warmupMillis, int reps, Path journal) {
     List<String> args = new ArrayList<>(jvmArgs);
     if (way.withAgent()) {
       args.add(agentFlag(way.passthrough(), journal));
     }
     args.addAll(List.of("-cp", classPath, mainClass, workload));
     args.addAll(List.of("--variant", way.variant(), "--size", size));
-    args.addAll(List.of("--warmup", Integer.toString(warmup), "--reps", Integer.toString(reps)));
+    args.addAll(List.of("--warmup", Integer.toString(warmup), "--warmup-ms", Integer.toString(warmupMillis)));
+    args.addAll(List.of("--reps", Integer.toString(reps)));
     return Attempt.of(workload, way, jvm.run(args));
   }
 

@@ -38,14 +38,14 @@ class AgentWorkloadsGpuTest {
             new Jvm(Jvm.currentJava(), TIMEOUT_SECONDS), classPath, WorkloadRunner.MAIN_CLASS, agentJar,
             "mode=schedule", List.of());
 
-    WorkloadRunner.Attempt plain = runner.run(workload, Way.SERIAL, "check", 1, 1, null);
+    WorkloadRunner.Attempt plain = runner.run(workload, Way.SERIAL, "check", 1, 0, 1, null);
     Assumptions.assumeFalse(plain.noGpu(), () -> "skipped: no GPU (" + plain.lastLine() + ")");
     Assumptions.assumeFalse(
         plain.mainClassMissing(), () -> "skipped: " + WorkloadRunner.MAIN_CLASS + " is not built (" + plain.lastLine() + ")");
     assertOk("without the agent", plain);
 
     assertTrue(Files.isRegularFile(agentJar), "no agent jar at " + agentJar + ": run 'mvn -B -DskipTests package' first");
-    WorkloadRunner.Attempt agent = runner.run(workload, Way.AGENT, "check", 1, 1, journals.resolve(workload));
+    WorkloadRunner.Attempt agent = runner.run(workload, Way.AGENT, "check", 1, 0, 1, journals.resolve(workload));
     assertOk("with the agent", agent);
 
     assertEquals(

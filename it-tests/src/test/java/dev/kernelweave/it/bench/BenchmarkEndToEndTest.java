@@ -74,6 +74,7 @@ class BenchmarkEndToEndTest {
     assertEquals(2.5, rl.get("tuned_speedup").getAsDouble(), 0.01);
     assertEquals(80.0, rl.get("agent_of_tuned_pct").getAsDouble(), 0.5);
     assertTrue(rl.get("sizes").getAsString().contains("n=4096"), rl.toString());
+    assertTrue(rl.get("sizes").getAsString().contains("warmup=1 warmup-ms=1500"), "the default warm-up time: " + rl);
 
     JsonObject chain = workload(out, "chain");
     assertEquals(5.0, chain.get("agent_overhead_pct").getAsDouble(), 0.2);

@@ -17,6 +17,8 @@ class BenchmarkOptionsTest {
     BenchmarkOptions o = BenchmarkOptions.parse();
     assertEquals(WorkloadRunner.WORKLOADS, o.workloads());
     assertEquals("bench", o.size());
+    assertEquals(30, o.warmup());
+    assertEquals(1500, o.warmupMillis());
     assertEquals("mode=schedule", o.agentOptions());
     assertEquals(WorkloadRunner.MAIN_CLASS, o.mainClass());
     assertNull(o.agent());
@@ -31,13 +33,14 @@ class BenchmarkOptionsTest {
   void readsEveryOptionInBothSpellings() {
     BenchmarkOptions o =
         BenchmarkOptions.parse(
-            "--workloads", "rl-sim, chain", "--rounds=2", "--warmup", "0", "--reps", "4", "--size", "check",
+            "--workloads", "rl-sim, chain", "--rounds=2", "--warmup", "0", "--warmup-ms=250", "--reps", "4", "--size", "check",
             "--agent", "a.jar", "--agent-options", "mode=schedule,streams=4", "--classpath", "x:y", "--java", "/j",
             "--jvm-arg", "-Xmx1g", "--jvm-arg", "-Dx=1", "--out", "res", "--journals", "j", "--device", "GPU", "--timeout", "60",
             "--main", "M", "--startup-runs", "0", "--startup-main", "S", "--help");
     assertEquals(List.of("rl-sim", "chain"), o.workloads());
     assertEquals(2, o.rounds());
     assertEquals(0, o.warmup());
+    assertEquals(250, o.warmupMillis());
     assertEquals(4, o.reps());
     assertEquals("check", o.size());
     assertEquals(Path.of("a.jar"), o.agent());
@@ -72,6 +75,7 @@ class BenchmarkOptionsTest {
             new String[] {"--workloads", " , "},
             new String[] {"--frobnicate", "1"},
             new String[] {"--startup-runs", "-1"},
+            new String[] {"--warmup-ms", "-1"},
             new String[] {"--startup-only", "--startup-runs", "0"},
             new String[] {"--warmup"})) {
       assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse(bad), String.join(" ", bad));

@@ -28,6 +28,7 @@ public final class FakeWorkloadMain {
     String variant = "serial";
     String size = "bench";
     int warmup = 3;
+    int warmupMillis = 0;
     int reps = 5;
     for (int i = 1; i < args.length; i += 2) {
       if (i + 1 >= args.length) {
@@ -37,6 +38,7 @@ public final class FakeWorkloadMain {
         case "--variant" -> variant = args[i + 1];
         case "--size" -> size = args[i + 1];
         case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
+        case "--warmup-ms" -> warmupMillis = Integer.parseInt(args[i + 1]);
         case "--reps" -> reps = Integer.parseInt(args[i + 1]);
         default -> usage("unknown option " + args[i]);
       }
@@ -48,7 +50,7 @@ public final class FakeWorkloadMain {
     if (name.equals("hang")) {
       Thread.sleep(120_000);
     }
-    String sizes = "sizes: " + name + " n=" + (size.equals("bench") ? 4096 : 64) + " warmup=" + warmup;
+    String sizes = "sizes: " + name + " n=" + (size.equals("bench") ? 4096 : 64) + " warmup=" + warmup + " warmup-ms=" + warmupMillis;
     System.out.println(sizes);
     boolean agent = System.getProperty(FakeAgent.OPTIONS_PROPERTY) != null;
     double base = 10 + Math.floorMod(name.hashCode(), 5);
@@ -73,7 +75,7 @@ public final class FakeWorkloadMain {
   }
 
   private static void usage(String why) {
-    System.out.println("usage: FakeWorkloadMain NAME [--variant V] [--size S] [--warmup W] [--reps R]: " + why);
+    System.out.println("usage: FakeWorkloadMain NAME [--variant V] [--size S] [--warmup W] [--warmup-ms MS] [--reps R]: " + why);
     System.exit(2);
   }
 

@@ -21,7 +21,7 @@ class WorkloadRunnerTest {
   private static List<String> command(String agentOptions, Way way, Path journal) {
     WorkloadRunner runner =
         new WorkloadRunner(new Jvm("true", 10), "cp", "Main", Path.of("/a/agent.jar"), agentOptions, List.of("-Xmx1g"));
-    return runner.run("rl-sim", way, "check", 2, 3, journal).run().command();
+    return runner.run("rl-sim", way, "check", 2, 40, 3, journal).run().command();
   }
 
   @Test
@@ -65,11 +65,11 @@ class WorkloadRunnerTest {
     assertEquals(
         List.of(
             "true", "-Xmx1g", "-javaagent:/a/agent.jar=mode=schedule,journal=/j/rl-sim-round1", "-cp", "cp", "Main",
-            "rl-sim", "--variant", "serial", "--size", "check", "--warmup", "2", "--reps", "3"),
+            "rl-sim", "--variant", "serial", "--size", "check", "--warmup", "2", "--warmup-ms", "40", "--reps", "3"),
         command("mode=schedule", Way.AGENT, journal));
     assertEquals(
         List.of("true", "-Xmx1g", "-cp", "cp", "Main", "rl-sim", "--variant", "tuned", "--size", "check", "--warmup",
-            "2", "--reps", "3"),
+            "2", "--warmup-ms", "40", "--reps", "3"),
         command("mode=schedule", Way.TUNED, journal));
     assertFalse(String.join(" ", command("mode=schedule", Way.SERIAL, journal)).contains("javaagent"));
   }

@@ -10,6 +10,7 @@ import dev.kernelweave.kernels.Size;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.WorkloadRunner;
 import dev.kernelweave.kernels.Workloads;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -49,7 +50,7 @@ class WorkloadsOnGpuTest {
   }
 
   private static WorkloadRunner.Result run(String name, Variant variant) {
-    return WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), WARMUP, REPS);
+    return WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), WARMUP, Duration.ZERO, REPS);
   }
 
   private static byte[] reference(String name) {
