@@ -3,12 +3,7 @@ package dev.kernelweave.scheduler;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * One context's kernel launches between two of the program's other calls (a window), replayed as a
@@ -80,9 +75,12 @@ public final class LaunchWindows {
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
   static final int DIVERGENCE_ALLOWANCE = 64;
 
-  /** Eight parameter bytes as one word, the first byte lowest, as the tail of {@link #fingerprint} reads them. */
-  private static final VarHandle LITTLE_ENDIAN_LONG =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  /** A known window starts with the launches so far. */
+  private static final int PREFIX = 1;
+  /** A known window goes on from the launches so far: a window ending there may still grow. */
+  private static final int INTERIOR = 2;
+  /** A known window ends with the launches so far. */
+  private static final int COMPLETE = 4;
 
   private static final int IDLE = 0;
   private static final int RECORDING = 1;
@@ -93,17 +91,17 @@ public final class LaunchWindows {
   private final Listener listener;
   private final Mutant mutant;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
-  private final LongSet prefixes = new LongSet();
-  /** Prefixes some known window goes on from: a window ending there may still grow. */
-  private final LongSet interior = new LongSet();
-  /** The keys of known windows ({@link #key}). */
-  private final LongSet complete = new LongSet();
   /**
-   * Known windows by key, least recently used first; an eviction destroys the graph. A plain LRU
-   * map rather than a Caffeine cache: evictions must run at once, on this thread, under the lock
-   * and with the context current, and the map costs the program's first launch no class loading.
+   * The prefixes of known windows ({@link #windowPrefixes}), flagged {@link #INTERIOR} where some
+   * known window goes on from it and {@link #COMPLETE} where one ends: one lookup per launch.
    */
-  private final KnownWindows known = new KnownWindows();
+  private final LongFlags prefixes = new LongFlags();
+  /**
+   * Known windows by key; making room destroys the graph of one not used lately. A map of the
+   * agent's own rather than a Caffeine cache: evictions must run at once, on this thread, under the
+   * lock and with the context current, and the map costs the program's first launch no class loading.
+   */
+  private final BoundedLongMap<Known> known = new BoundedLongMap<>(MAX_KNOWN, this::evict);
 
   private int state = IDLE;
   private long appStream;
@@ -112,6 +110,8 @@ public final class LaunchWindows {
   private int length;
   /** The fingerprint of the window's first 1, 2, ... launches. */
   private long[] windowPrefixes = new long[64];
+  /** The window's launches, word by word: what its graph, if it has one, must have been captured from. */
+  private final LaunchSignature signature;
   private CallRecord[] held = new CallRecord[16];
   private int heldCount;
   /**
@@ -148,26 +148,7 @@ public final class LaunchWindows {
     this.device = device;
     this.listener = listener;
     this.mutant = scheduler.mutant();
-  }
-
-  private final class KnownWindows extends LinkedHashMap<Long, Known> {
-    private static final long serialVersionUID = 1L;
-
-    KnownWindows() {
-      super(64, 0.75f, true);
-    }
-
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, Known> eldest) {
-      if (size() <= MAX_KNOWN) {
-        return false;
-      }
-      if (eldest.getValue().graph != 0) {
-        evicted++;
-      }
-      forget(eldest.getValue());
-      return true;
-    }
+    this.signature = new LaunchSignature(mutant);
   }
 
   /**
@@ -205,21 +186,23 @@ public final class LaunchWindows {
       prefix = 0x9E3779B97F4A7C15L;
       length = 0;
       heldCount = 0;
+      signature.clear();
     }
-    prefix = mix(prefix, fingerprint(call, mutant));
+    prefix = mix(prefix, signature.append(call));
     if (length == windowPrefixes.length) {
       windowPrefixes = Arrays.copyOf(windowPrefixes, length * 2);
     }
     windowPrefixes[length++] = prefix;
-    if (length == 1 && !stopped && prefixes.contains(prefix)) {
+    int flags = prefixes.flags(prefix);
+    if (length == 1 && !stopped && flags != 0) {
       state = HOLDING;
     }
     if (state == HOLDING) {
-      if (prefixes.contains(prefix)) {
+      if (flags != 0) {
         CallRecord copy = hold(call);
         long held = clock.getAsLong();
         copy.durationNanos += held - start;
-        if (complete.contains(key()) && !interior.contains(prefix)) {
+        if ((flags & (COMPLETE | INTERIOR)) == COMPLETE) {
           // A known window no other goes on from: replay it now rather than at the next call, so
           // the device starts while the host goes on (it may compute before it synchronizes).
           // This launch's call pays for the replay, and its journaled host time says so.
@@ -261,7 +244,7 @@ public final class LaunchWindows {
       remember(key);
       return;
     }
-    if (window.graph != 0 && !window.sameLaunches(held, heldCount, mutant)) {
+    if (window.graph != 0 && !signature.matches(window.signature)) {
       // Equal fingerprints, different launches: capture this one instead.
       forget(known.remove(key));
       window = new Known(heldCount);
@@ -271,6 +254,7 @@ public final class LaunchWindows {
     if (window.graph == 0) {
       try {
         window.capture(held, heldCount, device);
+        window.signature = signature.copy();
         captured++;
         capturedNow = true;
       } catch (RuntimeException e) {
@@ -316,11 +300,9 @@ public final class LaunchWindows {
    */
   public void forgetAll() {
     end();
-    known.values().forEach(this::forget);
+    known.forEach(this::forget);
     known.clear();
     prefixes.clear();
-    interior.clear();
-    complete.clear();
     succeeded.clear();
   }
 
@@ -464,19 +446,16 @@ public final class LaunchWindows {
       return;
     }
     known.put(key, new Known(length));
-    if (prefixes.size() + length > LongSet.MAX_SIZE || complete.size() == LongSet.MAX_SIZE) {
+    if (prefixes.size() + length > LongFlags.MAX_SIZE) {
       // Windows are learned again; a stale prefix would only hold launches in vain.
       prefixes.clear();
-      interior.clear();
-      complete.clear();
     }
-    for (int i = 0; i < length; i++) {
-      prefixes.add(windowPrefixes[i]);
-      if (i < length - 1) {
-        interior.add(windowPrefixes[i]);
-      }
+    for (int i = 0; i < length - 1; i++) {
+      prefixes.add(windowPrefixes[i], PREFIX | INTERIOR);
     }
-    complete.add(key);
+    // Keyed by the prefix alone: it stands for every launch so far, so it implies the length
+    // but for a collision, which the lookup by key and length then finds no window for.
+    prefixes.add(windowPrefixes[length - 1], PREFIX | COMPLETE);
   }
 
   /** The window's key so far: its prefix and length. */
@@ -491,42 +470,19 @@ public final class LaunchWindows {
     }
   }
 
+  private void evict(Known window) {
+    if (window.graph != 0) {
+      evicted++;
+    }
+    forget(window);
+  }
+
   private void forget(Known window) {
     if (window != null && window.graph != 0) {
       long graph = window.graph;
       window.graph = 0;
       device.destroyGraph(graph);
     }
-  }
-
-  /** A launch's fingerprint: everything {@link #sameLaunch} compares. */
-  static long fingerprint(CallRecord c, Mutant mutant) {
-    long h = mix(c.function, ((long) c.gridX << 32) ^ c.gridY);
-    h = mix(h, ((long) c.gridZ << 32) ^ c.blockX);
-    h = mix(h, ((long) c.blockY << 32) ^ c.blockZ);
-    h = mix(h, ((long) c.sharedMemBytes << 32) ^ c.paramCount);
-    int bytes = c.paramCount == 0 ? 0 : c.paramOffsets[c.paramCount];
-    for (int i = 0; i < c.paramCount; i++) {
-      h = mix(h, c.paramSize(i));
-    }
-    for (int at = 0; at < bytes && mutant != Mutant.REPLAY_STALE_PARAMETERS; at += 8) {
-      long word;
-      if (at + 8 <= bytes) {
-        word = (long) LITTLE_ENDIAN_LONG.get(c.paramBytes, at);
-      } else {
-        word = 0;
-        for (int b = bytes - 1; b >= at; b--) {
-          word = (word << 8) | (c.paramBytes[b] & 0xFFL);
-        }
-      }
-      h = mix(h, word);
-    }
-    for (int i = 0; i < c.accessCount; i++) {
-      h = mix(h, ((long) c.accessId[i] << 8) ^ c.accessMode[i]);
-      h = mix(h, c.accessOffset[i]);
-      h = mix(h, c.accessSize[i]);
-    }
-    return h;
   }
 
   /** A 64-bit mix of two values (the finalizer of MurmurHash3 over their combination). */
@@ -546,7 +502,8 @@ public final class LaunchWindows {
     long graph;
     /** Whether the graph holds cuBLAS routines. */
     boolean routines;
-    private CallRecord[] launches;
+    /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
+    long[] signature;
     /** The union of the launches' accesses, one per allocation, as the replay's. */
     private final CallRecord union = new CallRecord();
 
@@ -571,13 +528,10 @@ public final class LaunchWindows {
       }
       start[count] = edges;
       graph = device.capture(held, count, start, predecessors);
-      launches = new CallRecord[count];
       union.reset();
       routines = false;
       for (int i = 0; i < count; i++) {
         routines |= held[i].kind == CallKind.BLAS;
-        launches[i] = new CallRecord();
-        launches[i].copyFrom(held[i]);
         CallRecord c = held[i];
         for (int a = 0; a < c.accessCount; a++) {
           addToUnion(c.accessId[a], c.accessSlot[a], c.accessBase[a], c.accessOffset[a], c.accessSize[a],
@@ -609,41 +563,6 @@ public final class LaunchWindows {
       }
     }
 
-    boolean sameLaunches(CallRecord[] held, int count, Mutant mutant) {
-      if (launches == null || launches.length != count) {
-        return false;
-      }
-      for (int i = 0; i < count; i++) {
-        if (!sameLaunch(launches[i], held[i], mutant)) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-
-  static boolean sameLaunch(CallRecord a, CallRecord b, Mutant mutant) {
-    if (a.function != b.function || a.gridX != b.gridX || a.gridY != b.gridY || a.gridZ != b.gridZ
-        || a.blockX != b.blockX || a.blockY != b.blockY || a.blockZ != b.blockZ
-        || a.sharedMemBytes != b.sharedMemBytes || a.paramCount != b.paramCount || a.accessCount != b.accessCount) {
-      return false;
-    }
-    for (int i = 0; i <= a.paramCount; i++) {
-      if (a.paramOffsets[i] != b.paramOffsets[i]) {
-        return false;
-      }
-    }
-    int bytes = a.paramCount == 0 ? 0 : a.paramOffsets[a.paramCount];
-    if (mutant != Mutant.REPLAY_STALE_PARAMETERS && !Arrays.equals(a.paramBytes, 0, bytes, b.paramBytes, 0, bytes)) {
-      return false;
-    }
-    for (int i = 0; i < a.accessCount; i++) {
-      if (a.accessId[i] != b.accessId[i] || a.accessOffset[i] != b.accessOffset[i]
-          || a.accessSize[i] != b.accessSize[i] || a.accessMode[i] != b.accessMode[i]) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Whether two launches touch overlapping bytes of one allocation, one of them writing. */

@@ -435,7 +435,7 @@ class LaunchWindowsTest {
     return second;
   }
   @Test
-  void everyParameterByteTellsFingerprintsApart() {
+  void everyParameterByteTellsFingerprintsAndSignaturesApart() {
     // 8 + 4 + 8 + 1 bytes: whole words and a tail of five.
     CallRecord launch = new CallRecord();
     launch.kind = CallKind.LAUNCH;
@@ -446,14 +446,54 @@ class LaunchWindowsTest {
         launch.paramBytes[at + b] = (byte) (at + b + 1);
       }
     }
-    long original = LaunchWindows.fingerprint(launch, Mutant.NONE);
+    LaunchSignature signature = new LaunchSignature(Mutant.NONE);
+    long original = signature.append(launch);
+    long[] captured = signature.copy();
     int bytes = launch.paramOffsets[launch.paramCount];
     java.util.Set<Long> seen = new java.util.HashSet<>(List.of(original));
     for (int b = 0; b < bytes; b++) {
       launch.paramBytes[b] ^= 0x10;
-      assertTrue(seen.add(LaunchWindows.fingerprint(launch, Mutant.NONE)), "byte " + b + " changes the fingerprint");
+      signature.clear();
+      assertTrue(seen.add(signature.append(launch)), "byte " + b + " changes the fingerprint");
+      assertFalse(signature.matches(captured), "byte " + b + " changes the signature");
       launch.paramBytes[b] ^= 0x10;
     }
-    assertEquals(original, LaunchWindows.fingerprint(launch, Mutant.NONE), "the same bytes, the same fingerprint");
+    signature.clear();
+    assertEquals(original, signature.append(launch), "the same bytes, the same fingerprint");
+    assertTrue(signature.matches(captured), "the same bytes, the same signature");
+  }
+
+  @Test
+  void signaturesTellApartWhatAReplayDependsOn() {
+    CallRecord launch = new CallRecord();
+    launch.kind = CallKind.LAUNCH;
+    launch.function = 42;
+    launch.gridX = 4;
+    launch.blockX = 128;
+    launch.addParam(8);
+    launch.addParam(4);
+    launch.addAccess(7, 0, 0x1000, 0, 256, AccessMode.WRITE);
+    LaunchSignature signature = new LaunchSignature(Mutant.NONE);
+    signature.append(launch);
+    long[] captured = signature.copy();
+    java.util.List<java.util.function.Consumer<CallRecord>> changes = List.of(
+        c -> c.function = 43, c -> c.gridY = 2, c -> c.gridZ = 2, c -> c.blockX = 64, c -> c.blockY = 2,
+        c -> c.blockZ = 2, c -> c.sharedMemBytes = 16, c -> c.paramOffsets[1] = 4,
+        c -> c.accessId[0] = 8, c -> c.accessOffset[0] = 64, c -> c.accessSize[0] = 128,
+        c -> c.accessMode[0] = (byte) AccessMode.READ.ordinal(),
+        c -> c.addAccess(9, 1, 0x2000, 0, 64, AccessMode.READ));
+    for (int i = 0; i < changes.size(); i++) {
+      CallRecord changed = new CallRecord();
+      changed.copyFrom(launch);
+      changes.get(i).accept(changed);
+      signature.clear();
+      signature.append(changed);
+      assertFalse(signature.matches(captured), "change " + i + " is told apart");
+    }
+    signature.clear();
+    signature.append(launch);
+    assertTrue(signature.matches(captured));
+    signature.append(launch);
+    assertFalse(signature.matches(captured), "a longer window is another window");
   }
 }
