@@ -52,8 +52,8 @@ final class InspectCommand {
       err.print(USAGE);
       return Main.USAGE;
     }
-    if (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
-      out.print(USAGE);
+    if (args[0].equals("help") || List.of(args).contains("--help") || List.of(args).contains("-h")) {
+      out.print(USAGE); // also after a command: "inspect stats --help" asks for help, not for a journal
       return 0;
     }
     try {

@@ -369,6 +369,12 @@ class InspectCommandTest {
     Run help = inspect("--help");
     assertEquals(0, help.code());
     assertTrue(help.out().startsWith("usage: kernelweave inspect COMMAND DIR"), help.out());
+    for (String[] args : new String[][] {{"stats", "--help"}, {"trace", "some-dir", "-h"}}) {
+      Run after = inspect(args);
+      assertEquals(0, after.code(), String.join(" ", args) + ": " + after.err());
+      assertTrue(after.out().startsWith("usage: kernelweave inspect COMMAND DIR"), after.out());
+      assertEquals("", after.err());
+    }
     Run bare = inspect();
     assertEquals(Main.USAGE, bare.code());
     assertTrue(bare.err().startsWith("usage:"), bare.err());
