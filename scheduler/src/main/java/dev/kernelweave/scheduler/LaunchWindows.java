@@ -89,7 +89,6 @@ public final class LaunchWindows {
   private final Scheduler scheduler;
   private final GraphDevice device;
   private final Listener listener;
-  private final Mutant mutant;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
   /**
    * The prefixes of known windows ({@link #windowPrefixes}), flagged {@link #INTERIOR} where some
@@ -147,8 +146,7 @@ public final class LaunchWindows {
     this.scheduler = scheduler;
     this.device = device;
     this.listener = listener;
-    this.mutant = scheduler.mutant();
-    this.signature = new LaunchSignature(mutant);
+    this.signature = new LaunchSignature(scheduler.mutant());
   }
 
   /**
