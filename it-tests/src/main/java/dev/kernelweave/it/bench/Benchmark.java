@@ -215,7 +215,9 @@ public final class Benchmark {
           return m;
         }
         m.add(way, attempt.result());
-        medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms");
+        int warmups = attempt.result().warmups();
+        medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms"
+            + (warmups >= 0 ? " (" + warmups + " warm-ups)" : ""));
         if (way.withAgent()) {
           readJournal(m, way, journal, attempt.result().timedFrom());
         }

@@ -16,6 +16,7 @@ import java.util.Map;
  * @param reference {@code ok}, {@code skipped} or {@code mismatch: ...}
  * @param timedFrom when the first timed repetition began (ISO-8601), after the warm-ups; null where
  *     the line does not say
+ * @param warmups how many untimed repetitions ran first; -1 where the line does not say
  */
 public record WorkloadResult(
     String name,
@@ -25,7 +26,8 @@ public record WorkloadResult(
     List<Double> ms,
     String checksum,
     String reference,
-    String timedFrom) {
+    String timedFrom,
+    int warmups) {
 
   /** The marker that starts the result line. */
   public static final String PREFIX = "KW-RESULT ";
@@ -83,7 +85,8 @@ public record WorkloadResult(
         ms,
         text(json, "checksum", line),
         text(json, "reference", line),
-        json.get("timedFrom") instanceof String t ? t : null);
+        json.get("timedFrom") instanceof String t ? t : null,
+        json.get("warmups") instanceof Double w && w >= 0 && w == Math.rint(w) ? w.intValue() : -1);
   }
 
   private static String text(Map<?, ?> json, String key, String line) {

@@ -89,6 +89,9 @@ class BenchmarkEndToEndTest {
       assertTrue(output.contains("chart:   not drawn: this Java runtime has no java.desktop module"), output);
     }
     assertTrue(output.contains("geometric mean of 1 workloads"), output);
+    // The fake says it ran two more warm-ups than asked, as a run that warms up for a time does.
+    assertTrue(output.lines().anyMatch(l -> l.startsWith("rl-sim     round 1/2: ") && l.contains("serial 10.01 ms (3 warm-ups), agent 5.01 ms (3 warm-ups)")),
+        output);
 
     // The fake agent's journals: 7.25 us a launch passing through, 9.0 scheduling.
     JsonObject host = rl.getAsJsonObject("launch_host_time");

@@ -70,7 +70,8 @@ public final class FakeWorkloadMain {
     System.out.println(
         "KW-RESULT {\"name\":\"" + name + "\",\"variant\":\"" + variant + "\",\"size\":\"" + size
             + "\",\"sizes\":\"" + sizes + "\",\"ms\":[" + String.join(",", ms) + "],\"checksum\":\""
-            + sha256(output) + "\",\"reference\":\"" + reference + "\",\"timedFrom\":\"" + TIMED_FROM + "\"}");
+            + sha256(output) + "\",\"reference\":\"" + reference + "\",\"warmups\":" + (warmup + 2)
+            + ",\"timedFrom\":\"" + TIMED_FROM + "\"}");
     System.exit(name.equals("broken") ? 1 : 0);
   }
 

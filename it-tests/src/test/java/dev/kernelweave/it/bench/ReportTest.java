@@ -27,7 +27,7 @@ class ReportTest {
 
   static WorkloadResult result(String name, String variant, double median, String checksum) {
     return new WorkloadResult(
-        name, variant, "bench", "n=1024", List.of(median * 0.9, median, median * 1.2), checksum, "ok", null);
+        name, variant, "bench", "n=1024", List.of(median * 0.9, median, median * 1.2), checksum, "ok", null, -1);
   }
 
   static Report report(List<WorkloadMeasurement> workloads) {

@@ -13,7 +13,7 @@ class WorkloadResultTest {
   static final String LINE =
       "KW-RESULT {\"name\":\"rl-sim\",\"variant\":\"serial\",\"size\":\"bench\",\"sizes\":\"envs=64 steps=32\","
           + "\"ms\":[12.5,12.25,13],\"checksum\":\"ab12\",\"reference\":\"ok\","
-          + "\"timedFrom\":\"2026-11-25T14:30:00.5Z\"}";
+          + "\"warmups\":42,\"timedFrom\":\"2026-11-25T14:30:00.5Z\"}";
 
   @Test
   void readsTheResultLineAmongOtherOutput() {
@@ -21,7 +21,7 @@ class WorkloadResultTest {
     assertEquals(
         new WorkloadResult(
             "rl-sim", "serial", "bench", "envs=64 steps=32", List.of(12.5, 12.25, 13.0), "ab12", "ok",
-            "2026-11-25T14:30:00.5Z"),
+            "2026-11-25T14:30:00.5Z", 42),
         result);
     assertTrue(result.referenceOk());
   }
@@ -29,6 +29,13 @@ class WorkloadResultTest {
   @Test
   void aLineWithoutTheTimedRepetitionsStartStillReads() {
     assertEquals(null, WorkloadResult.parseLine(LINE.replace(",\"timedFrom\":\"2026-11-25T14:30:00.5Z\"", "")).timedFrom());
+  }
+
+  @Test
+  void aLineWithoutAWholeCountOfWarmUpsSaysNone() {
+    assertEquals(-1, WorkloadResult.parseLine(LINE.replace("\"warmups\":42,", "")).warmups());
+    assertEquals(-1, WorkloadResult.parseLine(LINE.replace("42", "4.5")).warmups());
+    assertEquals(-1, WorkloadResult.parseLine(LINE.replace("42", "\"42\"")).warmups());
   }
 
   @Test
