@@ -36,8 +36,8 @@ public final class WorkloadRunner {
    * one of 80 still running partly compiled code, in the program and in any agent it runs with.
    *
    * <p>Each repetition's output is compared with the first one's byte for byte, and hashed only
-   * when it differs and at the end: hashing 16 MiB every repetition took three times as long as
-   * {@code pipeline}'s run itself, and so left it a third of the warm-ups the same time gives now.
+   * when it differs and at the end: hashing {@code pipeline}'s 16 MiB every repetition took longer
+   * than its run itself, and so left it fewer warm-ups in the same time.
    */
   public static Result run(Workload workload, int warmup, Duration warmupTime, int reps) {
     if (warmup < 0 || warmupTime.isNegative() || reps < 1) {
