@@ -9,10 +9,10 @@ import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuGraphUpload;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.driver.JCudaDriver.setExceptionsEnabled;
 
@@ -41,9 +41,9 @@ import jcuda.driver.CUstream_flags;
  * non-blocking stream with and without the event a copy back on the legacy stream would need, no
  * copies at all); for {@code pipeline-async}, a stream of the program's own right after the batch
  * was put into page-locked memory and its copy in queued, and the same spread over non-blocking
- * streams as the agent spreads it. The sizes and kernels are {@code
- * pipeline}'s bench size ({@link PipelineProblem}). Each line is over every batch times the given
- * repetitions, after 200 repetitions of warm-up; two rounds.
+ * streams as the agent spreads it. Sizes, kernels and inputs are {@code pipeline}'s at bench size
+ * ({@link PipelineProblem}). Each line is over every batch times the given repetitions, after 200
+ * repetitions of warm-up; two rounds.
  *
  * <p>Usage, on the GPU machine: {@code java -cp 'it-tests/target/classes:it-tests/target/lib/*'
  * dev.kernelweave.it.bench.GraphLaunchCost [REPS]} (default 300).
