@@ -67,7 +67,8 @@ public final class WorkloadRunner {
         }
         output = workload.output();
         if (first == null) {
-          first = output;
+          // A copy: a workload may hand back the same array each time, refilled.
+          first = output.clone();
         } else if (unstable == null) {
           unstable = differenceFromFirst(output, first, r + 1);
         }

@@ -92,6 +92,45 @@ class WorkloadsOnCpuDeviceTest {
         "timed from " + result.timedFrom() + ", warm-ups from " + runs.get(0));
   }
 
+  @Test
+  void aRepetitionThatRefillsTheSameOutputArrayOtherwiseIsCaught() {
+    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
+    byte[] reused = new byte[8];
+    int[] runs = {0};
+    Workload refilling = new Workload() {
+      @Override
+      public Problem problem() {
+        return chain.problem();
+      }
+
+      @Override
+      public void setUp() {
+        chain.setUp();
+      }
+
+      @Override
+      public void reset() {}
+
+      @Override
+      public void run() {
+        runs[0]++;
+      }
+
+      @Override
+      public byte[] output() {
+        reused[0] = (byte) (runs[0] >= 3 ? 1 : 0);
+        return reused;
+      }
+
+      @Override
+      public void close() {
+        chain.close();
+      }
+    };
+    WorkloadRunner.Result result = WorkloadRunner.run(refilling, 1, Duration.ZERO, 3);
+    assertTrue(result.unstable() != null && result.unstable().startsWith("repetition 3 "), String.valueOf(result.unstable()));
+  }
+
   /**
    * {@code chain} at check size, noting when each run began; a run computes the chain when {@code
    * compute} and sleeps {@code millis}.
