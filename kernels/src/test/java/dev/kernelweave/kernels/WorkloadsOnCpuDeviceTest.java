@@ -94,23 +94,9 @@ class WorkloadsOnCpuDeviceTest {
 
   @Test
   void aRepetitionThatRefillsTheSameOutputArrayOtherwiseIsCaught() {
-    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
     byte[] reused = new byte[8];
     int[] runs = {0};
-    Workload refilling = new Workload() {
-      @Override
-      public Problem problem() {
-        return chain.problem();
-      }
-
-      @Override
-      public void setUp() {
-        chain.setUp();
-      }
-
-      @Override
-      public void reset() {}
-
+    Workload refilling = new ChainBacked() {
       @Override
       public void run() {
         runs[0]++;
@@ -120,11 +106,6 @@ class WorkloadsOnCpuDeviceTest {
       public byte[] output() {
         reused[0] = (byte) (runs[0] >= 3 ? 1 : 0);
         return reused;
-      }
-
-      @Override
-      public void close() {
-        chain.close();
       }
     };
     WorkloadRunner.Result result = WorkloadRunner.run(refilling, 1, Duration.ZERO, 3);
@@ -136,23 +117,7 @@ class WorkloadsOnCpuDeviceTest {
    * compute} and sleeps {@code millis}.
    */
   private static Workload recordingChain(List<Instant> runs, boolean compute, long millis) {
-    Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
-    return new Workload() {
-      @Override
-      public Problem problem() {
-        return chain.problem();
-      }
-
-      @Override
-      public void setUp() {
-        chain.setUp();
-      }
-
-      @Override
-      public void reset() {
-        chain.reset();
-      }
-
+    return new ChainBacked() {
       @Override
       public void run() {
         runs.add(Instant.now());
@@ -170,12 +135,32 @@ class WorkloadsOnCpuDeviceTest {
       public byte[] output() {
         return chain.output();
       }
-
-      @Override
-      public void close() {
-        chain.close();
-      }
     };
+  }
+
+  /** A workload on {@code chain} at check size: its problem, set-up, reset and close. */
+  private abstract static class ChainBacked implements Workload {
+    final Workload chain = Workloads.create("chain", Variant.SERIAL, Size.CHECK);
+
+    @Override
+    public Problem problem() {
+      return chain.problem();
+    }
+
+    @Override
+    public void setUp() {
+      chain.setUp();
+    }
+
+    @Override
+    public void reset() {
+      chain.reset();
+    }
+
+    @Override
+    public void close() {
+      chain.close();
+    }
   }
 
   @Test
