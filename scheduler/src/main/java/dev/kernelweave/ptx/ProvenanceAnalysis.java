@@ -18,7 +18,10 @@ import java.util.function.IntConsumer;
  * instructions and recursion need no special care. Calls to defined functions are followed
  * through their parameters and return values, one set per function for all its call sites.
  * Memory in the regions the analysis can see (local, shared, the parameter space) has one set per
- * region; what is loaded from global memory is unknown.
+ * region; what is loaded from global memory is unknown. A value computed from two addresses, at
+ * least one of them a parameter or a module variable ({@code b - a}, {@code a ^ b}), may be the
+ * distance between two allocations: it keeps both provenances, and scaling it no longer makes them
+ * an index, so {@code a + (b - a) / 4 * 4} is both a's and b's.
  *
  * <p>Then every access is classified by its address: through a parameter's provenance it is a
  * load or store of that parameter; through an unknown value or a module variable it touches
@@ -51,6 +54,12 @@ final class ProvenanceAnalysis {
   private static final long F_SHARED = 32;
   /** A module variable's address scaled by a constant: an index, unless the scaling is undone. */
   private static final long F_SCALED_VARIABLE = 64;
+  /**
+   * Arithmetic mixed this value's pointer provenances with another address ({@code b - a}, {@code a ^ b}):
+   * it may be a distance between allocations, so a scaling ({@code (b - a) / 4 * 4}) leaves its
+   * pointers and module variables plain instead of making them an index.
+   */
+  private static final long F_MIXED = 128;
   private static final long F_REGIONS = F_LOCAL | F_SHARED;
 
   // Variables that are not the functions' own. Up to V_PARAM_SPACE, they never change.
@@ -438,6 +447,7 @@ final class ProvenanceAnalysis {
         union(t, insn.srcs, base);
         if ((insn.flags & Insn.RESTORE) != 0) restore(t);
         if ((insn.flags & Insn.PROMOTE) != 0) promote(t);
+        if (mixesAddresses(insn.srcs, null, base)) t[0] |= F_MIXED;
         for (int d : insn.dsts) join(abs(d, base), t);
         break;
       case Insn.SUM:
@@ -498,11 +508,12 @@ final class ProvenanceAnalysis {
   }
 
   private void scale(long[] s) {
+    if ((s[0] & F_UNKNOWN) != 0) s[0] = (s[0] & ~F_UNKNOWN) | F_SCALED_UNKNOWN;
+    if ((s[0] & F_MIXED) != 0) return; // a distance scaled may be a distance still: see F_MIXED
     for (int w = 0; w < m; w++) {
       s[1 + m + w] |= s[1 + w];
       s[1 + w] = 0;
     }
-    if ((s[0] & F_UNKNOWN) != 0) s[0] = (s[0] & ~F_UNKNOWN) | F_SCALED_UNKNOWN;
     boolean variable = (s[0] & F_ANY_VARIABLE) != 0;
     for (int w = 1 + 3 * m; w < words; w++) {
       variable |= s[w] != 0;
@@ -536,6 +547,31 @@ final class ProvenanceAnalysis {
     for (int w = 0; w < m; w++) t[1 + w] |= twice[1 + m + w];
     if ((twice[0] & F_SCALED_UNKNOWN) != 0) t[0] |= F_UNKNOWN;
     if ((twice[0] & F_SCALED_VARIABLE) != 0) t[0] |= F_ANY_VARIABLE;
+    if (mixesAddresses(insn.srcs, insn.termFlags, base)) t[0] |= F_MIXED;
+  }
+
+  /**
+   * Whether two or more of the operands may be addresses, at least one of them a pointer or a
+   * module variable (an unknown value may be one laundered through global memory): their sum,
+   * difference or bitwise mix may then be a distance from one allocation to another. Uses {@link #u}.
+   *
+   * @param termFlags each operand's {@link Insn#SCALED} and {@link Insn#PROMOTE}; null for none
+   */
+  private boolean mixesAddresses(int[] srcs, byte[] termFlags, int base) {
+    if (srcs.length < 2) return false;
+    int addresses = 0;
+    boolean named = false;
+    for (int j = 0; j < srcs.length; j++) {
+      clear(u);
+      load(u, abs(srcs[j], base));
+      byte f = termFlags == null ? 0 : termFlags[j];
+      if ((f & Insn.SCALED) != 0) scale(u);
+      if ((f & Insn.PROMOTE) != 0) promote(u);
+      boolean pointer = hasPointer(u) || hasVariable(u);
+      named |= pointer;
+      if (pointer || (u[0] & F_UNKNOWN) != 0) addresses++;
+    }
+    return named && addresses >= 2;
   }
 
   private boolean hasPointer(long[] s) {
