@@ -401,12 +401,14 @@ public final class Calls {
         continue;
       }
       AccessMode mode = AccessMode.ofOrdinal(use);
-      for (int word = 0; word + 8 <= size; word += 8) {
+      // Every 4-byte-aligned word: a structure packed to 4 bytes holds pointers at offsets 4 mod 8.
+      for (int word = 0; word + 8 <= size; word += 4) {
         long value = littleEndianLong(r.paramBytes, at + word);
         if (value == 0) {
           continue;
         }
-        if (!addParameterAccess(r, kernel, i, size, value, mode) && value >= LOWEST_ADDRESS
+        // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
+        if (!addParameterAccess(r, kernel, i, size, value, mode) && (word & 7) == 0 && value >= LOWEST_ADDRESS
             && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
@@ -450,7 +452,8 @@ public final class Calls {
    * Adds the memory a kernel may touch through pointer {@code value}, passed in parameter {@code i}
    * of {@code size} bytes: {@code [value + start, value + end)} clipped to the allocation where its
    * PTX bounds the parameter (a pointer passed alone), else the whole allocation (a kernel may index
-   * backwards from a pointer into the middle of one).
+   * backwards from a pointer into the middle of one). A pointer one past the end of an allocation
+   * touches that allocation too, even where the next one starts there.
    *
    * @return false when the value lies in no known allocation, or its bounded extent misses it (the
    *     kernel would touch memory the pointer does not name)
@@ -463,7 +466,7 @@ public final class Calls {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
     }
-    return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
+    return Interception.ALLOCATIONS.addPointerAccess(r, value, start, end, mode, CallThread.current().found);
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {

@@ -10,6 +10,8 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.MemoryKind;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import org.junit.jupiter.api.AfterEach;
@@ -95,11 +97,37 @@ class CallsTest {
     assertFalse(launch(scalar, params).touchesUnknownMemory);
   }
 
+  /** An end pointer names its allocation, but memory the agent does not know may start there. */
   @Test
-  void addressJustPastTheEndIsNotTheAllocation() {
+  void addressJustPastTheEndIsTheAllocationAndStillABarrierWhereNothingKnownStarts() {
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(device(BASE + 4096))));
-    assertEquals(0, r.accessCount);
+    assertEquals(1, r.accessCount);
+    assertEquals(id, r.accessId[0]);
+    assertEquals(4096, r.accessSize[0]);
     assertTrue(r.touchesUnknownMemory);
+  }
+
+  /** Issue 23, hole 15: a kernel given one past the end of X may index backwards into X. */
+  @Test
+  void addressJustPastTheEndWhereTheNextAllocationStartsIsBoth() {
+    int next = Interception.ALLOCATIONS.add(BASE + 4096, 1024, MemoryKind.DEVICE);
+    try {
+      CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(device(BASE + 4096))));
+      assertEquals(2, r.accessCount);
+      assertEquals(next, r.accessId[0]);
+      assertEquals(id, r.accessId[1]);
+      assertEquals(0, r.accessOffset[1]);
+      assertEquals(4096, r.accessSize[1]);
+      assertFalse(r.touchesUnknownMemory);
+      r = launch(writesAt(-4, 0), Pointer.to(Pointer.to(device(BASE + 4096)), Pointer.to(new long[] {0})));
+      assertEquals(1, r.accessCount);
+      assertEquals(id, r.accessId[0]);
+      assertEquals(4092, r.accessOffset[0]);
+      assertEquals(4, r.accessSize[0]);
+      assertFalse(r.touchesUnknownMemory);
+    } finally {
+      Interception.ALLOCATIONS.remove(BASE + 4096);
+    }
   }
 
   @Test
@@ -118,6 +146,35 @@ class CallsTest {
     assertEquals(1, r.accessCount);
     assertEquals(0, r.accessOffset[0]);
     assertEquals(4096, r.accessSize[0]);
+  }
+
+  /** Issue 23, hole 14: {@code struct __attribute__((packed, aligned(4))) { int n; float* p; }} by value. */
+  @Test
+  void pointerAtOffsetFourOfAPackedStructParameterIsFound() {
+    long high = 0x7f00_8000_0000L; // low word large: the word at 0 (n and half the pointer) is no address
+    int packed = Interception.ALLOCATIONS.add(high, 4096, MemoryKind.DEVICE);
+    try {
+      ByteBuffer struct = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(5).putLong(high + 256);
+      CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(struct.array())));
+      assertEquals(12, r.paramSize(0));
+      assertEquals(1, r.accessCount);
+      assertEquals(packed, r.accessId[0]);
+      assertEquals(0, r.accessOffset[0]);
+      assertEquals(4096, r.accessSize[0]);
+      assertFalse(r.touchesUnknownMemory);
+    } finally {
+      Interception.ALLOCATIONS.remove(high);
+    }
+  }
+
+  /** The word at offset 4 of {@code { float* p; int n; int m; }} joins p's high half and n: no address. */
+  @Test
+  void wordAtOffsetFourJoiningTwoFieldsIsNoBarrier() {
+    ByteBuffer struct = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(BASE + 8).putInt(3).putInt(0);
+    CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(struct.array())));
+    assertEquals(1, r.accessCount);
+    assertEquals(id, r.accessId[0]);
+    assertFalse(r.touchesUnknownMemory);
   }
 
   /** A kernel writing parameter 0 at {@code [start, end)} from the pointer and reading parameter 1 anywhere. */

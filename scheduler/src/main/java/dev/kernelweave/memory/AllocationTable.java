@@ -135,12 +135,16 @@ public final class AllocationTable {
     if (i < 0) {
       return false;
     }
+    fill(s, i, into);
+    return true;
+  }
+
+  private static void fill(Snapshot s, int i, Allocation into) {
     into.id = s.ids[i];
     into.slot = s.slots[i];
     into.base = s.bases[i];
     into.size = s.ends[i] - s.bases[i];
     into.kind = MemoryKind.ofOrdinal(s.kinds[i]);
-    return true;
   }
 
   /**
@@ -178,9 +182,36 @@ public final class AllocationTable {
    * @return false, adding nothing, when the address lies in no live allocation or the range misses it
    */
   public boolean addAccess(CallRecord call, long address, long start, long end, AccessMode mode, Allocation found) {
-    if (!lookup(address, found)) {
-      return false;
-    }
+    Snapshot s = snapshot;
+    int i = indexOf(s, address);
+    return i >= 0 && addClipped(call, s, i, start, end, mode, found);
+  }
+
+  /**
+   * {@link #addAccess(CallRecord, long, long, long, AccessMode, Allocation)} for a pointer a kernel is
+   * given, which may be one past the end of its allocation (a kernel indexing backwards from an end
+   * pointer): the allocation that ends exactly at {@code pointer} gets the access as well, clipped
+   * the same way, even where another allocation starts there. Allocation-free.
+   *
+   * @param found scratch for the lookup, owned by the caller's thread
+   * @return false when the pointer lies in no live allocation (an end pointer followed by memory the
+   *     table does not know included: that memory may be what it names), or when the range misses
+   *     both allocations
+   */
+  public boolean addPointerAccess(CallRecord call, long pointer, long start, long end, AccessMode mode,
+      Allocation found) {
+    Snapshot s = snapshot;
+    int at = indexOf(s, pointer);
+    int before = indexEndingAt(s, pointer);
+    boolean added = at >= 0 && addClipped(call, s, at, start, end, mode, found);
+    added |= before >= 0 && addClipped(call, s, before, start, end, mode, found);
+    return at >= 0 && added;
+  }
+
+  /** Adds {@code [start, end)} clipped to allocation {@code i} of {@code s}; false when they do not meet. */
+  private static boolean addClipped(CallRecord call, Snapshot s, int i, long start, long end, AccessMode mode,
+      Allocation found) {
+    fill(s, i, found);
     long from = Math.max(start, found.base);
     long to = Math.min(end, found.base + found.size);
     if (from >= to) {
@@ -255,6 +286,24 @@ public final class AllocationTable {
       return found;
     }
     return NOT_FOUND;
+  }
+
+  /** The allocation whose end (one past its last byte) is {@code address}, or {@link #NOT_FOUND}. */
+  private static int indexEndingAt(Snapshot s, long address) {
+    long[] bases = s.bases;
+    int lo = 0;
+    int hi = bases.length - 1;
+    int below = -1; // the last allocation starting before the address: the only one that can end there
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(bases[mid], address) < 0) {
+        below = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return below >= 0 && s.ends[below] == address ? below : NOT_FOUND;
   }
 
   private int claimSlot() {

@@ -153,4 +153,47 @@ class AllocationTableTest {
     assertEquals(0, call.accessOffset[0]);
     assertEquals(1024, call.accessSize[0]);
   }
+
+  /** Issue 23, hole 15: a kernel's end pointer of X is also the base of Y when Y starts there. */
+  @Test
+  void pointerOnePastTheEndIsThatAllocationAndTheNextOne() {
+    long x = 0x5000_0000L;
+    int xId = table.add(x, 256, MemoryKind.DEVICE);
+    int yId = table.add(x + 256, 128, MemoryKind.DEVICE);
+    CallRecord call = new CallRecord();
+    assertTrue(table.addPointerAccess(call, x + 256, Long.MIN_VALUE, Long.MAX_VALUE, AccessMode.WRITE, found));
+    assertEquals(2, call.accessCount);
+    assertEquals(yId, call.accessId[0]);
+    assertEquals(128, call.accessSize[0]);
+    assertEquals(xId, call.accessId[1]);
+    assertEquals(0, call.accessOffset[1]);
+    assertEquals(256, call.accessSize[1]);
+    call.reset();
+    // Bounded backwards: X's last 4 bytes only, which is still known memory.
+    assertTrue(table.addPointerAccess(call, x + 256, x + 252, x + 256, AccessMode.WRITE, found));
+    assertEquals(1, call.accessCount);
+    assertEquals(xId, call.accessId[0]);
+    assertEquals(252, call.accessOffset[0]);
+    call.reset();
+    // Inside Y, not at its start: Y alone.
+    assertTrue(table.addPointerAccess(call, x + 260, Long.MIN_VALUE, Long.MAX_VALUE, AccessMode.READ, found));
+    assertEquals(1, call.accessCount);
+    assertEquals(yId, call.accessId[0]);
+  }
+
+  @Test
+  void pointerOnePastTheEndBeforeUnknownMemoryIsThatAllocationButNotKnown() {
+    long x = 0x6000_0000L;
+    int xId = table.add(x, 256, MemoryKind.DEVICE);
+    CallRecord call = new CallRecord();
+    assertFalse(table.addPointerAccess(call, x + 256, Long.MIN_VALUE, Long.MAX_VALUE, AccessMode.WRITE, found));
+    assertEquals(1, call.accessCount);
+    assertEquals(xId, call.accessId[0]);
+    call.reset();
+    assertFalse(table.addPointerAccess(call, x + 257, Long.MIN_VALUE, Long.MAX_VALUE, AccessMode.WRITE, found));
+    assertEquals(0, call.accessCount);
+    // Copies have exact ranges: their lookup is unchanged.
+    assertFalse(table.addAccess(call, x + 256, 4, AccessMode.WRITE, found));
+    assertEquals(0, call.accessCount);
+  }
 }
