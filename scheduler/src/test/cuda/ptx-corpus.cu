@@ -400,7 +400,7 @@ extern "C" __global__ void constant_through_generic_pointer(float* out, int n) {
   if (i < n) out[i] = load_generic(c_coeffs, i & 15);
 }
 
-//@expect print_value: R $str:R
+//@expect print_value: R $str:R PRINTF
 extern "C" __global__ void print_value(const float* x) {
   printf("x[%d] = %f\n", (int)threadIdx.x, x[threadIdx.x]);
 }

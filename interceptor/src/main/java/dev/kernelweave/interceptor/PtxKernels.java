@@ -78,7 +78,10 @@ final class PtxKernels {
     boolean someMissing = found.size() < declared.size();
     Map<String, KernelInfo> kernels = new HashMap<>();
     for (KernelAccessSummary s : module.kernels()) {
-      boolean barrier = s.touchesOtherMemory() || (someMissing && s.anyModuleVariable() != ParameterUse.V);
+      // A printing kernel is a barrier: its output keeps its place among every other launch's and
+      // reaches the host at the synchronization that follows it, as without the agent.
+      boolean barrier = s.touchesOtherMemory() || s.prints()
+          || (someMissing && s.anyModuleVariable() != ParameterUse.V);
       Map<Variable, ParameterUse> uses = new LinkedHashMap<>();
       if (s.anyModuleVariable() != ParameterUse.V) {
         for (Variable v : found.values()) uses.put(v, s.anyModuleVariable());

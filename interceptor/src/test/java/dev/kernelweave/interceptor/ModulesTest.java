@@ -11,9 +11,13 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.ptx.KernelAccessSummary;
 import dev.kernelweave.ptx.ModuleAccessSummary;
+import dev.kernelweave.ptx.ParameterExtent;
+import dev.kernelweave.ptx.ParameterUse;
 import dev.kernelweave.ptx.PtxAnalyzer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -143,6 +147,18 @@ class ModulesTest {
     assertArrayEquals(new long[] {VARIABLES, VARIABLES + 256, VARIABLES + 512}, k.get("any_constant").variableAddresses());
     assertArrayEquals(new byte[] {R, R, R}, k.get("any_constant").variableModes());
     for (KernelInfo info : k.values()) assertFalse(info.touchesOtherMemory(), info.name());
+  }
+
+  /** Issue 23, hole 5: device printf output keeps the order of the launches, as without the agent. */
+  @Test
+  void aKernelThatPrintsIsABarrier() {
+    ModuleAccessSummary printing = new ModuleAccessSummary(List.of(
+        new KernelAccessSummary("say", List.of(ParameterUse.R), new int[] {8}, false, Map.of(), ParameterUse.V,
+            List.of(ParameterExtent.UNBOUNDED), true),
+        new KernelAccessSummary("quiet", List.of(ParameterUse.R), new int[] {8}, false)));
+    Map<String, KernelInfo> k = PtxKernels.resolve(printing, finder()).kernels();
+    assertTrue(k.get("say").touchesOtherMemory());
+    assertFalse(k.get("quiet").touchesOtherMemory());
   }
 
   @Test

@@ -24,6 +24,9 @@ import java.util.Objects;
  * of the address it helps form. A caller that matches parameter values against its allocations
  * is not misled by that.
  *
+ * <p>{@link #prints()}: the kernel may print (device {@code printf}, a failed {@code assert}), output
+ * the host sees in launch order; a caller must keep such a launch in order with every other one.
+ *
  * <p>{@link #extent(int)} narrows where in its allocation a parameter's memory is touched; it is
  * bounded only for a parameter that is not {@link ParameterUse#V}, and never optimistic (see
  * {@link ParameterExtent}).
@@ -36,6 +39,7 @@ public final class KernelAccessSummary {
   private final Map<String, ParameterUse> variables;
   private final ParameterUse anyVariable;
   private final ParameterExtent[] extents;
+  private final boolean prints;
 
   /** A kernel that uses no module variable. */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory) {
@@ -61,6 +65,17 @@ public final class KernelAccessSummary {
    */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
       Map<String, ParameterUse> variables, ParameterUse anyVariable, List<ParameterExtent> extents) {
+    this(name, uses, sizes, otherMemory, variables, anyVariable, extents, false);
+  }
+
+  /**
+   * The full form.
+   *
+   * @param prints whether the kernel may print: see {@link #prints()}
+   */
+  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
+      Map<String, ParameterUse> variables, ParameterUse anyVariable, List<ParameterExtent> extents, boolean prints) {
+    this.prints = prints;
     this.name = Objects.requireNonNull(name, "name");
     this.uses = uses.toArray(new ParameterUse[0]);
     for (ParameterUse u : this.uses) Objects.requireNonNull(u, "use");
@@ -86,10 +101,13 @@ public final class KernelAccessSummary {
     }
   }
 
-  /** The summary to assume when nothing is known: every parameter and module variable RW, and other memory. */
+  /**
+   * The summary to assume when nothing is known: every parameter and module variable RW, other
+   * memory, and output.
+   */
   public static KernelAccessSummary unknown(String name, int[] sizes) {
     return new KernelAccessSummary(name, Collections.nCopies(sizes.length, ParameterUse.RW), sizes, true,
-        Map.of(), ParameterUse.RW);
+        Map.of(), ParameterUse.RW, Collections.nCopies(sizes.length, ParameterExtent.UNBOUNDED), true);
   }
 
   /** The entry's name as the module spells it (mangled for C++ kernels). */
@@ -133,6 +151,15 @@ public final class KernelAccessSummary {
   }
 
   /**
+   * Whether the kernel may print: it calls {@code vprintf} or {@code __assertfail}. Device output
+   * reaches the host in the order the launches ran, at the host's next synchronization, so two
+   * printing launches of one stream must not run out of order, nor a synchronization pass one.
+   */
+  public boolean prints() {
+    return prints;
+  }
+
+  /**
    * The variables of the kernel's module ({@link ModuleAccessSummary#variables()}) it reads or
    * writes, by name, in the order of the module's text; never a {@link ParameterUse#V}. Unmodifiable.
    */
@@ -154,13 +181,13 @@ public final class KernelAccessSummary {
     KernelAccessSummary s = (KernelAccessSummary) o;
     return name.equals(s.name) && Arrays.equals(uses, s.uses) && Arrays.equals(sizes, s.sizes)
         && otherMemory == s.otherMemory && variables.equals(s.variables) && anyVariable == s.anyVariable
-        && Arrays.equals(extents, s.extents);
+        && Arrays.equals(extents, s.extents) && prints == s.prints;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory, variables, anyVariable,
-        Arrays.hashCode(extents));
+        Arrays.hashCode(extents), prints);
   }
 
   /** The command line's form: see {@link KernelSummaryFormat#line(KernelAccessSummary)}. */

@@ -9,22 +9,26 @@ public final class KernelSummaryFormat {
   /** The token that follows the parameters' when the kernel touches memory no parameter names. */
   public static final String OTHER = "OTHER";
 
+  /** The last token when the kernel may print (device printf, a failed assert). */
+  public static final String PRINTF = "PRINTF";
+
   /** The name a module-variable token gives to every variable of the module. */
   public static final String ANY_VARIABLE = "*";
 
   /**
    * The version of what a summary says, for anything that keeps summaries outside this process: a
    * summary kept by another version must be analysed again, not read. 1: uses, module variables,
-   * OTHER; 2: each parameter's {@link ParameterExtent} as well.
+   * OTHER; 2: each parameter's {@link ParameterExtent} as well; 3: whether the kernel prints.
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   /**
    * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V, followed by its extent
    * {@code [start,end)} when bounded: {@code W[0,4)}); then one
    * {@code variable:USE} per module variable the kernel uses, in the order of the module
    * ({@code *:USE} for any variable of the module); then OTHER when
-   * {@link KernelAccessSummary#touchesOtherMemory()}; separated by single spaces. A kernel without
+   * {@link KernelAccessSummary#touchesOtherMemory()}; then PRINTF when {@link KernelAccessSummary#prints()};
+   * separated by single spaces. A kernel without
    * parameters, variables or other memory prints its name and the tab alone.
    */
   public static String line(KernelAccessSummary s) {
@@ -45,8 +49,12 @@ public final class KernelSummaryFormat {
       b.append(ANY_VARIABLE).append(':').append(s.anyModuleVariable().symbol());
     }
     if (s.touchesOtherMemory()) {
-      if (tokens > 0) b.append(' ');
+      if (tokens++ > 0) b.append(' ');
       b.append(OTHER);
+    }
+    if (s.prints()) {
+      if (tokens > 0) b.append(' ');
+      b.append(PRINTF);
     }
     return b.toString();
   }
@@ -54,7 +62,7 @@ public final class KernelSummaryFormat {
   /**
    * A JSON array with one object per kernel, one per line:
    * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"moduleVariables":[{"name":"table","use":"R"}],
-   * "anyModuleVariable":"V","otherMemory":false}}; a parameter with a bounded extent has it too:
+   * "anyModuleVariable":"V","otherMemory":false,"prints":false}}; a parameter with a bounded extent has it too:
    * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive).
    */
   public static String json(List<KernelAccessSummary> kernels) {
@@ -83,7 +91,8 @@ public final class KernelSummaryFormat {
         b.append(",\"use\":\"").append(v.getValue().symbol()).append("\"}");
       }
       b.append("],\"anyModuleVariable\":\"").append(s.anyModuleVariable().symbol()).append('"');
-      b.append(",\"otherMemory\":").append(s.touchesOtherMemory()).append('}');
+      b.append(",\"otherMemory\":").append(s.touchesOtherMemory());
+      b.append(",\"prints\":").append(s.prints()).append('}');
     }
     b.append(kernels.isEmpty() ? "]" : "\n]");
     return b.toString();

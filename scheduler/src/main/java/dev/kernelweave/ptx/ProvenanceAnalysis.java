@@ -127,6 +127,8 @@ final class ProvenanceAnalysis {
   private boolean anyVariableRead;
   private boolean anyVariableWrite;
   private boolean other;
+  /** A call prints: see {@link KernelAccessSummary#prints()}. */
+  private boolean prints;
 
   /** Some store or call may write a kernel parameter's slot: see {@link #parameterSpaceIsExact()}. */
   private boolean parametersWritten;
@@ -191,7 +193,8 @@ final class ProvenanceAnalysis {
         if (use != ParameterUse.V) variables.put(module.variables.get(j).name(), use);
       }
       ParameterUse any = ParameterUse.of(analysis.anyVariableRead, analysis.anyVariableWrite);
-      return new KernelAccessSummary(kernel.name, uses, sizes, analysis.other, variables, any, extents);
+      return new KernelAccessSummary(kernel.name, uses, sizes, analysis.other, variables, any, extents,
+          analysis.prints);
     } catch (RuntimeException e) {
       return KernelAccessSummary.unknown(kernel.name, sizes);
     }
@@ -948,6 +951,7 @@ final class ProvenanceAnalysis {
       case Insn.CALL_ALLOC:
         return;
       case Insn.CALL_PRINT:
+        prints = true;
         reachable(insn, base);
         mark(a, READ, null, base);
         if ((a[0] & F_UNKNOWN) != 0) other = true;

@@ -57,7 +57,7 @@ class KernelSummaryFormatTest {
     assertEquals("reward\tR W[-4,12) V", KernelSummaryFormat.line(BOUNDED));
     assertEquals("[\n  {\"name\":\"reward\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},"
         + "{\"use\":\"W\",\"bytes\":8,\"extent\":{\"start\":-4,\"end\":12}},{\"use\":\"V\",\"bytes\":4}],"
-        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false}\n]",
+        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false}\n]",
         KernelSummaryFormat.json(List.of(BOUNDED)));
   }
 
@@ -79,16 +79,16 @@ class KernelSummaryFormatTest {
   void jsonHoldsUsesSizesVariablesAndOtherMemory() {
     assertEquals("[\n"
         + "  {\"name\":\"copy\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"W\",\"bytes\":8},"
-        + "{\"use\":\"V\",\"bytes\":4}],\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false},\n"
+        + "{\"use\":\"V\",\"bytes\":4}],\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false},\n"
         + "  {\"name\":\"gather\",\"parameters\":[{\"use\":\"R\",\"bytes\":8},{\"use\":\"RW\",\"bytes\":16}],"
-        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":true},\n"
+        + "\"moduleVariables\":[],\"anyModuleVariable\":\"V\",\"otherMemory\":true,\"prints\":false},\n"
         + "  {\"name\":\"k\",\"parameters\":[{\"use\":\"R\",\"bytes\":8}],\"moduleVariables\":"
         + "[{\"name\":\"c_table\",\"use\":\"R\"},{\"name\":\"g_count\",\"use\":\"RW\"}],\"anyModuleVariable\":\"R\","
-        + "\"otherMemory\":true}\n"
+        + "\"otherMemory\":true,\"prints\":false}\n"
         + "]", KernelSummaryFormat.json(List.of(COPY, GATHER, TWO_VARIABLES)));
     assertEquals("[]", KernelSummaryFormat.json(List.of()));
     assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\",\"parameters\":[],\"moduleVariables\":[],"
-        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false}\n]",
+        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false}\n]",
         KernelSummaryFormat.json(List.of(new KernelAccessSummary("a\"b\\c\u0001", List.of(), new int[0], false))));
   }
 
@@ -114,8 +114,9 @@ class KernelSummaryFormatTest {
     assertThrows(IndexOutOfBoundsException.class, () -> s.use(1));
     assertThrows(IndexOutOfBoundsException.class, () -> s.parameterSize(-1));
     assertEquals(KernelAccessSummary.unknown("k", new int[] {8, 4}),
-        new KernelAccessSummary("k", List.of(RW, RW), new int[] {8, 4}, true, Map.of(), RW));
-    assertEquals("k\tRW RW *:RW OTHER", KernelAccessSummary.unknown("k", new int[] {8, 4}).toString());
+        new KernelAccessSummary("k", List.of(RW, RW), new int[] {8, 4}, true, Map.of(), RW,
+            List.of(ParameterExtent.UNBOUNDED, ParameterExtent.UNBOUNDED), true));
+    assertEquals("k\tRW RW *:RW OTHER PRINTF", KernelAccessSummary.unknown("k", new int[] {8, 4}).toString());
     Map<String, ParameterUse> variables = new LinkedHashMap<>();
     variables.put("g", R);
     variables.put("unused", V);

@@ -710,7 +710,7 @@ class PtxAnalyzerTest {
   }
 
   @Test
-  void printfReadsItsArgumentsAndItsFormatIsAModuleVariable() {
+  void printfReadsItsArgumentsAndItsFormatIsAModuleVariableAndPrints() {
     String ptx = HEADER + """
         .extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
         .global .align 1 .b8 $str[4] = {37, 115, 10, 0};
@@ -734,7 +734,7 @@ class PtxAnalyzerTest {
         ret;
         }
         """;
-    assertEquals("k\tR $str:R", only(ptx));
+    assertEquals("k\tR $str:R PRINTF", only(ptx));
   }
 
   // ---- newer and opaque instructions ----------------------------------------------------------

@@ -41,14 +41,17 @@ final class PtxCorpus {
     /** Module variables, {@code name:USE} in the source; {@code *} for any variable. */
     final Map<String, ParameterUse> variables;
     final boolean other;
+    /** PRINTF in the source: the kernel prints. */
+    final boolean prints;
 
     Expectation(String kernel, List<ParameterUse> uses, List<ParameterExtent> extents,
-        Map<String, ParameterUse> variables, boolean other) {
+        Map<String, ParameterUse> variables, boolean other, boolean prints) {
       this.kernel = kernel;
       this.uses = uses;
       this.extents = extents;
       this.variables = variables;
       this.other = other;
+      this.prints = prints;
     }
 
     /** The line {@code ptx} prints for the kernel. */
@@ -56,7 +59,7 @@ final class PtxCorpus {
       Map<String, ParameterUse> named = new LinkedHashMap<>(variables);
       ParameterUse any = named.remove(KernelSummaryFormat.ANY_VARIABLE);
       return KernelSummaryFormat.line(new KernelAccessSummary(kernel, uses, new int[uses.size()], other, named,
-          any == null ? ParameterUse.V : any, extents));
+          any == null ? ParameterUse.V : any, extents, prints));
     }
   }
 
@@ -78,10 +81,12 @@ final class PtxCorpus {
         List<ParameterExtent> extents = new ArrayList<>();
         Map<String, ParameterUse> variables = new LinkedHashMap<>();
         boolean other = false;
+        boolean prints = false;
         for (String token : rest.substring(colon + 1).trim().split(" +")) {
           if (token.isEmpty()) continue;
           int sep = token.lastIndexOf(':');
-          if (token.equals("OTHER")) other = true;
+          if (token.equals(KernelSummaryFormat.OTHER)) other = true;
+          else if (token.equals(KernelSummaryFormat.PRINTF)) prints = true;
           else if (sep > 0) variables.put(token.substring(0, sep), ParameterUse.valueOf(token.substring(sep + 1)));
           else {
             Matcher m = USE_AND_EXTENT.matcher(token);
@@ -91,7 +96,7 @@ final class PtxCorpus {
                 : ParameterExtent.of(Long.parseLong(m.group(2)), Long.parseLong(m.group(3))));
           }
         }
-        if (map.put(kernel, new Expectation(kernel, uses, extents, variables, other)) != null) {
+        if (map.put(kernel, new Expectation(kernel, uses, extents, variables, other, prints)) != null) {
           throw new IllegalStateException("two expectations for " + kernel);
         }
       }

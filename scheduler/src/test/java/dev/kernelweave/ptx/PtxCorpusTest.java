@@ -79,6 +79,7 @@ class PtxCorpusTest {
         });
       }
       checks.add(() -> assertTrue(!e.other || s.touchesOtherMemory(), variant + " " + e.kernel + ": OTHER missing"));
+      checks.add(() -> assertTrue(!e.prints || s.prints(), variant + " " + e.kernel + ": PRINTF missing"));
       e.variables.forEach((variable, use) -> checks.add(() -> {
         // Debug builds may reach a variable through an address the analysis cannot name: any variable.
         ParameterUse named = s.moduleVariables().getOrDefault(variable, ParameterUse.V);

@@ -96,10 +96,10 @@ class PtxCommandTest {
     assertTrue(json.startsWith("[\n  {\"name\":\"copy\",\"parameters\":"
         + "[{\"use\":\"R\",\"bytes\":8,\"extent\":{\"start\":0,\"end\":4}},"), json);
     assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],"
-        + "\"moduleVariables\":[{\"name\":\"hits\",\"use\":\"RW\"}],\"anyModuleVariable\":\"V\",\"otherMemory\":false}"),
-        json);
+        + "\"moduleVariables\":[{\"name\":\"hits\",\"use\":\"RW\"}],\"anyModuleVariable\":\"V\","
+        + "\"otherMemory\":false,\"prints\":false}"), json);
     assertTrue(json.contains("{\"name\":\"idle\",\"parameters\":[],\"moduleVariables\":[],"
-        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false}"), json);
+        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false}"), json);
   }
 
   @Test
