@@ -58,6 +58,7 @@
 #include "pipeline.cu"
 #include "rlsim.cu"
 // The agent's test programs' kernels (it-tests/src/test/cuda).
+#include "pointers.cu"
 #include "semantics.cu"
 #include "smoke.cu"
 
@@ -102,6 +103,8 @@ std::vector<KernelEntry> &kernels() {
       KW_KERNEL(rl_reward),     KW_KERNEL(rl_total),        KW_KERNEL(axpb),
       KW_KERNEL(spin_scale),    KW_KERNEL(sum_into),        KW_KERNEL(slow_fill),
       KW_KERNEL(slow_axpb),     KW_KERNEL(constant_axpb),   KW_KERNEL(indirect_fill),
+      KW_KERNEL(print_launch),  KW_KERNEL(packed_fill),     KW_KERNEL(fill_before),
+      KW_KERNEL(fill_through_difference), KW_KERNEL(add_one),
   };
   return all;
 }
@@ -851,6 +854,14 @@ CUresult cuMemHostRegister_v2(void *pointer, size_t bytes, unsigned int) {
   return CUDA_SUCCESS;
 }
 
+// Unified addressing: registered and page-locked memory has the host's address on the device too.
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *device, void *host, unsigned int) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inPinned(host, 1)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostGetDevicePointer of memory not page-locked");
+  *device = reinterpret_cast<CUdeviceptr>(host);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemHostUnregister(void *pointer) {
   std::unique_lock<std::mutex> guard(lock);
   auto it = pinnedMemory.find(reinterpret_cast<uintptr_t>(pointer));
@@ -1122,17 +1133,21 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
   }
   if (gridX == 0 || blockX == 0 || blockX > 1024) return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": bad launch size");
   // Copy the arguments now: the caller's may change once the launch returns.
-  // Each argument in its own 8-byte slot.
+  // Each argument in its own slot of whole 8-byte words (a structure passed by value may be larger).
   std::vector<size_t> offsets;
-  for (size_t i = 0; i < k->sizes.size(); i++) offsets.push_back(8 * i);
-  size_t total = 8 * k->sizes.size();
+  size_t total = 0;
+  for (size_t i = 0; i < k->sizes.size(); i++) {
+    offsets.push_back(total);
+    total += std::max<size_t>(8, (k->sizes[i] + 7) & ~size_t{7});
+  }
   auto values = std::make_shared<std::vector<char>>(total);
   for (size_t i = 0; i < k->sizes.size(); i++) {
     std::memcpy(values->data() + offsets[i], params[i], k->sizes[i]);
     if (k->pointers[i]) {
       uintptr_t p;
       std::memcpy(&p, params[i], sizeof p);
-      if (!inDevice(p, 1)) {
+      // Page-locked and registered memory is the device's too: unified addressing.
+      if (!inDevice(p, 1) && !inPinned(reinterpret_cast<const void *>(p), 1)) {
         return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": argument " + std::to_string(i) + " points into no device allocation");
       }
     }

@@ -24,7 +24,11 @@ enum SemanticsCase {
   QUERIES_ANSWER_NOT_READY_AT_ONCE(StreamQueryProgram.class, "query", ""),
   NEW_WORK_AFTER_A_PRIMARY_CONTEXT_RESET(ContextResetProgram.class, "reset", ""),
   THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", ""),
-  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", "");
+  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", ""),
+  KERNELS_THAT_PRINT_KEEP_STREAM_ORDER(PointerProgram.class, "printf", ""),
+  POINTER_AT_OFFSET_FOUR_OF_A_PACKED_STRUCT(PointerProgram.class, "packed", ""),
+  END_POINTER_OF_ONE_ALLOCATION_AT_THE_START_OF_THE_NEXT(PointerProgram.class, "end", ""),
+  ADDRESS_FROM_THE_DIFFERENCE_OF_TWO_POINTERS(PointerProgram.class, "difference", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
