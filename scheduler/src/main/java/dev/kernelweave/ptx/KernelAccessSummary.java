@@ -21,7 +21,9 @@ import java.util.Objects;
  * <p>Parameters narrower than a pointer are never pointers: they are V. An 8-byte scalar scaled by
  * a constant (an element index) is an index and stays V; one added to a pointer unscaled or
  * multiplied by a run-time value (a pitch) cannot be told from a pointer in PTX and gets the use
- * of the address it helps form. A caller that matches parameter values against its allocations
+ * of the address it helps form. A value computed from two addresses ({@code b - a}) may be the
+ * distance from one allocation to another: scaled or not, every parameter it derives from gets the
+ * use of the address it helps form. A caller that matches parameter values against its allocations
  * is not misled by that.
  *
  * <p>{@link #prints()}: the kernel may print (device {@code printf}, a failed {@code assert}), output

@@ -82,23 +82,35 @@ public final class PointerProgram {
     });
   }
 
-  private static void packed(Sequence seq, CUfunction packedFill, CUfunction addOne) throws Exception {
+  /** Launches a kernel that fills {@code target} with {@code value + i}, on {@code s}. */
+  private interface Fill {
+    int launch(CUstream s, CUdeviceptr target, float value);
+  }
+
+  /** Each repetition: {@code fill} on {@code s}, then {@code add_one} reading its target, then their result. */
+  private static void fillThenAddOne(Sequence seq, String kernel, CUfunction addOne, Fill fill) throws Exception {
     seq.repeat(rep -> {
       CUstream s = stream();
       CUdeviceptr target = stale();
       CUdeviceptr out = stale();
       settle(seq, rep);
       float value = 10f * rep + 3f;
-      byte[] struct = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(N).putLong(address(target))
-          .array();
-      seq.rc(rep, "packed_fill", 0, cuLaunchKernel(packedFill, BLOCKS, 1, 1, THREADS, 1, 1, 0, s,
-          Pointer.to(Pointer.to(struct), Pointer.to(new float[] {value})), null));
+      seq.rc(rep, kernel, 0, fill.launch(s, target, value));
       seq.rc(rep, "add_one", 0, Sequence.launch(addOne, s, out, target, N));
       seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
       seq.check(rep, "out", Sequence.describe(Sequence.ramp(value + 1f)), Sequence.describe(Sequence.read(out)));
       cuMemFree(out);
       cuMemFree(target);
       cuStreamDestroy(s);
+    });
+  }
+
+  private static void packed(Sequence seq, CUfunction packedFill, CUfunction addOne) throws Exception {
+    fillThenAddOne(seq, "packed_fill", addOne, (s, target, value) -> {
+      byte[] struct = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(N).putLong(address(target))
+          .array();
+      return cuLaunchKernel(packedFill, BLOCKS, 1, 1, THREADS, 1, 1, 0, s,
+          Pointer.to(Pointer.to(struct), Pointer.to(new float[] {value})), null);
     });
   }
 
@@ -137,24 +149,11 @@ public final class PointerProgram {
     });
   }
 
-  private static void difference(Sequence seq, CUfunction fillThroughDifference, CUfunction addOne) throws Exception {
-    seq.repeat(rep -> {
-      CUstream s = stream();
-      CUdeviceptr a = stale();
-      CUdeviceptr b = stale();
-      CUdeviceptr out = stale();
-      settle(seq, rep);
-      float value = 10f * rep + 3f;
-      seq.rc(rep, "fill_through_difference", 0, Sequence.launch(fillThroughDifference, s, a, b, value, N));
-      seq.rc(rep, "add_one", 0, Sequence.launch(addOne, s, out, b, N));
-      seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
-      seq.check(rep, "out", Sequence.describe(Sequence.ramp(value + 1f)), Sequence.describe(Sequence.read(out)));
-      seq.check(rep, "a", Sequence.describe(Sequence.ramp(-5000f)), Sequence.describe(Sequence.read(a)));
-      cuMemFree(out);
-      cuMemFree(b);
-      cuMemFree(a);
-      cuStreamDestroy(s);
-    });
+  private static void difference(Sequence seq, CUfunction fillThroughDifference, CUfunction addOne)
+      throws Exception {
+    CUdeviceptr a = stale(); // its address only: the kernel writes the target through it
+    fillThenAddOne(seq, "fill_through_difference", addOne,
+        (s, target, value) -> Sequence.launch(fillThroughDifference, s, a, target, value, N));
   }
 
   /**
