@@ -69,6 +69,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final Consumer<String> warn;
   private final FileStore store;
   private final long minFreeBytes;
+  private final Runnable housekeeping;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
@@ -84,6 +85,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.warn = b.warn;
     this.store = store;
     this.minFreeBytes = b.minFreeBytes;
+    this.housekeeping = b.housekeeping;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -268,6 +270,10 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         discardAndClose();
         return;
       }
+      if (housekeeping != null) {
+        // Here, not on a thread of its own: close() waits for the writer, so it is done by the exit.
+        housekeeping.run();
+      }
       try {
         long idle = 0;
         while (true) {
@@ -383,6 +389,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
     private RollCycle rollCycle = ROLL_CYCLE;
     private Consumer<String> warn = System.err::println;
+    private Runnable housekeeping;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -412,6 +419,15 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     /** Journaling stops, with a warning, when the disk has less free space than this. */
     public Builder minFreeBytes(long bytes) {
       this.minFreeBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Work the writer thread does once the queue is built (removing old runs): the application
+     * does not wait for it, and {@link #close} does. It must not throw.
+     */
+    public Builder housekeeping(Runnable task) {
+      this.housekeeping = Objects.requireNonNull(task, "housekeeping");
       return this;
     }
 

@@ -112,9 +112,6 @@ final class Journals {
           startChronicle();
           initialize(SingleChronicleQueueBuilder.class);
           initialize(SingleChronicleQueue.class);
-          initialize(WireType.class);
-          initialize(BinaryWire.class);
-          initialize(Wires.class);
         } catch (Throwable ignored) {
           // The writer starts Chronicle again at the first CUDA call and says why if it cannot.
         }
@@ -213,6 +210,10 @@ final class Journals {
       initialize(Jvm.class);
       initialize(BackgroundResourceReleaser.class);
       initialize(AnalyticsHolder.class);
+      // Wires' classes also ask for the default time zone as they initialize: inside this window.
+      initialize(WireType.class);
+      initialize(BinaryWire.class);
+      initialize(Wires.class);
       started = true;
     } finally {
       restore(before);

@@ -29,7 +29,7 @@ public final class LaunchJournals {
   /**
    * Opens a Chronicle journal in a new run directory of its own (see {@link JournalDirectories}):
    * under {@code parent} when given, else under the user's default journal directory ({@link
-   * JournalDirectories#defaultParent}), where the oldest runs are then removed in the background
+   * JournalDirectories#defaultParent}), where the writer thread then removes the oldest runs
    * beyond the newest {@code keepRuns} or {@code maxBytes} ({@link JournalRetention}). Call it on
    * the application's thread at its first CUDA call: it starts Chronicle there (see {@link
    * ChronicleLaunchJournal.Builder#open}).
@@ -50,11 +50,11 @@ public final class LaunchJournals {
       where = base;
       Path run = JournalDirectories.createRun(base);
       where = run;
-      ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(run).warn(warn).open();
+      ChronicleLaunchJournal.Builder journal = ChronicleLaunchJournal.builder(run).warn(warn);
       if (parent == null) {
-        pruneInBackground(base, run, keepRuns, maxBytes, warn);
+        journal.housekeeping(new Pruning(base, run, keepRuns, maxBytes, warn));
       }
-      return journal;
+      return journal.open();
     } catch (Throwable t) {
       try {
         warn.accept("kernelweave: journal off, cannot use "
@@ -67,24 +67,21 @@ public final class LaunchJournals {
     }
   }
 
-  /** Removes old runs on a daemon thread: the first CUDA call does not wait for the deletions. */
-  private static void pruneInBackground(Path parent, Path run, int keepRuns, long maxBytes, Consumer<String> warn) {
-    Thread pruner = new Thread(new Runnable() {
-      @Override
-      public void run() {
+  /** Removes old runs of the default directory; says once why not when it cannot. */
+  private record Pruning(Path parent, Path current, int keepRuns, long maxBytes, Consumer<String> warn)
+      implements Runnable {
+    @Override
+    public void run() {
+      try {
+        JournalRetention.prune(parent, current, keepRuns, maxBytes);
+      } catch (Throwable t) {
         try {
-          JournalRetention.prune(parent, run, keepRuns, maxBytes);
-        } catch (Throwable t) {
-          try {
-            warn.accept("kernelweave: old journal runs in " + parent + " not removed: "
-                + ChronicleLaunchJournal.describe(t));
-          } catch (Throwable ignored) {
-            // Nothing more to say.
-          }
+          warn.accept("kernelweave: old journal runs in " + parent + " not removed: "
+              + ChronicleLaunchJournal.describe(t));
+        } catch (Throwable ignored) {
+          // Nothing more to say.
         }
       }
-    }, "kernelweave-journal-retention");
-    pruner.setDaemon(true);
-    pruner.start();
+    }
   }
 }

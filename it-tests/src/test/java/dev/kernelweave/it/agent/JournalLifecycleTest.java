@@ -158,6 +158,23 @@ class JournalLifecycleTest {
   }
 
   @Test
+  void defaultRunsLeaveAtMostTheConfiguredNumberOfRunDirectories() throws Exception {
+    Path state = temp.resolve("state");
+    Map<String, String> env = new java.util.HashMap<>(environment());
+    env.put("XDG_STATE_HOME", state.toString());
+    for (int run = 0; run < 4; run++) {
+      ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "journal-keep=2", List.of(),
+          env, JournalProgram.class.getName(), "exit-at-once", "1");
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertTrue(r.stderr().startsWith("[kernelweave] journal: " + state.resolve("kernelweave").toRealPath()
+          + "/run-"), r.stderr());
+      try (var runs = Files.list(state.resolve("kernelweave"))) {
+        assertEquals(Math.min(run + 1, 2), runs.count(), "the runs kept after run " + run);
+      }
+    }
+  }
+
+  @Test
   void theApplicationSeesNoSystemPropertyOfTheAgents() throws Exception {
     Path journal = temp.resolve("props");
     ChildJvm.Result r = program("journal=" + journal, "properties", "3");
