@@ -32,11 +32,17 @@ import net.openhft.chronicle.wire.DocumentContext;
  * must be registered before the JVM begins to exit, see {@link Journals#prepareChronicle}) and
  * starts the writer thread, which starts Chronicle and builds the queue and its files: that takes
  * about a second, and the application does not wait for it. Calls appended meanwhile
- * wait in the ring.
+ * wait in the ring. Once it runs, the writer drains the ring at least every few milliseconds into
+ * the memory-mapped file, which outlives the process: {@code Runtime.halt} or {@code kill -9}
+ * lose only what was appended since.
+ *
+ * <p>The directory is opened once ({@link DirectoryHandle}) and every file is created through that
+ * handle, never by a name someone could swap meanwhile; Chronicle's files are made rw------- as
+ * they are acquired.
  *
  * <p>Thread-safe. {@link #close} writes what is pending and then closes the queue; it registers no
- * shutdown hook of its own (the agent calls it from its own, so that a program that exits at once
- * still leaves every call it made).
+ * shutdown hook of its own (the agent calls it after the application's hooks, so that a program
+ * that exits at once, or calls in its own hooks, still leaves every call it made).
  */
 public final class ChronicleLaunchJournal implements LaunchJournal {
 

@@ -22,10 +22,10 @@ import java.util.stream.Stream;
  * Where journals go, so that no other local user can read, replace or redirect them.
  *
  * <ul>
- *   <li>The default parent is a new directory under {@code java.io.tmpdir} with an unpredictable
- *       name, created atomically and owner-only ({@link Files#createTempDirectory}).
- *   <li>A parent the user names is used only when it is owned by the user and not writable by
- *       group or others; one that does not exist is created owner-only.
+ *   <li>The default parent is one owner-only directory per user ({@link #defaultParent}), whose
+ *       oldest runs {@link JournalRetention} removes.
+ *   <li>A parent is used only when it and every directory above it pass {@link SafeDirectories}'
+ *       checks; what does not exist is created owner-only.
  *   <li>Each run writes into a fresh sub-directory of the parent, {@code run-<yyyyMMdd-HHmmss>-<pid>}
  *       (the time in UTC: asking for the local time zone would set {@code user.timezone} in the
  *       application's system properties; with {@code -n} appended when that name is taken), created atomically (it fails if the
