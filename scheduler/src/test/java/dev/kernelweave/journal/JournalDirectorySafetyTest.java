@@ -74,6 +74,16 @@ class JournalDirectorySafetyTest {
   }
 
   @Test
+  void aTemporaryDirectoryInsideAGroupWritableOneIsNotADefault() throws Exception {
+    Path tmp = dir("group/tmp", "rwx------");
+    Files.setPosixFilePermissions(tmp.getParent(), PosixFilePermissions.fromString("rwxrwxr-x"));
+    IOException e = assertThrows(IOException.class,
+        () -> JournalDirectories.defaultParent(null, null, tmp.toString(), "me"));
+    assertTrue(e.getMessage().contains(tmp.getParent().toRealPath() + " is writable by its group"), e.getMessage());
+    assertEquals(List.of(), list(tmp));
+  }
+
+  @Test
   void aStickySharedDirectoryAboveIsAcceptedAndALinkInAPrivateOneIsFollowed() throws Exception {
     Path sticky = dir("tmp", "rwxrwxrwx");
     Process chmod = new ProcessBuilder("chmod", "1777", sticky.toString()).start();
