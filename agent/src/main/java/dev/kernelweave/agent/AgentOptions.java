@@ -2,6 +2,7 @@ package dev.kernelweave.agent;
 
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
+import dev.kernelweave.journal.JournalRetention;
 import dev.kernelweave.scheduler.Scheduler;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -13,19 +14,23 @@ import java.util.Properties;
  * {@code -Dkernelweave.key=value} (the agent argument wins where both are given). Immutable.
  *
  * @param mode what the agent does with the calls
- * @param journal where the journal goes; null when off, {@link #DEFAULT_JOURNAL} for a new
- *     directory under {@code java.io.tmpdir}
+ * @param journal where the journal goes; null when off, {@link #DEFAULT_JOURNAL} for the user's
+ *     default journal directory
  * @param streams the agent's streams per context
  * @param ptx whether kernels' read/write sets come from their PTX
  * @param graphs whether repeated windows of launches are replayed as CUDA graphs
  * @param log how much the agent says
+ * @param journalKeep how many runs the default journal directory keeps (the newest)
+ * @param journalMaxBytes how many bytes the default journal directory's runs may hold together
  */
-public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log) {
+public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
+    int journalKeep, long journalMaxBytes) {
 
-  /** {@link #journal} when none was named: a new directory is made at the first CUDA call. */
+  /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes";
+  static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
 
   /** An option the agent cannot accept; the message names it and the accepted values. */
@@ -38,13 +43,14 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   }
 
   /**
-   * The defaults: schedule, a journal under the temporary directory, PTX analysis and graphs on, and as many
+   * The defaults: schedule, a journal in the user's default journal directory (the newest 20 runs,
+   * at most 1 GiB, kept), PTX analysis and graphs on, and as many
    * streams as the driver has hardware queues: {@code CUDA_DEVICE_MAX_CONNECTIONS} where the
    * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}.
    */
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
-        true, true, AgentLog.Level.INFO);
+        true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES);
   }
 
   static int defaultStreams(String maxConnections) {
@@ -84,6 +90,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     boolean ptx = o.ptx();
     boolean graphs = o.graphs();
     AgentLog.Level log = o.log();
+    int journalKeep = o.journalKeep();
+    long journalMaxBytes = o.journalMaxBytes();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -124,10 +132,50 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "debug" -> AgentLog.Level.DEBUG;
           default -> throw bad("log", v, "quiet, info or debug");
         };
+        case "journal-keep" -> {
+          try {
+            journalKeep = Integer.parseInt(v);
+          } catch (NumberFormatException ex) {
+            journalKeep = -1;
+          }
+          if (journalKeep < 1 || journalKeep > MAX_KEEP) {
+            throw bad("journal-keep", v, "a whole number of runs from 1 to " + MAX_KEEP);
+          }
+        }
+        case "journal-max-bytes" -> {
+          journalMaxBytes = bytes(v);
+          if (journalMaxBytes < 1) {
+            throw bad("journal-max-bytes", v, "a size above 0: bytes, or with k, m, g or t (1024s), as in 1g");
+          }
+        }
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, graphs, log);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes);
+  }
+
+  /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */
+  static long bytes(String v) {
+    if (v.isEmpty()) {
+      return -1;
+    }
+    int shift = switch (Character.toLowerCase(v.charAt(v.length() - 1))) {
+      case 'k' -> 10;
+      case 'm' -> 20;
+      case 'g' -> 30;
+      case 't' -> 40;
+      default -> 0;
+    };
+    String digits = shift == 0 ? v : v.substring(0, v.length() - 1);
+    if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return -1;
+    }
+    try {
+      long n = Long.parseLong(digits);
+      return n > (Long.MAX_VALUE >> shift) ? -1 : n << shift;
+    } catch (NumberFormatException tooLong) {
+      return -1;
+    }
   }
 
   private static InvalidOption bad(String key, String value, String accepted) {

@@ -26,7 +26,8 @@ final class Journals {
       return LaunchJournal.OFF;
     }
     Path parent = options.journal() == AgentOptions.DEFAULT_JOURNAL ? null : options.journal();
-    LaunchJournal journal = LaunchJournals.open(parent, message -> AgentLog.warnOnce("journal", strip(message)));
+    LaunchJournal journal = LaunchJournals.open(parent, options.journalKeep(), options.journalMaxBytes(),
+        message -> AgentLog.warnOnce("journal", strip(message)));
     if (journal instanceof ChronicleLaunchJournal chronicle) {
       Path run = chronicle.directory().toAbsolutePath();
       AgentLog.info("journal: " + run + " (java -jar kernelweave-agent.jar inspect stats " + run + ")");

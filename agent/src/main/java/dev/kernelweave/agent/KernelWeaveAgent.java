@@ -47,17 +47,28 @@ public final class KernelWeaveAgent {
               return Journals.open(options);
             }
           }));
+      Runnable exitWork = new Runnable() {
+        @Override
+        public void run() {
+          InterceptorInstaller.shutdown();
+        }
+      };
       InterceptorInstaller.install(jvm, new Runnable() {
         @Override
         public void run() {
           JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
+          // After the application's own hooks: the calls they make are journaled too.
+          ExitHook.registerAfterApplicationHooks(exitWork);
           Journals.prepare(options);
         }
       });
+      // Where the late slot cannot be had, an ordinary hook, concurrent with the application's.
       Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
         @Override
         public void run() {
-          InterceptorInstaller.shutdown();
+          if (!ExitHook.registered()) {
+            exitWork.run();
+          }
         }
       }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +46,31 @@ class AgentOptionsTest {
     assertFalse(o.ptx());
     assertFalse(o.graphs());
     assertEquals(AgentLog.Level.DEBUG, o.log());
+  }
+
+  @Test
+  void theDefaultJournalsRetentionIsReadWithBinaryUnits() {
+    AgentOptions defaults = AgentOptions.parse("", none);
+    assertEquals(20, defaults.journalKeep());
+    assertEquals(1L << 30, defaults.journalMaxBytes());
+    AgentOptions o = AgentOptions.parse("journal-keep=3,journal-max-bytes=64m", none);
+    assertEquals(3, o.journalKeep());
+    assertEquals(64L << 20, o.journalMaxBytes());
+    assertEquals(2L << 40, AgentOptions.parse("journal-max-bytes=2T", none).journalMaxBytes());
+    assertEquals(4096, AgentOptions.parse("journal-max-bytes=4096", none).journalMaxBytes());
+  }
+
+  @Test
+  void badRetentionValuesAreNamedWithWhatIsAccepted() {
+    for (String bad : List.of("journal-keep=0", "journal-keep=-2", "journal-keep=many", "journal-keep=100001")) {
+      AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
+      assertEquals("option " + bad + " is not valid; accepted: a whole number of runs from 1 to 100000", e.getMessage());
+    }
+    for (String bad : List.of("journal-max-bytes=0", "journal-max-bytes=1x", "journal-max-bytes=g",
+        "journal-max-bytes=-1g", "journal-max-bytes=99999999999t", "journal-max-bytes=")) {
+      AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
+      assertTrue(e.getMessage().startsWith("option " + bad + " is not valid; accepted: a size above 0"), e.getMessage());
+    }
   }
 
   @Test

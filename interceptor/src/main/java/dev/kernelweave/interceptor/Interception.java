@@ -37,9 +37,9 @@ public final class Interception {
   }
 
   /**
-   * Writes every call journaled so far and closes the journal, from the agent's shutdown hook;
-   * calls after this are not journaled, and a journal not opened yet never will be: Chronicle must
-   * not start while the JVM exits.
+   * Writes every call journaled so far and closes the journal, from the agent's exit work (after
+   * the application's shutdown hooks where the JDK allows it); calls after this are not journaled,
+   * and a journal not opened yet never will be: Chronicle must not start while the JVM exits.
    */
   public static synchronized void shutdown() {
     issueHeldLaunches();

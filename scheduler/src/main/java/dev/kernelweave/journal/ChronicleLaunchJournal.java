@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.StoreFileListener;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 
@@ -31,11 +32,17 @@ import net.openhft.chronicle.wire.DocumentContext;
  * must be registered before the JVM begins to exit, see {@link Journals#prepareChronicle}) and
  * starts the writer thread, which starts Chronicle and builds the queue and its files: that takes
  * about a second, and the application does not wait for it. Calls appended meanwhile
- * wait in the ring.
+ * wait in the ring. Once it runs, the writer drains the ring at least every few milliseconds into
+ * the memory-mapped file, which outlives the process: {@code Runtime.halt} or {@code kill -9}
+ * lose only what was appended since.
+ *
+ * <p>The directory is opened once ({@link DirectoryHandle}) and every file is created through that
+ * handle, never by a name someone could swap meanwhile; Chronicle's files are made rw------- as
+ * they are acquired.
  *
  * <p>Thread-safe. {@link #close} writes what is pending and then closes the queue; it registers no
- * shutdown hook of its own (the agent calls it from its own, so that a program that exits at once
- * still leaves every call it made).
+ * shutdown hook of its own (the agent calls it after the application's hooks, so that a program
+ * that exits at once, or calls in its own hooks, still leaves every call it made).
  */
 public final class ChronicleLaunchJournal implements LaunchJournal {
 
@@ -60,7 +67,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
 
-  private final Path directory;
+  private final DirectoryHandle directory;
   private final RecordRing ring;
   private final int wakeAt;
   private final RollCycle rollCycle;
@@ -68,14 +75,15 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final Consumer<String> warn;
   private final FileStore store;
   private final long minFreeBytes;
+  private final Runnable housekeeping;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
   /** Calls written to the queue; the writer thread alone changes it. */
   private volatile long written;
 
-  private ChronicleLaunchJournal(Builder b, FileStore store) {
-    this.directory = b.directory;
+  private ChronicleLaunchJournal(Builder b, DirectoryHandle directory, FileStore store) {
+    this.directory = directory;
     this.ring = new RecordRing(b.ringCapacity);
     this.wakeAt = Math.max(1, ring.capacity() / 4);
     this.rollCycle = b.rollCycle;
@@ -83,6 +91,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.warn = b.warn;
     this.store = store;
     this.minFreeBytes = b.minFreeBytes;
+    this.housekeeping = b.housekeeping;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -144,7 +153,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
 
   /** The directory the journal writes to. */
   public Path directory() {
-    return directory;
+    return directory.path();
   }
 
   /** How many calls found the ring full and had to wait for the writer. */
@@ -194,14 +203,43 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       }
     } while (!state.compareAndSet(s, STOPPED));
     try {
-      warn.accept("kernelweave: journal " + how + ", cannot write to " + directory + ": " + describe(cause));
+      warn.accept("kernelweave: journal " + how + ", cannot write to " + directory.path() + ": "
+          + describeWriteFailure(cause, store, Math.max(blockSize, minFreeBytes)));
     } catch (Throwable ignored) {
       // A warning sink that fails must not take the application with it.
     }
   }
 
+  /**
+   * {@link #describe}, and a full disk named as such: a write into a memory-mapped page that the
+   * file system cannot back surfaces as the JVM's "fault occurred in a recent unsafe memory access"
+   * {@link InternalError}, which says nothing of the disk.
+   */
+  static String describeWriteFailure(Throwable t, FileStore store, long needed) {
+    if (t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access")) {
+      long free = -1;
+      try {
+        free = store == null ? -1 : store.getUsableSpace();
+      } catch (IOException | RuntimeException ignored) {
+        // Said without the number.
+      }
+      return free >= 0 && free < needed
+          ? DISK_FULL + ", " + free + " bytes free"
+          : "a write into the journal's memory-mapped file failed (" + DISK_FULL + ", or the file was truncated)";
+    }
+    return describe(t);
+  }
+
+  /** How a full disk is named in warnings. */
+  static final String DISK_FULL = "disk full (No space left on device)";
+
   /** One line: the exception's simple name and the first line of its message, and a hint if known. */
   static String describe(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (String.valueOf(c.getMessage()).contains("No space left on device")) {
+        return DISK_FULL;
+      }
+    }
     String message = t.getMessage();
     if (t.getClass() == IOException.class && message != null && !message.isBlank()) {
       return message;
@@ -228,13 +266,19 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     @Override
     public void run() {
       try {
-        queue = Journals.writerQueue(directory, rollCycle, blockSize);
+        directory.verify();
+        queue = Journals.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
         appender = queue.createAppender();
+        directory.ownerOnlyFiles(); // the queue's table and first data file
         checkSpace(System.nanoTime());
       } catch (Throwable t) {
         stop("off", t);
         discardAndClose();
         return;
+      }
+      if (housekeeping != null) {
+        // Here, not on a thread of its own: close() waits for the writer, so it is done by the exit.
+        housekeeping.run();
       }
       try {
         long idle = 0;
@@ -250,6 +294,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
           if (n > 0) {
             idle = 0;
             checkSpace(System.nanoTime());
+            if (!directory.throughHandle()) {
+              directory.verify(); // by path: a swapped directory stops the journal before its next file
+            }
             continue;
           }
           if (s == CLOSING && ring.isEmpty()) {
@@ -273,6 +320,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         // Producers waiting for room see STOPPED; what is left cannot be written any more.
       }
       closeQuietly();
+      try {
+        directory.ownerOnlyFiles(); // a file Chronicle made as it closed (the next cycle's)
+      } catch (IOException | RuntimeException ignored) {
+        // Closing after a failure; the warning was given.
+      }
+      directory.close();
     }
 
     @Override
@@ -314,6 +367,26 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     }
   }
 
+  /**
+   * Makes each data file rw------- as Chronicle acquires it (Java has no umask; the directory is
+   * owner-only, so no one else can open the file in the moment before), checking first that the
+   * directory is still the one opened.
+   */
+  private final class OwnerOnlyFiles implements StoreFileListener {
+    @Override
+    public void onAcquired(int cycle, java.io.File file) {
+      try {
+        directory.verify();
+        directory.ownerOnlyFiles(); // the acquired file, and any Chronicle made beside it
+      } catch (IOException | RuntimeException e) {
+        stop("stopped", e);
+      }
+    }
+
+    @Override
+    public void onReleased(int cycle, java.io.File file) {}
+  }
+
   /** Settings for a {@link ChronicleLaunchJournal}; {@link #open} creates it. */
   public static final class Builder {
     private final Path directory;
@@ -322,6 +395,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
     private RollCycle rollCycle = ROLL_CYCLE;
     private Consumer<String> warn = System.err::println;
+    private Runnable housekeeping;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -354,6 +428,15 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       return this;
     }
 
+    /**
+     * Work the writer thread does once the queue is built (removing old runs): the application
+     * does not wait for it, and {@link #close} does. It must not throw.
+     */
+    public Builder housekeeping(Runnable task) {
+      this.housekeeping = Objects.requireNonNull(task, "housekeeping");
+      return this;
+    }
+
     /** Where the one warning goes when journaling stops; by default a line on stderr. */
     public Builder warn(Consumer<String> sink) {
       this.warn = Objects.requireNonNull(sink, "warn");
@@ -369,12 +452,18 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
      */
     public ChronicleLaunchJournal open() throws IOException {
       Journals.createPrivateDirectory(directory);
-      if (!Files.isWritable(directory)) {
-        throw new IOException("not writable");
+      DirectoryHandle handle = DirectoryHandle.open(directory);
+      try {
+        if (!Files.isWritable(handle.access())) {
+          throw new IOException("not writable");
+        }
+        FileStore store = Files.getFileStore(handle.access());
+        Journals.prepareChronicle();
+        return new ChronicleLaunchJournal(this, handle, store);
+      } catch (IOException | RuntimeException e) {
+        handle.close();
+        throw e;
       }
-      FileStore store = Files.getFileStore(directory);
-      Journals.prepareChronicle();
-      return new ChronicleLaunchJournal(this, store);
     }
   }
 }

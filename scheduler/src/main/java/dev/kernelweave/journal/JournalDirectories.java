@@ -22,10 +22,10 @@ import java.util.stream.Stream;
  * Where journals go, so that no other local user can read, replace or redirect them.
  *
  * <ul>
- *   <li>The default parent is a new directory under {@code java.io.tmpdir} with an unpredictable
- *       name, created atomically and owner-only ({@link Files#createTempDirectory}).
- *   <li>A parent the user names is used only when it is owned by the user and not writable by
- *       group or others; one that does not exist is created owner-only.
+ *   <li>The default parent is one owner-only directory per user ({@link #defaultParent}), whose
+ *       oldest runs {@link JournalRetention} removes.
+ *   <li>A parent is used only when it and every directory above it pass {@link SafeDirectories}'
+ *       checks; what does not exist is created owner-only.
  *   <li>Each run writes into a fresh sub-directory of the parent, {@code run-<yyyyMMdd-HHmmss>-<pid>}
  *       (the time in UTC: asking for the local time zone would set {@code user.timezone} in the
  *       application's system properties; with {@code -n} appended when that name is taken), created atomically (it fails if the
@@ -46,44 +46,56 @@ public final class JournalDirectories {
 
   private JournalDirectories() {}
 
-  /** A new owner-only directory under {@code java.io.tmpdir}: {@code kernelweave-<random>}. */
-  public static Path createDefaultParent() throws IOException {
-    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-    return Journals.posix(tmp)
-        ? Files.createTempDirectory(tmp, "kernelweave-",
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))
-        : Files.createTempDirectory(tmp, "kernelweave-");
+  /** Name of the default journal's directory under the user's state or temporary directory. */
+  static final String DEFAULT_NAME = "kernelweave";
+
+  /**
+   * The default journal's directory, one per user, checked as {@link #preparePrivateParent} does:
+   * {@code $XDG_STATE_HOME/kernelweave}, else {@code ~/.local/state/kernelweave}; where that cannot
+   * be used (no home, another owner, a shared directory above it), {@code kernelweave-<user>} in
+   * {@code java.io.tmpdir}.
+   *
+   * @throws IOException when neither can be used, naming both causes
+   */
+  public static Path defaultParent() throws IOException {
+    return defaultParent(System.getenv("XDG_STATE_HOME"), System.getProperty("user.home"),
+        System.getProperty("java.io.tmpdir"), System.getProperty("user.name"));
+  }
+
+  static Path defaultParent(String stateHome, String home, String tmp, String user) throws IOException {
+    Path preferred = stateHome != null && !stateHome.isEmpty() && Path.of(stateHome).isAbsolute()
+        ? Path.of(stateHome, DEFAULT_NAME)
+        : home == null || home.isEmpty() || home.equals("?") ? null : Path.of(home, ".local", "state", DEFAULT_NAME);
+    IOException first = null;
+    if (preferred != null) {
+      try {
+        return preparePrivateParent(preferred);
+      } catch (IOException e) {
+        first = e;
+      }
+    }
+    try {
+      return preparePrivateParent(Path.of(tmp, DEFAULT_NAME + "-" + user));
+    } catch (IOException e) {
+      if (first != null) {
+        e.addSuppressed(first);
+        throw new IOException(first.getMessage() + "; and " + e.getMessage(), e);
+      }
+      throw e;
+    }
   }
 
   /**
-   * Makes sure {@code parent} is a directory only its owner, the current user, can write: created
-   * owner-only if missing (with its missing ancestors), else checked.
+   * Makes sure {@code parent} is a directory no other user can read or swap (see {@link
+   * SafeDirectories}): it and every directory above it are the user's or root's and not writable by
+   * group or others (sticky ones such as {@code /tmp} excepted above it), links are followed only
+   * inside such directories, and what is missing is created owner-only.
    *
    * @return the parent's real path, the one to create runs in
-   * @throws IOException with a message that says why the directory cannot be used
+   * @throws IOException with a message that names the directory and says why it cannot be used
    */
   public static Path preparePrivateParent(Path parent) throws IOException {
-    Journals.createPrivateDirectory(parent);
-    Path real = parent.toRealPath();
-    if (!Files.isDirectory(real)) {
-      throw new IOException("not a directory");
-    }
-    if (!Journals.posix(real)) {
-      return real;
-    }
-    PosixFileAttributes attributes = Files.readAttributes(real, PosixFileAttributes.class);
-    UserPrincipal me = real.getFileSystem().getUserPrincipalLookupService()
-        .lookupPrincipalByName(System.getProperty("user.name"));
-    if (!attributes.owner().equals(me)) {
-      throw new IOException("owned by " + attributes.owner().getName() + ", not by "
-          + me.getName() + "; another user could read or replace the journal");
-    }
-    if (attributes.permissions().stream().anyMatch(SHARED_WRITE::contains)) {
-      throw new IOException("writable by " + (attributes.permissions().contains(PosixFilePermission.OTHERS_WRITE)
-          ? "others" : "its group") + " (" + PosixFilePermissions.toString(attributes.permissions())
-          + "); another user could replace the journal (chmod go-w it, or choose another directory)");
-    }
-    return real;
+    return SafeDirectories.prepare(parent);
   }
 
   /**
@@ -152,10 +164,20 @@ public final class JournalDirectories {
    */
   public static List<Path> runs(Path parent) throws IOException {
     List<Path> runs = new ArrayList<>();
+    for (Path p : runDirectories(parent)) {
+      if (Journals.holdsJournal(p)) {
+        runs.add(p);
+      }
+    }
+    return runs;
+  }
+
+  /** Every run directory in {@code parent}, with a journal or not (a run stopped early), oldest first. */
+  static List<Path> runDirectories(Path parent) throws IOException {
+    List<Path> runs = new ArrayList<>();
     try (Stream<Path> entries = Files.list(parent)) {
       for (Path p : (Iterable<Path>) entries::iterator) {
-        if (isRunName(p.getFileName().toString()) && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
-            && Journals.holdsJournal(p)) {
+        if (isRunName(p.getFileName().toString()) && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
           runs.add(p);
         }
       }

@@ -10,11 +10,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
+import java.util.TimeZone;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.shutdown.PriorityHook;
 import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.impl.StoreFileListener;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.queue.internal.AnalyticsHolder;
@@ -32,7 +34,8 @@ final class Journals {
 
   private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
   private static final String SYSTEM_PROPERTIES = "system.properties";
-  private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, "user.timezone"};
+  private static final String USER_TIMEZONE = "user.timezone";
+  private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, USER_TIMEZONE};
 
   /** Guards the hook's registration apart from Chronicle's start, which holds the class's lock. */
   private static final Object HOOK = new Object();
@@ -109,9 +112,6 @@ final class Journals {
           startChronicle();
           initialize(SingleChronicleQueueBuilder.class);
           initialize(SingleChronicleQueue.class);
-          initialize(WireType.class);
-          initialize(BinaryWire.class);
-          initialize(Wires.class);
         } catch (Throwable ignored) {
           // The writer starts Chronicle again at the first CUDA call and says why if it cannot.
         }
@@ -210,6 +210,10 @@ final class Journals {
       initialize(Jvm.class);
       initialize(BackgroundResourceReleaser.class);
       initialize(AnalyticsHolder.class);
+      // Wires' classes also ask for the default time zone as they initialize: inside this window.
+      initialize(WireType.class);
+      initialize(BinaryWire.class);
+      initialize(Wires.class);
       started = true;
     } finally {
       restore(before);
@@ -220,10 +224,19 @@ final class Journals {
    * Puts back as they were the two properties above and the one Chronicle's classes set as they
    * initialize ({@code user.timezone}, by asking for the default time zone). Only these: another
    * thread of the application may set properties of its own meanwhile.
+   *
+   * <p>The JVM sets {@code user.timezone} once, as it first works out the default time zone, and
+   * never again; so where Chronicle made it do so, the default zone is forgotten along with the
+   * property ({@code TimeZone.setDefault(null)}), and the application's first look at the time
+   * zone works it out, and sets the property, as it would have without the agent.
    */
   private static void restore(Properties before) {
     for (String name : TOUCHED) {
       String old = before.getProperty(name);
+      if (name.equals(USER_TIMEZONE) && (old == null || old.isEmpty())
+          && !java.util.Objects.equals(old, System.getProperty(name))) {
+        TimeZone.setDefault(null);
+      }
       if (old == null) {
         System.clearProperty(name);
       } else {
@@ -262,11 +275,13 @@ final class Journals {
     }
   }
 
-  static SingleChronicleQueue writerQueue(Path directory, RollCycle rollCycle, long blockSize) {
+  static SingleChronicleQueue writerQueue(Path directory, RollCycle rollCycle, long blockSize,
+      StoreFileListener files) {
     startChronicle();
     return SingleChronicleQueueBuilder.binary(directory)
         .rollCycle(rollCycle)
         .blockSize(blockSize)
+        .storeFileListener(files)
         .build();
   }
 

@@ -21,38 +21,67 @@ public final class LaunchJournals {
     }
   }
 
+  /** {@link #open(Path, int, long, Consumer)} with the default retention. */
+  public static LaunchJournal open(Path parent, Consumer<String> warn) {
+    return open(parent, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES, warn);
+  }
+
   /**
    * Opens a Chronicle journal in a new run directory of its own (see {@link JournalDirectories}):
-   * under {@code parent} when given, else under a new owner-only directory in
-   * {@code java.io.tmpdir}. Call it on the application's thread at its first CUDA call: it starts
-   * Chronicle there (see {@link ChronicleLaunchJournal.Builder#open}).
+   * under {@code parent} when given, else under the user's default journal directory ({@link
+   * JournalDirectories#defaultParent}), where the writer thread then removes the oldest runs
+   * beyond the newest {@code keepRuns} or {@code maxBytes} ({@link JournalRetention}). Call it on
+   * the application's thread at its first CUDA call: it starts Chronicle there (see {@link
+   * ChronicleLaunchJournal.Builder#open}).
    *
-   * <p>Never throws: when the parent cannot be used (another owner, writable by others, not a
-   * directory), the run directory cannot be created, or Chronicle cannot start in this JVM, it
-   * passes one line naming the directory and the cause to {@code warn} and returns
-   * {@link LaunchJournal#OFF}. Later write failures also warn once and stop journaling. The caller
-   * closes the journal (the agent does so from its shutdown hook).
+   * <p>Never throws: when the parent cannot be used (another owner, writable by others, a shared
+   * directory above it, not a directory), the run directory cannot be created, or Chronicle cannot
+   * start in this JVM, it passes one line naming the directory and the cause to {@code warn} and
+   * returns {@link LaunchJournal#OFF}. Later write failures also warn once and stop journaling. The
+   * caller closes the journal (the agent does so after the application's shutdown hooks).
    *
    * @param parent the directory the user named, or null for the default
    */
-  public static LaunchJournal open(Path parent, Consumer<String> warn) {
+  public static LaunchJournal open(Path parent, int keepRuns, long maxBytes, Consumer<String> warn) {
     Path where = parent;
     try {
-      Path base = parent == null ? JournalDirectories.createDefaultParent()
+      Path base = parent == null ? JournalDirectories.defaultParent()
           : JournalDirectories.preparePrivateParent(parent);
       where = base;
       Path run = JournalDirectories.createRun(base);
       where = run;
-      return ChronicleLaunchJournal.builder(run).warn(warn).open();
+      ChronicleLaunchJournal.Builder journal = ChronicleLaunchJournal.builder(run).warn(warn);
+      if (parent == null) {
+        journal.housekeeping(new Pruning(base, run, keepRuns, maxBytes, warn));
+      }
+      return journal.open();
     } catch (Throwable t) {
       try {
         warn.accept("kernelweave: journal off, cannot use "
-            + (where == null ? "a directory under " + System.getProperty("java.io.tmpdir") : where)
+            + (where == null ? "the default journal directory" : where)
             + ": " + ChronicleLaunchJournal.describe(t));
       } catch (Throwable ignored) {
         // Nothing more to say.
       }
       return LaunchJournal.OFF;
+    }
+  }
+
+  /** Removes old runs of the default directory; says once why not when it cannot. */
+  private record Pruning(Path parent, Path current, int keepRuns, long maxBytes, Consumer<String> warn)
+      implements Runnable {
+    @Override
+    public void run() {
+      try {
+        JournalRetention.prune(parent, current, keepRuns, maxBytes);
+      } catch (Throwable t) {
+        try {
+          warn.accept("kernelweave: old journal runs in " + parent + " not removed: "
+              + ChronicleLaunchJournal.describe(t));
+        } catch (Throwable ignored) {
+          // Nothing more to say.
+        }
+      }
     }
   }
 }

@@ -201,20 +201,25 @@ class ChronicleLaunchJournalTest {
   }
 
   @Test
-  void theDefaultDirectoryIsAPrivateOneWithAnUnpredictableNameUnderTmp() throws Exception {
-    LaunchJournal journal = LaunchJournals.open(null, warnings::add);
-    try {
-      Path run = ((ChronicleLaunchJournal) journal).directory();
-      Path parent = run.getParent();
-      assertEquals(Path.of(System.getProperty("java.io.tmpdir")).toRealPath(), parent.getParent().toRealPath());
-      assertTrue(parent.getFileName().toString().matches("kernelweave-\\d+"), parent.toString());
-      assertFalse(parent.getFileName().toString().contains(Long.toString(ProcessHandle.current().pid())),
-          "the name does not follow from the process id");
-      assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(parent)));
-      assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
-    } finally {
-      journal.close();
-    }
-    assertEquals(List.of(), warnings);
+  void theDefaultDirectoryIsOnePrivateDirectoryPerUserInTheStateHome() throws Exception {
+    Path state = temp.resolve("state");
+    Path parent = JournalDirectories.defaultParent(state.toString(), "/nonexistent-home", temp.toString(), "me");
+    assertEquals(state.resolve("kernelweave").toRealPath(), parent);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(parent)));
+    assertEquals(parent, JournalDirectories.defaultParent(state.toString(), null, temp.toString(), "me"),
+        "the same directory for every run");
+    Path home = Files.createDirectory(temp.resolve("home"));
+    Path inHome = JournalDirectories.defaultParent(null, home.toString(), temp.toString(), "me");
+    assertEquals(home.resolve(".local/state/kernelweave").toRealPath(), inHome);
+  }
+
+  @Test
+  void theDefaultDirectoryFallsBackToAPrivateOneUnderTmpWhenTheStateHomeIsShared() throws Exception {
+    Path shared = Files.createDirectory(temp.resolve("shared"));
+    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwx---"));
+    Path parent = JournalDirectories.defaultParent(shared.resolve("state").toString(), null, temp.toString(), "me");
+    assertEquals(temp.resolve("kernelweave-me").toRealPath(), parent);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(parent)));
+    assertFalse(Files.exists(shared.resolve("state")), "nothing created under the shared directory");
   }
 }

@@ -111,7 +111,7 @@ class JournalDirectoriesTest {
     assertEquals(1, warnings.size(), warnings.toString());
     assertTrue(warnings.get(0).startsWith("kernelweave: journal off, cannot use " + dir.toRealPath() + ": "),
         warnings.get(0));
-    assertTrue(warnings.get(0).contains("writable by others (rwxrwxrwx)"), warnings.get(0));
+    assertTrue(warnings.get(0).contains(dir.toRealPath() + " is writable by others (rwxrwxrwx)"), warnings.get(0));
     assertEquals(List.of(), list(dir));
   }
 

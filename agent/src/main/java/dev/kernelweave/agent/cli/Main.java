@@ -20,8 +20,12 @@ public final class Main {
           mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
                                       passthrough: change nothing, only journal
           journal=DIR|off             where the launch journal goes: each run in a new run-...
-                                      directory inside DIR (default: a new private directory
-                                      under java.io.tmpdir); the run's directory is printed
+                                      directory inside DIR (default: $XDG_STATE_HOME/kernelweave
+                                      or ~/.local/state/kernelweave); the run's directory is
+                                      printed. DIR and every directory above it must not be
+                                      writable by other users (sticky ones such as /tmp excepted)
+          journal-keep=N              runs the default journal directory keeps (default 20)
+          journal-max-bytes=SIZE      bytes they may hold, as 512m or 1g (default 1g)
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)

@@ -122,6 +122,59 @@ class JournalLifecycleTest {
   }
 
   @Test
+  void callsMadeInTheApplicationsShutdownHookAreJournaled() throws Exception {
+    for (int run = 0; run < 3; run++) {
+      Path journal = temp.resolve("hook-" + run);
+      ChildJvm.Result r = program("journal=" + journal, "in-shutdown-hook", "5");
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertTrue(r.stdout().contains("checksum "), "the hook ran: " + r.stdout());
+      assertOnlyTheJournalLine(r);
+      List<String> calls = journaledCalls(journal);
+      assertEquals(10, calls.stream().filter(c -> c.contains("cuLaunchKernel")).count(), calls.toString());
+      assertTrue(calls.get(calls.size() - 1).contains("cuMemFree"), "the hook's last call is journaled: " + calls);
+    }
+  }
+
+  @Test
+  void haltFiftyMillisecondsAfterTheLastCallKeepsEveryCall() throws Exception {
+    Path journal = temp.resolve("halt");
+    ChildJvm.Result r = program("journal=" + journal, "halt", "5");
+    assertEquals(0, r.exitCode(), r.stderr());
+    assertTrue(r.stdout().contains("freed"), r.stdout());
+    List<String> calls = journaledCalls(journal);
+    assertEquals(10, calls.stream().filter(c -> c.contains("cuLaunchKernel")).count(), calls.toString());
+    assertEquals(2, calls.stream().filter(c -> c.contains("cuMemFree")).count(), "the last calls: " + calls);
+  }
+
+  @Test
+  void theTimeZonePropertyIsTheJvmsOnceTheApplicationReadsTheTimeZone() throws Exception {
+    ChildJvm.Result without = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), null, List.of(),
+        environment(), JournalProgram.class.getName(), "timezone", "1");
+    ChildJvm.Result with = program("journal=" + temp.resolve("tz"), "timezone", "1");
+    assertEquals(0, with.exitCode(), with.stderr());
+    String property = without.stdout().lines().filter(l -> l.startsWith("user.timezone=")).findFirst().orElseThrow();
+    assertFalse(property.endsWith("=null"), without.stdout());
+    assertTrue(with.stdout().contains(property), "as without the agent (" + property + "): " + with.stdout());
+  }
+
+  @Test
+  void defaultRunsLeaveAtMostTheConfiguredNumberOfRunDirectories() throws Exception {
+    Path state = temp.resolve("state");
+    Map<String, String> env = new java.util.HashMap<>(environment());
+    env.put("XDG_STATE_HOME", state.toString());
+    for (int run = 0; run < 4; run++) {
+      ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "journal-keep=2", List.of(),
+          env, JournalProgram.class.getName(), "exit-at-once", "1");
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertTrue(r.stderr().startsWith("[kernelweave] journal: " + state.resolve("kernelweave").toRealPath()
+          + "/run-"), r.stderr());
+      try (var runs = Files.list(state.resolve("kernelweave"))) {
+        assertEquals(Math.min(run + 1, 2), runs.count(), "the runs kept after run " + run);
+      }
+    }
+  }
+
+  @Test
   void theApplicationSeesNoSystemPropertyOfTheAgents() throws Exception {
     Path journal = temp.resolve("props");
     ChildJvm.Result r = program("journal=" + journal, "properties", "3");

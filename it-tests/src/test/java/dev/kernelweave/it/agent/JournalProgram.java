@@ -1,5 +1,6 @@
 package dev.kernelweave.it.agent;
 
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
@@ -28,9 +29,13 @@ import jcuda.driver.JCudaDriver;
  * Small programs for {@link JournalLifecycleTest}, the way short samples are written: a context, a
  * buffer, a few kernels, a read-back, then one of several endings.
  *
- * <p>Usage: {@code JournalProgram exit-at-once|exit-from-thread|busy|properties [launches]}.
- * Every mode ends its work with {@code cuMemFree}, except {@code busy}, which launches until it is
- * killed and prints {@code launched N} once it has made {@code launches} launches.
+ * <p>Usage: {@code JournalProgram
+ * exit-at-once|exit-from-thread|busy|properties|in-shutdown-hook|halt|timezone [launches]}. Every
+ * mode ends its work with {@code cuMemFree}, except {@code busy}, which launches until it is killed
+ * and prints {@code launched N} once it has made {@code launches} launches, and {@code halt}, which
+ * halts the JVM 50 ms after its last launch. {@code in-shutdown-hook} makes half of its launches
+ * and the read-back in a shutdown hook of its own, after the agent's ordinary hooks had time to run;
+ * {@code timezone} prints {@code user.timezone} once the program has read the default time zone.
  */
 public final class JournalProgram {
 
@@ -41,6 +46,8 @@ public final class JournalProgram {
     int launches = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     Properties before = (Properties) System.getProperties().clone();
     CUfunction axpb = chainStep();
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
     CUdeviceptr in = new CUdeviceptr();
     CUdeviceptr out = new CUdeviceptr();
     cuMemAlloc(in, 4L * N);
@@ -75,6 +82,35 @@ public final class JournalProgram {
         sleep(2000);
         finish(in, out);
         System.out.println(changes(before, System.getProperties()));
+      }
+      case "in-shutdown-hook" -> {
+        launch(axpb, out, in, launches);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+          sleep(300);
+          cuCtxSetCurrent(context);
+          launch(axpb, out, in, launches);
+          finish(in, out);
+        }));
+      }
+      case "halt" -> {
+        launch(axpb, out, in, launches);
+        sleep(2000); // the journal's writer has started
+        launch(axpb, out, in, launches);
+        float[] result = new float[N];
+        cuMemcpyDtoH(Pointer.to(result), out, 4L * N);
+        cuMemFree(in);
+        cuMemFree(out);
+        System.out.println("freed");
+        System.out.flush();
+        sleep(50);
+        Runtime.getRuntime().halt(0);
+      }
+      case "timezone" -> {
+        launch(axpb, out, in, launches);
+        sleep(2000); // Chronicle has started
+        java.util.TimeZone.getDefault();
+        finish(in, out);
+        System.out.println("user.timezone=" + System.getProperty("user.timezone"));
       }
       default -> throw new IllegalArgumentException(mode);
     }
