@@ -58,6 +58,9 @@ public final class Calls {
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
+      if (reportsOrObserves(kind)) {
+        issueHeldBefore(r);
+      }
       // Opened here rather than where the call is journaled: the writer builds its queue while the
       // first call (cuInit, a few hundred milliseconds on a GPU) runs.
       Interception.journal();
@@ -65,6 +68,51 @@ public final class Calls {
     } catch (Throwable e) {
       Interception.fail(e);
       return null;
+    }
+  }
+
+  /**
+   * Whether a call of this kind may report an asynchronous error of its context or observe device
+   * memory, so that nothing held may stay held across it, even where it needs no placement (an
+   * allocation, an event query, a module load): launches and routines are offered to the windows
+   * instead, host queries and the current context's calls see neither.
+   */
+  private static boolean reportsOrObserves(CallKind kind) {
+    return kind != CallKind.LAUNCH && kind != CallKind.BLAS && kind != CallKind.HOST && kind != CallKind.CONTEXT;
+  }
+
+  /**
+   * Issues what the call's context holds before the call, or what every context holds while several
+   * are in use (the call may name memory of another context: CUDA's addresses are unified). Placed
+   * calls would issue their own context's anyway; this also covers the calls that are not placed.
+   */
+  private static void issueHeldBefore(CallRecord r) {
+    if (!Interception.scheduling()) {
+      return;
+    }
+    if (Interception.severalContexts()) {
+      Interception.issueHeldInEveryContext(false);
+      return;
+    }
+    ContextScheduling cs = r.context == 0 ? null : Interception.CONTEXTS.get(r.context);
+    if (cs != null && cs.dispatch.holdingHint()) {
+      cs.dispatch.endWindow();
+    }
+  }
+
+  /**
+   * Before a call that may end a context from any thread (a destroy, a reset, a release of the
+   * primary context) or that reaches into another context (a peer copy): issues what every context
+   * holds and waits until it is done, as the call would find it without the agent.
+   */
+  public static void issueHeldEverywhere(CallRecord r) {
+    if (r == null) {
+      return;
+    }
+    try {
+      Interception.issueHeldInEveryContext(true);
+    } catch (Throwable e) {
+      abandon(r, e);
     }
   }
 
@@ -148,7 +196,10 @@ public final class Calls {
    */
   public static void placeClassified(CallRecord r, CallClassification c) {
     CallClassification.HeldLaunches held = c.launches();
-    if (held == CallClassification.HeldLaunches.UNAFFECTED
+    if (held == CallClassification.HeldLaunches.EVERY_CONTEXT) {
+      issueHeldEverywhere(r);
+    }
+    if (held == CallClassification.HeldLaunches.UNAFFECTED || held == CallClassification.HeldLaunches.EVERY_CONTEXT
         || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
       place(r, c.placement());
     }
@@ -269,6 +320,9 @@ public final class Calls {
       boolean succeeded = thrown == null && result == 0;
       if (r.kind == CallKind.CONTEXT || r.kind == CallKind.OPAQUE) {
         t.forgetContext();
+      }
+      if (CudaErrors.isSticky(r.result)) {
+        Interception.stickyError(r.context, r.result);
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
         Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);

@@ -72,7 +72,7 @@ public final class LaunchWindows {
    * would: the host is computing, not launching, and the launches before the pause should run
    * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
    */
-  static final long PAUSE_NANOS = 1_000_000;
+  public static final long PAUSE_NANOS = 1_000_000;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
