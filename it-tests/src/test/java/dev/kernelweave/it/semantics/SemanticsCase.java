@@ -24,7 +24,12 @@ enum SemanticsCase {
   QUERIES_ANSWER_NOT_READY_AT_ONCE(StreamQueryProgram.class, "query", ""),
   NEW_WORK_AFTER_A_PRIMARY_CONTEXT_RESET(ContextResetProgram.class, "reset", ""),
   THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", ""),
-  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", "");
+  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", ""),
+  A_LAUNCH_AFTER_A_STICKY_ERROR_RETURNS_IT(HeldLaunchProgram.class, "sticky", ""),
+  A_LAUNCH_AFTER_AN_ATTRIBUTE_CHANGE_RETURNS_ITS_ERROR(HeldLaunchProgram.class, "attribute", ""),
+  NEW_WORK_AFTER_THE_PRIMARY_CONTEXTS_LAST_RELEASE(HeldLaunchProgram.class, "release", ""),
+  HELD_LAUNCHES_RUN_BEFORE_ANOTHER_THREAD_ENDS_THE_CONTEXT(HeldLaunchProgram.class, "thread-release", ""),
+  A_PEER_COPY_FINDS_WHAT_THE_OTHER_CONTEXT_HELD_DONE(HeldLaunchProgram.class, "peer", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
