@@ -1101,9 +1101,10 @@ CUresult cuEventQuery(CUevent event) {
   if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventQuery of no event");
   if (e->capture) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuEventQuery of an event recorded in a capture");
   if (stickyError) return stickyError;
-  if (e->recorded == nullptr || e->recorded->state == Op::DONE) return CUDA_SUCCESS;
+  bool complete = e->recorded == nullptr || e->recorded->state == Op::DONE;
+  // Time passes on a device whatever the answer: later work goes on (and may fault meanwhile).
   step();
-  return CUDA_ERROR_NOT_READY;
+  return complete ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult cuEventSynchronize(CUevent event) {

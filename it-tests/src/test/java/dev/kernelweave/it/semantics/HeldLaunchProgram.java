@@ -10,6 +10,10 @@ import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxReset;
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
@@ -24,6 +28,10 @@ import java.util.Arrays;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
 
@@ -34,6 +42,9 @@ import jcuda.driver.CUfunction_attribute;
  * <ul>
  *   <li>{@code sticky}: a kernel faults; once a synchronization returned the sticky error, the next
  *       launch of a known window returns it too (it must be made, not held);
+ *   <li>{@code query}: a kernel faults while held; the program polls an event of earlier work, a call
+ *       that never waits: it must see the sticky error once the kernel ran, as without the agent
+ *       (held work is issued before any call that may report its error, and at a deadline);
  *   <li>{@code attribute}: a function's maximum dynamic shared memory is lowered; a configuration
  *       that launched before must now return CUDA's error (it must be made, not held);
  *   <li>{@code release}: the primary context released to zero (destroyed), retained again, and the
@@ -58,6 +69,7 @@ public final class HeldLaunchProgram {
     seq.repeat(rep -> {
       switch (seq.variant) {
         case "sticky" -> sticky(seq, rep);
+        case "query" -> query(seq, rep);
         case "attribute" -> attribute(seq, rep);
         case "release" -> release(seq, rep);
         case "thread-release" -> threadRelease(seq, rep);
@@ -100,6 +112,44 @@ public final class HeldLaunchProgram {
     seq.check(rep, "the next launch returned the sticky error", true,
         Sequence.launch(trap, null, x, flag, N, seq.cycles) != 0);
     // The context is unusable: reset it, and go on with a fresh one.
+    seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
+    seq.retainPrimary();
+  }
+
+  private static void query(Sequence seq, int rep) throws Exception {
+    CUfunction trap = Sequence.function(Sequence.loadSemantics(), "trap_if");
+    CUfunction axpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
+    CUfunction fill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
+    CUdeviceptr x = new CUdeviceptr();
+    CUdeviceptr y = new CUdeviceptr();
+    CUdeviceptr flag = new CUdeviceptr();
+    seq.rc(rep, "cuMemAlloc x", 0, cuMemAlloc(x, BYTES));
+    seq.rc(rep, "cuMemAlloc y", 0, cuMemAlloc(y, BYTES));
+    seq.rc(rep, "cuMemAlloc flag", 0, cuMemAlloc(flag, 4));
+    seq.rc(rep, "cuMemsetD32 x", 0, cuMemsetD32(x, 0, N));
+    seq.rc(rep, "cuMemsetD32 flag", 0, cuMemsetD32(flag, 0, 1));
+    for (int it = 0; it < WARM; it++) {
+      seq.rc(rep, "trap_if " + it, 0, Sequence.launch(trap, null, x, flag, N, seq.cycles));
+      seq.rc(rep, "slow_axpb " + it, 0, Sequence.launch(axpb, null, x, 1f, 0f, N, seq.cycles));
+      float[] expected = new float[N];
+      Arrays.fill(expected, it + 1);
+      seq.check(rep, "x " + it, Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
+    }
+    seq.rc(rep, "cuMemsetD32 flag to fault", 0, cuMemsetD32(flag, 1, 1));
+    CUstream s = new CUstream();
+    seq.rc(rep, "cuStreamCreate", 0, cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING));
+    CUevent event = new CUevent();
+    seq.rc(rep, "cuEventCreate", 0, cuEventCreate(event, 0));
+    seq.rc(rep, "slow_fill on s", 0, Sequence.launch(fill, s, y, 1f, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord on s", 0, cuEventRecord(event, s));
+    seq.rc(rep, "trap_if faulting", 0, Sequence.launch(trap, null, x, flag, N, seq.cycles));
+    // Poll, as a program that overlaps host work would: the fault must show, as without the agent.
+    long until = System.nanoTime() + seq.timeoutMs * 1_000_000L;
+    int code;
+    do {
+      code = cuEventQuery(event);
+    } while ((code == 0 || code == CUresult.CUDA_ERROR_NOT_READY) && System.nanoTime() < until);
+    seq.check(rep, "a query saw the sticky error", true, code != 0 && code != CUresult.CUDA_ERROR_NOT_READY);
     seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
     seq.retainPrimary();
   }

@@ -26,6 +26,7 @@ enum SemanticsCase {
   THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", ""),
   STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", ""),
   A_LAUNCH_AFTER_A_STICKY_ERROR_RETURNS_IT(HeldLaunchProgram.class, "sticky", ""),
+  A_FAULT_OF_A_HELD_LAUNCH_REACHES_A_QUERY(HeldLaunchProgram.class, "query", ""),
   A_LAUNCH_AFTER_AN_ATTRIBUTE_CHANGE_RETURNS_ITS_ERROR(HeldLaunchProgram.class, "attribute", ""),
   NEW_WORK_AFTER_THE_PRIMARY_CONTEXTS_LAST_RELEASE(HeldLaunchProgram.class, "release", ""),
   HELD_LAUNCHES_RUN_BEFORE_ANOTHER_THREAD_ENDS_THE_CONTEXT(HeldLaunchProgram.class, "thread-release", ""),
