@@ -58,8 +58,8 @@ public final class Calls {
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
-      if (reportsOrObserves(kind)) {
-        issueHeldBefore(r);
+      if (HeldWork.reportsOrObserves(kind)) {
+        HeldWork.issueBefore(r);
       }
       // Opened here rather than where the call is journaled: the writer builds its queue while the
       // first call (cuInit, a few hundred milliseconds on a GPU) runs.
@@ -68,35 +68,6 @@ public final class Calls {
     } catch (Throwable e) {
       Interception.fail(e);
       return null;
-    }
-  }
-
-  /**
-   * Whether a call of this kind may report an asynchronous error of its context or observe device
-   * memory, so that nothing held may stay held across it, even where it needs no placement (an
-   * allocation, an event query, a module load): launches and routines are offered to the windows
-   * instead, host queries and the current context's calls see neither.
-   */
-  private static boolean reportsOrObserves(CallKind kind) {
-    return kind != CallKind.LAUNCH && kind != CallKind.BLAS && kind != CallKind.HOST && kind != CallKind.CONTEXT;
-  }
-
-  /**
-   * Issues what the call's context holds before the call, or what every context holds while several
-   * are in use (the call may name memory of another context: CUDA's addresses are unified). Placed
-   * calls would issue their own context's anyway; this also covers the calls that are not placed.
-   */
-  private static void issueHeldBefore(CallRecord r) {
-    if (!Interception.scheduling()) {
-      return;
-    }
-    if (Interception.severalContexts()) {
-      Interception.issueHeldInEveryContext(false);
-      return;
-    }
-    ContextScheduling cs = r.context == 0 ? null : Interception.CONTEXTS.get(r.context);
-    if (cs != null && cs.dispatch.holdingHint()) {
-      cs.dispatch.endWindow();
     }
   }
 
@@ -110,7 +81,7 @@ public final class Calls {
       return;
     }
     try {
-      Interception.issueHeldInEveryContext(true);
+      HeldWork.issueInEveryContext(true);
     } catch (Throwable e) {
       abandon(r, e);
     }
@@ -322,7 +293,7 @@ public final class Calls {
         t.forgetContext();
       }
       if (CudaErrors.isSticky(r.result)) {
-        Interception.stickyError(r.context, r.result);
+        HeldWork.stickyError(r.context, r.result);
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
         Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);

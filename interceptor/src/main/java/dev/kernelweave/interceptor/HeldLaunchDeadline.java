@@ -66,7 +66,7 @@ final class HeldLaunchDeadline implements Runnable {
         }
         idle = true;
         // A context that began holding before idle was set did not unpark: look once more.
-        if (!anyHolding()) {
+        if (!HeldWork.anyHolding()) {
           LockSupport.park();
         }
         idle = false;
@@ -75,11 +75,5 @@ final class HeldLaunchDeadline implements Runnable {
         return;
       }
     }
-  }
-
-  private static boolean anyHolding() {
-    boolean[] any = {false};
-    Interception.CONTEXTS.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
-    return any[0];
   }
 }

@@ -145,57 +145,6 @@ public final class Interception {
     FALLBACKS.add(action);
   }
 
-  /**
-   * Issues what every context holds, each with that context current on the calling thread (made
-   * current again as it was afterwards), before a call that may observe memory of a context other than
-   * its own (a peer copy, an event of another context, any call while several contexts are in use)
-   * or end a context from any thread (a destroy, a reset, the primary context's last release).
-   *
-   * @param complete also wait until the work of each context that held something is done: what a
-   *     peer copy or a context's end must find complete
-   */
-  static void issueHeldInEveryContext(boolean complete) {
-    if (!scheduling || !anyHolding()) {
-      return;
-    }
-    long current = JCudaNatives.currentContext(new jcuda.driver.CUcontext());
-    try {
-      CONTEXTS.forEach((context, cs) -> {
-        if (cs.dispatch.holdingHint()) {
-          JCudaNatives.makeCurrent(context);
-          cs.dispatch.endWindow();
-          if (complete) {
-            JCudaNatives.synchronizeContext();
-          }
-        }
-      });
-    } finally {
-      JCudaNatives.makeCurrent(current);
-    }
-  }
-
-  private static boolean anyHolding() {
-    boolean[] any = {false};
-    CONTEXTS.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
-    return any[0];
-  }
-
-  /** Whether calls of several contexts are being scheduled: one context's call may observe another's memory. */
-  static boolean severalContexts() {
-    return CONTEXTS.size() > 1;
-  }
-
-  /**
-   * A call of {@code context} returned a sticky error: the context issues what it holds and holds no
-   * more, so that every later launch is made at once and returns the error as CUDA would.
-   */
-  static void stickyError(long context, int code) {
-    ContextScheduling cs = CONTEXTS.get(context);
-    if (cs != null) {
-      cs.dispatch.stopHolding("the context returned CUDA error " + code);
-    }
-  }
-
   /** Primary context handles by device ordinal, as the program retained them. */
   private static final LongMap<Long> PRIMARY_CONTEXTS = new LongMap<>();
 

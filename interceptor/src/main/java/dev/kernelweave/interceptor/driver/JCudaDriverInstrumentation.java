@@ -24,8 +24,6 @@ import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
@@ -89,7 +87,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cuCtxSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
-    visitor.visit("ContextDestroy", named("cuCtxDestroy"));
+    visitor.visit(ContextEndAdvice.CONTEXT_DESTROY, named("cuCtxDestroy"));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
@@ -98,9 +96,9 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cuStreamWaitEvent"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, namedOneOf("cuStreamBeginCapture", "cuStreamBeginCapture_v2"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cuStreamEndCapture"));
-    visitor.visit("PrimaryReset", named("cuDevicePrimaryCtxReset"));
-    visitor.visit("PrimaryRetain", named("cuDevicePrimaryCtxRetain"));
-    visitor.visit("PrimaryRelease", named("cuDevicePrimaryCtxRelease"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RESET, named("cuDevicePrimaryCtxReset"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RETAIN, named("cuDevicePrimaryCtxRetain"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RELEASE, named("cuDevicePrimaryCtxRelease"));
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
@@ -358,91 +356,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       CallRecord r = Calls.beginStreamBarrier(name, stream);
       stream = Calls.stream(r, stream);
       return r;
-    }
-  }
-
-  static final class ContextDestroy {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuCtxDestroy", 0L);
-      // The program may destroy a context from a thread where another is current, or none (a
-      // shutdown hook): what every context holds is issued and done first.
-      Calls.issueHeldEverywhere(r);
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (thrown == null && result == 0) {
-        DriverCalls.contextDestroyed(context);
-      }
-    }
-  }
-
-  /**
-   * {@code cuDevicePrimaryCtxReset(dev)}: destroys the device's primary context, whichever thread calls
-   * it: what every context holds is issued and done first; the context's scheduler goes with it.
-   */
-  static final class PrimaryReset {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxReset", 0L);
-      Calls.issueHeldEverywhere(r);
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdevice device,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (thrown == null && result == 0) {
-        Calls.contextReset(r);
-        DriverCalls.primaryEnded(device);
-      }
-    }
-  }
-
-  /** {@code cuDevicePrimaryCtxRetain(ctx, dev)}: which handle is the device's primary context. */
-  static final class PrimaryRetain {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxRetain", 0L);
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
-        @Advice.Argument(1) CUdevice device, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (r != null && thrown == null && result == 0) {
-        DriverCalls.primaryRetained(device, context);
-      }
-    }
-  }
-
-  /**
-   * {@code cuDevicePrimaryCtxRelease(dev)}: the last release destroys the primary context, so every
-   * release is taken for one that may: what every context holds is issued and done first, and when
-   * the driver says the context is no longer active, its scheduler goes with it.
-   */
-  static final class PrimaryRelease {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxRelease", 0L);
-      Calls.issueHeldEverywhere(r);
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdevice device,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (r != null && thrown == null && result == 0) {
-        DriverCalls.primaryReleased(device);
-      }
     }
   }
 

@@ -89,9 +89,11 @@ public final class HeldLaunchProgram {
     }
   }
 
-  private static void sticky(Sequence seq, int rep) throws Exception {
-    CUfunction trap = Sequence.function(Sequence.loadSemantics(), "trap_if");
-    CUfunction axpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
+  /**
+   * Allocates x (zeros) and a flag (clear), and makes {trap_if, slow_axpb} a known window; then sets
+   * the flag, so that the next trap_if faults. Returns x and the flag.
+   */
+  private static CUdeviceptr[] armFault(Sequence seq, int rep, CUfunction trap, CUfunction axpb) {
     CUdeviceptr x = new CUdeviceptr();
     CUdeviceptr flag = new CUdeviceptr();
     seq.rc(rep, "cuMemAlloc x", 0, cuMemAlloc(x, BYTES));
@@ -106,43 +108,43 @@ public final class HeldLaunchProgram {
       seq.check(rep, "x " + it, Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
     }
     seq.rc(rep, "cuMemsetD32 flag to fault", 0, cuMemsetD32(flag, 1, 1));
+    return new CUdeviceptr[] {x, flag};
+  }
+
+  /** The context is unusable after a fault: reset it, and go on with a fresh one. */
+  private static void resetAfterFault(Sequence seq, int rep) {
+    seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
+    seq.retainPrimary();
+  }
+
+  private static void sticky(Sequence seq, int rep) throws Exception {
+    CUfunction trap = Sequence.function(Sequence.loadSemantics(), "trap_if");
+    CUfunction axpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
+    CUdeviceptr[] armed = armFault(seq, rep, trap, axpb);
+    CUdeviceptr x = armed[0];
+    CUdeviceptr flag = armed[1];
     seq.rc(rep, "trap_if faulting", 0, Sequence.launch(trap, null, x, flag, N, seq.cycles));
     seq.rc(rep, "slow_axpb after the fault", 0, Sequence.launch(axpb, null, x, 1f, 0f, N, seq.cycles));
     seq.check(rep, "cuCtxSynchronize returned an error", true, cuCtxSynchronize() != 0);
     seq.check(rep, "the next launch returned the sticky error", true,
         Sequence.launch(trap, null, x, flag, N, seq.cycles) != 0);
-    // The context is unusable: reset it, and go on with a fresh one.
-    seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
-    seq.retainPrimary();
+    resetAfterFault(seq, rep);
   }
 
   private static void query(Sequence seq, int rep) throws Exception {
     CUfunction trap = Sequence.function(Sequence.loadSemantics(), "trap_if");
     CUfunction axpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
     CUfunction fill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
-    CUdeviceptr x = new CUdeviceptr();
     CUdeviceptr y = new CUdeviceptr();
-    CUdeviceptr flag = new CUdeviceptr();
-    seq.rc(rep, "cuMemAlloc x", 0, cuMemAlloc(x, BYTES));
     seq.rc(rep, "cuMemAlloc y", 0, cuMemAlloc(y, BYTES));
-    seq.rc(rep, "cuMemAlloc flag", 0, cuMemAlloc(flag, 4));
-    seq.rc(rep, "cuMemsetD32 x", 0, cuMemsetD32(x, 0, N));
-    seq.rc(rep, "cuMemsetD32 flag", 0, cuMemsetD32(flag, 0, 1));
-    for (int it = 0; it < WARM; it++) {
-      seq.rc(rep, "trap_if " + it, 0, Sequence.launch(trap, null, x, flag, N, seq.cycles));
-      seq.rc(rep, "slow_axpb " + it, 0, Sequence.launch(axpb, null, x, 1f, 0f, N, seq.cycles));
-      float[] expected = new float[N];
-      Arrays.fill(expected, it + 1);
-      seq.check(rep, "x " + it, Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
-    }
-    seq.rc(rep, "cuMemsetD32 flag to fault", 0, cuMemsetD32(flag, 1, 1));
+    CUdeviceptr[] armed = armFault(seq, rep, trap, axpb);
     CUstream s = new CUstream();
     seq.rc(rep, "cuStreamCreate", 0, cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING));
     CUevent event = new CUevent();
     seq.rc(rep, "cuEventCreate", 0, cuEventCreate(event, 0));
     seq.rc(rep, "slow_fill on s", 0, Sequence.launch(fill, s, y, 1f, N, seq.cycles));
     seq.rc(rep, "cuEventRecord on s", 0, cuEventRecord(event, s));
-    seq.rc(rep, "trap_if faulting", 0, Sequence.launch(trap, null, x, flag, N, seq.cycles));
+    seq.rc(rep, "trap_if faulting", 0, Sequence.launch(trap, null, armed[0], armed[1], N, seq.cycles));
     // Poll, as a program that overlaps host work would: the fault must show, as without the agent.
     long until = System.nanoTime() + seq.timeoutMs * 1_000_000L;
     int code;
@@ -150,8 +152,7 @@ public final class HeldLaunchProgram {
       code = cuEventQuery(event);
     } while ((code == 0 || code == CUresult.CUDA_ERROR_NOT_READY) && System.nanoTime() < until);
     seq.check(rep, "a query saw the sticky error", true, code != 0 && code != CUresult.CUDA_ERROR_NOT_READY);
-    seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
-    seq.retainPrimary();
+    resetAfterFault(seq, rep);
   }
 
   private static void attribute(Sequence seq, int rep) throws Exception {
