@@ -41,3 +41,15 @@ extern "C" __global__ void indirect_fill(float* const* table, float value, int n
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) table[0][i] = value + i;
 }
+
+// y[i] = y[i] + 1, unless flag[0] is set: then the kernel faults (__trap), and its context gets a
+// sticky error.
+extern "C" __global__ void trap_if(float* y, const int* flag, int n, long long cycles) {
+  spin(cycles);
+  if (flag[0] != 0) {
+    __trap();
+    return;
+  }
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = y[i] + 1.0f;
+}

@@ -22,6 +22,13 @@
 // fork/join into a graph; a synchronizing call during a global capture fails with error 900 and
 // invalidates it. cuDevicePrimaryCtxReset destroys every stream, event, module and allocation.
 //
+// A kernel that calls __trap() makes the context's sticky error CUDA_ERROR_LAUNCH_FAILED: from then
+// on launches, allocations, synchronizations, queries and copies return it, until the context is
+// destroyed (reset, or the primary context's last release). Dynamic shared memory is checked against
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (48 KiB unless cuFuncSetAttribute raised it).
+// KW_CPU_DEVICE_KERNELS_FILE=path: whenever a context ends, the number of kernels run so far is
+// written there, so that a program can see what ran before it ended.
+//
 // Not modelled: several devices; contexts other than the primary one share its streams and memory.
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -105,6 +112,7 @@ std::vector<KernelEntry> &kernels() {
       KW_KERNEL(slow_axpb),     KW_KERNEL(constant_axpb),   KW_KERNEL(indirect_fill),
       KW_KERNEL(print_launch),  KW_KERNEL(packed_fill),     KW_KERNEL(fill_before),
       KW_KERNEL(fill_through_difference), KW_KERNEL(add_one),
+      KW_KERNEL(trap_if),
   };
   return all;
 }
@@ -264,6 +272,20 @@ unsigned generation = 0;  // bumped by a reset: per-thread default streams of ol
 
 Context primaryContext{0};
 int primaryRetains = 0;
+CUresult stickyError = CUDA_SUCCESS;  // set by __trap(), cleared when the context is destroyed
+long kernelsRun = 0;
+std::map<const void *, int> maxDynamicShared;  // per function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kDefaultMaxDynamicShared = 48 * 1024;
+
+// Writes the number of kernels run so far where KW_CPU_DEVICE_KERNELS_FILE says, if it says.
+void reportKernelsRun() {
+  const char *path = std::getenv("KW_CPU_DEVICE_KERNELS_FILE");
+  if (!path) return;
+  if (FILE *f = std::fopen(path, "w")) {
+    std::fprintf(f, "%ld\n", kernelsRun);
+    std::fclose(f);
+  }
+}
 CUcontext lastCurrent = nullptr;  // for threads that never set one (see cuCtxGetCurrent)
 thread_local CUcontext threadCurrent = nullptr;
 thread_local std::vector<CUcontext> contextStack;
@@ -525,6 +547,9 @@ void registerGlobals() {
 // Everything a context owns, gone: streams, events, modules, graphs, allocations, host memory.
 void destroyContextState(std::unique_lock<std::mutex> &guard) {
   runAll(guard);
+  reportKernelsRun();
+  stickyError = CUDA_SUCCESS;
+  maxDynamicShared.clear();
   for (auto it = deviceMemory.begin(); it != deviceMemory.end();) {
     if (it->second.region) {
       munmap(it->second.region, it->second.regionSize);
@@ -600,6 +625,8 @@ bool declares(const Module *m, const char *name) {
 }  // namespace
 
 void __syncthreads() { swapcontext(&fibers[currentFiber]->context, &blockScheduler); }
+
+void __trap() { stickyError = 719; }  // CUDA_ERROR_LAUNCH_FAILED
 
 // ---- For the cuBLAS of this directory.
 
@@ -685,6 +712,7 @@ CUresult cuCtxCreate_v2(CUcontext *context, unsigned int, CUdevice device) {
 CUresult cuCtxDestroy_v2(CUcontext context) {
   std::unique_lock<std::mutex> guard(lock);
   runAll(guard);
+  reportKernelsRun();
   if (threadCurrent == context) threadCurrent = nullptr;
   if (lastCurrent == context) lastCurrent = nullptr;
   return CUDA_SUCCESS;
@@ -731,7 +759,7 @@ CUresult cuCtxSynchronize() {
   std::unique_lock<std::mutex> guard(lock);
   if (CUresult r = synchronizingAllowed(nullptr, "cuCtxSynchronize")) return r;
   runAll(guard);
-  return CUDA_SUCCESS;
+  return stickyError;
 }
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
@@ -796,6 +824,7 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *pointer, size_t *bytes, CUmodule modu
 
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::mutex> guard(lock);
+  if (stickyError) return stickyError;
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t pages = (bytes + page - 1) / page;
   size_t regionSize = (pages + 1) * page;
@@ -897,9 +926,18 @@ CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
   std::unique_lock<std::mutex> guard(lock);
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside device memory");
   if (CUresult r = synchronizingAllowed(&legacyStream, "cuMemcpyDtoH")) return r;
+  if (stickyError) return stickyError;
   Op *op = enqueue(&legacyStream, [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); });
   runThrough(guard, op);
-  return CUDA_SUCCESS;
+  return stickyError;
+}
+
+// Contexts share the memory here: a peer copy is a device-to-device copy on the legacy stream.
+CUresult cuMemcpyPeer(CUdeviceptr to, CUcontext, CUdeviceptr from, CUcontext, size_t bytes) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(to, bytes) || !inDevice(from, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyPeer outside device memory");
+  return submit(nullptr, [=] { std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes); },
+                "cuMemcpyPeer");
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
@@ -1015,7 +1053,7 @@ CUresult cuStreamSynchronize(CUstream stream) {
     if (CUresult r = synchronizingAllowed(s, "cuStreamSynchronize")) return r;
   }
   runThrough(guard, s->last);
-  return CUDA_SUCCESS;
+  return stickyError;
 }
 
 // Answers at once; then, standing in for the time that passes on a device, starts one ready operation.
@@ -1027,6 +1065,7 @@ CUresult cuStreamQuery(CUstream stream) {
     invalidate(s->capture);
     return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuStreamQuery of a capturing stream");
   }
+  if (stickyError) return stickyError;
   if (s->last == nullptr || s->last->state == Op::DONE) return CUDA_SUCCESS;
   step();
   return CUDA_ERROR_NOT_READY;
@@ -1072,9 +1111,11 @@ CUresult cuEventQuery(CUevent event) {
   Event *e = reinterpret_cast<Event *>(event);
   if (!events.count(e)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventQuery of no event");
   if (e->capture) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "cuEventQuery of an event recorded in a capture");
-  if (e->recorded == nullptr || e->recorded->state == Op::DONE) return CUDA_SUCCESS;
+  if (stickyError) return stickyError;
+  bool complete = e->recorded == nullptr || e->recorded->state == Op::DONE;
+  // Time passes on a device whatever the answer: later work goes on (and may fault meanwhile).
   step();
-  return CUDA_ERROR_NOT_READY;
+  return complete ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult cuEventSynchronize(CUevent event) {
@@ -1128,8 +1169,13 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
                         unsigned int sharedBytes, CUstream stream, void **params, void **extra) {
   std::lock_guard<std::mutex> guard(lock);
   const KernelEntry *k = reinterpret_cast<const KernelEntry *>(function);
-  if (gridY != 1 || gridZ != 1 || blockY != 1 || blockZ != 1 || sharedBytes != 0 || extra) {
-    return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": only 1-D launches without dynamic shared memory");
+  if (stickyError) return stickyError;
+  if (gridY != 1 || gridZ != 1 || blockY != 1 || blockZ != 1 || extra) {
+    return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": only 1-D launches");
+  }
+  auto limit = maxDynamicShared.find(k);
+  if (sharedBytes > static_cast<unsigned>(limit == maxDynamicShared.end() ? kDefaultMaxDynamicShared : limit->second)) {
+    return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": more dynamic shared memory than the function allows");
   }
   if (gridX == 0 || blockX == 0 || blockX > 1024) return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": bad launch size");
   // Copy the arguments now: the caller's may change once the launch returns.
@@ -1159,11 +1205,21 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
     blockDim = {blockX, 1, 1};
     runningKernel = k;
     runningArgs = args.data();
+    kernelsRun++;
     for (unsigned b = 0; b < gridX; b++) {
       blockIdx = {b, 0, 0};
       runBlock();
     }
   }, k->name);
+}
+
+// Only CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (8), up to 227 KiB as on an H100.
+CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (attribute != 8) return fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: only the maximum dynamic shared memory");
+  if (value < 0 || value > 227 * 1024) return fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: too much shared memory");
+  maxDynamicShared[reinterpret_cast<const KernelEntry *>(function)] = value;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *userData) {

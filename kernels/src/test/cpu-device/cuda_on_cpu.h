@@ -17,6 +17,9 @@ extern kw_dim3 gridDim;
 
 // Suspends the calling fiber until every thread of the block has reached the barrier.
 void __syncthreads();
+// Ends the kernel's thread as a fault: the context gets a sticky error (CUDA_ERROR_LAUNCH_FAILED). The
+// thread must return after it, as it does not on a GPU.
+void __trap();
 
 #define __global__
 #define __device__

@@ -90,6 +90,7 @@ public final class CallAdvice {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name) {
       CallRecord r = Calls.begin(CallKind.CONTEXT, name, 0L);
+      Calls.issueHeldEverywhere(r);
       Calls.place(r, Placement.BARRIER);
       return r;
     }

@@ -21,8 +21,15 @@ public record CallClassification(CallKind kind, Placement placement, HeldLaunche
     UNAFFECTED,
     /** Issued first: the call changes how later launches run (a function's or the context's settings). */
     ISSUED_FIRST,
-    /** Issued first, then every launch the context knows forgotten: a module unload, after which its function handles may name other kernels. */
-    FORGOTTEN
+    /**
+     * Issued first, then every launch the context knows forgotten: a module unload, after which its
+     * function handles may name other kernels; a change of a function's or the context's attributes,
+     * after which a configuration that launched before may fail (a launch is held only once its
+     * configuration succeeded, and graphs keep the attributes they were captured with).
+     */
+    FORGOTTEN,
+    /** What every context holds is issued and completed first: a peer copy reaches into another context. */
+    EVERY_CONTEXT
   }
 
   CallClassification(CallKind kind, Placement placement) {
@@ -40,6 +47,10 @@ public record CallClassification(CallKind kind, Placement placement, HeldLaunche
   private static final CallClassification OPAQUE = new CallClassification(CallKind.OPAQUE, Placement.BARRIER);
   private static final CallClassification HOST_SETTING =
       new CallClassification(CallKind.HOST, Placement.NONE, HeldLaunches.ISSUED_FIRST);
+  private static final CallClassification ATTRIBUTE_SETTING =
+      new CallClassification(CallKind.HOST, Placement.NONE, HeldLaunches.FORGOTTEN);
+  private static final CallClassification PEER =
+      new CallClassification(CallKind.OPAQUE, Placement.BARRIER, HeldLaunches.EVERY_CONTEXT);
   private static final CallClassification UNLOAD =
       new CallClassification(CallKind.OPAQUE, Placement.BARRIER, HeldLaunches.FORGOTTEN);
 
@@ -54,6 +65,15 @@ public record CallClassification(CallKind kind, Placement placement, HeldLaunche
   }
 
   static CallClassification classify(String m) {
+    if (m.startsWith("cuFuncSet") || m.startsWith("cudaFuncSet") || m.startsWith("cuKernelSet")
+        || m.startsWith("cuCtxSet") && !m.equals("cuCtxSetCurrent") || m.startsWith("cudaDeviceSetCacheConfig")
+        || m.startsWith("cudaDeviceSetSharedMemConfig") || m.startsWith("cudaDeviceSetLimit")) {
+      return ATTRIBUTE_SETTING;
+    }
+    if (m.startsWith("cuMemcpyPeer") || m.startsWith("cuMemcpy3DPeer") || m.startsWith("cudaMemcpyPeer")
+        || m.startsWith("cudaMemcpy3DPeer")) {
+      return PEER;
+    }
     if (m.startsWith("nvrtc") || m.startsWith("nvPTXCompiler")) {
       return m.contains("Set") ? HOST_SETTING : HOST;
     }

@@ -58,6 +58,9 @@ public final class Calls {
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
+      if (HeldWork.reportsOrObserves(kind)) {
+        HeldWork.issueBefore(r);
+      }
       // Opened here rather than where the call is journaled: the writer builds its queue while the
       // first call (cuInit, a few hundred milliseconds on a GPU) runs.
       Interception.journal();
@@ -65,6 +68,22 @@ public final class Calls {
     } catch (Throwable e) {
       Interception.fail(e);
       return null;
+    }
+  }
+
+  /**
+   * Before a call that may end a context from any thread (a destroy, a reset, a release of the
+   * primary context) or that reaches into another context (a peer copy): issues what every context
+   * holds and waits until it is done, as the call would find it without the agent.
+   */
+  public static void issueHeldEverywhere(CallRecord r) {
+    if (r == null) {
+      return;
+    }
+    try {
+      HeldWork.issueInEveryContext(true);
+    } catch (Throwable e) {
+      abandon(r, e);
     }
   }
 
@@ -148,7 +167,10 @@ public final class Calls {
    */
   public static void placeClassified(CallRecord r, CallClassification c) {
     CallClassification.HeldLaunches held = c.launches();
-    if (held == CallClassification.HeldLaunches.UNAFFECTED
+    if (held == CallClassification.HeldLaunches.EVERY_CONTEXT) {
+      issueHeldEverywhere(r);
+    }
+    if (held == CallClassification.HeldLaunches.UNAFFECTED || held == CallClassification.HeldLaunches.EVERY_CONTEXT
         || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
       place(r, c.placement());
     }
@@ -269,6 +291,9 @@ public final class Calls {
       boolean succeeded = thrown == null && result == 0;
       if (r.kind == CallKind.CONTEXT || r.kind == CallKind.OPAQUE) {
         t.forgetContext();
+      }
+      if (CudaErrors.isSticky(r.result)) {
+        HeldWork.stickyError(r.context, r.result);
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
         Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);

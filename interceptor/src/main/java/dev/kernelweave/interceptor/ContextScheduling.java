@@ -43,6 +43,11 @@ final class ContextScheduling {
     }
 
     @Override
+    public void startedHolding() {
+      HeldLaunchDeadline.startedHolding();
+    }
+
+    @Override
     public void routinesStopped(String why) {
       AgentLog.warnOnce("graph-routines-stopped", "cuBLAS calls are issued at once, launches still replayed: " + why);
     }

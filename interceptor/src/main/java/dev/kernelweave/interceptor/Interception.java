@@ -145,6 +145,31 @@ public final class Interception {
     FALLBACKS.add(action);
   }
 
+  /** Primary context handles by device ordinal, as the program retained them. */
+  private static final LongMap<Long> PRIMARY_CONTEXTS = new LongMap<>();
+
+  /** The program retained the primary context of {@code device}. */
+  public static void primaryRetained(long device, long context) {
+    if (context != 0 && !Long.valueOf(context).equals(PRIMARY_CONTEXTS.get(device))) {
+      PRIMARY_CONTEXTS.put(device, context);
+    }
+  }
+
+  /**
+   * The primary context of {@code device} was destroyed (reset, or released for the last time): its
+   * scheduler, streams, events, graphs and buffers are gone with it, and a context retained again,
+   * even under the same handle, starts fresh.
+   */
+  public static void primaryEnded(long device) {
+    Long context = PRIMARY_CONTEXTS.get(device);
+    if (context != null) {
+      PRIMARY_CONTEXTS.remove(device);
+      contextDestroyed(context);
+    } else {
+      contextEpoch++;
+    }
+  }
+
   /** Forgets a destroyed context's scheduler; its streams went with it. */
   public static void contextDestroyed(long context) {
     CONTEXTS.remove(context);

@@ -20,7 +20,7 @@ final class LongMap<V> {
   }
 
   private volatile Table table = new Table(16);
-  private int size;
+  private volatile int size;
 
   @SuppressWarnings("unchecked")
   V get(long key) {
@@ -57,6 +57,11 @@ final class LongMap<V> {
     }
     size = n;
     table = t;
+  }
+
+  /** The number of entries, read without the lock. */
+  int size() {
+    return size;
   }
 
   /** Calls {@code action} with every entry of a snapshot of the map. */

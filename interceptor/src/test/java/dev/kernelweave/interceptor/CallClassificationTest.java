@@ -10,12 +10,30 @@ import org.junit.jupiter.api.Test;
 class CallClassificationTest {
 
   @Test
-  void settingsThatChangeLaterLaunchesIssueTheHeldOnesFirst() {
-    for (String setter : new String[] {"cuFuncSetAttribute", "cuFuncSetCacheConfig", "cuCtxSetLimit",
-        "cudaFuncSetAttribute", "cudaDeviceSetLimit"}) {
+  void attributeSettersIssueTheHeldLaunchesAndForgetWhichConfigurationsSucceeded() {
+    // After the attribute changes, a configuration that launched before may fail: it must be made at
+    // once (not held) until it succeeds again, so that it returns CUDA's error.
+    for (String setter : new String[] {"cuFuncSetAttribute", "cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig",
+        "cuKernelSetAttribute", "cuCtxSetLimit", "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig",
+        "cudaFuncSetAttribute", "cudaFuncSetCacheConfig", "cudaDeviceSetLimit", "cudaDeviceSetCacheConfig"}) {
       CallClassification c = CallClassification.of(setter);
-      assertEquals(HeldLaunches.ISSUED_FIRST, c.launches(), setter);
+      assertEquals(HeldLaunches.FORGOTTEN, c.launches(), setter);
       assertEquals(Placement.NONE, c.placement(), setter);
+    }
+  }
+
+  @Test
+  void compilerSettingsOnlyIssueTheHeldLaunchesFirst() {
+    assertEquals(HeldLaunches.ISSUED_FIRST, CallClassification.of("nvrtcSetFlowCallback").launches());
+  }
+
+  @Test
+  void peerCopiesIssueAndCompleteWhatEveryContextHolds() {
+    for (String peer : new String[] {"cuMemcpyPeer", "cuMemcpyPeerAsync", "cuMemcpy3DPeer", "cuMemcpy3DPeerAsync",
+        "cudaMemcpyPeer", "cudaMemcpyPeerAsync"}) {
+      CallClassification c = CallClassification.of(peer);
+      assertEquals(HeldLaunches.EVERY_CONTEXT, c.launches(), peer);
+      assertEquals(Placement.BARRIER, c.placement(), peer);
     }
   }
 

@@ -39,6 +39,13 @@ public final class Dispatch {
   private final int laneCount;
   /** Held launches and their graphs; null when graphs are off. */
   private final LaunchWindows windows;
+  private final LaunchWindows.Listener listener;
+  /**
+   * Whether launches were held when the lock was last let go: read without the lock by calls that
+   * need no placement (they issue what is held only when something is) and by the deadline's thread.
+   * Written under the lock, only when it changes.
+   */
+  private volatile boolean holdingHint;
 
   public Dispatch(StreamDevice device, int streams, Mutant mutant) {
     this(device, streams, mutant, null, null);
@@ -53,6 +60,7 @@ public final class Dispatch {
     this.scheduler = new Scheduler(device, streams, mutant);
     this.laneCount = streams + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
+    this.listener = listener;
   }
 
   /**
@@ -71,7 +79,9 @@ public final class Dispatch {
     lock.lock();
     ticket.locked = this;
     try {
-      if (!scheduler.capturing() && windows.offer(call)) {
+      boolean held = !scheduler.capturing() && windows.offer(call);
+      noteHolding();
+      if (held) {
         ticket.placement = Placement.NONE;
         release(ticket);
         return HELD;
@@ -104,6 +114,41 @@ public final class Dispatch {
     withWindows(LaunchWindows::forgetAll);
   }
 
+  /**
+   * Issues what is held and holds nothing more in this context ({@link LaunchWindows#stopHolding}):
+   * it saw a sticky error, or it is about to be destroyed.
+   */
+  public void stopHolding(String why) {
+    withWindows(w -> w.stopHolding(why));
+  }
+
+  /**
+   * Issues what is held once the host has made no launch for {@code idleNanos}
+   * ({@link LaunchWindows#issueIfIdle}); for the deadline's thread, with the context current.
+   *
+   * @return nanoseconds left until the deadline of what is held, or -1 when nothing is held
+   */
+  public long issueIfIdle(long idleNanos) {
+    if (windows == null || !holdingHint) {
+      return -1;
+    }
+    lock.lock();
+    try {
+      return windows.issueIfIdle(idleNanos);
+    } finally {
+      noteHolding();
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Whether launches may be held now, read without the lock: false means none was held when the lock
+   * was last let go; a caller that must see none held then takes the lock ({@link #endWindow}).
+   */
+  public boolean holdingHint() {
+    return holdingHint;
+  }
+
   /** Runs {@code action} on the windows under the lock; nothing when graphs are off. */
   private void withWindows(java.util.function.Consumer<LaunchWindows> action) {
     if (windows == null) {
@@ -113,7 +158,19 @@ public final class Dispatch {
     try {
       action.accept(windows);
     } finally {
+      noteHolding();
       lock.unlock();
+    }
+  }
+
+  /** Updates {@link #holdingHint} under the lock; tells the listener when holding begins. */
+  private void noteHolding() {
+    boolean now = windows.holding();
+    if (now != holdingHint) {
+      holdingHint = now;
+      if (now) {
+        listener.startedHolding();
+      }
     }
   }
 
@@ -167,6 +224,7 @@ public final class Dispatch {
     try {
       if (windows != null) {
         windows.end(); // nothing held may be missing when this call runs
+        noteHolding();
       }
       return placeLocked(call, placement, ticket);
     } catch (Throwable e) {

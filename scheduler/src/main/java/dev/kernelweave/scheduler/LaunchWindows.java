@@ -54,6 +54,9 @@ public final class LaunchWindows {
 
     /** cuBLAS routines are no longer held in the context; launches still are. */
     default void routinesStopped(String why) {}
+
+    /** The context began to hold launches (none were held): something must issue them by the deadline. */
+    default void startedHolding() {}
   }
 
   /**
@@ -69,7 +72,7 @@ public final class LaunchWindows {
    * would: the host is computing, not launching, and the launches before the pause should run
    * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
    */
-  static final long PAUSE_NANOS = 1_000_000;
+  public static final long PAUSE_NANOS = 1_000_000;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
@@ -310,6 +313,35 @@ public final class LaunchWindows {
    */
   public void useClock(java.util.function.LongSupplier nanos) {
     clock = nanos;
+  }
+
+  /**
+   * Issues what is held and holds nothing more in this context, for the rest of its life: it saw a
+   * sticky error (every later launch must be made at once, so that it returns the error as CUDA
+   * would), or it is about to be destroyed.
+   */
+  public void stopHolding(String why) {
+    end();
+    stop(why);
+  }
+
+  /**
+   * The deadline of held launches: issues what is held once the host made no launch for longer than
+   * {@code idleNanos} (no other call came either: any would have ended the window), so that a held
+   * launch never waits for a call that may not come.
+   *
+   * @return nanoseconds left until what is held reaches the deadline, or -1 when nothing is held now
+   */
+  public long issueIfIdle(long idleNanos) {
+    if (heldCount == 0) {
+      return -1;
+    }
+    long idle = clock.getAsLong() - previousLaunchNanos;
+    if (idle < idleNanos) {
+      return idleNanos - idle;
+    }
+    end();
+    return heldCount == 0 ? -1 : idleNanos;
   }
 
   /** Whether launches are held now. */

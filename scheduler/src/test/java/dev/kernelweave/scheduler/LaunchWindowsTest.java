@@ -337,6 +337,42 @@ class LaunchWindowsTest {
   }
 
   @Test
+  void aContextThatSawAStickyErrorIssuesWhatItHoldsAndMakesEveryLaterLaunchAtOnce() {
+    iteration(1);
+    iteration(1);
+    iteration(1);
+    graphs.drain();
+    assertTrue(make(launch(1, 1, AccessMode.WRITE, 1)));
+    dispatch.stopHolding("the context saw CUDA error 700");
+    assertEquals(List.of("launch 13 k=1"), graphs.drain(), "what was held is issued at once");
+    assertFalse(dispatch.holding());
+    assertEquals(List.of(false, false, false), iteration(1),
+        "each later launch is made, so that it returns the sticky error as CUDA would");
+    assertEquals(List.of("eager 14", "eager 15", "eager 16"), graphs.drain(), "no graph is replayed either");
+  }
+
+  @Test
+  void heldLaunchesAreIssuedAtTheDeadlineWhenNoFurtherCallComes() {
+    long[] now = {0};
+    dispatch.windows().useClock(() -> now[0]);
+    for (int round = 0; round < 3; round++) {
+      iteration(1);
+    }
+    graphs.drain();
+    assertEquals(-1, dispatch.issueIfIdle(LaunchWindows.PAUSE_NANOS), "nothing held, no deadline");
+    make(launch(1, 1, AccessMode.WRITE, 1));
+    assertTrue(dispatch.holdingHint());
+    now[0] += LaunchWindows.PAUSE_NANOS / 4;
+    assertEquals(LaunchWindows.PAUSE_NANOS * 3 / 4, dispatch.issueIfIdle(LaunchWindows.PAUSE_NANOS),
+        "before the deadline: nothing issued, the time left returned");
+    assertEquals(List.of(), graphs.drain());
+    now[0] += LaunchWindows.PAUSE_NANOS;
+    assertEquals(-1, dispatch.issueIfIdle(LaunchWindows.PAUSE_NANOS));
+    assertEquals(List.of("launch 13 k=1"), graphs.drain(), "held past the deadline with no call: issued");
+    assertFalse(dispatch.holdingHint());
+  }
+
+  @Test
   void aPauseOfTheHostBetweenLaunchesEndsTheWindowSoTheLaunchesBeforeItRun() {
     long[] now = {0};
     dispatch.windows().useClock(() -> now[0]);

@@ -24,7 +24,6 @@ import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
-import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
@@ -54,7 +53,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuCtxDestroy",
     "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
     "cuStreamQuery", "cuStreamWaitEvent", "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture",
-    "cuDevicePrimaryCtxReset", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
+    "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
     "cuMemHostUnregister", "cuLaunchHostFunc", "cuStreamAddCallback", "cuStreamWaitValue32", "cuStreamWaitValue64",
     "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamBatchMemOp", "cuGraphLaunch",
   };
@@ -88,7 +87,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cuCtxSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
-    visitor.visit("ContextDestroy", named("cuCtxDestroy"));
+    visitor.visit(ContextEndAdvice.CONTEXT_DESTROY, named("cuCtxDestroy"));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
@@ -97,7 +96,9 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cuStreamWaitEvent"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, namedOneOf("cuStreamBeginCapture", "cuStreamBeginCapture_v2"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cuStreamEndCapture"));
-    visitor.visit(CallAdvice.DEVICE_RESET, named("cuDevicePrimaryCtxReset"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RESET, named("cuDevicePrimaryCtxReset"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RETAIN, named("cuDevicePrimaryCtxRetain"));
+    visitor.visit(ContextEndAdvice.PRIMARY_RELEASE, named("cuDevicePrimaryCtxRelease"));
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
@@ -355,24 +356,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       CallRecord r = Calls.beginStreamBarrier(name, stream);
       stream = Calls.stream(r, stream);
       return r;
-    }
-  }
-
-  static final class ContextDestroy {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuCtxDestroy", 0L);
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (thrown == null && result == 0) {
-        DriverCalls.contextDestroyed(context);
-      }
     }
   }
 

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
@@ -30,6 +31,8 @@ public final class JCudaNatives {
   private static final class Driver {
     static final MethodHandle CTX_GET_CURRENT = find("cuCtxGetCurrentNative", int.class, CUcontext.class);
     static final MethodHandle CTX_SYNCHRONIZE = find("cuCtxSynchronizeNative", int.class);
+    static final MethodHandle PRIMARY_CTX_GET_STATE =
+        find("cuDevicePrimaryCtxGetStateNative", int.class, CUdevice.class, int[].class, int[].class);
     static final MethodHandle STREAM_CREATE = find("cuStreamCreateNative", int.class, CUstream.class, int.class);
     static final MethodHandle EVENT_CREATE = find("cuEventCreateNative", int.class, CUevent.class, int.class);
     static final MethodHandle EVENT_RECORD = find("cuEventRecordNative", int.class, CUevent.class, CUstream.class);
@@ -110,6 +113,18 @@ public final class JCudaNatives {
     try {
       int r = (int) Driver.CTX_GET_CURRENT.invokeExact(scratch);
       return r == 0 ? JCudaPointers.nativePointer(scratch) : 0;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Whether the primary context of {@code device} is active (retained, not destroyed); true when unknown. */
+  public static boolean primaryContextActive(CUdevice device) {
+    int[] flags = {0};
+    int[] active = {1};
+    try {
+      int r = (int) Driver.PRIMARY_CTX_GET_STATE.invokeExact(device, flags, active);
+      return r != 0 || active[0] != 0;
     } catch (Throwable t) {
       throw rethrow(t);
     }

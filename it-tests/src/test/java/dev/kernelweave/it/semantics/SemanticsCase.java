@@ -28,7 +28,13 @@ enum SemanticsCase {
   KERNELS_THAT_PRINT_KEEP_STREAM_ORDER(PointerProgram.class, "printf", ""),
   POINTER_AT_OFFSET_FOUR_OF_A_PACKED_STRUCT(PointerProgram.class, "packed", ""),
   END_POINTER_OF_ONE_ALLOCATION_AT_THE_START_OF_THE_NEXT(PointerProgram.class, "end", ""),
-  ADDRESS_FROM_THE_DIFFERENCE_OF_TWO_POINTERS(PointerProgram.class, "difference", "");
+  ADDRESS_FROM_THE_DIFFERENCE_OF_TWO_POINTERS(PointerProgram.class, "difference", ""),
+  A_LAUNCH_AFTER_A_STICKY_ERROR_RETURNS_IT(HeldLaunchProgram.class, "sticky", ""),
+  A_FAULT_OF_A_HELD_LAUNCH_REACHES_A_QUERY(HeldLaunchProgram.class, "query", ""),
+  A_LAUNCH_AFTER_AN_ATTRIBUTE_CHANGE_RETURNS_ITS_ERROR(HeldLaunchProgram.class, "attribute", ""),
+  NEW_WORK_AFTER_THE_PRIMARY_CONTEXTS_LAST_RELEASE(HeldLaunchProgram.class, "release", ""),
+  HELD_LAUNCHES_RUN_BEFORE_ANOTHER_THREAD_ENDS_THE_CONTEXT(HeldLaunchProgram.class, "thread-release", ""),
+  A_PEER_COPY_FINDS_WHAT_THE_OTHER_CONTEXT_HELD_DONE(HeldLaunchProgram.class, "peer", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

@@ -36,8 +36,9 @@ class SemanticsOnCpuDeviceTest {
   void agentPrintsWhatTheProgramPrintsWithoutIt(SemanticsCase c) throws Exception {
     assumeTrue(Files.isRegularFile(CPU_DEVICE.resolve("libcuda.so.1")),
         "no stand-in CUDA driver at " + CPU_DEVICE + " (it is built where g++ is present): skipped");
+    Path kernelsRun = Files.createTempFile("kernels-run", ".txt");
     Map<String, String> env = Map.of("LD_LIBRARY_PATH", CPU_DEVICE.toAbsolutePath().toString(),
-        "KW_CPU_DEVICE_SEED", Integer.toString(SEED));
+        "KW_CPU_DEVICE_SEED", Integer.toString(SEED), "KW_CPU_DEVICE_KERNELS_FILE", kernelsRun.toString());
     ChildJvm.Result plain = c.run(false, env, OPTIONS);
     assertEquals(0, plain.exitCode(), SemanticsCase.describe("without the agent", plain));
     assertFalse(plain.stdout().contains("WRONG"), SemanticsCase.describe("without the agent", plain));

@@ -1,0 +1,79 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.scheduler.LaunchWindows;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The deadline of held launches: a daemon thread issues what a context holds once the host has made
+ * no launch in it for {@link #DEADLINE_NANOS} (any other call of the context would have issued it),
+ * so that a launch never stays held waiting for a call that may not come: a program that launches,
+ * then computes on the host, or ends without synchronizing, gets its launches run as without the
+ * agent. The launches are issued under the context's lock, with the context current on this thread.
+ *
+ * <p>The thread starts with the first held launch, and parks without a timeout while no context holds
+ * anything; {@link #startedHolding} wakes it. Thread safety: {@link #startedHolding} may be called
+ * from any thread (under a context's lock); the rest runs on the daemon.
+ */
+final class HeldLaunchDeadline implements Runnable {
+
+  /** The longest a launch stays held with no further launch and no other call. */
+  static final long DEADLINE_NANOS = LaunchWindows.PAUSE_NANOS;
+
+  private static volatile Thread thread;
+  /** Set by the daemon before it parks with nothing to wait for; a new holder then unparks it. */
+  private static volatile boolean idle;
+
+  private HeldLaunchDeadline() {}
+
+  /** A context began to hold launches: make sure the daemon watches their deadline. */
+  static void startedHolding() {
+    Thread t = thread;
+    if (t == null) {
+      start();
+    } else if (idle) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  private static synchronized void start() {
+    if (thread == null) {
+      Thread t = new Thread(new HeldLaunchDeadline(), "kernelweave-held-launch-deadline");
+      t.setDaemon(true);
+      thread = t;
+      t.start();
+    }
+  }
+
+  @Override
+  public void run() {
+    long[] wait = new long[1];
+    while (Interception.scheduling()) {
+      try {
+        wait[0] = Long.MAX_VALUE;
+        Interception.CONTEXTS.forEach((context, cs) -> {
+          if (cs.dispatch.holdingHint()) {
+            JCudaNatives.makeCurrent(context);
+            long left = cs.dispatch.issueIfIdle(DEADLINE_NANOS);
+            if (left >= 0) {
+              wait[0] = Math.min(wait[0], left);
+            }
+          }
+        });
+        if (wait[0] != Long.MAX_VALUE) {
+          LockSupport.parkNanos(wait[0]);
+          continue;
+        }
+        idle = true;
+        // A context that began holding before idle was set did not unpark: look once more.
+        if (!HeldWork.anyHolding()) {
+          LockSupport.park();
+        }
+        idle = false;
+      } catch (Throwable e) {
+        Interception.fail(e);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+
+/**
+ * When the launches contexts hold ({@code LaunchWindows}) must be issued beyond their own context's
+ * placed calls: before calls that are not placed but may report an error or touch memory, before
+ * any call while several contexts are in use, before calls that reach into or end another context;
+ * and how a sticky error stops holding. Every method may be called from any thread; each context's
+ * windows are used under its dispatch's lock.
+ */
+final class HeldWork {
+
+  private HeldWork() {}
+
+  /**
+   * Whether a call of this kind may report an asynchronous error of its context or observe device
+   * memory, so that nothing held may stay held across it, even where it needs no placement (an
+   * allocation, an event query, a module load): launches and routines are offered to the windows
+   * instead, host queries and the current context's calls see neither.
+   */
+  static boolean reportsOrObserves(CallKind kind) {
+    return kind != CallKind.LAUNCH && kind != CallKind.BLAS && kind != CallKind.HOST && kind != CallKind.CONTEXT;
+  }
+
+  /**
+   * Issues what the call's context holds before the call, or what every context holds while several
+   * are in use (the call may name memory of another context: CUDA's addresses are unified). Placed
+   * calls would issue their own context's anyway; this also covers the calls that are not placed.
+   */
+  static void issueBefore(CallRecord r) {
+    if (!Interception.scheduling()) {
+      return;
+    }
+    if (severalContexts()) {
+      issueInEveryContext(false);
+      return;
+    }
+    ContextScheduling cs = r.context == 0 ? null : Interception.CONTEXTS.get(r.context);
+    if (cs != null && cs.dispatch.holdingHint()) {
+      cs.dispatch.endWindow();
+    }
+  }
+
+  /**
+   * Issues what every context holds, each with that context current on the calling thread (made
+   * current again as it was afterwards), before a call that may observe memory of a context other than
+   * its own (a peer copy, an event of another context, any call while several contexts are in use)
+   * or end a context from any thread (a destroy, a reset, the primary context's last release).
+   *
+   * @param complete also wait until the work of each context that held something is done: what a
+   *     peer copy or a context's end must find complete
+   */
+  static void issueInEveryContext(boolean complete) {
+    if (!Interception.scheduling() || !anyHolding()) {
+      return;
+    }
+    long current = JCudaNatives.currentContext(new jcuda.driver.CUcontext());
+    try {
+      Interception.CONTEXTS.forEach((context, cs) -> {
+        if (cs.dispatch.holdingHint()) {
+          JCudaNatives.makeCurrent(context);
+          cs.dispatch.endWindow();
+          if (complete) {
+            JCudaNatives.synchronizeContext();
+          }
+        }
+      });
+    } finally {
+      JCudaNatives.makeCurrent(current);
+    }
+  }
+
+  /** Whether any context may hold launches now ({@code Dispatch#holdingHint}), read without locks. */
+  static boolean anyHolding() {
+    boolean[] any = {false};
+    Interception.CONTEXTS.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
+    return any[0];
+  }
+
+  /** Whether calls of several contexts are being scheduled: one context's call may observe another's memory. */
+  static boolean severalContexts() {
+    return Interception.CONTEXTS.size() > 1;
+  }
+
+  /**
+   * A call of {@code context} returned a sticky error: the context issues what it holds and holds no
+   * more, so that every later launch is made at once and returns the error as CUDA would.
+   */
+  static void stickyError(long context, int code) {
+    ContextScheduling cs = Interception.CONTEXTS.get(context);
+    if (cs != null) {
+      cs.dispatch.stopHolding("the context returned CUDA error " + code);
+    }
+  }
+}
