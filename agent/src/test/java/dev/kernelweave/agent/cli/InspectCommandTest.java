@@ -492,7 +492,7 @@ class InspectCommandTest {
       Run run = inspect("trace", dir.toString(), "-o", output.toString());
       assertEquals(Main.USAGE, run.code(), run.err());
       assertEquals(1, run.err().lines().count(), run.err());
-      assertTrue(run.err().contains("will not write " + output + " inside the journal directory"), run.err());
+      assertTrue(run.err().contains("will not write " + output + ": it is inside the journal directory"), run.err());
     }
     Path parent = dir.getParent();
     Run viaParent = inspect("trace", parent.toString(), "-o", dir.resolve("t.json").toString());

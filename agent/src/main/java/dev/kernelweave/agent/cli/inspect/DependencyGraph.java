@@ -153,7 +153,7 @@ public final class DependencyGraph {
   }
 
   /** How many calls the graph holds. */
-  int held() {
+  public int held() {
     return nodes.size();
   }
 

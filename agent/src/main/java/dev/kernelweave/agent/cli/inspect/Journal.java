@@ -37,6 +37,8 @@ public final class Journal implements AutoCloseable {
   private final JournalReader reader;
   private final Path directory;
   private JournalFormatException damage;
+  /** Whether the command followed the writer: the calls in flight when it stopped are not gaps. */
+  private boolean followed;
 
   private Journal(JournalReader reader, Path directory) {
     this.reader = reader;
@@ -135,6 +137,7 @@ public final class Journal implements AutoCloseable {
 
   /** Reads the next call, waiting for the writer; false once the thread is interrupted, or at damage. */
   public boolean follow(CallRecord into) {
+    followed = true;
     if (damage != null) {
       return false;
     }
@@ -147,12 +150,24 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * The damage met so far (in a data file, else in the queue's table), as the command's one line,
-   * or null when there is none.
+   * The damage met, once the command has read to the end: in a data file, else calls missing from
+   * the sequence (not after {@link #follow}: calls in flight may still come), else in the queue's
+   * table; as the command's one line, or null when there is none.
    */
   public InspectException damage() {
-    JournalFormatException e = damage != null ? damage : reader.metadataDamage();
+    JournalFormatException e = damage;
+    if (e == null && !followed) {
+      e = reader.gapDamage();
+    }
+    if (e == null) {
+      e = reader.metadataDamage();
+    }
     return e == null ? null : new InspectException(e.getMessage(), DAMAGED);
+  }
+
+  /** The one line saying the journal ends in a record its writer did not finish, or null. */
+  public String partialEnd() {
+    return damage == null ? reader.partialEnd() : null;
   }
 
   @Override
