@@ -18,10 +18,13 @@ import java.nio.file.Path;
  *
  * Calls: every 16th a host-to-device copy, every 64th a synchronize, the rest launches on 16
  * allocations (each reads one slice and writes another, so that the dependency graph has edges and
- * accesses pile up between writes). {@code threads} distinct application threads (default 4) take
+ * accesses pile up between writes) that also read one allocation of weights never written (whose
+ * reads pile up for the whole journal). {@code threads} distinct application threads (default 4) take
  * turns; with a huge count (millions) every call comes from a thread of its own.
  */
 public final class LargeJournalMain {
+  private static final int WEIGHTS = 100;
+
   private LargeJournalMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -75,6 +78,7 @@ public final class LargeJournalMain {
         r.addAccess(buffer, 0, base, slice << 16, 1 << 16, AccessMode.READ);
         int out = (buffer + 1) % 16;
         long outBase = 0x1000_0000L * (out + 1);
+        r.addAccess(WEIGHTS, 0, 0x9000_0000L, 0, 1 << 20, AccessMode.READ);
         r.addAccess(out, 0, outBase, ((slice + 1) % 8) << 16, 1 << 16, AccessMode.WRITE);
       }
       journal.append(r);
