@@ -9,6 +9,7 @@ import dev.kernelweave.agent.cli.inspect.Stats;
 import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
 import java.io.BufferedOutputStream;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -101,11 +102,25 @@ final class InspectCommand {
     try (Journal journal = Journal.open(o.directory, err)) {
       CallRecord r = new CallRecord();
       if (!o.follow) {
-        PrintStream buffered = buffered(out);
-        while (journal.next(r)) {
-          buffered.println(format.format(r));
+        // A line per call, for millions of calls: one builder and one char buffer, flushed at the end.
+        Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+        StringBuilder line = new StringBuilder(256);
+        char[] chars = new char[256];
+        try {
+          while (journal.next(r)) {
+            line.setLength(0);
+            format.formatTo(r, line);
+            line.append(System.lineSeparator());
+            if (chars.length < line.length()) {
+              chars = new char[line.length() * 2];
+            }
+            line.getChars(0, line.length(), chars, 0);
+            w.write(chars, 0, line.length());
+          }
+          w.flush();
+        } catch (IOException e) {
+          throw new InspectException("cannot write the output: " + OutputFile.reason(e), OUTPUT_FAILED);
         }
-        buffered.flush();
         return finish(journal, err);
       }
       while (journal.follow(r)) {

@@ -125,7 +125,7 @@ public final class OutputFile {
   }
 
   /** The operating system's reason, in a few words. */
-  static String reason(IOException e) {
+  public static String reason(IOException e) {
     if (e instanceof NoSuchFileException) {
       return "no such file or directory";
     }
