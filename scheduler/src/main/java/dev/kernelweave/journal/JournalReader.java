@@ -281,6 +281,14 @@ public final class JournalReader implements AutoCloseable {
   }
 
   /**
+   * Whether every call numbered {@code from} to {@code to} has been read, so that a caller wanting
+   * only those may stop: no later record can be one of them.
+   */
+  public boolean readAll(long from, long to) {
+    return gaps.seenAll(from, to);
+  }
+
+  /**
    * The one line saying the journal ends in a record its writer did not finish (after {@link #next}
    * returned false), or null when it ends after a whole record.
    */

@@ -90,6 +90,18 @@ final class SequenceGaps {
     }
   }
 
+  /**
+   * Whether every number in {@code [from, to]} was seen: no later record can carry one of them
+   * (each call is journaled once). False while a number below the lowest seen may still come.
+   */
+  boolean seenAll(long from, long to) {
+    if (!any || lowest > from || highest < to) {
+      return false;
+    }
+    Map.Entry<Long, Gap> e = pending.floorEntry(to);
+    return e == null || e.getValue().last() < from;
+  }
+
   /** Whether more ranges are pending than a run can explain. */
   boolean overflowed() {
     return pending.size() > maxRanges;

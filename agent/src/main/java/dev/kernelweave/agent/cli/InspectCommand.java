@@ -137,7 +137,13 @@ final class InspectCommand {
       if (o.output != null) {
         refuseJournalFiles(o, journal);
       }
-      journal.forEach(graph::add);
+      CallRecord r = new CallRecord();
+      while (journal.next(r)) {
+        graph.add(r);
+        if (o.to != Long.MAX_VALUE && journal.readAll(o.from, o.to)) {
+          break; // every call of the range is read: the rest of the journal cannot add to it
+        }
+      }
       if (graph.tooLarge()) {
         throw new InspectException(graph.tooLargeMessage(), Main.USAGE);
       }

@@ -237,4 +237,26 @@ class InspectDamageTest {
       assertTrue(run.err().contains(fifo + " is not a regular file"), run.err());
     }
   }
+
+  @Test
+  void dagOfARangeStopsOnceEveryCallOfItIsReadButWaitsForOneReturnedLate() throws Exception {
+    Path dir = temp.resolve("j");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    for (long seq = 1; seq <= 300; seq++) {
+      if (seq != 15) {
+        journal.append(launch(seq));
+      }
+      if (seq == 40) {
+        journal.append(launch(15)); // a call that returned after later ones
+      }
+    }
+    journal.close();
+    Path file = dataFiles(dir).get(0);
+    setHeaderBit(file, callOffset(file, 200), 0x4000_0000);
+    Run range = inspect("dag", dir.toString(), "--from", "10", "--to", "20");
+    assertEquals(0, range.code(), "the damage after the range is not read: " + range.err());
+    assertEquals(java.util.Set.of(10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L),
+        InspectCommandTest.nodes(range.out()));
+    assertEquals(DAMAGED, inspect("dag", dir.toString()).code(), "read to the end, it is");
+  }
 }

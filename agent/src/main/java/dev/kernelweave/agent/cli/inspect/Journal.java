@@ -37,8 +37,11 @@ public final class Journal implements AutoCloseable {
   private final JournalReader reader;
   private final Path directory;
   private JournalFormatException damage;
-  /** Whether the command followed the writer: the calls in flight when it stopped are not gaps. */
-  private boolean followed;
+  /**
+   * Whether the command followed the writer, or stopped before the end: the calls in flight then,
+   * or not read, are not gaps.
+   */
+  private boolean partlyRead;
 
   private Journal(JournalReader reader, Path directory) {
     this.reader = reader;
@@ -122,6 +125,16 @@ public final class Journal implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether every call numbered {@code from} to {@code to} has been read; if so the command may stop
+   * reading there, and the gaps after them are not looked for.
+   */
+  public boolean readAll(long from, long to) {
+    boolean all = reader.readAll(from, to);
+    partlyRead |= all;
+    return all;
+  }
+
   /** Reads the next call; false at the end of what has been written, or at damage. */
   public boolean next(CallRecord into) {
     if (damage != null) {
@@ -137,7 +150,7 @@ public final class Journal implements AutoCloseable {
 
   /** Reads the next call, waiting for the writer; false once the thread is interrupted, or at damage. */
   public boolean follow(CallRecord into) {
-    followed = true;
+    partlyRead = true;
     if (damage != null) {
       return false;
     }
@@ -156,7 +169,7 @@ public final class Journal implements AutoCloseable {
    */
   public InspectException damage() {
     JournalFormatException e = damage;
-    if (e == null && !followed) {
+    if (e == null && !partlyRead) {
       e = reader.gapDamage();
     }
     if (e == null) {
