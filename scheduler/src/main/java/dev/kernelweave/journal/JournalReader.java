@@ -30,7 +30,18 @@ import net.openhft.chronicle.bytes.Bytes;
  * written) and the document, padded to 4 bytes; a zero header is where the writer will write next,
  * and {@code 0xC0000000} ends a file that the queue has rolled past. The files are pre-extended
  * by the writer, so a file that ends before that is damaged. Memory stays bounded: a read window
- * of {@value #WINDOW} bytes, larger only for a larger record (at most {@value #MAX_DOCUMENT}).
+ * of {@value #WINDOW} bytes, larger only for a larger record (at most {@value #MAX_DOCUMENT}), and
+ * the pending gaps of {@link SequenceGaps}.
+ *
+ * <p>Every way a journal can lose calls is damage: an empty or zeroed file (where its queue header
+ * should be), a record marked incomplete with records after it, a call's record marked as queue
+ * metadata, and any number missing from the records' sequence (checked across files: a deleted
+ * file shows as a gap, and the files its roll cycles would have had are named). The gaps are only
+ * known at the end: {@link #gapDamage} says them once the caller has read what it wants. The
+ * newest file may be empty, zeroed or end in an incomplete record while its writer runs: {@link
+ * #follow} waits there; {@link #next} reports the first two as damage, and the last as the
+ * journal's end ({@link #partialEnd}). Special files (FIFOs, devices) are refused, never opened: a
+ * FIFO would block the reader forever.
  *
  * <p>Not thread-safe: one reader per thread.
  */
@@ -53,6 +64,11 @@ public final class JournalReader implements AutoCloseable {
   private long position;
   private JournalFormatException damage;
   private JournalFormatException metadataDamage;
+  private final SequenceGaps gaps = new SequenceGaps();
+  /** Whether the caller waits for the writer: a newest file being created is then not damage. */
+  private boolean following;
+  private boolean readInFile;
+  private String partialEnd;
 
   private byte[] window = new byte[WINDOW];
   private Bytes<byte[]> windowBytes = Bytes.wrapForRead(window);
@@ -85,6 +101,9 @@ public final class JournalReader implements AutoCloseable {
     }
     if (!Journals.holdsJournal(directory)) {
       throw new NoJournalException(directory);
+    }
+    for (Path f : dataFiles(directory)) {
+      requireRegularFile(f);
     }
     Journals.startChronicle();
     JournalReader reader = new JournalReader(directory);
@@ -131,10 +150,13 @@ public final class JournalReader implements AutoCloseable {
         return false;
       }
       if (!available(position, 4)) {
-        if (fileEnd() == 0 && nextFile() == null) {
-          // The newest file, just created by the writer and not yet extended.
-          stale();
-          return false;
+        if (position == 0 && fileEnd() == 0) {
+          if (following && nextFile() == null) {
+            // The newest file, just created by the writer and not yet extended.
+            stale();
+            return false;
+          }
+          return damaged("the file is empty (0 bytes) where its queue header should be", null);
         }
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
@@ -142,19 +164,30 @@ public final class JournalReader implements AutoCloseable {
       if ((header & LENGTH_MASK) > MAX_DOCUMENT) {
         return damaged("a record header claims " + (header & LENGTH_MASK) + " bytes", null);
       }
-      if (position == 0 && header != 0 && header != NOT_COMPLETE && (header & META_DATA) == 0) {
+      if (position == 0 && header == 0) {
+        if (following && nextFile() == null) {
+          stale(); // the newest file, extended but its queue header not begun yet
+          return false;
+        }
+        return damaged("the file is zeroed where its queue header should be", null);
+      }
+      if (position == 0 && header != NOT_COMPLETE && (header & META_DATA) == 0) {
         // NOT_COMPLETE alone (no length yet) is the queue header as its writer begins it, at a roll.
         return damaged("the file does not start with a queue header", null);
       }
-      if (header == 0 || (header & NOT_COMPLETE) != 0 && header != END_OF_DATA) {
-        // Not written yet, or being written (or its writer was killed while writing it).
+      if (header == 0) {
+        // Where the writer would write next. A later file means this one was never ended (its
+        // writer stopped) or its end was zeroed: the sequence numbers tell whether calls are missing.
         Path later = nextFile();
-        if (header == 0 && later != null) {
+        if (later != null) {
           openFile(later);
           continue;
         }
         stale();
         return false;
+      }
+      if ((header & NOT_COMPLETE) != 0 && header != END_OF_DATA) {
+        return incomplete(header);
       }
       if (header == END_OF_DATA) {
         Path later = nextFile();
@@ -174,23 +207,144 @@ public final class JournalReader implements AutoCloseable {
       long end = start + length;
       if ((header & META_DATA) == 0) {
         try {
-          windowBytes.readPositionRemaining(start - windowStart, length);
-          into.readMarshallable(windowBytes);
-          if (windowBytes.readRemaining() != 0) {
-            throw new IllegalStateException(windowBytes.readRemaining() + " bytes left over");
-          }
+          decode(start, length, into);
         } catch (RuntimeException e) {
           return damaged("a record cannot be decoded: " + ChronicleLaunchJournal.describe(e), e);
         }
+        gaps.seen(into.seq, file, position, !readInFile);
+        readInFile = true;
+        if (gaps.overflowed()) {
+          return damaged("more than " + SequenceGaps.MAX_RANGES + " runs of sequence numbers are missing", null);
+        }
         position = (end + 3) & ~3L;
         return true;
+      }
+      if (position > 0 && isCall(start, length, into)) {
+        return damaged("a call's record is marked as queue metadata (header flag bit 30)", null);
       }
       position = (end + 3) & ~3L;
     }
   }
 
+  /** Decodes the call in the window at {@code [start, start + length)} of the file. */
+  private void decode(long start, int length, CallRecord into) {
+    windowBytes.readPositionRemaining(start - windowStart, length);
+    into.readMarshallable(windowBytes);
+    if (windowBytes.readRemaining() != 0) {
+      throw new IllegalStateException(windowBytes.readRemaining() + " bytes left over");
+    }
+  }
+
+  /**
+   * Whether a metadata document is a call's record: Chronicle's own (index tables, padding) start
+   * with a field name or zeros, a call with its format version; only those are decoded.
+   */
+  private boolean isCall(long start, int length, CallRecord into) {
+    if (length == 0) {
+      return false;
+    }
+    byte first = windowBytes.readByte(start - windowStart);
+    if (first < 1 || first > CallRecord.FORMAT_VERSION) {
+      return false;
+    }
+    try {
+      decode(start, length, into);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * At a record marked incomplete: its writer is writing it, or stopped while writing it (killed, or
+   * its disk filled). That is the journal's end only when nothing follows it.
+   */
+  private boolean incomplete(int header) throws IOException {
+    int length = header & LENGTH_MASK;
+    if (position > 0) {
+      long after = (position + 4 + length + 3) & ~3L;
+      if (length > 0 && available(after, 4) && windowBytes.readInt(after - windowStart) != 0) {
+        return damaged("a record marked incomplete (header flag bit 31) has records after it", null);
+      }
+      Path later = nextFile();
+      if (later != null) {
+        return damaged("a record marked incomplete (header flag bit 31) has the file " + later.getFileName()
+            + " after it", null);
+      }
+      if (!following) {
+        partialEnd = "journal ends in a partial record at " + file + " byte " + position
+            + " (the writer stopped mid-record)";
+      }
+    }
+    stale();
+    return false;
+  }
+
+  /**
+   * Whether every call numbered {@code from} to {@code to} has been read, so that a caller wanting
+   * only those may stop: no later record can be one of them.
+   */
+  public boolean readAll(long from, long to) {
+    return gaps.seenAll(from, to);
+  }
+
+  /**
+   * The one line saying the journal ends in a record its writer did not finish (after {@link #next}
+   * returned false), or null when it ends after a whole record.
+   */
+  public String partialEnd() {
+    return partialEnd;
+  }
+
+  /**
+   * The calls missing between those read (a gap in their sequence numbers), as damage naming the
+   * file where the gap is and its first missing number; null when none is missing. Meaningful once
+   * the caller has read to the end: a call read out of order may fill a gap later.
+   */
+  public JournalFormatException gapDamage() {
+    SequenceGaps.Gap g = gaps.firstGap();
+    if (g == null) {
+      return null;
+    }
+    String which = g.count() == 1 ? "seq " + g.first() + " is missing"
+        : "seq " + g.first() + " to " + g.last() + " (" + g.count() + " calls) are missing";
+    long total = gaps.missing();
+    String others = total > g.count() ? ", " + total + " calls missing in all" : "";
+    return new JournalFormatException(g.file(), g.position(),
+        which + " before seq " + g.before() + " there" + filesMissingBefore(g) + others, g.first(), null);
+  }
+
+  /** For a gap at the start of a file: the files of the roll cycles between it and the one before. */
+  private String filesMissingBefore(SequenceGaps.Gap g) {
+    if (!g.atFileStart()) {
+      return "";
+    }
+    try {
+      String name = g.file().getFileName().toString();
+      String previous = null;
+      for (Path p : dataFiles(directory)) {
+        String n = p.getFileName().toString();
+        if (n.compareTo(name) < 0) {
+          previous = n;
+        }
+      }
+      if (previous == null) {
+        return "";
+      }
+      String suffix = Journals.DATA_SUFFIX;
+      String a = previous.substring(0, previous.length() - suffix.length());
+      String b = name.substring(0, name.length() - suffix.length());
+      RollCycleNames cycles = RollCycleNames.of(a, b);
+      String missing = cycles == null ? null : cycles.between(a, b, suffix);
+      return missing == null ? " (after " + previous + ")"
+          : " (after " + previous + "; the file of each roll cycle between is missing: " + missing + ")";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
   private boolean damaged(String reason, Throwable cause) {
-    damage = new JournalFormatException(file, position, reason, cause);
+    damage = new JournalFormatException(file, position, reason, gaps.firstMissing(), cause);
     throw damage;
   }
 
@@ -229,8 +383,17 @@ public final class JournalReader implements AutoCloseable {
     file = next;
     position = 0;
     windowLength = 0;
+    readInFile = false;
+    requireRegularFile(next);
     channel = FileChannel.open(next, StandardOpenOption.READ);
     return true;
+  }
+
+  /** Refuses a FIFO, device or socket named like a queue file: opening a FIFO would block forever. */
+  static void requireRegularFile(Path f) throws IOException {
+    if (Files.exists(f) && !Files.isRegularFile(f)) {
+      throw new NotRegularFileException(f);
+    }
   }
 
   /** The window is out of date: the writer may write there; read it again next time. */
@@ -310,6 +473,7 @@ public final class JournalReader implements AutoCloseable {
    * @throws JournalFormatException as {@link #next} does
    */
   public boolean follow(CallRecord into) {
+    following = true;
     while (!next(into)) {
       if (Thread.currentThread().isInterrupted()) {
         return false;
@@ -336,6 +500,15 @@ public final class JournalReader implements AutoCloseable {
   @Override
   public void close() {
     closeChannel();
+  }
+
+  /** A queue file that is a FIFO, device or socket: refused without opening it. */
+  public static final class NotRegularFileException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public NotRegularFileException(Path file) {
+      super(file + " is not a regular file (a FIFO, device or socket), so it is not read");
+    }
   }
 
   /** The directory exists and is readable, but holds no journal files. */

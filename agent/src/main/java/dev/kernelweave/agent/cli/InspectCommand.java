@@ -4,16 +4,18 @@ import dev.kernelweave.agent.cli.inspect.ChromeTrace;
 import dev.kernelweave.agent.cli.inspect.DependencyGraph;
 import dev.kernelweave.agent.cli.inspect.InspectException;
 import dev.kernelweave.agent.cli.inspect.Journal;
+import dev.kernelweave.agent.cli.inspect.OutputFile;
 import dev.kernelweave.agent.cli.inspect.Stats;
 import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
+import java.io.BufferedOutputStream;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -30,16 +32,19 @@ final class InspectCommand {
                                                  --since counts only calls that began at INSTANT or later
                                                  (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)
         tail DIR [-f]                            one line per call; -f follows a live journal
-        dag DIR [--from SEQ] [--to SEQ] [--dot]  the dependency graph in Graphviz DOT
+        dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]
+                                                 the dependency graph in Graphviz DOT
         trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
       DIR is a run's journal directory (the one the agent printed at start), or a directory holding
       runs (journal=DIR): then the newest run is read and the others are named on stderr.
-      Exit codes: 0 read, 2 usage or unreadable input, 3 damaged journal (what was before the
-      damage is printed, then one line names the file and where its readable part ends).
+      Exit codes: 0 read (a journal whose writer stopped mid-record is read to that record, and
+      one line on stderr says so), 1 the output file cannot be written, 2 usage, unreadable input
+      or an output that is the journal's own file, 3 damaged journal: calls are missing (what was
+      readable is printed, then one line names the file and the first missing call).
       """;
 
   /** Exit code when the output file cannot be written. */
-  static final int OUTPUT_FAILED = 1;
+  static final int OUTPUT_FAILED = OutputFile.FAILED;
 
   private InspectCommand() {}
 
@@ -88,7 +93,7 @@ final class InspectCommand {
         String since = o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText;
         stats.print(out, journal.directory() + since, zone);
       }
-      return finish(journal);
+      return finish(journal, err);
     }
   }
 
@@ -97,83 +102,119 @@ final class InspectCommand {
     try (Journal journal = Journal.open(o.directory, err)) {
       CallRecord r = new CallRecord();
       if (!o.follow) {
-        while (journal.next(r)) {
-          out.println(format.format(r));
+        // A line per call, for millions of calls: one builder and one char buffer, flushed at the end.
+        Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+        StringBuilder line = new StringBuilder(256);
+        char[] chars = new char[256];
+        try {
+          while (journal.next(r)) {
+            line.setLength(0);
+            format.formatTo(r, line);
+            line.append(System.lineSeparator());
+            if (chars.length < line.length()) {
+              chars = new char[line.length() * 2];
+            }
+            line.getChars(0, line.length(), chars, 0);
+            w.write(chars, 0, line.length());
+          }
+          w.flush();
+        } catch (IOException e) {
+          throw new InspectException("cannot write the output: " + OutputFile.reason(e), OUTPUT_FAILED);
         }
-        return finish(journal);
+        return finish(journal, err);
       }
       while (journal.follow(r)) {
         out.println(format.format(r));
         out.flush();
       }
-      return finish(journal);
+      return finish(journal, err);
     }
   }
 
   private static int dag(Options o, PrintStream out, PrintStream err) throws InspectException {
     DependencyGraph graph = new DependencyGraph(o.from, o.to);
     try (Journal journal = Journal.open(o.directory, err)) {
-      journal.forEach(graph::add);
+      if (o.output != null) {
+        refuseJournalFiles(o, journal);
+      }
+      CallRecord r = new CallRecord();
+      while (journal.next(r)) {
+        graph.add(r);
+        if (o.to != Long.MAX_VALUE && journal.readAll(o.from, o.to)) {
+          break; // every call of the range is read: the rest of the journal cannot add to it
+        }
+      }
       if (graph.tooLarge()) {
         throw new InspectException(graph.tooLargeMessage(), Main.USAGE);
       }
-      graph.printDot(out);
-      return finish(journal);
+      if (o.output == null) {
+        PrintStream buffered = buffered(out);
+        graph.printDot(buffered);
+        buffered.flush();
+      } else {
+        OutputFile.write(o.output, stream -> {
+          PrintStream dot = new PrintStream(stream, false, StandardCharsets.UTF_8);
+          graph.printDot(dot);
+          dot.flush();
+          if (dot.checkError()) {
+            throw new IOException("the write failed");
+          }
+        });
+        out.println("wrote " + graph.held() + " calls to " + o.output);
+      }
+      return finish(journal, err);
     }
+  }
+
+  /** {@code out} behind a large buffer: a line per call, flushed once at the end, not per line. */
+  private static PrintStream buffered(PrintStream out) {
+    return new PrintStream(new BufferedOutputStream(out, 1 << 16), false, StandardCharsets.UTF_8);
   }
 
   private static int trace(Options o, PrintStream out, PrintStream err) throws InspectException {
-    refuseToWriteInside(o.directory, o.output);
     long[] origin = {Long.MAX_VALUE};
     try (Journal journal = Journal.open(o.directory, err)) {
+      refuseJournalFiles(o, journal);
       journal.forEach(r -> origin[0] = Math.min(origin[0], r.startNanos));
     }
-    long calls = 0;
+    long[] calls = {0};
+    ChromeTrace[] trace = {null};
     try (Journal journal = Journal.open(o.directory, new PrintStream(OutputStream.nullOutputStream()))) {
-      ChromeTrace trace;
-      try (BufferedWriter w = Files.newBufferedWriter(o.output, StandardCharsets.UTF_8)) {
-        trace = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
+      OutputFile.write(o.output, stream -> {
+        Writer w = new OutputStreamWriter(stream, StandardCharsets.UTF_8);
+        trace[0] = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
         CallRecord r = new CallRecord();
         while (journal.next(r)) {
-          trace.add(r);
-          calls++;
+          trace[0].add(r);
+          calls[0]++;
         }
-        trace.close();
-      } catch (IOException | UncheckedIOException e) {
-        throw new InspectException("cannot write " + o.output + ": " + e.getMessage(), OUTPUT_FAILED);
-      }
-      out.println("wrote " + calls + " calls" + (trace.replays() > 0 ? ", " + trace.replays() + " graph replays" : "")
-          + " and " + trace.flows() + " wait arrows to " + o.output
+        trace[0].close();
+      });
+      out.println("wrote " + calls[0] + " calls"
+          + (trace[0].replays() > 0 ? ", " + trace[0].replays() + " graph replays" : "")
+          + " and " + trace[0].flows() + " wait arrows to " + o.output
           + " (open it in https://ui.perfetto.dev)");
-      return finish(journal);
+      return finish(journal, err);
     }
   }
 
-  /** 0, or the damage the command met, said after its output. */
-  private static int finish(Journal journal) throws InspectException {
+  /** 0, or the damage the command met, said after its output; a partial last record is said on err. */
+  private static int finish(Journal journal, PrintStream err) throws InspectException {
     InspectException damage = journal.damage();
     if (damage != null) {
       throw damage;
     }
+    String end = journal.partialEnd();
+    if (end != null) {
+      err.println("kernelweave inspect: " + end);
+    }
     return 0;
   }
 
-  /** An output file inside the journal read could replace the journal's own files: refused. */
-  static void refuseToWriteInside(Path journal, Path output) throws InspectException {
-    Path parent = output.toAbsolutePath().normalize().getParent();
-    if (parent == null || !Files.isDirectory(parent) || !Files.isDirectory(journal)) {
-      return;
-    }
-    try {
-      Path realParent = parent.toRealPath();
-      Path realJournal = journal.toRealPath();
-      if (realParent.startsWith(realJournal)) {
-        throw new InspectException("will not write " + output + " inside the journal directory " + journal
-            + " that it reads; choose a file elsewhere", Main.USAGE);
-      }
-    } catch (IOException e) {
-      // The write itself says what is wrong.
-    }
+  /** The output may not be, link to, or lie beside a file of the journal read (named or resolved). */
+  private static void refuseJournalFiles(Options o, Journal journal) throws InspectException {
+    OutputFile.refuseJournalFiles(o.output, o.directory);
+    OutputFile.refuseJournalFiles(o.output, journal.directory());
   }
 
   private static final class UsageException extends Exception {
@@ -214,7 +255,7 @@ final class InspectCommand {
             o.sinceText = value(args, ++i, a);
             o.since = instant(a, o.sinceText);
           }
-          case "trace -o", "trace --output" -> o.output = Path.of(value(args, ++i, a));
+          case "trace -o", "trace --output", "dag -o", "dag --output" -> o.output = Path.of(value(args, ++i, a));
           default -> {
             if (a.startsWith("-") && a.length() > 1) {
               throw new UsageException("unknown option '" + a + "' for " + o.command);

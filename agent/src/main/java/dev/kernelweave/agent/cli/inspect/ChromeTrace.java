@@ -23,13 +23,16 @@ import java.util.Set;
  * nested inside it.
  *
  * <p>Streams the journal: the events are written as they are read, except a replay's launches on
- * the stream track, held until the replay's slice is written (one open replay per context).
+ * the stream track, held until the replay's slice is written (one open replay per context). Memory
+ * is bounded: the first {@value #THREADS_NAMED} threads get a name; later ones keep their id only.
  */
 public final class ChromeTrace implements AutoCloseable {
 
   static final int THREADS_PID = 1;
   static final int STREAMS_PID = 2;
   static final int FLOW_WINDOW = 1 << 16;
+  /** The most threads named; a journal of millions of threads would otherwise hold them all. */
+  static final int THREADS_NAMED = 1 << 16;
 
   private final Writer out;
   private final Set<Long> threadsNamed = new HashSet<>();
@@ -82,7 +85,7 @@ public final class ChromeTrace implements AutoCloseable {
   public void add(CallRecord r) throws IOException {
     double ts = (r.startNanos - origin) / 1000.0;
     double dur = Math.max(0, r.durationNanos) / 1000.0;
-    if (threadsNamed.add(r.threadId)) {
+    if (threadsNamed.size() < THREADS_NAMED && threadsNamed.add(r.threadId)) {
       metadata("thread_name", THREADS_PID, r.threadId,
           (r.threadName.isEmpty() ? "thread" : r.threadName) + " (" + r.threadId + ")");
     }

@@ -35,7 +35,13 @@ import java.util.Map;
  * in time this may differ from the order in which the scheduler decided them.
  *
  * <p>Memory is bounded on any journal: at most {@link #MAX_NODES} calls are held; past that the
- * graph only counts the calls in range, and {@link #tooLarge} asks for a narrower range.
+ * graph drops what it held, only counts the calls in range, and {@link #tooLarge} asks for a
+ * narrower range.
+ *
+ * <p>Time is near-linear: per allocation, the reads and the writes still live are kept apart, so
+ * that a read looks only at the writes before it (a buffer read by every launch and never written,
+ * like weights, no longer makes each read scan all the reads before it), and the edges into a call
+ * are found through a table of the call being added.
  */
 public final class DependencyGraph {
 
@@ -56,7 +62,10 @@ public final class DependencyGraph {
   private long lastSeq = Long.MIN_VALUE;
   private final Map<Integer, Allocation> allocations = new HashMap<>();
   private final Map<Long, Node> nodes = new LinkedHashMap<>();
-  private final Map<Long, Map<Long, Edge>> edgesInto = new LinkedHashMap<>();
+  /** The edges into the call being added, by source: cleared for each call. */
+  private final Map<Long, Edge> addingInto = new HashMap<>();
+  /** Accesses taken so far: their journal order. */
+  private long order;
   private final List<Edge> edges = new ArrayList<>();
   /** Replays with a call drawn, in order; per context, the one being read. */
   private final List<Replay> replays = new ArrayList<>();
@@ -79,13 +88,17 @@ public final class DependencyGraph {
     }
   }
 
-  /** The accesses of one allocation that a later access may still depend on, oldest first. */
+  /**
+   * The accesses of one allocation that a later access may still depend on, each list oldest first:
+   * the reads, and the writes (read-writes included) not covered by a later write.
+   */
   private static final class Allocation {
-    final List<Access> accesses = new ArrayList<>();
+    final ArrayList<Access> reads = new ArrayList<>();
+    final ArrayList<Access> writes = new ArrayList<>();
   }
 
-  /** One call's access to {@code [start, end)} of an allocation. */
-  private record Access(long seq, long start, long end, boolean writes) {
+  /** One call's access to {@code [start, end)} of an allocation, the {@code order}th taken. */
+  private record Access(long seq, long order, long start, long end, boolean writes) {
     boolean overlaps(long s, long e) {
       return start < e && s < end;
     }
@@ -94,22 +107,42 @@ public final class DependencyGraph {
   private static final class Node {
     final long seq;
     final int index;
-    final String label;
+    /** The call, or the kernel it launched. */
+    final String what;
     final int stream;
+    final long graphWindow;
+    final boolean graphCaptured;
     final long[] predecessors;
     final boolean barrier;
     final Replay replay;
+    /** The edges into this call, in the order they were found. */
+    final List<Edge> into = new ArrayList<>(2);
 
     Node(CallRecord r, int index, Replay replay) {
       this.seq = r.seq;
       this.index = index;
-      String what = r.kernel.isEmpty() ? r.name : r.kernel;
-      this.label = r.seq + " " + what + (r.stream >= 0 ? "\\ns" + r.stream : "")
-          + (replay != null ? "\\ngraph #" + r.graphWindow + (r.graphCaptured ? " captured" : "") : "");
+      this.what = r.kernel.isEmpty() ? r.name : r.kernel; // interned by the reader: not a copy per call
+      this.graphWindow = r.graphWindow;
+      this.graphCaptured = r.graphCaptured;
       this.stream = r.stream;
       this.predecessors = java.util.Arrays.copyOf(r.predecessors, r.predecessorCount);
       this.barrier = r.barrier || r.touchesUnknownMemory;
       this.replay = replay;
+    }
+
+    /** Its DOT label, built when printed rather than held for every call. */
+    String label() {
+      return seq + " " + what + (stream >= 0 ? "\\ns" + stream : "")
+          + (replay != null ? "\\ngraph #" + graphWindow + (graphCaptured ? " captured" : "") : "");
+    }
+
+    Edge from(long source) {
+      for (Edge e : into) {
+        if (e.from == source) {
+          return e;
+        }
+      }
+      return null;
     }
 
     /** Whether the scheduler made this call wait for {@code a} (for a replay: the replay for a's). */
@@ -127,13 +160,22 @@ public final class DependencyGraph {
   private static final class Edge {
     final long from;
     final long to;
-    final List<String> labels = new ArrayList<>();
+    /** The kinds and allocations, joined by DOT line breaks. */
+    String labels;
     boolean implied;
     boolean dashed;
 
     Edge(long from, long to) {
       this.from = from;
       this.to = to;
+    }
+
+    void label(String label) {
+      if (labels == null) {
+        labels = label;
+      } else if (!(("\\n" + labels + "\\n").contains("\\n" + label + "\\n"))) {
+        labels = labels + "\\n" + label;
+      }
     }
   }
 
@@ -153,7 +195,7 @@ public final class DependencyGraph {
   }
 
   /** How many calls the graph holds. */
-  int held() {
+  public int held() {
     return nodes.size();
   }
 
@@ -178,42 +220,54 @@ public final class DependencyGraph {
     firstSeq = Math.min(firstSeq, r.seq);
     lastSeq = Math.max(lastSeq, r.seq);
     if (inRange > maxNodes) {
+      if (!nodes.isEmpty()) {
+        // Nothing will be drawn: what was held goes, so that the rest of the journal is only counted.
+        nodes.clear();
+        edges.clear();
+        allocations.clear();
+        replays.clear();
+        openReplays.clear();
+      }
       return;
     }
-    nodes.put(r.seq, new Node(r, nodes.size(), replayOf(r)));
+    Node node = new Node(r, nodes.size(), replayOf(r));
+    nodes.put(r.seq, node);
+    addingInto.clear();
     for (int i = 0; i < r.accessCount; i++) {
       Allocation a = allocations.computeIfAbsent(r.accessId[i], id -> new Allocation());
-      String id = "#" + r.accessId[i];
+      int id = r.accessId[i];
       long start = r.accessOffset[i];
       long end = start + Math.max(r.accessSize[i], 1);
       boolean reads = r.accessMode(i).reads();
       boolean writes = r.accessMode(i).writes();
-      List<Access> older = a.accesses;
-      for (int k = 0; k < older.size(); k++) {
-        Access o = older.get(k);
+      for (Access o : a.writes) {
         if (o.seq == r.seq || !o.overlaps(start, end)) {
           continue;
         }
-        if (o.writes && reads) {
-          edge(o.seq, r.seq, "RAW " + id);
+        if (reads) {
+          edge(o.seq, node, "RAW #", id);
+        } else if (writes && !readSince(a.reads, o, Math.max(o.start, start), Math.min(o.end, end), r.seq)) {
+          edge(o.seq, node, "WAW #", id);
         }
-        if (!o.writes && writes) {
-          edge(o.seq, r.seq, "WAR " + id);
-        }
-        if (o.writes && writes && !reads
-            && !readSince(older, k, Math.max(o.start, start), Math.min(o.end, end), r.seq)) {
-          edge(o.seq, r.seq, "WAW " + id);
+      }
+      if (writes) {
+        for (Access o : a.reads) {
+          if (o.seq != r.seq && o.overlaps(start, end)) {
+            edge(o.seq, node, "WAR #", id);
+          }
         }
       }
     }
     for (int i = 0; i < r.accessCount; i++) {
       long start = r.accessOffset[i];
       long end = start + Math.max(r.accessSize[i], 1);
-      List<Access> older = allocations.get(r.accessId[i]).accesses;
-      if (r.accessMode(i).writes()) {
-        older.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
+      Allocation a = allocations.get(r.accessId[i]);
+      boolean writes = r.accessMode(i).writes();
+      if (writes) {
+        a.reads.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
+        a.writes.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
       }
-      older.add(new Access(r.seq, start, end, r.accessMode(i).writes()));
+      (writes ? a.writes : a.reads).add(new Access(r.seq, order++, start, end, writes));
     }
   }
 
@@ -232,28 +286,41 @@ public final class DependencyGraph {
     return open;
   }
 
-  /** Whether a call after {@code accesses[k]}, other than {@code seq}, read bytes of {@code [start, end)}. */
-  private static boolean readSince(List<Access> accesses, int k, long start, long end, long seq) {
-    for (int j = k + 1; j < accesses.size(); j++) {
-      Access o = accesses.get(j);
-      if (!o.writes && o.seq != seq && o.overlaps(start, end)) {
+  /**
+   * Whether a read taken after {@code write}, by a call other than {@code seq}, read bytes of
+   * {@code [start, end)}. The reads are in the order taken: only those after the write are looked at.
+   */
+  private static boolean readSince(List<Access> reads, Access write, long start, long end, long seq) {
+    int low = 0;
+    int high = reads.size();
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (reads.get(mid).order < write.order) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    for (int j = low; j < reads.size(); j++) {
+      Access o = reads.get(j);
+      if (o.seq != seq && o.overlaps(start, end)) {
         return true;
       }
     }
     return false;
   }
 
-  private void edge(long fromSeq, long toSeq, String label) {
-    Edge e = edgesInto.computeIfAbsent(toSeq, s -> new LinkedHashMap<>()).get(fromSeq);
+  /** Adds (or labels) the edge {@code fromSeq -> to}; {@code kind} and {@code allocation} make its label. */
+  private void edge(long fromSeq, Node to, String kind, int allocation) {
+    Edge e = addingInto.get(fromSeq);
     if (e == null) {
-      e = new Edge(fromSeq, toSeq);
+      e = new Edge(fromSeq, to.seq);
       e.implied = true;
-      edgesInto.get(toSeq).put(fromSeq, e);
+      addingInto.put(fromSeq, e);
+      to.into.add(e);
       edges.add(e);
     }
-    if (!e.labels.contains(label)) {
-      e.labels.add(label);
-    }
+    e.label(kind + allocation);
   }
 
   /** Writes the graph in Graphviz DOT. */
@@ -263,10 +330,10 @@ public final class DependencyGraph {
     if (decisions) {
       for (Node n : nodes.values()) {
         for (long p : n.predecessors) {
-          if (nodes.containsKey(p) && !edgesInto.getOrDefault(n.seq, Map.of()).containsKey(p)) {
+          if (nodes.containsKey(p) && n.from(p) == null) {
             Edge e = new Edge(p, n.seq);
-            e.labels.add("wait");
-            edgesInto.computeIfAbsent(n.seq, s -> new LinkedHashMap<>()).put(p, e);
+            e.label("wait");
+            n.into.add(e);
             edges.add(e);
           }
         }
@@ -293,7 +360,7 @@ public final class DependencyGraph {
     out.println("  edge [fontname=\"monospace\", fontsize=9];");
     for (Node n : nodes.values()) {
       StringBuilder attrs = new StringBuilder();
-      attrs.append("label=\"").append(escape(n.label)).append('"');
+      attrs.append("label=\"").append(escape(n.label())).append('"');
       if (n.stream >= 0) {
         attrs.append(", fillcolor=\"").append(PALETTE[n.stream % PALETTE.length]).append('"');
       }
@@ -313,7 +380,7 @@ public final class DependencyGraph {
     }
     for (Edge e : edges) {
       StringBuilder attrs = new StringBuilder();
-      attrs.append("label=\"").append(escape(String.join("\\n", e.labels))).append('"');
+      attrs.append("label=\"").append(escape(e.labels)).append('"');
       if (e.dashed) {
         attrs.append(", style=dashed");
       }
@@ -331,16 +398,16 @@ public final class DependencyGraph {
     BitSet[] ancestors = new BitSet[byIndex.length];
     for (Node b : byIndex) {
       BitSet anc = new BitSet();
-      Map<Long, Edge> into = edgesInto.getOrDefault(b.seq, Map.of());
-      for (Edge e : into.values()) {
+      List<Edge> into = b.into;
+      for (Edge e : into) {
         Node a = nodes.get(e.from);
         anc.or(ancestors[a.index]);
         anc.set(a.index);
       }
       ancestors[b.index] = anc;
-      for (Edge e : into.values()) {
+      for (Edge e : into) {
         int a = nodes.get(e.from).index;
-        for (Edge other : into.values()) {
+        for (Edge other : into) {
           int q = nodes.get(other.from).index;
           if (q != a && ancestors[q].get(a)) {
             e.dashed = true;

@@ -37,6 +37,11 @@ public final class Journal implements AutoCloseable {
   private final JournalReader reader;
   private final Path directory;
   private JournalFormatException damage;
+  /**
+   * Whether the command followed the writer, or stopped before the end: the calls in flight then,
+   * or not read, are not gaps.
+   */
+  private boolean partlyRead;
 
   private Journal(JournalReader reader, Path directory) {
     this.reader = reader;
@@ -120,6 +125,16 @@ public final class Journal implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether every call numbered {@code from} to {@code to} has been read; if so the command may stop
+   * reading there, and the gaps after them are not looked for.
+   */
+  public boolean readAll(long from, long to) {
+    boolean all = reader.readAll(from, to);
+    partlyRead |= all;
+    return all;
+  }
+
   /** Reads the next call; false at the end of what has been written, or at damage. */
   public boolean next(CallRecord into) {
     if (damage != null) {
@@ -135,6 +150,7 @@ public final class Journal implements AutoCloseable {
 
   /** Reads the next call, waiting for the writer; false once the thread is interrupted, or at damage. */
   public boolean follow(CallRecord into) {
+    partlyRead = true;
     if (damage != null) {
       return false;
     }
@@ -147,12 +163,24 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * The damage met so far (in a data file, else in the queue's table), as the command's one line,
-   * or null when there is none.
+   * The damage met, once the command has read to the end: in a data file, else calls missing from
+   * the sequence (not after {@link #follow}: calls in flight may still come), else in the queue's
+   * table; as the command's one line, or null when there is none.
    */
   public InspectException damage() {
-    JournalFormatException e = damage != null ? damage : reader.metadataDamage();
+    JournalFormatException e = damage;
+    if (e == null && !partlyRead) {
+      e = reader.gapDamage();
+    }
+    if (e == null) {
+      e = reader.metadataDamage();
+    }
     return e == null ? null : new InspectException(e.getMessage(), DAMAGED);
+  }
+
+  /** The one line saying the journal ends in a record its writer did not finish, or null. */
+  public String partialEnd() {
+    return damage == null ? reader.partialEnd() : null;
   }
 
   @Override

@@ -9,19 +9,19 @@ import java.time.format.DateTimeFormatter;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code inspect stats}: what a journal's calls add up to. Streams the journal; memory grows only
- * with distinct kernels and threads, and by a bit per window replayed as a CUDA graph.
+ * {@code inspect stats}: what a journal's calls add up to. Streams the journal in bounded memory:
+ * kernels and threads are counted apart up to {@link TopTable#TRACKED} each and printed up to the
+ * {@link TopTable#SHOWN} busiest, the rest as one row; a bit per window replayed as a CUDA graph.
  */
 public final class Stats {
 
   private final long[] perKind = new long[CallKind.values().length];
-  private final Map<String, long[]> perKernel = new LinkedHashMap<>();
-  private final Map<Long, ThreadTotals> perThread = new LinkedHashMap<>();
+  private final TopTable<String> perKernel = new TopTable<>(Comparator.<String>naturalOrder());
+  private final TopTable<Long> perThread = new TopTable<>(Comparator.<Long>naturalOrder());
   private final BitSet streams = new BitSet();
   private long calls;
   private long failed;
@@ -56,16 +56,6 @@ public final class Stats {
     long last;
   }
 
-  private static final class ThreadTotals {
-    final String name;
-    long calls;
-    long hostNanos;
-
-    ThreadTotals(String name) {
-      this.name = name;
-    }
-  }
-
   public void add(CallRecord r) {
     calls++;
     perKind[r.kind.ordinal()]++;
@@ -75,13 +65,13 @@ public final class Stats {
     firstStart = Math.min(firstStart, r.startNanos);
     lastEnd = Math.max(lastEnd, r.startNanos + r.durationNanos);
     if (r.kind == CallKind.LAUNCH) {
-      long[] k = perKernel.computeIfAbsent(r.kernel.isEmpty() ? "(unknown kernel)" : r.kernel, n -> new long[2]);
-      k[0]++;
-      k[1] += r.durationNanos;
+      TopTable.Row k = perKernel.row(r.kernel.isEmpty() ? "(unknown kernel)" : r.kernel, n -> n);
+      k.count++;
+      k.nanos += r.durationNanos;
     }
-    ThreadTotals t = perThread.computeIfAbsent(r.threadId, id -> new ThreadTotals(r.threadName));
-    t.calls++;
-    t.hostNanos += r.durationNanos;
+    TopTable.Row t = perThread.row(r.threadId, id -> r.threadName + " (" + id + ")");
+    t.count++;
+    t.nanos += r.durationNanos;
     switch (r.kind) {
       case COPY_HOST_TO_DEVICE -> hostToDevice += r.bytes;
       case COPY_DEVICE_TO_HOST -> deviceToHost += r.bytes;
@@ -200,20 +190,16 @@ public final class Stats {
 
     if (!perKernel.isEmpty()) {
       out.printf(Locale.ROOT, "%-26s %10s %14s%n", "kernels", "launches", "mean host us");
-      perKernel.entrySet().stream()
-          .sorted(Comparator.comparingLong((Map.Entry<String, long[]> e) -> -e.getValue()[0])
-              .thenComparing(Map.Entry::getKey))
-          .forEach(e -> out.printf(Locale.ROOT, "  %-24s %10d %14.2f%n", e.getKey(), e.getValue()[0],
-              e.getValue()[1] / 1000.0 / e.getValue()[0]));
+      for (TopTable.Row k : perKernel.rows("kernels")) {
+        out.printf(Locale.ROOT, "  %-24s %10d %14.2f%n", k.name, k.count, k.nanos / 1000.0 / k.count);
+      }
       out.println();
     }
 
     out.printf(Locale.ROOT, "%-26s %10s %14s%n", "threads", "calls", "host ms");
-    perThread.entrySet().stream()
-        .sorted(Comparator.comparingLong((Map.Entry<Long, ThreadTotals> e) -> -e.getValue().calls)
-            .thenComparing(Map.Entry::getKey))
-        .forEach(e -> out.printf(Locale.ROOT, "  %-24s %10d %14.3f%n",
-            e.getValue().name + " (" + e.getKey() + ")", e.getValue().calls, e.getValue().hostNanos / 1e6));
+    for (TopTable.Row t : perThread.rows("threads")) {
+      out.printf(Locale.ROOT, "  %-24s %10d %14.3f%n", t.name, t.count, t.nanos / 1e6);
+    }
     out.println();
 
     out.println("bytes copied");

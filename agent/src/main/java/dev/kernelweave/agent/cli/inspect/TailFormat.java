@@ -17,22 +17,50 @@ import java.time.format.DateTimeFormatter;
  * cross-stream predecessors, the scheduler's other decisions (with {@code graph#N} for a launch
  * issued inside replayed window N, {@code graph#N(captured)} when its graph was captured then), and
  * the result.
+ *
+ * <p>Cheap per call, for journals of millions: {@link #formatTo} appends to a reused builder, and
+ * the local time's {@code HH:mm:ss} is formatted once per second, the microseconds by hand.
  */
 public final class TailFormat {
 
-  private final DateTimeFormatter time;
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+  private final DateTimeFormatter seconds;
   private final StringBuilder line = new StringBuilder(160);
+  private long cachedSecond = Long.MIN_VALUE;
+  private String cachedTime = "";
 
   public TailFormat(ZoneId zone) {
-    this.time = DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSS").withZone(zone);
+    this.seconds = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(zone);
   }
 
   public String format(CallRecord r) {
     StringBuilder b = line;
     b.setLength(0);
+    formatTo(r, b);
+    return b.toString();
+  }
+
+  /** Appends the call's line (without a line break) to {@code b}. */
+  public void formatTo(CallRecord r, StringBuilder b) {
     b.append(r.seq).append(' ');
-    time.formatTo(Stats.instant(r.startNanos), b);
-    b.append(' ').append(r.threadName.isEmpty() ? "thread-" + r.threadId : r.threadName);
+    long second = Math.floorDiv(r.startNanos, NANOS_PER_SECOND);
+    if (second != cachedSecond) {
+      cachedSecond = second;
+      cachedTime = seconds.format(Stats.instant(second * NANOS_PER_SECOND));
+    }
+    int micros = (int) (Math.floorMod(r.startNanos, NANOS_PER_SECOND) / 1000);
+    b.append(cachedTime).append('.');
+    for (int digit = 100_000; digit > 1 && micros < digit; digit /= 10) {
+      b.append('0');
+    }
+    b.append(micros);
+    b.append(' ');
+    if (r.threadName.isEmpty()) {
+      b.append("thread-").append(r.threadId);
+    } else {
+      b.append(r.threadName);
+    }
     b.append(' ').append(r.name.isEmpty() ? r.kind.name().toLowerCase(java.util.Locale.ROOT) : r.name);
     if (r.kind == CallKind.LAUNCH) {
       b.append(' ').append(r.kernel.isEmpty() ? "?" : r.kernel);
@@ -78,7 +106,10 @@ public final class TailFormat {
     if (r.graphWindow > 0) {
       b.append(" graph#").append(r.graphWindow).append(r.graphCaptured ? "(captured)" : "");
     }
-    b.append(r.result == CallRecord.RESULT_THREW ? " =threw" : " =" + r.result);
-    return b.toString();
+    if (r.result == CallRecord.RESULT_THREW) {
+      b.append(" =threw");
+    } else {
+      b.append(" =").append(r.result);
+    }
   }
 }
