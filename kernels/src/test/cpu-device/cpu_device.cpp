@@ -22,6 +22,8 @@
 // fork/join into a graph; a synchronizing call during a global capture fails with error 900 and
 // invalidates it. cuDevicePrimaryCtxReset destroys every stream, event, module and allocation.
 //
+// Time, for cuEventElapsedTime, is virtual: each kernel that runs takes 1 ms, everything else none.
+//
 // Not modelled: several devices; contexts other than the primary one share its streams and memory.
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -215,6 +217,8 @@ struct Capture {
 
 struct Event {
   Op *recorded = nullptr;
+  bool timing = true;                 // created without CU_EVENT_DISABLE_TIMING
+  std::shared_ptr<double> at;         // the virtual time its latest record completed at
   Capture *capture = nullptr;  // recorded in a capturing stream: a fork/join point of the graph
   std::vector<size_t> tail;
 };
@@ -246,6 +250,7 @@ std::condition_variable &changed = *new std::condition_variable();
 std::deque<Op *> &hostFunctions = *new std::deque<Op *>();  // ready, for the host-function thread
 std::set<Op *> hostFunctionsInFlight;  // handed to the host-function thread, not done yet
 bool hostFunctionThreadStarted = false;
+double virtualMs = 0;  // advanced 1 ms by every kernel that runs
 
 Stream legacyStream{true};
 std::set<Stream *> streams;  // live streams, per-thread default streams included
@@ -1021,9 +1026,10 @@ CUresult cuStreamQuery(CUstream stream) {
   return CUDA_ERROR_NOT_READY;
 }
 
-CUresult cuEventCreate(CUevent *event, unsigned int) {
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
   std::lock_guard<std::mutex> guard(lock);
   Event *e = new Event();
+  e->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
   events.insert(e);
   *event = reinterpret_cast<CUevent>(e);
   return CUDA_SUCCESS;
@@ -1050,7 +1056,9 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
     if (CUresult r = legacyAllowed("cuEventRecord")) return r;
   }
   e->capture = nullptr;
-  e->recorded = enqueue(s, [] {});
+  auto at = std::make_shared<double>(0);
+  e->at = at;
+  e->recorded = enqueue(s, [at] { *at = virtualMs; });
   return CUDA_SUCCESS;
 }
 
@@ -1064,6 +1072,20 @@ CUresult cuEventQuery(CUevent event) {
   if (e->recorded == nullptr || e->recorded->state == Op::DONE) return CUDA_SUCCESS;
   step();
   return CUDA_ERROR_NOT_READY;
+}
+
+// Virtual milliseconds between two completed records (see virtualMs).
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  std::lock_guard<std::mutex> guard(lock);
+  Event *a = reinterpret_cast<Event *>(start);
+  Event *b = reinterpret_cast<Event *>(end);
+  if (!events.count(a) || !events.count(b)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime of no event");
+  if (!a->timing || !b->timing || !a->recorded || !b->recorded) {
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime of an event without timing or never recorded");
+  }
+  if (a->recorded->state != Op::DONE || b->recorded->state != Op::DONE) return CUDA_ERROR_NOT_READY;
+  *ms = static_cast<float>(*b->at - *a->at);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuEventSynchronize(CUevent event) {
@@ -1148,6 +1170,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
       blockIdx = {b, 0, 0};
       runBlock();
     }
+    virtualMs += 1;
   }, k->name);
 }
 
@@ -1155,6 +1178,13 @@ CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *userData) {
   std::lock_guard<std::mutex> guard(lock);
   if (!function) return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchHostFunc without a function");
   return submit(stream, [function, userData] { function(userData); }, "cuLaunchHostFunc", true);
+}
+
+// A stream callback: a host function that is handed the stream it was added to.
+CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void *userData, unsigned int flags) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!callback || flags != 0) return fail(CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback without a function, or with flags");
+  return submit(stream, [callback, stream, userData] { callback(stream, CUDA_SUCCESS, userData); }, "cuStreamAddCallback", true);
 }
 
 CUresult cuStreamBeginCapture_v2(CUstream stream, int mode) {
