@@ -98,6 +98,11 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * managed): the host can see its effect, or reuse the memory once it completes. Not journaled.
    */
   public boolean touchesHostMemory;
+  /**
+   * An asynchronous copy into pageable host memory (a Java array): CUDA returns only once it is
+   * done, in its stream's order, so everything earlier on that stream is done too. Not journaled.
+   */
+  public boolean returnsWhenDone;
   /** The application's event handle of an event record or wait, 0 otherwise. Not journaled. */
   public long appEvent;
   /**
@@ -161,6 +166,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessCount = 0;
     touchesUnknownMemory = false;
     touchesHostMemory = false;
+    returnsWhenDone = false;
     appEvent = 0;
     moduleVariableCount = 0;
     brief = false;
@@ -306,6 +312,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessCount = accesses;
     touchesUnknownMemory = other.touchesUnknownMemory;
     touchesHostMemory = other.touchesHostMemory;
+    returnsWhenDone = other.returnsWhenDone;
     appEvent = other.appEvent;
     moduleVariableCount = other.moduleVariableCount;
     brief = other.brief;

@@ -19,11 +19,26 @@ final class AppStreams {
     final LanePositions follow;
     /** Positions this stream was already made to wait for: joining them again adds nothing. */
     final LanePositions joined;
+    /**
+     * For a stream the legacy stream synchronizes with: the host-visible work of the legacy and
+     * blocking streams that was pending when each of its calls was issued, which CUDA ordered that
+     * call after. A query or synchronize of this stream covers it, and nothing issued later.
+     */
+    final LanePositions implied;
 
     Stream(int laneCount) {
       footprint = new LanePositions(laneCount);
       follow = new LanePositions(laneCount);
       joined = new LanePositions(laneCount);
+      implied = new LanePositions(laneCount);
+    }
+
+    /** Forgets what the stream's earlier work was and followed: a new stream under a reused handle. */
+    void clear() {
+      footprint.clear();
+      follow.clear();
+      joined.clear();
+      implied.clear();
     }
   }
 

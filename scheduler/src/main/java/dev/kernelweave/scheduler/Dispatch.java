@@ -187,6 +187,9 @@ public final class Dispatch {
         if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
           scheduler.beforeBarrier(call);
         }
+        if (call.returnsWhenDone) {
+          waitOutsideLock(call, ticket); // its stream's earlier work, so that the copy blocks only for itself
+        }
         return scheduler.beforeAsyncWork(call);
       case STAGED:
         if (call.bytes > STAGED_WHEN_IDLE_BYTES && scheduler.syncCopyWaitsForNothing(call)) {
@@ -225,12 +228,19 @@ public final class Dispatch {
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_SYNC:
+        scheduler.joinOntoAppStream(call, ticket, false);
+        scheduler.noteLegacySynchronize(call);
+        release(ticket);
+        return CallRecord.NO_STREAM;
       case STREAM_QUERY:
-        scheduler.joinOntoAppStream(call, ticket);
+        // What CUDA completed for the host at an earlier synchronous call must answer complete.
+        scheduler.collectCompletedForHost(call, ticket);
+        awaitOutsideLock(ticket, false);
+        scheduler.joinOntoAppStream(call, ticket, false);
         release(ticket);
         return CallRecord.NO_STREAM;
       case EVENT_RECORD:
-        scheduler.joinOntoAppStream(call, ticket);
+        scheduler.joinOntoAppStream(call, ticket, true);
         return CallRecord.NO_STREAM;
       case STREAM_WAIT_EVENT:
         scheduler.streamWaitsForEvent(call);
@@ -259,7 +269,12 @@ public final class Dispatch {
       switch (placement) {
         // A staged read still placed at exit fell back to JCuda's synchronous copy.
         case SYNC, STAGED_READ -> scheduler.afterSyncWork(call, succeeded);
-        case ASYNC, STAGED, EVENT_RECORD -> {
+        case EVENT_RECORD -> {
+          if (succeeded) {
+            scheduler.afterAppEventRecord(call);
+          }
+        }
+        case ASYNC, STAGED -> {
           scheduler.afterWork(call, succeeded);
           if (succeeded && windows != null && placement == Placement.ASYNC) {
             windows.succeeded(call);

@@ -58,6 +58,14 @@ public final class Scheduler {
    * stream must complete them too, even when the call itself does not depend on them.
    */
   private final LanePositions blockingVisible;
+  /** Per lane, the newest call of the legacy or a blocking stream: what a synchronous copy completes for CUDA. */
+  private final LanePositions blockingAll;
+  /**
+   * Work of the legacy and blocking streams that CUDA completed before a synchronous copy or a
+   * synchronize of the legacy stream returned, which the agent did not wait for (the host could not
+   * see it then). A later query that covers it waits for it first, so that it answers as CUDA would.
+   */
+  private final LanePositions completedForHost;
   /** Application events: where the work they stand for went, as recorded. */
   private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
   /** Streams capturing a graph; while any is, every call passes through untouched. */
@@ -82,6 +90,8 @@ public final class Scheduler {
     this.appStreams = new AppStreams(pool.laneCount);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
+    this.blockingAll = new LanePositions(pool.laneCount);
+    this.completedForHost = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
   }
 
@@ -117,9 +127,7 @@ public final class Scheduler {
   public void streamCreated(long handle, boolean nonBlocking) {
     AppStreams.Stream s = appStreams.of(handle);
     s.nonBlocking = nonBlocking;
-    s.footprint.clear();
-    s.follow.clear();
-    s.joined.clear();
+    s.clear();
   }
 
   /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
@@ -225,6 +233,9 @@ public final class Scheduler {
     if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
       addPending(blockingVisible, needs);
     }
+    if (blocksHost(call)) {
+      noteCompletedForHost();
+    }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
       noteHostWaitOfSynchronousRead(call);
     }
@@ -291,6 +302,12 @@ public final class Scheduler {
       if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
         addPending(blockingVisible, needs);
       }
+      noteCompletedForHost();
+    } else if (placement == Placement.ASYNC) {
+      // A copy into pageable memory returns once done, in its stream's order: the host waits for
+      // the stream's earlier work first, then the copy blocks only for itself.
+      tracker.collect(call, needs);
+      collectJoin(streamOf(call), true);
     } else {
       collectSyncCopyNeeds(call);
     }
@@ -300,19 +317,85 @@ public final class Scheduler {
       if (placement == Placement.SYNC && lane == pool.legacy) {
         continue; // the real call on the legacy stream waits for it anyway
       }
-      int event = events.covering(lane, p);
-      if (event < 0 && p == pool.tail(lane)) {
-        event = Ticket.WHOLE_LANE;
-      } else if (event < 0) {
-        event = events.cover(lane, p, pool, device);
-        call.eventRecorded |= events.recorded;
-      }
-      ticket.addWait(event, lane, p);
-      call.addPredecessor(needs.seq(lane));
+      addHostWait(call, ticket, lane, p, needs.seq(lane));
     }
     if (ticket.waitCount > 0) {
       call.hostWaited = true;
       call.hostWaitNarrowed = ticket.waitCount < pool.activeLanes();
+    }
+  }
+
+  /**
+   * Notes in {@code ticket} the host's wait for position {@code p} of {@code lane}: on an event
+   * already covering it, else on the whole lane where {@code p} is its tail (no event), else on an
+   * event recorded for it now.
+   */
+  private void addHostWait(CallRecord call, Ticket ticket, int lane, long p, long seq) {
+    int event = events.covering(lane, p);
+    if (event < 0 && p == pool.tail(lane)) {
+      event = Ticket.WHOLE_LANE;
+    } else if (event < 0) {
+      event = events.cover(lane, p, pool, device);
+      call.eventRecorded |= events.recorded;
+    }
+    ticket.addWait(event, lane, p);
+    call.addPredecessor(seq);
+  }
+
+  /** A synchronize of the legacy stream completes, for CUDA, all earlier work of the blocking streams too. */
+  void noteLegacySynchronize(CallRecord call) {
+    if (streamOf(call) == appStreams.legacy()) {
+      noteCompletedForHost();
+    }
+  }
+
+  /** CUDA completes, before a synchronous copy or a legacy-stream synchronize returns, all earlier legacy and blocking work. */
+  void noteCompletedForHost() {
+    addPending(blockingAll, completedForHost);
+  }
+
+  /**
+   * Before a query of the call's application stream: notes in {@code ticket} the host's wait for the
+   * work the query covers that CUDA already completed for the host (see {@link #completedForHost})
+   * but that may still run under the agent, so that the query answers as CUDA would. The host waits
+   * only for work CUDA had finished before the query, never for later work.
+   */
+  void collectCompletedForHost(CallRecord call, Ticket ticket) {
+    needs.clear();
+    collectJoin(streamOf(call), false);
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      long p = Math.min(needs.position(lane), completedForHost.position(lane));
+      if (pool.pending(lane, p)) {
+        addHostWait(call, ticket, lane, p, needs.seq(lane));
+      }
+    }
+    if (ticket.waitCount > 0) {
+      call.hostWaited = true;
+      call.hostWaitNarrowed = true;
+    }
+  }
+
+  /**
+   * Adds to {@link #needs} what CUDA orders before a point of stream {@code s}: its own work wherever
+   * it went, what it was made to follow and, for a stream the legacy stream synchronizes with, the
+   * host-visible legacy and blocking work before it. {@code newWork}: the point is new work on the
+   * stream (an event record, a copy), which follows everything of the legacy stream issued so far;
+   * otherwise (a query, a synchronize) only what the stream's own calls followed when issued.
+   */
+  private void collectJoin(AppStreams.Stream s, boolean newWork) {
+    addPending(s.footprint, needs);
+    addPending(s.follow, needs);
+    if (s.nonBlocking) {
+      return;
+    }
+    if (newWork) {
+      addPending(blockingFollow, needs);
+      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+        addPending(blockingVisible, needs);
+      }
+    } else if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      addPending(s.implied, needs);
     }
   }
 
@@ -344,15 +427,11 @@ public final class Scheduler {
    * stream, a synchronize, a query or an event record, means what it means without the agent.
    * The host does not wait here.
    */
-  void joinOntoAppStream(CallRecord call, Ticket ticket) {
+  void joinOntoAppStream(CallRecord call, Ticket ticket, boolean newWork) {
     AppStreams.Stream s = streamOf(call);
     boolean legacy = s == appStreams.legacy();
     needs.clear();
-    addPending(s.footprint, needs);
-    collectStreamOrder(s);
-    if (!s.nonBlocking && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
-    }
+    collectJoin(s, newWork);
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
       long p = needs.position(lane);
@@ -384,6 +463,22 @@ public final class Scheduler {
         recorded.add(lane, settled.position(lane), settled.seq(lane));
       }
     }
+  }
+
+  /**
+   * The application recorded an event on its stream (after {@link #joinOntoAppStream}): the
+   * stream's later work must not start before the record, or a pair of records would no longer
+   * time the work between them ({@code cuEventElapsedTime}). A pool lane waits for the record,
+   * device-side, and the stream's later work follows that wait; the next of it chains there.
+   */
+  void afterAppEventRecord(CallRecord call) {
+    if (call.appEvent == 0) {
+      return;
+    }
+    int lane = pool.leastRecentlyUsed();
+    pool.ensureCreated(lane, device);
+    device.waitAppEvent(lane, call.appEvent);
+    streamOf(call).follow.add(lane, pool.issue(lane), call.seq);
   }
 
   /** The application made a stream wait for an event: its later work follows what the event stands for. */
@@ -432,7 +527,10 @@ public final class Scheduler {
   public void afterWork(CallRecord call, boolean succeeded) {
     int lane = call.stream;
     if (succeeded && lane >= 0) {
-      record(call, lane);
+      long position = record(call, lane);
+      if (call.returnsWhenDone) {
+        pool.completeThrough(lane, position); // the copy returned once done, in its lane's order
+      }
     }
   }
 
@@ -486,8 +584,10 @@ public final class Scheduler {
     tracker.record(call, lane, position);
     AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : streamOf(call);
     s.footprint.add(lane, position, call.seq);
-    if (hostVisible(call)) {
-      if (!s.nonBlocking) {
+    if (!s.nonBlocking) {
+      addPending(blockingVisible, s.implied); // CUDA ordered this call after them
+      blockingAll.add(lane, position, call.seq);
+      if (hostVisible(call)) {
         blockingVisible.add(lane, position, call.seq);
       }
     }

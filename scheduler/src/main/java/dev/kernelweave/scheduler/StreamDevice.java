@@ -32,6 +32,15 @@ public interface StreamDevice {
   void waitEventOnAppStream(long appStream, int event);
 
   /**
+   * Makes all later work on {@code lane} wait for the last recording of the application's event
+   * {@code appEvent} (its handle); the host does not wait. The default waits on the host for the
+   * whole device instead, which orders the same, only slower.
+   */
+  default void waitAppEvent(int lane, long appEvent) {
+    synchronizeDevice();
+  }
+
+  /**
    * The host waits for the last recording of {@code event}. Unlike the other methods, may be called
    * without the scheduler's lock: an event re-recorded meanwhile only makes the wait longer.
    */

@@ -101,7 +101,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc", "cuStreamAddCallback",
+    visitor.visitEndingCommonly("AddCallback", named("cuStreamAddCallback").and(takesArguments(4)).and(api));
+    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc",
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
     visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
@@ -224,6 +225,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         r.bytes = bytes;
         Calls.device(r, src, bytes, AccessMode.READ);
         Calls.host(r, dst, bytes, AccessMode.WRITE);
+        r.returnsWhenDone = Calls.pageable(dst);
         Calls.place(r, Placement.ASYNC);
         stream = Calls.stream(r, stream);
       }
@@ -343,6 +345,23 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
       CallRecord r = Calls.beginStreamBarrier(name, stream);
       stream = Calls.stream(r, stream);
+      return r;
+    }
+  }
+
+  /**
+   * {@code cuStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
+   * receives the application's stream when the call runs on the agent's.
+   */
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) CUstream stream,
+        @Advice.Argument(value = 1, readOnly = false) jcuda.driver.CUstreamCallback callback) {
+      CUstream appStream = stream;
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.stream(r, stream);
+      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
       return r;
     }
   }

@@ -29,6 +29,8 @@ public final class JCudaStreamDevice implements StreamDevice {
   private CUevent[] events = new CUevent[32];
   /** Reused for the application's stream handles, so that joining one allocates nothing. */
   private final CUstream appStreamScratch = new CUstream();
+  /** Reused for the application's event handles, likewise. */
+  private final CUevent appEventScratch = new CUevent();
 
   public JCudaStreamDevice(int streams) {
     lanes = new CUstream[streams + 1];
@@ -79,6 +81,12 @@ public final class JCudaStreamDevice implements StreamDevice {
   public void waitEventOnAppStream(long appStream, int event) {
     JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
     check("cuStreamWaitEvent", JCudaNatives.waitEvent(appStreamScratch, events[event]));
+  }
+
+  @Override
+  public void waitAppEvent(int lane, long appEvent) {
+    JCudaPointers.setNativePointer(appEventScratch, appEvent);
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], appEventScratch));
   }
 
   /** The JCuda event behind a pooled event id. */

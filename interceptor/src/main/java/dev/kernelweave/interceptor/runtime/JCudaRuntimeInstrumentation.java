@@ -66,7 +66,9 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cudaHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cudaHostUnregister").and(takesArguments(1)));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cudaLaunchHostFunc", "cudaStreamAddCallback")
+    visitor.visitEndingCommonly("AddCallback", named("cudaStreamAddCallback").and(takesArguments(4))
+        .and(isPublic()).and(isStatic()).and(not(isNative())));
+    visitor.visitEndingCommonly("StreamBarrierFirst", named("cudaLaunchHostFunc")
         .and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly("StreamBarrierSecond", named("cudaGraphLaunch").and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
@@ -93,6 +95,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(RuntimeCalls.copyKind(kind), "cudaMemcpyAsync", stream);
       if (r != null) {
         RuntimeCalls.copy(r, dst, src, bytes, kind);
+        r.returnsWhenDone = r.kind == CallKind.COPY_DEVICE_TO_HOST && Calls.pageable(dst);
         Calls.place(r, Placement.ASYNC);
         stream = Calls.runtimeStream(r, stream);
       }
@@ -146,6 +149,23 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
 
 
   /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
+  /**
+   * {@code cudaStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
+   * receives the application's stream when the call runs on the agent's.
+   */
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream,
+        @Advice.Argument(value = 1, readOnly = false) jcuda.runtime.cudaStreamCallback callback) {
+      cudaStream_t appStream = stream;
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.runtimeStream(r, stream);
+      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
+      return r;
+    }
+  }
+
   static final class StreamBarrierFirst {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,

@@ -24,7 +24,13 @@ enum SemanticsCase {
   QUERIES_ANSWER_NOT_READY_AT_ONCE(StreamQueryProgram.class, "query", ""),
   NEW_WORK_AFTER_A_PRIMARY_CONTEXT_RESET(ContextResetProgram.class, "reset", ""),
   THREADS_LAUNCH_WHILE_ONE_IS_BLOCKED_IN_A_COPY(BlockedThreadProgram.class, "threads", ""),
-  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", "");
+  STAGED_COPY_FROM_A_REUSED_ARRAY(StagedCopyProgram.class, "staged", ""),
+  PAGEABLE_ASYNC_READ_RETURNS_IN_STREAM_ORDER(StreamOrderProgram.class, "pageable-read", ""),
+  STREAM_CALLBACK_RECEIVES_ITS_STREAM(StreamOrderProgram.class, "callback", ""),
+  IDLE_BLOCKING_STREAM_QUERY_AFTER_LEGACY_WORK(StreamOrderProgram.class, "query-idle", ""),
+  STREAM_QUERY_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "query-after-copy", ""),
+  STREAM_QUERY_AFTER_A_LEGACY_STREAM_SYNCHRONIZE(StreamOrderProgram.class, "query-after-legacy-sync", ""),
+  TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
