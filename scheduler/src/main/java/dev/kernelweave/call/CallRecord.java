@@ -103,6 +103,11 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * done, in its stream's order, so everything earlier on that stream is done too. Not journaled.
    */
   public boolean returnsWhenDone;
+  /**
+   * For an event record: the event may be timed ({@code cuEventElapsedTime}), being created without
+   * {@code CU_EVENT_DISABLE_TIMING} or not seen created. Not journaled.
+   */
+  public boolean timedEvent;
   /** The application's event handle of an event record or wait, 0 otherwise. Not journaled. */
   public long appEvent;
   /**
@@ -167,6 +172,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesUnknownMemory = false;
     touchesHostMemory = false;
     returnsWhenDone = false;
+    timedEvent = false;
     appEvent = 0;
     moduleVariableCount = 0;
     brief = false;
@@ -313,6 +319,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     touchesUnknownMemory = other.touchesUnknownMemory;
     touchesHostMemory = other.touchesHostMemory;
     returnsWhenDone = other.returnsWhenDone;
+    timedEvent = other.timedEvent;
     appEvent = other.appEvent;
     moduleVariableCount = other.moduleVariableCount;
     brief = other.brief;

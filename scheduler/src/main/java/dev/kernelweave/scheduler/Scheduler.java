@@ -466,18 +466,19 @@ public final class Scheduler {
   }
 
   /**
-   * The application recorded an event on its stream (after {@link #joinOntoAppStream}): the
-   * stream's later work must not start before the record, or a pair of records would no longer
-   * time the work between them ({@code cuEventElapsedTime}). A pool lane waits for the record,
+   * The application recorded an event that may be timed on its stream (after {@link
+   * #joinOntoAppStream}): the stream's later work must not start before the record, or a pair of
+   * records would no longer time the work between them ({@code cuEventElapsedTime}).
+   * Events created without timing order nothing more. A pool lane waits for the record,
    * device-side, and the stream's later work follows that wait; the next of it chains there.
    */
   void afterAppEventRecord(CallRecord call) {
-    if (call.appEvent == 0) {
+    if (call.appEvent == 0 || !call.timedEvent) {
       return;
     }
     int lane = pool.leastRecentlyUsed();
     pool.ensureCreated(lane, device);
-    device.waitAppEvent(lane, call.appEvent);
+    device.laneWaitsForAppEvent(lane, call.appEvent);
     streamOf(call).follow.add(lane, pool.issue(lane), call.seq);
   }
 

@@ -36,7 +36,7 @@ public interface StreamDevice {
    * {@code appEvent} (its handle); the host does not wait. The default waits on the host for the
    * whole device instead, which orders the same, only slower.
    */
-  default void waitAppEvent(int lane, long appEvent) {
+  default void laneWaitsForAppEvent(int lane, long appEvent) {
     synchronizeDevice();
   }
 

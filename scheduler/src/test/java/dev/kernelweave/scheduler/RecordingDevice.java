@@ -41,6 +41,11 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
+  public void laneWaitsForAppEvent(int lane, long appEvent) {
+    log.add("wait " + lane + " for app event " + appEvent);
+  }
+
+  @Override
   public void synchronizeEvent(int event) {
     log.add("syncEvent e" + event);
   }

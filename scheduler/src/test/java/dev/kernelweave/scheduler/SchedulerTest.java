@@ -573,6 +573,39 @@ class SchedulerTest {
   }
 
   @Test
+  void workAfterATimedEventRecordFollowsTheRecord() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    launchOn(7, 0, W); // lane 0
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 7);
+    record.appEvent = 77;
+    record.timedEvent = true;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    d.exit(record, true, ticket);
+    List<String> issued = device.drain();
+    String waitForRecord = issued.get(issued.size() - 1);
+    assertTrue(waitForRecord.matches("wait \\d+ for app event 77"), issued.toString());
+    int waiting = Integer.parseInt(waitForRecord.split(" ")[1]);
+    // Independent of the work before the record, the bracketed launch still follows the record.
+    assertEquals(waiting, launchOn(7, 1, W));
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void anUntimedEventRecordOrdersNothingMore() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    launchOn(7, 0, W);
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 7);
+    record.appEvent = 77;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    d.exit(record, true, ticket);
+    assertFalse(device.drain().stream().anyMatch(s -> s.contains("app event")));
+  }
+
+  @Test
   void captureMakesEveryCallPassThrough() {
     Dispatch d = dispatch();
     launch(0, W);

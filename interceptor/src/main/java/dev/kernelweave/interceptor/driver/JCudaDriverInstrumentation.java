@@ -19,6 +19,7 @@ import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
 import dev.kernelweave.interceptor.StagedCopies;
+import dev.kernelweave.interceptor.UntimedEvents;
 import dev.kernelweave.interceptor.IssuedByAgent;
 import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
@@ -51,7 +52,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async",
     "cuMemAlloc", "cuMemAllocPitch", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocManaged",
     "cuMemFree", "cuMemFreeHost",
-    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuCtxDestroy",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventCreate", "cuEventRecordWithFlags", "cuCtxDestroy",
     "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
     "cuStreamQuery", "cuStreamWaitEvent", "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture",
     "cuDevicePrimaryCtxReset", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
@@ -89,6 +90,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
     visitor.visit("ContextDestroy", named("cuCtxDestroy"));
+    visitor.visit("EventCreate", named("cuEventCreate").and(takesArguments(2)));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
@@ -328,9 +330,27 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
       if (r != null) {
         r.appEvent = JCudaPointers.nativePointer(event);
+        r.timedEvent = UntimedEvents.timed(r.appEvent);
         Calls.place(r, Placement.EVENT_RECORD);
       }
       return r;
+    }
+  }
+
+  /** {@code cuEventCreate}: notes whether the new event may be timed ({@link UntimedEvents}). */
+  static final class EventCreate {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cuEventCreate", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.driver.CUevent event,
+        @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        UntimedEvents.created(JCudaPointers.nativePointer(event), flags);
+      }
+      Calls.end(r, result, thrown);
     }
   }
 

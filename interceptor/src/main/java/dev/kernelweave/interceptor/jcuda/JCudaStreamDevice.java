@@ -84,7 +84,7 @@ public final class JCudaStreamDevice implements StreamDevice {
   }
 
   @Override
-  public void waitAppEvent(int lane, long appEvent) {
+  public void laneWaitsForAppEvent(int lane, long appEvent) {
     JCudaPointers.setNativePointer(appEventScratch, appEvent);
     check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], appEventScratch));
   }

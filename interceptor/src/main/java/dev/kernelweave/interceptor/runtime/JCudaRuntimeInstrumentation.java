@@ -33,7 +33,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
   static final String[] DEDICATED = {
     "cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
     "cudaFree", "cudaFreeHost", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord",
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord", "cudaEventCreate", "cudaEventCreateWithFlags",
     "cudaStreamQuery", "cudaStreamWaitEvent", "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaDeviceReset",
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaHostRegister",
     "cudaHostUnregister", "cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphLaunch",
@@ -57,6 +57,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cudaDeviceSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cudaStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
+    visitor.visit("EventCreate", named("cudaEventCreate").and(takesArguments(1)));
+    visitor.visit("EventCreateWithFlags", named("cudaEventCreateWithFlags").and(takesArguments(2)));
     visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cudaStreamQuery"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cudaStreamWaitEvent"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, named("cudaStreamBeginCapture"));
@@ -140,6 +142,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(CallKind.EVENT, "cudaEventRecord", stream);
       if (r != null) {
         r.appEvent = dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event);
+        r.timedEvent = dev.kernelweave.interceptor.UntimedEvents.timed(r.appEvent);
         Calls.place(r, Placement.EVENT_RECORD);
       }
       return r;
@@ -147,6 +150,42 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
 
   }
 
+
+  /** {@code cudaEventCreate}: a timed event, whatever its handle meant before. */
+  static final class EventCreate {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cudaEventCreate", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        dev.kernelweave.interceptor.UntimedEvents.created(
+            dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event), 0);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  /** {@code cudaEventCreateWithFlags}: notes whether the new event may be timed. */
+  static final class EventCreateWithFlags {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cudaEventCreateWithFlags", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
+        @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        dev.kernelweave.interceptor.UntimedEvents.created(
+            dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event), flags);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
 
   /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
   /**
