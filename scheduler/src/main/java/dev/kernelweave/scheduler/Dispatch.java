@@ -176,7 +176,7 @@ public final class Dispatch {
   }
 
   private int placeLocked(CallRecord call, Placement placement, Ticket ticket) {
-    if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
+    if (scheduler.capturing() && placement != Placement.CAPTURE_END && !scheduler.outsideCapture(call, placement)) {
       // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
       ticket.placement = Placement.NONE;
       release(ticket);

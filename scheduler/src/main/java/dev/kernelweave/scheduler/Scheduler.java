@@ -491,6 +491,20 @@ public final class Scheduler {
     }
   }
 
+  /**
+   * While a stream captures: whether the call is asynchronous work, an event record or wait, or a
+   * query or synchronize, of an application stream that is not capturing (never the legacy
+   * stream, whose work would join a blocking stream's capture). Such a call is scheduled as
+   * usual, so that the stream's later work stays ordered after it; the agent's own stream and event
+   * calls are legal during a capture. Everything else passes through as written.
+   */
+  boolean outsideCapture(CallRecord call, Placement placement) {
+    boolean streamWork = placement == Placement.ASYNC && !call.returnsWhenDone
+        || placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT
+        || placement == Placement.STREAM_SYNC || placement == Placement.STREAM_QUERY;
+    return streamWork && streamOf(call) != appStreams.legacy() && !device.appStreamCapturing(call.appStream);
+  }
+
   void beginCapture() {
     device.synchronizeDevice();
     pool.completeAll();

@@ -41,6 +41,14 @@ public interface StreamDevice {
   }
 
   /**
+   * Whether the application's stream {@code appStream} (a handle, never the legacy stream) is
+   * capturing a graph now. The default says it is: the call then passes through as written.
+   */
+  default boolean appStreamCapturing(long appStream) {
+    return true;
+  }
+
+  /**
    * The host waits for the last recording of {@code event}. Unlike the other methods, may be called
    * without the scheduler's lock: an event re-recorded meanwhile only makes the wait longer.
    */

@@ -606,6 +606,26 @@ class SchedulerTest {
   }
 
   @Test
+  void duringACaptureWorkOfAnotherStreamStaysOrderedWithItsLaterWork() {
+    Dispatch d = dispatch();
+    device.notCapturing.add(8L);
+    CallRecord begin = call(CallKind.STREAM, 7);
+    d.enter(begin, Placement.CAPTURE_BEGIN, ticket);
+    d.exit(begin, true, ticket);
+    CallRecord captured = call(CallKind.LAUNCH, 7, 0, W);
+    assertEquals(CallRecord.NO_STREAM, d.enter(captured, Placement.ASYNC, ticket));
+    d.exit(captured, true, ticket);
+    CallRecord during = call(CallKind.LAUNCH, 8, 1, W);
+    int lane = d.enter(during, Placement.ASYNC, ticket);
+    assertTrue(lane >= 0, "placed, not passed through");
+    d.exit(during, true, ticket);
+    CallRecord end = call(CallKind.STREAM, 7);
+    d.enter(end, Placement.CAPTURE_END, ticket);
+    d.exit(end, true, ticket);
+    assertEquals(lane, launchOn(8, 1, RW), "the later launch follows it");
+  }
+
+  @Test
   void captureMakesEveryCallPassThrough() {
     Dispatch d = dispatch();
     launch(0, W);

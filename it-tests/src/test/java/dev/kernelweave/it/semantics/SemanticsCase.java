@@ -30,7 +30,8 @@ enum SemanticsCase {
   IDLE_BLOCKING_STREAM_QUERY_AFTER_LEGACY_WORK(StreamOrderProgram.class, "query-idle", ""),
   STREAM_QUERY_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "query-after-copy", ""),
   STREAM_QUERY_AFTER_A_LEGACY_STREAM_SYNCHRONIZE(StreamOrderProgram.class, "query-after-legacy-sync", ""),
-  TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", "");
+  TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
+  WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

@@ -14,7 +14,13 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
@@ -25,7 +31,11 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCaptureMode;
 
 /**
  * Issue 23's stream sequences, one variant each, on a blocking stream {@code s}:
@@ -42,6 +52,8 @@ import jcuda.driver.CUstream;
  *       blocking stream's earlier work first).
  *   <li>{@code query-after-legacy-sync}: a kernel on {@code s}, a kernel on the legacy stream (which
  *       waits for it), {@code cuStreamSynchronize} of the legacy stream, then {@code cuStreamQuery(s)}: 0.
+ *   <li>{@code capture-other-stream}: while another stream captures a graph, a kernel on {@code s},
+ *       which is not capturing; after the capture a second kernel on {@code s} runs after it.
  *   <li>{@code timing}: a long kernel on {@code s}, then records of two timing events around a
  *       kernel on {@code s}: their elapsed time covers the kernel between them (at least half of
  *       what the same kernel alone between two records takes).
@@ -51,7 +63,9 @@ public final class StreamOrderProgram {
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "pageable-read");
-    CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
+    CUmodule module = Sequence.loadSemantics();
+    CUfunction slowFill = Sequence.function(module, "slow_fill");
+    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
     seq.repeat(rep -> {
       CUstream s = new CUstream();
       cuStreamCreate(s, 0);
@@ -76,10 +90,11 @@ public final class StreamOrderProgram {
           seq.rc(rep, "cuStreamQuery(s) after the legacy stream's synchronize", 0, cuStreamQuery(s));
         }
         case "timing" -> timing(seq, rep, slowFill, s, x, y, value);
+        case "capture-other-stream" -> captureOtherStream(seq, rep, slowFill, slowAxpb, s, x, y, value);
         default -> throw new IllegalArgumentException("variant " + seq.variant);
       }
       cuCtxSynchronize();
-      if (!seq.variant.equals("callback")) {
+      if (!seq.variant.equals("callback") && !seq.variant.equals("capture-other-stream")) {
         seq.check(rep, "x", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(x)));
       }
       cuMemFree(x);
@@ -121,6 +136,28 @@ public final class StreamOrderProgram {
     seq.rc(rep, "cuStreamQuery(s) of the idle blocking stream", 0, cuStreamQuery(s));
     cuCtxSynchronize();
     cuMemFreeHost(pinned);
+  }
+
+  private static void captureOtherStream(Sequence seq, int rep, CUfunction slowFill, CUfunction slowAxpb, CUstream s,
+      CUdeviceptr x, CUdeviceptr y, float value) {
+    CUstream capturing = new CUstream();
+    cuStreamCreate(capturing, 0);
+    seq.rc(rep, "cuStreamBeginCapture", 0,
+        cuStreamBeginCapture(capturing, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL));
+    seq.rc(rep, "slow_fill y captured", 0, Sequence.launch(slowFill, capturing, y, value, N, seq.cycles));
+    seq.rc(rep, "slow_fill x on s during the capture", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
+    CUgraph graph = new CUgraph();
+    seq.rc(rep, "cuStreamEndCapture", 0, cuStreamEndCapture(capturing, graph));
+    seq.rc(rep, "slow_axpb x on s after the capture", 0, Sequence.launch(slowAxpb, s, x, 1f, 1f, N, seq.cycles));
+    CUgraphExec exec = new CUgraphExec();
+    seq.rc(rep, "cuGraphInstantiate", 0, cuGraphInstantiate(exec, graph, 0));
+    seq.rc(rep, "cuGraphLaunch", 0, cuGraphLaunch(exec, capturing));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(capturing));
+    seq.check(rep, "x", Sequence.describe(Sequence.ramp(value + 1)), Sequence.describe(Sequence.read(x)));
+    seq.check(rep, "y", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(y)));
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+    cuStreamDestroy(capturing);
   }
 
   private static void timing(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr x, CUdeviceptr y,
