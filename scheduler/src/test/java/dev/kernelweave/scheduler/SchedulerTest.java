@@ -684,6 +684,41 @@ class SchedulerTest {
     return lane;
   }
 
+  @Test
+  void anIdleBlockingStreamsQueryDoesNotWaitForLegacyWorkIssuedAfterIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    CallRecord visible = call(CallKind.LAUNCH, 0, 0, W);
+    visible.touchesHostMemory = true; // the host can see it: a synchronous copy would wait for it
+    dispatched(d, visible, Placement.ASYNC);
+    device.drain();
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    d.exit(query, true, ticket);
+    assertEquals(List.of(), device.drain(), "nothing issued to stream 7 came after it: CUDA answers 0");
+  }
+
+  @Test
+  void aQueryAfterAStagedCopyFirstWaitsForWhatTheCopyCompleted() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    assertEquals(0, launchOn(7, 0, W));
+    device.drain();
+    dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, 1, W), Placement.STAGED);
+    assertFalse(device.drain().stream().anyMatch(s -> s.startsWith("sync")), "the staged copy itself waits for none of it");
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    d.exit(query, true, ticket);
+    // CUDA completed stream 7's kernel before the copy returned, so the query must answer 0.
+    assertEquals(List.of("syncLane 0"), device.drain());
+    CallRecord later = call(CallKind.STREAM, 7);
+    launchOn(7, 2, W);
+    device.drain();
+    d.enter(later, Placement.STREAM_QUERY, ticket);
+    d.exit(later, false, ticket);
+    assertFalse(device.drain().stream().anyMatch(s -> s.startsWith("sync")), "work after the copy is never waited for");
+  }
+
   /**
    * {@code pipeline}'s batch: a synchronous copy in (staged), three kernels, a synchronous copy out,
    * with slots {@code in, tmp, out}; returns the lane the batch ran on.
