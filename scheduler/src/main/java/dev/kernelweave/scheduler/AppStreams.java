@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.CallRecord;
+
 /**
  * What the scheduler knows of each application stream, by key (see {@link Scheduler#streamKey}):
  * whether CUDA's legacy default stream synchronizes with it, where its work went, and what its later
@@ -43,13 +45,15 @@ final class AppStreams {
   }
 
   private final int laneCount;
+  private final Mutant mutant;
   private final Stream legacy;
   private long[] keys = new long[16];
   private Stream[] values = new Stream[16];
   private int size;
 
-  AppStreams(int laneCount) {
+  AppStreams(int laneCount, Mutant mutant) {
     this.laneCount = laneCount;
+    this.mutant = mutant;
     legacy = new Stream(laneCount);
   }
 
@@ -69,6 +73,14 @@ final class AppStreams {
       size++;
     }
     return values[i];
+  }
+
+  /** The stream a call names, for its thread (see {@link Scheduler#streamKey}). */
+  Stream of(CallRecord call) {
+    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == Scheduler.LEGACY_HANDLE) {
+      return of(Scheduler.LEGACY_HANDLE);
+    }
+    return of(Scheduler.streamKey(call.appStream, call.threadId));
   }
 
   /** The legacy default stream. */

@@ -176,7 +176,7 @@ public final class Dispatch {
   }
 
   private int placeLocked(CallRecord call, Placement placement, Ticket ticket) {
-    if (scheduler.capturing() && placement != Placement.CAPTURE_END && !scheduler.outsideCapture(call, placement)) {
+    if (scheduler.capturing() && placement != Placement.CAPTURE_END && !scheduler.joins().outsideCapture(call, placement)) {
       // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
       ticket.placement = Placement.NONE;
       release(ticket);
@@ -228,22 +228,22 @@ public final class Dispatch {
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_SYNC:
-        scheduler.joinOntoAppStream(call, ticket, false);
-        scheduler.noteLegacySynchronize(call);
+        scheduler.joins().joinOntoAppStream(call, ticket, false);
+        scheduler.joins().noteLegacySynchronize(call);
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_QUERY:
         // What CUDA completed for the host at an earlier synchronous call must answer complete.
-        scheduler.collectCompletedForHost(call, ticket);
+        scheduler.joins().collectCompletedForHost(call, ticket);
         awaitOutsideLock(ticket, false);
-        scheduler.joinOntoAppStream(call, ticket, false);
+        scheduler.joins().joinOntoAppStream(call, ticket, false);
         release(ticket);
         return CallRecord.NO_STREAM;
       case EVENT_RECORD:
-        scheduler.joinOntoAppStream(call, ticket, true);
+        scheduler.joins().joinOntoAppStream(call, ticket, true);
         return CallRecord.NO_STREAM;
       case STREAM_WAIT_EVENT:
-        scheduler.streamWaitsForEvent(call);
+        scheduler.joins().streamWaitsForEvent(call);
         return CallRecord.NO_STREAM;
       case CAPTURE_BEGIN:
         scheduler.beginCapture();
@@ -271,7 +271,7 @@ public final class Dispatch {
         case SYNC, STAGED_READ -> scheduler.afterSyncWork(call, succeeded);
         case EVENT_RECORD -> {
           if (succeeded) {
-            scheduler.afterAppEventRecord(call);
+            scheduler.joins().afterAppEventRecord(call);
           }
         }
         case ASYNC, STAGED -> {

@@ -60,14 +60,8 @@ public final class Scheduler {
   private final LanePositions blockingVisible;
   /** Per lane, the newest call of the legacy or a blocking stream: what a synchronous copy completes for CUDA. */
   private final LanePositions blockingAll;
-  /**
-   * Work of the legacy and blocking streams that CUDA completed before a synchronous copy or a
-   * synchronize of the legacy stream returned, which the agent did not wait for (the host could not
-   * see it then). A later query that covers it waits for it first, so that it answers as CUDA would.
-   */
-  private final LanePositions completedForHost;
-  /** Application events: where the work they stand for went, as recorded. */
-  private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
+  /** Joins of application streams, their events, and what CUDA completed for the host. */
+  private final StreamJoins joins;
   /** Streams capturing a graph; while any is, every call passes through untouched. */
   private int capturing;
   /** Scratch: what the call being placed must follow, or the users a host wait covers. */
@@ -87,12 +81,17 @@ public final class Scheduler {
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
     this.tracker = new DependencyTracker(pool, mutant);
-    this.appStreams = new AppStreams(pool.laneCount);
+    this.appStreams = new AppStreams(pool.laneCount, mutant);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
     this.blockingAll = new LanePositions(pool.laneCount);
-    this.completedForHost = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
+    this.joins = new StreamJoins(device, pool, events, appStreams, mutant, blockingFollow, blockingVisible, blockingAll);
+  }
+
+  /** Joins of application streams, their events, and what CUDA completed for the host. */
+  StreamJoins joins() {
+    return joins;
   }
 
   /** The lane index of the application's legacy default stream: {@code streams}. */
@@ -140,28 +139,11 @@ public final class Scheduler {
     return capturing > 0;
   }
 
-  private AppStreams.Stream streamOf(CallRecord call) {
-    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == LEGACY_HANDLE) {
-      return appStreams.of(LEGACY_HANDLE);
-    }
-    return appStreams.of(streamKey(call.appStream, call.threadId));
-  }
-
   /** Adds what CUDA orders the call after beyond its data: barriers and events on its stream. */
   private void collectStreamOrder(AppStreams.Stream s) {
-    addPending(s.follow, needs);
+    s.follow.addPendingTo(needs, pool);
     if (!s.nonBlocking) {
-      addPending(blockingFollow, needs);
-    }
-  }
-
-  private void addPending(LanePositions from, LanePositions into) {
-    for (int i = 0, n = from.count(); i < n; i++) {
-      int lane = from.lane(i);
-      long p = from.position(lane);
-      if (pool.pending(lane, p)) {
-        into.add(lane, p, from.seq(lane));
-      }
+      blockingFollow.addPendingTo(needs, pool);
     }
   }
 
@@ -208,7 +190,7 @@ public final class Scheduler {
     } else {
       tracker.collect(call, needs);
     }
-    collectStreamOrder(streamOf(call));
+    collectStreamOrder(appStreams.of(call));
     int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
@@ -231,10 +213,10 @@ public final class Scheduler {
     }
     collectStreamOrder(appStreams.legacy());
     if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
+      blockingVisible.addPendingTo(needs, pool);
     }
     if (blocksHost(call)) {
-      noteCompletedForHost();
+      joins.noteCompletedForHost();
     }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
       noteHostWaitOfSynchronousRead(call);
@@ -267,7 +249,7 @@ public final class Scheduler {
     }
     collectStreamOrder(appStreams.legacy());
     if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
+      blockingVisible.addPendingTo(needs, pool);
     }
   }
 
@@ -300,14 +282,14 @@ public final class Scheduler {
       }
     } else if (placement == Placement.STAGED) {
       if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-        addPending(blockingVisible, needs);
+        blockingVisible.addPendingTo(needs, pool);
       }
-      noteCompletedForHost();
+      joins.noteCompletedForHost();
     } else if (placement == Placement.ASYNC) {
       // A copy into pageable memory returns once done, in its stream's order: the host waits for
       // the stream's earlier work first, then the copy blocks only for itself.
       tracker.collect(call, needs);
-      collectJoin(streamOf(call), true);
+      joins.collectJoin(appStreams.of(call), true, needs);
     } else {
       collectSyncCopyNeeds(call);
     }
@@ -317,85 +299,11 @@ public final class Scheduler {
       if (placement == Placement.SYNC && lane == pool.legacy) {
         continue; // the real call on the legacy stream waits for it anyway
       }
-      addHostWait(call, ticket, lane, p, needs.seq(lane));
+      events.addHostWait(call, ticket, lane, p, needs.seq(lane), pool, device);
     }
     if (ticket.waitCount > 0) {
       call.hostWaited = true;
       call.hostWaitNarrowed = ticket.waitCount < pool.activeLanes();
-    }
-  }
-
-  /**
-   * Notes in {@code ticket} the host's wait for position {@code p} of {@code lane}: on an event
-   * already covering it, else on the whole lane where {@code p} is its tail (no event), else on an
-   * event recorded for it now.
-   */
-  private void addHostWait(CallRecord call, Ticket ticket, int lane, long p, long seq) {
-    int event = events.covering(lane, p);
-    if (event < 0 && p == pool.tail(lane)) {
-      event = Ticket.WHOLE_LANE;
-    } else if (event < 0) {
-      event = events.cover(lane, p, pool, device);
-      call.eventRecorded |= events.recorded;
-    }
-    ticket.addWait(event, lane, p);
-    call.addPredecessor(seq);
-  }
-
-  /** A synchronize of the legacy stream completes, for CUDA, all earlier work of the blocking streams too. */
-  void noteLegacySynchronize(CallRecord call) {
-    if (streamOf(call) == appStreams.legacy()) {
-      noteCompletedForHost();
-    }
-  }
-
-  /** CUDA completes, before a synchronous copy or a legacy-stream synchronize returns, all earlier legacy and blocking work. */
-  void noteCompletedForHost() {
-    addPending(blockingAll, completedForHost);
-  }
-
-  /**
-   * Before a query of the call's application stream: notes in {@code ticket} the host's wait for the
-   * work the query covers that CUDA already completed for the host (see {@link #completedForHost})
-   * but that may still run under the agent, so that the query answers as CUDA would. The host waits
-   * only for work CUDA had finished before the query, never for later work.
-   */
-  void collectCompletedForHost(CallRecord call, Ticket ticket) {
-    needs.clear();
-    collectJoin(streamOf(call), false);
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      long p = Math.min(needs.position(lane), completedForHost.position(lane));
-      if (pool.pending(lane, p)) {
-        addHostWait(call, ticket, lane, p, needs.seq(lane));
-      }
-    }
-    if (ticket.waitCount > 0) {
-      call.hostWaited = true;
-      call.hostWaitNarrowed = true;
-    }
-  }
-
-  /**
-   * Adds to {@link #needs} what CUDA orders before a point of stream {@code s}: its own work wherever
-   * it went, what it was made to follow and, for a stream the legacy stream synchronizes with, the
-   * host-visible legacy and blocking work before it. {@code newWork}: the point is new work on the
-   * stream (an event record, a copy), which follows everything of the legacy stream issued so far;
-   * otherwise (a query, a synchronize) only what the stream's own calls followed when issued.
-   */
-  private void collectJoin(AppStreams.Stream s, boolean newWork) {
-    addPending(s.footprint, needs);
-    addPending(s.follow, needs);
-    if (s.nonBlocking) {
-      return;
-    }
-    if (newWork) {
-      addPending(blockingFollow, needs);
-      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-        addPending(blockingVisible, needs);
-      }
-    } else if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(s.implied, needs);
     }
   }
 
@@ -418,91 +326,6 @@ public final class Scheduler {
         ticket.settled.add(lane, pool.tail(lane), 0);
       }
     }
-  }
-
-  /**
-   * Makes the application's own stream wait, device-side, for everything CUDA would have ordered
-   * before a call on it (the stream's work wherever it went, what it must follow and, for a stream
-   * the legacy stream synchronizes with, pending host-visible work), so that the real call on that
-   * stream, a synchronize, a query or an event record, means what it means without the agent.
-   * The host does not wait here.
-   */
-  void joinOntoAppStream(CallRecord call, Ticket ticket, boolean newWork) {
-    AppStreams.Stream s = streamOf(call);
-    boolean legacy = s == appStreams.legacy();
-    needs.clear();
-    collectJoin(s, newWork);
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      long p = needs.position(lane);
-      ticket.settled.add(lane, p, needs.seq(lane));
-      if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
-        continue; // the stream already waits for it: a query polled in a loop must not queue a wait each time
-      }
-      int event = events.cover(lane, p, pool, device);
-      call.eventRecorded |= events.recorded;
-      if (legacy) {
-        device.waitEvent(pool.legacy, event);
-        pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
-      } else {
-        device.waitEventOnAppStream(call.appStream, event);
-        s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
-      }
-      call.addPredecessor(needs.seq(lane));
-    }
-    if (call.kind == CallKind.EVENT && call.appEvent != 0) {
-      LanePositions recorded = appEvents.get(call.appEvent);
-      if (recorded == null) {
-        recorded = new LanePositions(pool.laneCount);
-        appEvents.put(call.appEvent, recorded);
-      }
-      recorded.clear();
-      LanePositions settled = ticket.settled;
-      for (int i = 0, n = settled.count(); i < n; i++) {
-        int lane = settled.lane(i);
-        recorded.add(lane, settled.position(lane), settled.seq(lane));
-      }
-    }
-  }
-
-  /**
-   * The application recorded an event that may be timed on its stream (after {@link
-   * #joinOntoAppStream}): the stream's later work must not start before the record, or a pair of
-   * records would no longer time the work between them ({@code cuEventElapsedTime}).
-   * Events created without timing order nothing more. A pool lane waits for the record,
-   * device-side, and the stream's later work follows that wait; the next of it chains there.
-   */
-  void afterAppEventRecord(CallRecord call) {
-    if (call.appEvent == 0 || !call.timedEvent) {
-      return;
-    }
-    int lane = pool.leastRecentlyUsed();
-    pool.ensureCreated(lane, device);
-    device.laneWaitsForAppEvent(lane, call.appEvent);
-    streamOf(call).follow.add(lane, pool.issue(lane), call.seq);
-  }
-
-  /** The application made a stream wait for an event: its later work follows what the event stands for. */
-  void streamWaitsForEvent(CallRecord call) {
-    LanePositions recorded = appEvents.get(call.appEvent);
-    if (recorded != null) {
-      AppStreams.Stream s = streamOf(call);
-      addPending(recorded, s.follow);
-    }
-  }
-
-  /**
-   * While a stream captures: whether the call is asynchronous work, an event record or wait, or a
-   * query or synchronize, of an application stream that is not capturing (never the legacy
-   * stream, whose work would join a blocking stream's capture). Such a call is scheduled as
-   * usual, so that the stream's later work stays ordered after it; the agent's own stream and event
-   * calls are legal during a capture. Everything else passes through as written.
-   */
-  boolean outsideCapture(CallRecord call, Placement placement) {
-    boolean streamWork = placement == Placement.ASYNC && !call.returnsWhenDone
-        || placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT
-        || placement == Placement.STREAM_SYNC || placement == Placement.STREAM_QUERY;
-    return streamWork && streamOf(call) != appStreams.legacy() && !device.appStreamCapturing(call.appStream);
   }
 
   void beginCapture() {
@@ -597,10 +420,10 @@ public final class Scheduler {
   private long record(CallRecord call, int lane) {
     long position = pool.issue(lane);
     tracker.record(call, lane, position);
-    AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : streamOf(call);
+    AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : appStreams.of(call);
     s.footprint.add(lane, position, call.seq);
     if (!s.nonBlocking) {
-      addPending(blockingVisible, s.implied); // CUDA ordered this call after them
+      blockingVisible.addPendingTo(s.implied, pool); // CUDA ordered this call after them
       blockingAll.add(lane, position, call.seq);
       if (hostVisible(call)) {
         blockingVisible.add(lane, position, call.seq);
@@ -692,7 +515,7 @@ public final class Scheduler {
     boolean brief = call.brief;
     // A chain the program wrote on the legacy stream stays there: a synchronous copy that reads its
     // result back runs there too, and then waits for it in the stream, with no host wait first.
-    boolean legacyChains = streamOf(call) == appStreams.legacy();
+    boolean legacyChains = appStreams.of(call) == appStreams.legacy();
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
     int newest = -1;
@@ -719,7 +542,7 @@ public final class Scheduler {
       if (newest >= 0) {
         return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed();
       }
-      int streamLane = streamOf(call).footprint.lastLane();
+      int streamLane = appStreams.of(call).footprint.lastLane();
       if (streamLane >= 0 && streamLane != pool.legacy && followsAnyBarrierOn(streamLane)) {
         return streamLane;
       }
