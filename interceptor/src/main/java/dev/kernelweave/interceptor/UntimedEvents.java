@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,6 +30,14 @@ public final class UntimedEvents {
     } else {
       UNTIMED.remove(handle);
     }
+  }
+
+  /** Ends an event's creation: notes its flags where it succeeded, then {@link Calls#end}. */
+  public static void endCreate(CallRecord r, jcuda.NativePointerObject event, int flags, int result, Throwable thrown) {
+    if (thrown == null && result == 0) {
+      created(JCudaPointers.nativePointer(event), flags);
+    }
+    Calls.end(r, result, thrown);
   }
 
   /** Whether a record of the event may be timed: it was not seen created without timing. */

@@ -347,10 +347,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.driver.CUevent event,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        UntimedEvents.created(JCudaPointers.nativePointer(event), flags);
-      }
-      Calls.end(r, result, thrown);
+      UntimedEvents.endCreate(r, event, flags, result, thrown);
     }
   }
 

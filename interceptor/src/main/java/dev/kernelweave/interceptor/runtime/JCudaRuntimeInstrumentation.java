@@ -161,11 +161,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        dev.kernelweave.interceptor.UntimedEvents.created(
-            dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event), 0);
-      }
-      Calls.end(r, result, thrown);
+      dev.kernelweave.interceptor.UntimedEvents.endCreate(r, event, 0, result, thrown);
     }
   }
 
@@ -179,11 +175,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        dev.kernelweave.interceptor.UntimedEvents.created(
-            dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event), flags);
-      }
-      Calls.end(r, result, thrown);
+      dev.kernelweave.interceptor.UntimedEvents.endCreate(r, event, flags, result, thrown);
     }
   }
 
