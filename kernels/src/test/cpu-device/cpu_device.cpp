@@ -28,6 +28,7 @@
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (48 KiB unless cuFuncSetAttribute raised it).
 // KW_CPU_DEVICE_KERNELS_FILE=path: whenever a context ends, the number of kernels run so far is
 // written there, so that a program can see what ran before it ended.
+// Time, for cuEventElapsedTime, is virtual: each kernel that runs takes 1 ms, everything else none.
 //
 // Not modelled: several devices; contexts other than the primary one share its streams and memory.
 #include <sys/mman.h>
@@ -226,6 +227,8 @@ struct Capture {
 
 struct Event {
   Op *recorded = nullptr;
+  bool timing = true;                 // created without CU_EVENT_DISABLE_TIMING
+  std::shared_ptr<double> at;         // the virtual time its latest record completed at
   Capture *capture = nullptr;  // recorded in a capturing stream: a fork/join point of the graph
   std::vector<size_t> tail;
 };
@@ -257,6 +260,7 @@ std::condition_variable &changed = *new std::condition_variable();
 std::deque<Op *> &hostFunctions = *new std::deque<Op *>();  // ready, for the host-function thread
 std::set<Op *> hostFunctionsInFlight;  // handed to the host-function thread, not done yet
 bool hostFunctionThreadStarted = false;
+double virtualMs = 0;  // advanced 1 ms by every kernel that runs
 
 Stream legacyStream{true};
 std::set<Stream *> streams;  // live streams, per-thread default streams included
@@ -1071,9 +1075,10 @@ CUresult cuStreamQuery(CUstream stream) {
   return CUDA_ERROR_NOT_READY;
 }
 
-CUresult cuEventCreate(CUevent *event, unsigned int) {
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
   std::lock_guard<std::mutex> guard(lock);
   Event *e = new Event();
+  e->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
   events.insert(e);
   *event = reinterpret_cast<CUevent>(e);
   return CUDA_SUCCESS;
@@ -1100,7 +1105,9 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
     if (CUresult r = legacyAllowed("cuEventRecord")) return r;
   }
   e->capture = nullptr;
-  e->recorded = enqueue(s, [] {});
+  auto at = std::make_shared<double>(0);
+  e->at = at;
+  e->recorded = enqueue(s, [at] { *at = virtualMs; });
   return CUDA_SUCCESS;
 }
 
@@ -1116,6 +1123,20 @@ CUresult cuEventQuery(CUevent event) {
   // Time passes on a device whatever the answer: later work goes on (and may fault meanwhile).
   step();
   return complete ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+// Virtual milliseconds between two completed records (see virtualMs).
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  std::lock_guard<std::mutex> guard(lock);
+  Event *a = reinterpret_cast<Event *>(start);
+  Event *b = reinterpret_cast<Event *>(end);
+  if (!events.count(a) || !events.count(b)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime of no event");
+  if (!a->timing || !b->timing || !a->recorded || !b->recorded) {
+    return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime of an event without timing or never recorded");
+  }
+  if (a->recorded->state != Op::DONE || b->recorded->state != Op::DONE) return CUDA_ERROR_NOT_READY;
+  *ms = static_cast<float>(*b->at - *a->at);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuEventSynchronize(CUevent event) {
@@ -1210,6 +1231,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
       blockIdx = {b, 0, 0};
       runBlock();
     }
+    virtualMs += 1;
   }, k->name);
 }
 
@@ -1226,6 +1248,13 @@ CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *userData) {
   std::lock_guard<std::mutex> guard(lock);
   if (!function) return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchHostFunc without a function");
   return submit(stream, [function, userData] { function(userData); }, "cuLaunchHostFunc", true);
+}
+
+// A stream callback: a host function that is handed the stream it was added to.
+CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void *userData, unsigned int flags) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!callback || flags != 0) return fail(CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback without a function, or with flags");
+  return submit(stream, [callback, stream, userData] { callback(stream, CUDA_SUCCESS, userData); }, "cuStreamAddCallback", true);
 }
 
 CUresult cuStreamBeginCapture_v2(CUstream stream, int mode) {

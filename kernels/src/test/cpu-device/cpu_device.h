@@ -15,6 +15,7 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef void (*CUhostFn)(void *userData);
+typedef void (*CUstreamCallback)(CUstream stream, CUresult status, void *userData);
 
 enum {
   CUDA_SUCCESS = 0,
@@ -39,6 +40,7 @@ enum {
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_EVENT_DISABLE_TIMING = 2 };
 
 // The special stream handles: the legacy default stream (same as null) and the calling thread's
 // per-thread default stream.

@@ -373,6 +373,22 @@ public final class Calls {
   }
 
   /**
+   * Whether host memory is pageable: a Java array or heap buffer, or native memory in no pinned or
+   * registered allocation the agent saw. CUDA makes an asynchronous copy into such memory return
+   * only once done.
+   */
+  public static boolean pageable(Pointer pointer) {
+    if (pointer == null) {
+      return false;
+    }
+    if (JCudaPointers.isJavaMemory(pointer)) {
+      return true;
+    }
+    long address = JCudaPointers.address(pointer);
+    return address != 0 && !Interception.ALLOCATIONS.lookup(address, CallThread.current().found);
+  }
+
+  /**
    * Adds a pointer whose side is not known until looked up (the runtime's {@code cudaMemcpy} with
    * {@code cudaMemcpyDefault}, cuBLAS operands): tracked when it lies in a known allocation; a
    * native address in no allocation makes the call a barrier when it could be device memory.

@@ -98,6 +98,16 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * managed): the host can see its effect, or reuse the memory once it completes. Not journaled.
    */
   public boolean touchesHostMemory;
+  /**
+   * An asynchronous copy into pageable host memory (a Java array): CUDA returns only once it is
+   * done, in its stream's order, so everything earlier on that stream is done too. Not journaled.
+   */
+  public boolean returnsWhenDone;
+  /**
+   * For an event record: the event may be timed ({@code cuEventElapsedTime}), being created without
+   * {@code CU_EVENT_DISABLE_TIMING} or not seen created. Not journaled.
+   */
+  public boolean timedEvent;
   /** The application's event handle of an event record or wait, 0 otherwise. Not journaled. */
   public long appEvent;
   /**
@@ -161,6 +171,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessCount = 0;
     touchesUnknownMemory = false;
     touchesHostMemory = false;
+    returnsWhenDone = false;
+    timedEvent = false;
     appEvent = 0;
     moduleVariableCount = 0;
     brief = false;
@@ -306,6 +318,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     accessCount = accesses;
     touchesUnknownMemory = other.touchesUnknownMemory;
     touchesHostMemory = other.touchesHostMemory;
+    returnsWhenDone = other.returnsWhenDone;
+    timedEvent = other.timedEvent;
     appEvent = other.appEvent;
     moduleVariableCount = other.moduleVariableCount;
     brief = other.brief;

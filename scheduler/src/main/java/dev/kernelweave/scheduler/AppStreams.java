@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.CallRecord;
+
 /**
  * What the scheduler knows of each application stream, by key (see {@link Scheduler#streamKey}):
  * whether CUDA's legacy default stream synchronizes with it, where its work went, and what its later
@@ -19,22 +21,39 @@ final class AppStreams {
     final LanePositions follow;
     /** Positions this stream was already made to wait for: joining them again adds nothing. */
     final LanePositions joined;
+    /**
+     * For a stream the legacy stream synchronizes with: the host-visible work of the legacy and
+     * blocking streams that was pending when each of its calls was issued, which CUDA ordered that
+     * call after. A query or synchronize of this stream covers it, and nothing issued later.
+     */
+    final LanePositions implied;
 
     Stream(int laneCount) {
       footprint = new LanePositions(laneCount);
       follow = new LanePositions(laneCount);
       joined = new LanePositions(laneCount);
+      implied = new LanePositions(laneCount);
+    }
+
+    /** Forgets what the stream's earlier work was and followed: a new stream under a reused handle. */
+    void clear() {
+      footprint.clear();
+      follow.clear();
+      joined.clear();
+      implied.clear();
     }
   }
 
   private final int laneCount;
+  private final Mutant mutant;
   private final Stream legacy;
   private long[] keys = new long[16];
   private Stream[] values = new Stream[16];
   private int size;
 
-  AppStreams(int laneCount) {
+  AppStreams(int laneCount, Mutant mutant) {
     this.laneCount = laneCount;
+    this.mutant = mutant;
     legacy = new Stream(laneCount);
   }
 
@@ -54,6 +73,14 @@ final class AppStreams {
       size++;
     }
     return values[i];
+  }
+
+  /** The stream a call names, for its thread (see {@link Scheduler#streamKey}). */
+  Stream of(CallRecord call) {
+    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == Scheduler.LEGACY_HANDLE) {
+      return of(Scheduler.LEGACY_HANDLE);
+    }
+    return of(Scheduler.streamKey(call.appStream, call.threadId));
   }
 
   /** The legacy default stream. */

@@ -234,7 +234,7 @@ public final class Dispatch {
   }
 
   private int placeLocked(CallRecord call, Placement placement, Ticket ticket) {
-    if (scheduler.capturing() && placement != Placement.CAPTURE_END) {
+    if (scheduler.capturing() && placement != Placement.CAPTURE_END && !scheduler.joins().outsideCapture(call, placement)) {
       // A capturing stream's calls become graph nodes; the agent must neither move nor wait on them.
       ticket.placement = Placement.NONE;
       release(ticket);
@@ -244,6 +244,9 @@ public final class Dispatch {
       case ASYNC:
         if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
           scheduler.beforeBarrier(call);
+        }
+        if (call.returnsWhenDone) {
+          waitOutsideLock(call, ticket); // its stream's earlier work, so that the copy blocks only for itself
         }
         return scheduler.beforeAsyncWork(call);
       case STAGED:
@@ -283,15 +286,22 @@ public final class Dispatch {
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_SYNC:
+        scheduler.joins().joinOntoAppStream(call, ticket, false);
+        scheduler.joins().noteLegacySynchronize(call);
+        release(ticket);
+        return CallRecord.NO_STREAM;
       case STREAM_QUERY:
-        scheduler.joinOntoAppStream(call, ticket);
+        // What CUDA completed for the host at an earlier synchronous call must answer complete.
+        scheduler.joins().collectCompletedForHost(call, ticket);
+        awaitOutsideLock(ticket, false);
+        scheduler.joins().joinOntoAppStream(call, ticket, false);
         release(ticket);
         return CallRecord.NO_STREAM;
       case EVENT_RECORD:
-        scheduler.joinOntoAppStream(call, ticket);
+        scheduler.joins().joinOntoAppStream(call, ticket, true);
         return CallRecord.NO_STREAM;
       case STREAM_WAIT_EVENT:
-        scheduler.streamWaitsForEvent(call);
+        scheduler.joins().streamWaitsForEvent(call);
         return CallRecord.NO_STREAM;
       case CAPTURE_BEGIN:
         scheduler.beginCapture();
@@ -317,7 +327,12 @@ public final class Dispatch {
       switch (placement) {
         // A staged read still placed at exit fell back to JCuda's synchronous copy.
         case SYNC, STAGED_READ -> scheduler.afterSyncWork(call, succeeded);
-        case ASYNC, STAGED, EVENT_RECORD -> {
+        case EVENT_RECORD -> {
+          if (succeeded) {
+            scheduler.joins().afterAppEventRecord(call);
+          }
+        }
+        case ASYNC, STAGED -> {
           scheduler.afterWork(call, succeeded);
           if (succeeded && windows != null && placement == Placement.ASYNC) {
             windows.succeeded(call);

@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.CallRecord;
+
 /**
  * The scheduler's own events: a few per lane, each remembering the lane position it was last
  * recorded at and the recording lane's clock at that moment.
@@ -89,5 +91,22 @@ final class EventPool {
 
   int clockOffset(int event) {
     return event * laneCount;
+  }
+
+  /**
+   * Notes in {@code ticket} the host's wait for position {@code p} of {@code lane}: on an event
+   * already covering it, else on the whole lane where {@code p} is its tail (no event), else on an
+   * event recorded for it now; {@code call} gets the predecessor {@code seq}.
+   */
+  void addHostWait(CallRecord call, Ticket ticket, int lane, long p, long seq, StreamPool pool, StreamDevice device) {
+    int event = covering(lane, p);
+    if (event < 0 && p == pool.tail(lane)) {
+      event = Ticket.WHOLE_LANE;
+    } else if (event < 0) {
+      event = cover(lane, p, pool, device);
+      call.eventRecorded |= recorded;
+    }
+    ticket.addWait(event, lane, p);
+    call.addPredecessor(seq);
   }
 }

@@ -35,6 +35,17 @@ final class LanePositions {
     lastLane = lane;
   }
 
+  /** Adds to {@code into} each position of this one that {@code pool} does not know complete. */
+  void addPendingTo(LanePositions into, StreamPool pool) {
+    for (int i = 0; i < count; i++) {
+      int lane = lanes[i];
+      long p = position[lane];
+      if (pool.pending(lane, p)) {
+        into.add(lane, p, seq[lane]);
+      }
+    }
+  }
+
   /** The number of lanes this can hold. */
   int capacity() {
     return position.length;

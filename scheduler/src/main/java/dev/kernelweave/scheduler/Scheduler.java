@@ -58,8 +58,10 @@ public final class Scheduler {
    * stream must complete them too, even when the call itself does not depend on them.
    */
   private final LanePositions blockingVisible;
-  /** Application events: where the work they stand for went, as recorded. */
-  private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
+  /** Per lane, the newest call of the legacy or a blocking stream: what a synchronous copy completes for CUDA. */
+  private final LanePositions blockingAll;
+  /** Joins of application streams, their events, and what CUDA completed for the host. */
+  private final StreamJoins joins;
   /** Streams capturing a graph; while any is, every call passes through untouched. */
   private int capturing;
   /** Scratch: what the call being placed must follow, or the users a host wait covers. */
@@ -79,10 +81,17 @@ public final class Scheduler {
     this.pool = new StreamPool(streams);
     this.events = new EventPool(pool.laneCount);
     this.tracker = new DependencyTracker(pool, mutant);
-    this.appStreams = new AppStreams(pool.laneCount);
+    this.appStreams = new AppStreams(pool.laneCount, mutant);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
+    this.blockingAll = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
+    this.joins = new StreamJoins(device, pool, events, appStreams, mutant, blockingFollow, blockingVisible, blockingAll);
+  }
+
+  /** Joins of application streams, their events, and what CUDA completed for the host. */
+  StreamJoins joins() {
+    return joins;
   }
 
   /** The lane index of the application's legacy default stream: {@code streams}. */
@@ -117,9 +126,7 @@ public final class Scheduler {
   public void streamCreated(long handle, boolean nonBlocking) {
     AppStreams.Stream s = appStreams.of(handle);
     s.nonBlocking = nonBlocking;
-    s.footprint.clear();
-    s.follow.clear();
-    s.joined.clear();
+    s.clear();
   }
 
   /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
@@ -132,28 +139,11 @@ public final class Scheduler {
     return capturing > 0;
   }
 
-  private AppStreams.Stream streamOf(CallRecord call) {
-    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == LEGACY_HANDLE) {
-      return appStreams.of(LEGACY_HANDLE);
-    }
-    return appStreams.of(streamKey(call.appStream, call.threadId));
-  }
-
   /** Adds what CUDA orders the call after beyond its data: barriers and events on its stream. */
   private void collectStreamOrder(AppStreams.Stream s) {
-    addPending(s.follow, needs);
+    s.follow.addPendingTo(needs, pool);
     if (!s.nonBlocking) {
-      addPending(blockingFollow, needs);
-    }
-  }
-
-  private void addPending(LanePositions from, LanePositions into) {
-    for (int i = 0, n = from.count(); i < n; i++) {
-      int lane = from.lane(i);
-      long p = from.position(lane);
-      if (pool.pending(lane, p)) {
-        into.add(lane, p, from.seq(lane));
-      }
+      blockingFollow.addPendingTo(needs, pool);
     }
   }
 
@@ -200,7 +190,7 @@ public final class Scheduler {
     } else {
       tracker.collect(call, needs);
     }
-    collectStreamOrder(streamOf(call));
+    collectStreamOrder(appStreams.of(call));
     int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
@@ -223,7 +213,10 @@ public final class Scheduler {
     }
     collectStreamOrder(appStreams.legacy());
     if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
+      blockingVisible.addPendingTo(needs, pool);
+    }
+    if (blocksHost(call)) {
+      joins.noteCompletedForHost();
     }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
       noteHostWaitOfSynchronousRead(call);
@@ -256,7 +249,7 @@ public final class Scheduler {
     }
     collectStreamOrder(appStreams.legacy());
     if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
+      blockingVisible.addPendingTo(needs, pool);
     }
   }
 
@@ -289,8 +282,14 @@ public final class Scheduler {
       }
     } else if (placement == Placement.STAGED) {
       if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-        addPending(blockingVisible, needs);
+        blockingVisible.addPendingTo(needs, pool);
       }
+      joins.noteCompletedForHost();
+    } else if (placement == Placement.ASYNC) {
+      // A copy into pageable memory returns once done, in its stream's order: the host waits for
+      // the stream's earlier work first, then the copy blocks only for itself.
+      tracker.collect(call, needs);
+      joins.collectJoin(appStreams.of(call), true, needs);
     } else {
       collectSyncCopyNeeds(call);
     }
@@ -300,15 +299,7 @@ public final class Scheduler {
       if (placement == Placement.SYNC && lane == pool.legacy) {
         continue; // the real call on the legacy stream waits for it anyway
       }
-      int event = events.covering(lane, p);
-      if (event < 0 && p == pool.tail(lane)) {
-        event = Ticket.WHOLE_LANE;
-      } else if (event < 0) {
-        event = events.cover(lane, p, pool, device);
-        call.eventRecorded |= events.recorded;
-      }
-      ticket.addWait(event, lane, p);
-      call.addPredecessor(needs.seq(lane));
+      events.addHostWait(call, ticket, lane, p, needs.seq(lane), pool, device);
     }
     if (ticket.waitCount > 0) {
       call.hostWaited = true;
@@ -334,64 +325,6 @@ public final class Scheduler {
       if (pool.tail(lane) > 0) {
         ticket.settled.add(lane, pool.tail(lane), 0);
       }
-    }
-  }
-
-  /**
-   * Makes the application's own stream wait, device-side, for everything CUDA would have ordered
-   * before a call on it (the stream's work wherever it went, what it must follow and, for a stream
-   * the legacy stream synchronizes with, pending host-visible work), so that the real call on that
-   * stream, a synchronize, a query or an event record, means what it means without the agent.
-   * The host does not wait here.
-   */
-  void joinOntoAppStream(CallRecord call, Ticket ticket) {
-    AppStreams.Stream s = streamOf(call);
-    boolean legacy = s == appStreams.legacy();
-    needs.clear();
-    addPending(s.footprint, needs);
-    collectStreamOrder(s);
-    if (!s.nonBlocking && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
-      addPending(blockingVisible, needs);
-    }
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      long p = needs.position(lane);
-      ticket.settled.add(lane, p, needs.seq(lane));
-      if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
-        continue; // the stream already waits for it: a query polled in a loop must not queue a wait each time
-      }
-      int event = events.cover(lane, p, pool, device);
-      call.eventRecorded |= events.recorded;
-      if (legacy) {
-        device.waitEvent(pool.legacy, event);
-        pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
-      } else {
-        device.waitEventOnAppStream(call.appStream, event);
-        s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
-      }
-      call.addPredecessor(needs.seq(lane));
-    }
-    if (call.kind == CallKind.EVENT && call.appEvent != 0) {
-      LanePositions recorded = appEvents.get(call.appEvent);
-      if (recorded == null) {
-        recorded = new LanePositions(pool.laneCount);
-        appEvents.put(call.appEvent, recorded);
-      }
-      recorded.clear();
-      LanePositions settled = ticket.settled;
-      for (int i = 0, n = settled.count(); i < n; i++) {
-        int lane = settled.lane(i);
-        recorded.add(lane, settled.position(lane), settled.seq(lane));
-      }
-    }
-  }
-
-  /** The application made a stream wait for an event: its later work follows what the event stands for. */
-  void streamWaitsForEvent(CallRecord call) {
-    LanePositions recorded = appEvents.get(call.appEvent);
-    if (recorded != null) {
-      AppStreams.Stream s = streamOf(call);
-      addPending(recorded, s.follow);
     }
   }
 
@@ -432,7 +365,10 @@ public final class Scheduler {
   public void afterWork(CallRecord call, boolean succeeded) {
     int lane = call.stream;
     if (succeeded && lane >= 0) {
-      record(call, lane);
+      long position = record(call, lane);
+      if (call.returnsWhenDone) {
+        pool.completeThrough(lane, position); // the copy returned once done, in its lane's order
+      }
     }
   }
 
@@ -484,10 +420,12 @@ public final class Scheduler {
   private long record(CallRecord call, int lane) {
     long position = pool.issue(lane);
     tracker.record(call, lane, position);
-    AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : streamOf(call);
+    AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : appStreams.of(call);
     s.footprint.add(lane, position, call.seq);
-    if (hostVisible(call)) {
-      if (!s.nonBlocking) {
+    if (!s.nonBlocking) {
+      blockingVisible.addPendingTo(s.implied, pool); // CUDA ordered this call after them
+      blockingAll.add(lane, position, call.seq);
+      if (hostVisible(call)) {
         blockingVisible.add(lane, position, call.seq);
       }
     }
@@ -577,7 +515,7 @@ public final class Scheduler {
     boolean brief = call.brief;
     // A chain the program wrote on the legacy stream stays there: a synchronous copy that reads its
     // result back runs there too, and then waits for it in the stream, with no host wait first.
-    boolean legacyChains = streamOf(call) == appStreams.legacy();
+    boolean legacyChains = appStreams.of(call) == appStreams.legacy();
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
     int newest = -1;
@@ -604,7 +542,7 @@ public final class Scheduler {
       if (newest >= 0) {
         return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed();
       }
-      int streamLane = streamOf(call).footprint.lastLane();
+      int streamLane = appStreams.of(call).footprint.lastLane();
       if (streamLane >= 0 && streamLane != pool.legacy && followsAnyBarrierOn(streamLane)) {
         return streamLane;
       }

@@ -32,6 +32,23 @@ public interface StreamDevice {
   void waitEventOnAppStream(long appStream, int event);
 
   /**
+   * Makes all later work on {@code lane} wait for the last recording of the application's event
+   * {@code appEvent} (its handle); the host does not wait. The default waits on the host for the
+   * whole device instead, which orders the same, only slower.
+   */
+  default void laneWaitsForAppEvent(int lane, long appEvent) {
+    synchronizeDevice();
+  }
+
+  /**
+   * Whether the application's stream {@code appStream} (a handle, never the legacy stream) is
+   * capturing a graph now. The default says it is: the call then passes through as written.
+   */
+  default boolean appStreamCapturing(long appStream) {
+    return true;
+  }
+
+  /**
    * The host waits for the last recording of {@code event}. Unlike the other methods, may be called
    * without the scheduler's lock: an event re-recorded meanwhile only makes the wait longer.
    */

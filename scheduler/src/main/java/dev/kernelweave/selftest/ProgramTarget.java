@@ -143,6 +143,12 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
   /** {@code cuStreamWaitEvent} of an application event onto {@code lane}; nothing if it was never recorded. */
   void waitAppEvent(int lane, int appEvent);
 
+  /** The scheduler's wait for an application event: handles are the runner's event ids plus one. */
+  @Override
+  default void laneWaitsForAppEvent(int lane, long appEvent) {
+    waitAppEvent(lane, (int) (appEvent - 1));
+  }
+
   /** {@code cuEventSynchronize} of an application event; returns at once if it was never recorded. */
   void synchronizeAppEvent(int appEvent);
 

@@ -7,6 +7,13 @@ import java.util.List;
 final class RecordingDevice implements StreamDevice {
 
   private final List<String> log = new ArrayList<>();
+  /** Application streams that say they are not capturing; every other one says it is. */
+  final java.util.Set<Long> notCapturing = new java.util.HashSet<>();
+
+  @Override
+  public boolean appStreamCapturing(long appStream) {
+    return !notCapturing.contains(appStream);
+  }
 
   /** Everything asked since the last call, and forgets it. */
   List<String> drain() {
@@ -38,6 +45,11 @@ final class RecordingDevice implements StreamDevice {
   @Override
   public void waitEventOnAppStream(long appStream, int event) {
     log.add("wait app " + appStream + " for e" + event);
+  }
+
+  @Override
+  public void laneWaitsForAppEvent(int lane, long appEvent) {
+    log.add("wait " + lane + " for app event " + appEvent);
   }
 
   @Override

@@ -110,13 +110,13 @@ class SchedulerInvariantsTest {
           call.kind = CallKind.SYNC;
           Ticket ticket = new Ticket();
           ticket.reset(Placement.STREAM_SYNC, streams + 1);
-          scheduler.joinOntoAppStream(call, ticket);
+          scheduler.joins().joinOntoAppStream(call, ticket, false);
           scheduler.settle(ticket);
         } else if (r < 95) {
           call.kind = CallKind.EVENT;
           Ticket ticket = new Ticket();
           ticket.reset(Placement.EVENT_RECORD, streams + 1);
-          scheduler.joinOntoAppStream(call, ticket);
+          scheduler.joins().joinOntoAppStream(call, ticket, true);
         } else if (r < 96) {
           scheduler.afterDeviceSynchronize();
         } else {

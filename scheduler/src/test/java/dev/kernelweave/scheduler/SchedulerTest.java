@@ -573,6 +573,59 @@ class SchedulerTest {
   }
 
   @Test
+  void workAfterATimedEventRecordFollowsTheRecord() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    launchOn(7, 0, W); // lane 0
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 7);
+    record.appEvent = 77;
+    record.timedEvent = true;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    d.exit(record, true, ticket);
+    List<String> issued = device.drain();
+    String waitForRecord = issued.get(issued.size() - 1);
+    assertTrue(waitForRecord.matches("wait \\d+ for app event 77"), issued.toString());
+    int waiting = Integer.parseInt(waitForRecord.split(" ")[1]);
+    // Independent of the work before the record, the bracketed launch still follows the record.
+    assertEquals(waiting, launchOn(7, 1, W));
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void anUntimedEventRecordOrdersNothingMore() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    launchOn(7, 0, W);
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 7);
+    record.appEvent = 77;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    d.exit(record, true, ticket);
+    assertFalse(device.drain().stream().anyMatch(s -> s.contains("app event")));
+  }
+
+  @Test
+  void duringACaptureWorkOfAnotherStreamStaysOrderedWithItsLaterWork() {
+    Dispatch d = dispatch();
+    device.notCapturing.add(8L);
+    CallRecord begin = call(CallKind.STREAM, 7);
+    d.enter(begin, Placement.CAPTURE_BEGIN, ticket);
+    d.exit(begin, true, ticket);
+    CallRecord captured = call(CallKind.LAUNCH, 7, 0, W);
+    assertEquals(CallRecord.NO_STREAM, d.enter(captured, Placement.ASYNC, ticket));
+    d.exit(captured, true, ticket);
+    CallRecord during = call(CallKind.LAUNCH, 8, 1, W);
+    int lane = d.enter(during, Placement.ASYNC, ticket);
+    assertTrue(lane >= 0, "placed, not passed through");
+    d.exit(during, true, ticket);
+    CallRecord end = call(CallKind.STREAM, 7);
+    d.enter(end, Placement.CAPTURE_END, ticket);
+    d.exit(end, true, ticket);
+    assertEquals(lane, launchOn(8, 1, RW), "the later launch follows it");
+  }
+
+  @Test
   void captureMakesEveryCallPassThrough() {
     Dispatch d = dispatch();
     launch(0, W);
@@ -629,6 +682,41 @@ class SchedulerTest {
     d.exit(call, true, ticket);
     assertFalse(ticket.holdsLock());
     return lane;
+  }
+
+  @Test
+  void anIdleBlockingStreamsQueryDoesNotWaitForLegacyWorkIssuedAfterIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    CallRecord visible = call(CallKind.LAUNCH, 0, 0, W);
+    visible.touchesHostMemory = true; // the host can see it: a synchronous copy would wait for it
+    dispatched(d, visible, Placement.ASYNC);
+    device.drain();
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    d.exit(query, true, ticket);
+    assertEquals(List.of(), device.drain(), "nothing issued to stream 7 came after it: CUDA answers 0");
+  }
+
+  @Test
+  void aQueryAfterAStagedCopyFirstWaitsForWhatTheCopyCompleted() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    assertEquals(0, launchOn(7, 0, W));
+    device.drain();
+    dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, 1, W), Placement.STAGED);
+    assertFalse(device.drain().stream().anyMatch(s -> s.startsWith("sync")), "the staged copy itself waits for none of it");
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    d.exit(query, true, ticket);
+    // CUDA completed stream 7's kernel before the copy returned, so the query must answer 0.
+    assertEquals(List.of("syncLane 0"), device.drain());
+    CallRecord later = call(CallKind.STREAM, 7);
+    launchOn(7, 2, W);
+    device.drain();
+    d.enter(later, Placement.STREAM_QUERY, ticket);
+    d.exit(later, false, ticket);
+    assertFalse(device.drain().stream().anyMatch(s -> s.startsWith("sync")), "work after the copy is never waited for");
   }
 
   /**

@@ -19,6 +19,7 @@ import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
 import dev.kernelweave.interceptor.StagedCopies;
+import dev.kernelweave.interceptor.UntimedEvents;
 import dev.kernelweave.interceptor.IssuedByAgent;
 import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
@@ -50,7 +51,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async",
     "cuMemAlloc", "cuMemAllocPitch", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocManaged",
     "cuMemFree", "cuMemFreeHost",
-    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuCtxDestroy",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventCreate", "cuEventRecordWithFlags", "cuCtxDestroy",
     "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
     "cuStreamQuery", "cuStreamWaitEvent", "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture",
     "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
@@ -88,6 +89,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
     visitor.visit(ContextEndAdvice.CONTEXT_DESTROY, named("cuCtxDestroy"));
+    visitor.visit("EventCreate", named("cuEventCreate").and(takesArguments(2)));
     visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
     visitor.visit("GetFunction", named("cuModuleGetFunction"));
@@ -102,7 +104,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc", "cuStreamAddCallback",
+    visitor.visitEndingCommonly("AddCallback", named("cuStreamAddCallback").and(takesArguments(4)).and(api));
+    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc",
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
     visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
@@ -225,6 +228,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         r.bytes = bytes;
         Calls.device(r, src, bytes, AccessMode.READ);
         Calls.host(r, dst, bytes, AccessMode.WRITE);
+        r.returnsWhenDone = Calls.pageable(dst);
         Calls.place(r, Placement.ASYNC);
         stream = Calls.stream(r, stream);
       }
@@ -327,9 +331,24 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
       if (r != null) {
         r.appEvent = JCudaPointers.nativePointer(event);
+        r.timedEvent = UntimedEvents.timed(r.appEvent);
         Calls.place(r, Placement.EVENT_RECORD);
       }
       return r;
+    }
+  }
+
+  /** {@code cuEventCreate}: notes whether the new event may be timed ({@link UntimedEvents}). */
+  static final class EventCreate {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cuEventCreate", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.driver.CUevent event,
+        @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      UntimedEvents.endCreate(r, event, flags, result, thrown);
     }
   }
 
@@ -344,6 +363,23 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
       CallRecord r = Calls.beginStreamBarrier(name, stream);
       stream = Calls.stream(r, stream);
+      return r;
+    }
+  }
+
+  /**
+   * {@code cuStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
+   * receives the application's stream when the call runs on the agent's.
+   */
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) CUstream stream,
+        @Advice.Argument(value = 1, readOnly = false) jcuda.driver.CUstreamCallback callback) {
+      CUstream appStream = stream;
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.stream(r, stream);
+      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
       return r;
     }
   }

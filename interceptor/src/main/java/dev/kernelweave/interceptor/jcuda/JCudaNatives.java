@@ -44,6 +44,8 @@ public final class JCudaNatives {
     static final MethodHandle MODULE_GET_GLOBAL =
         find("cuModuleGetGlobalNative", int.class, CUdeviceptr.class, long[].class, CUmodule.class, String.class);
     static final MethodHandle STREAM_SYNCHRONIZE = find("cuStreamSynchronizeNative", int.class, CUstream.class);
+    static final MethodHandle STREAM_IS_CAPTURING =
+        find("cuStreamIsCapturingNative", int.class, CUstream.class, int[].class);
     static final MethodHandle MEM_ALLOC = find("cuMemAllocNative", int.class, CUdeviceptr.class, long.class);
     static final MethodHandle MEM_FREE = find("cuMemFreeNative", int.class, CUdeviceptr.class);
     static final MethodHandle MEM_ALLOC_HOST = find("cuMemAllocHostNative", int.class, Pointer.class, long.class);
@@ -204,6 +206,15 @@ public final class JCudaNatives {
   public static int moduleGlobal(CUdeviceptr address, long[] bytes, CUmodule module, String name) {
     try {
       return (int) Driver.MODULE_GET_GLOBAL.invokeExact(address, bytes, module, name);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code cuStreamIsCapturing}: {@code status[0]} is 0 when the stream is not capturing. */
+  public static int isCapturing(CUstream stream, int[] status) {
+    try {
+      return (int) Driver.STREAM_IS_CAPTURING.invokeExact(stream, status);
     } catch (Throwable t) {
       throw rethrow(t);
     }

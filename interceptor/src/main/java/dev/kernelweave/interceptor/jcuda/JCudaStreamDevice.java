@@ -29,6 +29,9 @@ public final class JCudaStreamDevice implements StreamDevice {
   private CUevent[] events = new CUevent[32];
   /** Reused for the application's stream handles, so that joining one allocates nothing. */
   private final CUstream appStreamScratch = new CUstream();
+  private final int[] captureStatus = new int[1];
+  /** Reused for the application's event handles, likewise. */
+  private final CUevent appEventScratch = new CUevent();
 
   public JCudaStreamDevice(int streams) {
     lanes = new CUstream[streams + 1];
@@ -79,6 +82,20 @@ public final class JCudaStreamDevice implements StreamDevice {
   public void waitEventOnAppStream(long appStream, int event) {
     JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
     check("cuStreamWaitEvent", JCudaNatives.waitEvent(appStreamScratch, events[event]));
+  }
+
+  @Override
+  public void laneWaitsForAppEvent(int lane, long appEvent) {
+    JCudaPointers.setNativePointer(appEventScratch, appEvent);
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], appEventScratch));
+  }
+
+  @Override
+  public boolean appStreamCapturing(long appStream) {
+    JCudaPointers.setNativePointer(appStreamScratch, appStream);
+    captureStatus[0] = -1;
+    int result = JCudaNatives.isCapturing(appStreamScratch, captureStatus);
+    return result != 0 || captureStatus[0] != 0; // when it cannot tell, as capturing: passed through
   }
 
   /** The JCuda event behind a pooled event id. */

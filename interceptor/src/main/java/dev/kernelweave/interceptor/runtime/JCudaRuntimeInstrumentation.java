@@ -33,7 +33,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
   static final String[] DEDICATED = {
     "cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
     "cudaFree", "cudaFreeHost", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord",
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventRecord", "cudaEventCreate", "cudaEventCreateWithFlags",
     "cudaStreamQuery", "cudaStreamWaitEvent", "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaDeviceReset",
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaHostRegister",
     "cudaHostUnregister", "cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphLaunch",
@@ -57,6 +57,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cudaDeviceSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cudaStreamSynchronize"));
     visitor.visitEndingCommonly("EventRecord", named("cudaEventRecord").and(takesArguments(2)));
+    visitor.visit("EventCreate", named("cudaEventCreate").and(takesArguments(1)));
+    visitor.visit("EventCreateWithFlags", named("cudaEventCreateWithFlags").and(takesArguments(2)));
     visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cudaStreamQuery"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cudaStreamWaitEvent"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, named("cudaStreamBeginCapture"));
@@ -66,7 +68,9 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
     visitor.visit(CallAdvice.HOST_REGISTER, named("cudaHostRegister"));
     visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cudaHostUnregister").and(takesArguments(1)));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cudaLaunchHostFunc", "cudaStreamAddCallback")
+    visitor.visitEndingCommonly("AddCallback", named("cudaStreamAddCallback").and(takesArguments(4))
+        .and(isPublic()).and(isStatic()).and(not(isNative())));
+    visitor.visitEndingCommonly("StreamBarrierFirst", named("cudaLaunchHostFunc")
         .and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly("StreamBarrierSecond", named("cudaGraphLaunch").and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
@@ -93,6 +97,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(RuntimeCalls.copyKind(kind), "cudaMemcpyAsync", stream);
       if (r != null) {
         RuntimeCalls.copy(r, dst, src, bytes, kind);
+        r.returnsWhenDone = r.kind == CallKind.COPY_DEVICE_TO_HOST && Calls.pageable(dst);
         Calls.place(r, Placement.ASYNC);
         stream = Calls.runtimeStream(r, stream);
       }
@@ -137,6 +142,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
       CallRecord r = Calls.begin(CallKind.EVENT, "cudaEventRecord", stream);
       if (r != null) {
         r.appEvent = dev.kernelweave.interceptor.jcuda.JCudaPointers.nativePointer(event);
+        r.timedEvent = dev.kernelweave.interceptor.UntimedEvents.timed(r.appEvent);
         Calls.place(r, Placement.EVENT_RECORD);
       }
       return r;
@@ -145,7 +151,52 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
   }
 
 
+  /** {@code cudaEventCreate}: a timed event, whatever its handle meant before. */
+  static final class EventCreate {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cudaEventCreate", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      dev.kernelweave.interceptor.UntimedEvents.endCreate(r, event, 0, result, thrown);
+    }
+  }
+
+  /** {@code cudaEventCreateWithFlags}: notes whether the new event may be timed. */
+  static final class EventCreateWithFlags {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter() {
+      return Calls.begin(CallKind.EVENT, "cudaEventCreateWithFlags", 0L);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
+        @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      dev.kernelweave.interceptor.UntimedEvents.endCreate(r, event, flags, result, thrown);
+    }
+  }
+
   /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
+  /**
+   * {@code cudaStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
+   * receives the application's stream when the call runs on the agent's.
+   */
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream,
+        @Advice.Argument(value = 1, readOnly = false) jcuda.runtime.cudaStreamCallback callback) {
+      cudaStream_t appStream = stream;
+      CallRecord r = Calls.beginStreamBarrier(name, stream);
+      stream = Calls.runtimeStream(r, stream);
+      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
+      return r;
+    }
+  }
+
   static final class StreamBarrierFirst {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,

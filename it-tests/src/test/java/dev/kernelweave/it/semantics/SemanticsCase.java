@@ -34,7 +34,14 @@ enum SemanticsCase {
   A_LAUNCH_AFTER_AN_ATTRIBUTE_CHANGE_RETURNS_ITS_ERROR(HeldLaunchProgram.class, "attribute", ""),
   NEW_WORK_AFTER_THE_PRIMARY_CONTEXTS_LAST_RELEASE(HeldLaunchProgram.class, "release", ""),
   HELD_LAUNCHES_RUN_BEFORE_ANOTHER_THREAD_ENDS_THE_CONTEXT(HeldLaunchProgram.class, "thread-release", ""),
-  A_PEER_COPY_FINDS_WHAT_THE_OTHER_CONTEXT_HELD_DONE(HeldLaunchProgram.class, "peer", "");
+  A_PEER_COPY_FINDS_WHAT_THE_OTHER_CONTEXT_HELD_DONE(HeldLaunchProgram.class, "peer", ""),
+  PAGEABLE_ASYNC_READ_RETURNS_IN_STREAM_ORDER(StreamOrderProgram.class, "pageable-read", ""),
+  STREAM_CALLBACK_RECEIVES_ITS_STREAM(StreamOrderProgram.class, "callback", ""),
+  IDLE_BLOCKING_STREAM_QUERY_AFTER_LEGACY_WORK(StreamOrderProgram.class, "query-idle", ""),
+  STREAM_QUERY_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "query-after-copy", ""),
+  STREAM_QUERY_AFTER_A_LEGACY_STREAM_SYNCHRONIZE(StreamOrderProgram.class, "query-after-legacy-sync", ""),
+  TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
+  WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

@@ -1,0 +1,47 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The application's events created with {@code CU_EVENT_DISABLE_TIMING} ({@code
+ * cudaEventDisableTiming}), by handle: a record of one of them cannot bracket work for {@code
+ * cuEventElapsedTime}, so the agent need not order its stream's later work after it. An event the
+ * agent did not see created counts as timed, which orders more. Thread-safe.
+ */
+public final class UntimedEvents {
+
+  /** {@code CU_EVENT_DISABLE_TIMING}, {@code cudaEventDisableTiming}. */
+  public static final int DISABLE_TIMING = 0x2;
+
+  private static final Set<Long> UNTIMED = ConcurrentHashMap.newKeySet();
+
+  private UntimedEvents() {}
+
+  /** An event was created with {@code flags}; a handle reused by a new event takes the new flags. */
+  public static void created(long handle, int flags) {
+    if (handle == 0) {
+      return;
+    }
+    if ((flags & DISABLE_TIMING) != 0) {
+      UNTIMED.add(handle);
+    } else {
+      UNTIMED.remove(handle);
+    }
+  }
+
+  /** Ends an event's creation: notes its flags where it succeeded, then {@link Calls#end}. */
+  public static void endCreate(CallRecord r, jcuda.NativePointerObject event, int flags, int result, Throwable thrown) {
+    if (thrown == null && result == 0) {
+      created(JCudaPointers.nativePointer(event), flags);
+    }
+    Calls.end(r, result, thrown);
+  }
+
+  /** Whether a record of the event may be timed: it was not seen created without timing. */
+  public static boolean timed(long handle) {
+    return handle != 0 && (UNTIMED.isEmpty() || !UNTIMED.contains(handle));
+  }
+}

@@ -1,0 +1,195 @@
+package dev.kernelweave.scheduler;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+
+/**
+ * The application's streams and events as the host sees them, for one context's {@link Scheduler}:
+ * joining a stream's work, wherever it went, onto the stream itself before a synchronize, a query or
+ * an event record on it; what an event stands for, for a stream made to wait for it; the order of a
+ * stream's work after a record of an event that may be timed; and the work CUDA completed for the
+ * host at a synchronous call that the agent did not wait for, which a later query must wait for.
+ *
+ * <p>Not thread-safe: used under the context's dispatch lock, like its scheduler, whose pool,
+ * events, streams and lists of blocking work it shares.
+ */
+final class StreamJoins {
+
+  private final StreamDevice device;
+  private final StreamPool pool;
+  private final EventPool events;
+  private final AppStreams appStreams;
+  private final Mutant mutant;
+  /** The scheduler's: barriers every later call of the legacy and blocking streams follows. */
+  private final LanePositions blockingFollow;
+  /** The scheduler's: pending host-visible work of the legacy and blocking streams. */
+  private final LanePositions blockingVisible;
+  /** The scheduler's: per lane, the newest call of the legacy or a blocking stream. */
+  private final LanePositions blockingAll;
+  /**
+   * Work of the legacy and blocking streams that CUDA completed before a synchronous copy or a
+   * synchronize of the legacy stream returned, which the agent did not wait for (the host could not
+   * see it then). A later query that covers it waits for it first, so that it answers as CUDA would.
+   */
+  private final LanePositions completedForHost;
+  /** Application events: where the work they stand for went, as recorded. */
+  private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
+  /** Scratch: what a join covers. */
+  private final LanePositions needs;
+
+  StreamJoins(StreamDevice device, StreamPool pool, EventPool events, AppStreams appStreams, Mutant mutant,
+      LanePositions blockingFollow, LanePositions blockingVisible, LanePositions blockingAll) {
+    this.device = device;
+    this.pool = pool;
+    this.events = events;
+    this.appStreams = appStreams;
+    this.mutant = mutant;
+    this.blockingFollow = blockingFollow;
+    this.blockingVisible = blockingVisible;
+    this.blockingAll = blockingAll;
+    this.completedForHost = new LanePositions(pool.laneCount);
+    this.needs = new LanePositions(pool.laneCount);
+  }
+
+  /** A synchronize of the legacy stream completes, for CUDA, all earlier work of the blocking streams too. */
+  void noteLegacySynchronize(CallRecord call) {
+    if (appStreams.of(call) == appStreams.legacy()) {
+      noteCompletedForHost();
+    }
+  }
+
+  /** CUDA completes, before a synchronous copy or a legacy-stream synchronize returns, all earlier legacy and blocking work. */
+  void noteCompletedForHost() {
+    blockingAll.addPendingTo(completedForHost, pool);
+  }
+
+  /**
+   * Before a query of the call's application stream: notes in {@code ticket} the host's wait for the
+   * work the query covers that CUDA already completed for the host (see {@link #completedForHost})
+   * but that may still run under the agent, so that the query answers as CUDA would. The host waits
+   * only for work CUDA had finished before the query, never for later work.
+   */
+  void collectCompletedForHost(CallRecord call, Ticket ticket) {
+    needs.clear();
+    collectJoin(appStreams.of(call), false, needs);
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      long p = Math.min(needs.position(lane), completedForHost.position(lane));
+      if (pool.pending(lane, p)) {
+        events.addHostWait(call, ticket, lane, p, needs.seq(lane), pool, device);
+      }
+    }
+    if (ticket.waitCount > 0) {
+      call.hostWaited = true;
+      call.hostWaitNarrowed = true;
+    }
+  }
+
+  /**
+   * Adds to {@code into} what CUDA orders before a point of stream {@code s}: its own work wherever
+   * it went, what it was made to follow and, for a stream the legacy stream synchronizes with, the
+   * host-visible legacy and blocking work before it. {@code newWork}: the point is new work on the
+   * stream (an event record, a copy), which follows everything of the legacy stream issued so far;
+   * otherwise (a query, a synchronize) only what the stream's own calls followed when issued.
+   */
+  void collectJoin(AppStreams.Stream s, boolean newWork, LanePositions into) {
+    s.footprint.addPendingTo(into, pool);
+    s.follow.addPendingTo(into, pool);
+    if (s.nonBlocking) {
+      return;
+    }
+    if (newWork) {
+      blockingFollow.addPendingTo(into, pool);
+      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+        blockingVisible.addPendingTo(into, pool);
+      }
+    } else if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      s.implied.addPendingTo(into, pool);
+    }
+  }
+
+  /**
+   * Makes the application's own stream wait, device-side, for everything CUDA would have ordered
+   * before a call on it (the stream's work wherever it went, what it must follow and, for a stream
+   * the legacy stream synchronizes with, pending host-visible work), so that the real call on that
+   * stream, a synchronize, a query or an event record, means what it means without the agent.
+   * The host does not wait here.
+   */
+  void joinOntoAppStream(CallRecord call, Ticket ticket, boolean newWork) {
+    AppStreams.Stream s = appStreams.of(call);
+    boolean legacy = s == appStreams.legacy();
+    needs.clear();
+    collectJoin(s, newWork, needs);
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      long p = needs.position(lane);
+      ticket.settled.add(lane, p, needs.seq(lane));
+      if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
+        continue; // the stream already waits for it: a query polled in a loop must not queue a wait each time
+      }
+      int event = events.cover(lane, p, pool, device);
+      call.eventRecorded |= events.recorded;
+      if (legacy) {
+        device.waitEvent(pool.legacy, event);
+        pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
+      } else {
+        device.waitEventOnAppStream(call.appStream, event);
+        s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
+      }
+      call.addPredecessor(needs.seq(lane));
+    }
+    if (call.kind == CallKind.EVENT && call.appEvent != 0) {
+      LanePositions recorded = appEvents.get(call.appEvent);
+      if (recorded == null) {
+        recorded = new LanePositions(pool.laneCount);
+        appEvents.put(call.appEvent, recorded);
+      }
+      recorded.clear();
+      LanePositions settled = ticket.settled;
+      for (int i = 0, n = settled.count(); i < n; i++) {
+        int lane = settled.lane(i);
+        recorded.add(lane, settled.position(lane), settled.seq(lane));
+      }
+    }
+  }
+
+  /**
+   * The application recorded an event that may be timed on its stream (after {@link
+   * #joinOntoAppStream}): the stream's later work must not start before the record, or a pair of
+   * records would no longer time the work between them ({@code cuEventElapsedTime}).
+   * Events created without timing order nothing more. A pool lane waits for the record,
+   * device-side, and the stream's later work follows that wait; the next of it chains there.
+   */
+  void afterAppEventRecord(CallRecord call) {
+    if (call.appEvent == 0 || !call.timedEvent) {
+      return;
+    }
+    int lane = pool.leastRecentlyUsed();
+    pool.ensureCreated(lane, device);
+    device.laneWaitsForAppEvent(lane, call.appEvent);
+    appStreams.of(call).follow.add(lane, pool.issue(lane), call.seq);
+  }
+
+  /** The application made a stream wait for an event: its later work follows what the event stands for. */
+  void streamWaitsForEvent(CallRecord call) {
+    LanePositions recorded = appEvents.get(call.appEvent);
+    if (recorded != null) {
+      AppStreams.Stream s = appStreams.of(call);
+      recorded.addPendingTo(s.follow, pool);
+    }
+  }
+
+  /**
+   * While a stream captures: whether the call is asynchronous work, an event record or wait, or a
+   * query or synchronize, of an application stream that is not capturing (never the legacy
+   * stream, whose work would join a blocking stream's capture). Such a call is scheduled as
+   * usual, so that the stream's later work stays ordered after it; the agent's own stream and event
+   * calls are legal during a capture. Everything else passes through as written.
+   */
+  boolean outsideCapture(CallRecord call, Placement placement) {
+    boolean streamWork = placement == Placement.ASYNC && !call.returnsWhenDone
+        || placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT
+        || placement == Placement.STREAM_SYNC || placement == Placement.STREAM_QUERY;
+    return streamWork && appStreams.of(call) != appStreams.legacy() && !device.appStreamCapturing(call.appStream);
+  }
+}
