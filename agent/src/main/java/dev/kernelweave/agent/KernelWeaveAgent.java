@@ -61,7 +61,7 @@ public final class KernelWeaveAgent {
         }
       }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {
-        AgentLog.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
+        AgentLog.debug("kernelweave " + Version.current() + " installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
       }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);

@@ -1,5 +1,6 @@
 package dev.kernelweave.agent.cli;
 
+import dev.kernelweave.agent.Version;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -40,6 +41,7 @@ public final class Main {
                                                (selftest --help lists the mutants)
         selftest --gpu [--seed S] [--programs N]
                                                the same on this machine's GPU (JCuda on the class path)
+        --version, version                     the version of this build
         --help                                 this text
       """;
 
@@ -55,6 +57,10 @@ public final class Main {
       out.print(HELP);
       return args.length == 0 ? USAGE : 0;
     }
+    if (args[0].equals("--version") || args[0].equals("version")) {
+      out.println("kernelweave " + Version.current());
+      return 0;
+    }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {
       switch (args[0]) {
@@ -65,7 +71,7 @@ public final class Main {
         case "selftest":
           return SelfTestCommand.run(rest, out, err);
         default:
-          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest or --help");
+          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest, version or --help");
           return USAGE;
       }
     } catch (LinkageError e) {

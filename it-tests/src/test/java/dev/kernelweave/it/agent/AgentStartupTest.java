@@ -2,6 +2,7 @@ package dev.kernelweave.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -11,6 +12,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -20,6 +23,22 @@ import org.junit.jupiter.api.Test;
 class AgentStartupTest {
 
   private static final Path JDK_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
+
+  @Test
+  void jarManifestAndVersionCommandCarryTheProjectVersion() throws Exception {
+    String projectVersion = System.getProperty("project.version");
+    assertNotNull(projectVersion, "the build passes project.version to the tests");
+    try (JarFile jar = new JarFile(ChildJvm.agentJar().toFile())) {
+      Attributes main = jar.getManifest().getMainAttributes();
+      assertEquals(projectVersion, main.getValue("Implementation-Version"));
+      assertEquals("KernelWeave", main.getValue("Implementation-Title"));
+    }
+    for (String command : List.of("--version", "version")) {
+      ChildJvm.Result r = ChildJvm.command(command);
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertEquals("kernelweave " + projectVersion, r.stdout().strip());
+    }
+  }
 
   @Test
   void badOptionValueIsNamedWithTheAcceptedValuesAndTheProgramKeepsItsExitCode() throws Exception {
