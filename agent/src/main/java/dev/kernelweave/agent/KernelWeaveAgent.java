@@ -32,7 +32,7 @@ public final class KernelWeaveAgent {
     long start = System.nanoTime();
     AgentOptions options;
     try {
-      options = AgentOptions.parse(argument, System.getProperties());
+      options = AgentOptions.parse(argument, System.getProperties(), System.getenv());
     } catch (AgentOptions.InvalidOption e) {
       System.err.println("[kernelweave] " + e.getMessage() + "; the agent is off for this run");
       return;

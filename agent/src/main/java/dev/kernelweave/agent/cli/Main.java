@@ -17,7 +17,8 @@ public final class Main {
 
       As an agent:
         java -javaagent:kernelweave-agent.jar[=key=value,...] -cp APP MAIN
-        options (also -Dkernelweave.KEY=VALUE):
+        options (also -Dkernelweave.KEY=VALUE, then KERNELWEAVE_KEY=VALUE in the environment, then
+        KEY=VALUE lines of the properties file named by config=FILE or KERNELWEAVE_CONFIG=FILE):
           mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
                                       passthrough: change nothing, only journal
           journal=DIR|off             where the launch journal goes: each run in a new run-...
@@ -26,7 +27,8 @@ public final class Main {
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)
-          log=quiet|info|debug        how much the agent prints on stderr (default info)
+          log=quiet|info|debug|system how much the agent prints on stderr (default info); system:
+                                      every line through System.Logger "dev.kernelweave"
 
       Commands:
         inspect stats DIR [--since INSTANT]    calls per kind, kernel and thread; bytes; syncs; streams
