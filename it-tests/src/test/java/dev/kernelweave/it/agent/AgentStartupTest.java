@@ -51,6 +51,16 @@ class AgentStartupTest {
   }
 
   @Test
+  void badValueFromTheEnvironmentIsNamedWithItsVariableAndTheProgramKeepsItsExitCode() throws Exception {
+    ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "", List.of(),
+        Map.of("KERNELWEAVE_MODE", "fast"), PlainPrograms.NoCuda.class.getName(), "5");
+    assertEquals(5, r.exitCode());
+    assertTrue(r.stdout().contains("hello from a program without CUDA"));
+    assertTrue(r.stderr().startsWith("[kernelweave] KERNELWEAVE_MODE: option mode=fast is not valid"), r.stderr());
+    assertEquals(1, r.stderr().lines().count(), "one line: " + r.stderr());
+  }
+
+  @Test
   void unknownOptionIsNamedWithTheAcceptedKeys() throws Exception {
     ChildJvm.Result r = ChildJvm.run("mode=schedule,colour=blue", PlainPrograms.NoCuda.class, "0");
     assertEquals(0, r.exitCode());
