@@ -53,6 +53,10 @@ class AgentLogTest {
     AgentLog.forgetWarnings();
   }
 
+  private List<String> messages() {
+    return records.stream().map(LogRecord::getMessage).toList();
+  }
+
   @Test
   void systemLevelSendsEachLineToTheSystemLoggerAtItsSeverityAndNothingToTheStream() {
     julLogger.setLevel(Level.ALL);
@@ -62,8 +66,7 @@ class AgentLogTest {
     AgentLog.warnOnce("k", "the journal cannot be written");
     AgentLog.warnOnce("k", "said once");
     assertEquals(List.of(Level.INFO, Level.FINE, Level.WARNING), records.stream().map(LogRecord::getLevel).toList());
-    assertEquals(List.of("journal: /tmp/run", "installed in 3 ms", "the journal cannot be written"),
-        records.stream().map(LogRecord::getMessage).toList());
+    assertEquals(List.of("journal: /tmp/run", "installed in 3 ms", "the journal cannot be written"), messages());
     assertTrue(AgentLog.debugEnabled());
     assertEquals("", stderr.toString(StandardCharsets.UTF_8));
   }
@@ -75,7 +78,7 @@ class AgentLogTest {
     assertFalse(AgentLog.debugEnabled());
     AgentLog.debug("not shown");
     AgentLog.info("shown");
-    assertEquals(List.of("shown"), records.stream().map(LogRecord::getMessage).toList());
+    assertEquals(List.of("shown"), messages());
   }
 
   @Test
