@@ -69,6 +69,17 @@ class AgentStartupTest {
   }
 
   @Test
+  void logSystemSendsTheAgentsLinesThroughTheSystemLogger() throws Exception {
+    Path journal = Files.createTempDirectory("kw-journal");
+    ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "log=system,journal=" + journal,
+        List.of(), standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, r.exitCode(), r.stderr());
+    // java.util.logging's console handler: a line naming the logger's caller, then LEVEL: message.
+    assertTrue(r.stderr().contains("INFO: journal: " + journal.toAbsolutePath()), r.stderr());
+    assertFalse(r.stderr().contains("[kernelweave]"), "nothing on stderr of the agent's own: " + r.stderr());
+  }
+
+  @Test
   void programThatNeverTouchesCudaIsNotDisturbed() throws Exception {
     Path journal = Files.createTempDirectory("kw-journal").resolve("never");
     ChildJvm.Result r = ChildJvm.run("journal=" + journal, PlainPrograms.NoCuda.class, "3");
