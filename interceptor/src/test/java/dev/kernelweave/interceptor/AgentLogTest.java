@@ -53,14 +53,19 @@ class AgentLogTest {
     AgentLog.forgetWarnings();
   }
 
+  /** The agent's level, its stream captured, and java.util.logging's logger letting everything through. */
+  private void configureWithEverythingLogged(AgentLog.Level level) {
+    julLogger.setLevel(Level.ALL);
+    AgentLog.configure(level, new PrintStream(stderr, true, StandardCharsets.UTF_8));
+  }
+
   private List<String> messages() {
     return records.stream().map(LogRecord::getMessage).toList();
   }
 
   @Test
   void systemLevelSendsEachLineToTheSystemLoggerAtItsSeverityAndNothingToTheStream() {
-    julLogger.setLevel(Level.ALL);
-    AgentLog.configure(AgentLog.Level.SYSTEM, new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    configureWithEverythingLogged(AgentLog.Level.SYSTEM);
     AgentLog.info("journal: /tmp/run");
     AgentLog.debug("installed in 3 ms");
     AgentLog.warnOnce("k", "the journal cannot be written");
@@ -83,8 +88,7 @@ class AgentLogTest {
 
   @Test
   void defaultLevelWritesPrefixedLinesToTheStreamOnly() {
-    julLogger.setLevel(Level.ALL);
-    AgentLog.configure(AgentLog.Level.INFO, new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    configureWithEverythingLogged(AgentLog.Level.INFO);
     AgentLog.info("journal: /tmp/run");
     AgentLog.debug("hidden at info");
     AgentLog.warnOnce("k", "once");
