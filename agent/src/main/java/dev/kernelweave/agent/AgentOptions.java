@@ -5,13 +5,13 @@ import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.JournalRetention;
 import dev.kernelweave.scheduler.Scheduler;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 
 /**
- * The agent's options, from {@code -javaagent:kernelweave-agent.jar=key=value,...} and
- * {@code -Dkernelweave.key=value} (the agent argument wins where both are given). Immutable.
+ * The agent's options, from {@code -javaagent:kernelweave-agent.jar=key=value,...}, {@code
+ * -Dkernelweave.key=value}, {@code KERNELWEAVE_KEY=value} and a properties file, in that order of
+ * precedence ({@link OptionSources}). Immutable.
  *
  * @param mode what the agent does with the calls
  * @param journal where the journal goes; null when off, {@link #DEFAULT_JOURNAL} for the user's
@@ -19,7 +19,7 @@ import java.util.Properties;
  * @param streams the agent's streams per context
  * @param ptx whether kernels' read/write sets come from their PTX
  * @param graphs whether repeated windows of launches are replayed as CUDA graphs
- * @param log how much the agent says
+ * @param log how much the agent says, and where: stderr, or {@link System.Logger} for {@code system}
  * @param journalKeep how many runs the default journal directory keeps (the newest)
  * @param journalMaxBytes how many bytes the default journal directory's runs may hold together
  */
@@ -62,27 +62,24 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     }
   }
 
-  /**
-   * Parses the agent argument and the {@code kernelweave.*} system properties.
-   *
-   * @throws InvalidOption naming the first option that is unknown or has a bad value
-   */
+  /** Parses the agent argument and the {@code kernelweave.*} system properties, without the environment. */
   public static AgentOptions parse(String agentArgument, Properties system) {
-    Map<String, String> values = new LinkedHashMap<>();
-    for (String name : system.stringPropertyNames()) {
-      if (name.startsWith("kernelweave.")) {
-        values.put(name.substring("kernelweave.".length()), system.getProperty(name));
-      }
-    }
-    if (agentArgument != null && !agentArgument.isBlank()) {
-      for (String pair : agentArgument.split(",")) {
-        int eq = pair.indexOf('=');
-        if (eq <= 0) {
-          throw new InvalidOption("option '" + pair.trim() + "' is not key=value; accepted keys: " + KEYS);
-        }
-        values.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
-      }
-    }
+    return parse(agentArgument, system, Map.of());
+  }
+
+  /**
+   * Parses the options from all their sources, the strongest first: the agent argument, the {@code
+   * kernelweave.*} system properties, {@code KERNELWEAVE_*} environment variables, a properties
+   * file ({@link OptionSources}).
+   *
+   * @throws InvalidOption naming the first option that is unknown or has a bad value, and its source
+   */
+  public static AgentOptions parse(String agentArgument, Properties system, Map<String, String> environment) {
+    return OptionSources.parse(OptionSources.collect(agentArgument, system, environment));
+  }
+
+  /** The options from values by key, over the defaults. */
+  static AgentOptions fromValues(Map<String, String> values) {
     AgentOptions o = defaults();
     Mode mode = o.mode();
     Path journal = o.journal();
@@ -130,7 +127,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "quiet" -> AgentLog.Level.QUIET;
           case "info" -> AgentLog.Level.INFO;
           case "debug" -> AgentLog.Level.DEBUG;
-          default -> throw bad("log", v, "quiet, info or debug");
+          case "system" -> AgentLog.Level.SYSTEM;
+          default -> throw bad("log", v, "quiet, info, debug or system");
         };
         case "journal-keep" -> {
           try {

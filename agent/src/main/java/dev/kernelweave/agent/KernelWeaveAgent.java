@@ -32,7 +32,7 @@ public final class KernelWeaveAgent {
     long start = System.nanoTime();
     AgentOptions options;
     try {
-      options = AgentOptions.parse(argument, System.getProperties());
+      options = AgentOptions.parse(argument, System.getProperties(), System.getenv());
     } catch (AgentOptions.InvalidOption e) {
       System.err.println("[kernelweave] " + e.getMessage() + "; the agent is off for this run");
       return;
@@ -72,7 +72,7 @@ public final class KernelWeaveAgent {
         }
       }, "kernelweave-shutdown"));
       if (AgentLog.debugEnabled()) {
-        AgentLog.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
+        AgentLog.debug("kernelweave " + Version.current() + " installed in " + (System.nanoTime() - start) / 1_000_000 + " ms: " + options);
       }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);

@@ -74,6 +74,11 @@ class AgentOptionsTest {
   }
 
   @Test
+  void logSystemRoutesThroughTheSystemLogger() {
+    assertEquals(AgentLog.Level.SYSTEM, AgentOptions.parse("log=system", none).log());
+  }
+
+  @Test
   void journalOffMeansNoJournal() {
     assertNull(AgentOptions.parse("journal=off", none).journal());
   }
@@ -94,7 +99,7 @@ class AgentOptionsTest {
     assertTrue(e.getMessage().contains("streams=0"), e.getMessage());
     assertTrue(e.getMessage().contains("1 to 64"), e.getMessage());
     e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("log=loud", none));
-    assertTrue(e.getMessage().contains("quiet, info or debug"), e.getMessage());
+    assertTrue(e.getMessage().contains("quiet, info, debug or system"), e.getMessage());
     e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("ptx=yes", none));
     assertTrue(e.getMessage().contains("on or off"), e.getMessage());
     e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("graphs=maybe", none));

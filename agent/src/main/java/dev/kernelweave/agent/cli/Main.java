@@ -1,5 +1,6 @@
 package dev.kernelweave.agent.cli;
 
+import dev.kernelweave.agent.Version;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -16,7 +17,8 @@ public final class Main {
 
       As an agent:
         java -javaagent:kernelweave-agent.jar[=key=value,...] -cp APP MAIN
-        options (also -Dkernelweave.KEY=VALUE):
+        options (also -Dkernelweave.KEY=VALUE, then KERNELWEAVE_KEY=VALUE in the environment, then
+        KEY=VALUE lines of the properties file named by config=FILE or KERNELWEAVE_CONFIG=FILE):
           mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
                                       passthrough: change nothing, only journal
           journal=DIR|off             where the launch journal goes: each run in a new run-...
@@ -29,7 +31,8 @@ public final class Main {
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)
-          log=quiet|info|debug        how much the agent prints on stderr (default info)
+          log=quiet|info|debug|system how much the agent prints on stderr (default info); system:
+                                      every line through System.Logger "dev.kernelweave"
 
       Commands:
         inspect stats DIR [--since INSTANT]    calls per kind, kernel and thread; bytes; syncs; streams
@@ -44,6 +47,7 @@ public final class Main {
                                                (selftest --help lists the mutants)
         selftest --gpu [--seed S] [--programs N]
                                                the same on this machine's GPU (JCuda on the class path)
+        --version, version                     the version of this build
         --help                                 this text
       """;
 
@@ -59,6 +63,10 @@ public final class Main {
       out.print(HELP);
       return args.length == 0 ? USAGE : 0;
     }
+    if (args[0].equals("--version") || args[0].equals("version")) {
+      out.println("kernelweave " + Version.current());
+      return 0;
+    }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {
       switch (args[0]) {
@@ -69,7 +77,7 @@ public final class Main {
         case "selftest":
           return SelfTestCommand.run(rest, out, err);
         default:
-          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest or --help");
+          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest, version or --help");
           return USAGE;
       }
     } catch (LinkageError e) {

@@ -62,6 +62,11 @@ public final class CallEvents {
     return new Scheduling(COUNTERS);
   }
 
+  /** The MBean over the live totals, with the descriptions of its attributes. */
+  static StandardMBean mbean() {
+    return new DescribedMXBean<>(totals(), SchedulingMXBean.class, SchedulingMXBean.DESCRIPTION);
+  }
+
   private static boolean flightRecorderPresent() {
     try {
       Class.forName("jdk.jfr.FlightRecorder", false, CallEvents.class.getClassLoader());
@@ -88,7 +93,7 @@ public final class CallEvents {
     try {
       Thread.sleep(REGISTER_AFTER_MILLIS);
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      server.registerMBean(new StandardMBean(totals(), SchedulingMXBean.class, true), new ObjectName(OBJECT_NAME));
+      server.registerMBean(mbean(), new ObjectName(OBJECT_NAME));
     } catch (InstanceAlreadyExistsException e) {
       // Another copy of the agent's classes (another class loader) registered first: it counts too.
       AgentLog.debug(OBJECT_NAME + " is already registered");

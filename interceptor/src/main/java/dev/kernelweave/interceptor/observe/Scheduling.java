@@ -101,4 +101,9 @@ final class Scheduling implements SchedulingMXBean {
   public long getLaunchesReplayed() {
     return c.total(SchedulingCounters.LAUNCHES_REPLAYED);
   }
+
+  @Override
+  public long getBlasCallsReplayed() {
+    return c.total(SchedulingCounters.BLAS_CALLS_REPLAYED);
+  }
 }

@@ -37,8 +37,11 @@ public final class SchedulingCounters {
   static final int HOST_WAIT_NANOS = 10;
   /** A bit per agent stream the thread's calls ran on (streams are 0 to 63). */
   static final int STREAM_MASK = 11;
+  /** Kernel launches issued inside a replayed CUDA graph. */
   static final int LAUNCHES_REPLAYED = 12;
-  private static final int KINDS = 13;
+  /** cuBLAS routines issued inside a replayed CUDA graph, counted apart from kernel launches. */
+  static final int BLAS_CALLS_REPLAYED = 13;
+  private static final int KINDS = 14;
   private static final int SLOTS = KINDS + CallKind.values().length;
 
   /** Opaque writes: never torn and seen by readers soon, at the cost of a plain store. */
@@ -110,7 +113,7 @@ public final class SchedulingCounters {
       bump(b, BARRIERS, 1);
     }
     if (r.graphWindow > 0) {
-      bump(b, LAUNCHES_REPLAYED, 1);
+      bump(b, r.kind == CallKind.BLAS ? BLAS_CALLS_REPLAYED : LAUNCHES_REPLAYED, 1);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.kernelweave.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -11,6 +12,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -20,6 +23,22 @@ import org.junit.jupiter.api.Test;
 class AgentStartupTest {
 
   private static final Path JDK_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
+
+  @Test
+  void jarManifestAndVersionCommandCarryTheProjectVersion() throws Exception {
+    String projectVersion = System.getProperty("project.version");
+    assertNotNull(projectVersion, "the build passes project.version to the tests");
+    try (JarFile jar = new JarFile(ChildJvm.agentJar().toFile())) {
+      Attributes main = jar.getManifest().getMainAttributes();
+      assertEquals(projectVersion, main.getValue("Implementation-Version"));
+      assertEquals("KernelWeave", main.getValue("Implementation-Title"));
+    }
+    for (String command : List.of("--version", "version")) {
+      ChildJvm.Result r = ChildJvm.command(command);
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertEquals("kernelweave " + projectVersion, r.stdout().strip());
+    }
+  }
 
   @Test
   void badOptionValueIsNamedWithTheAcceptedValuesAndTheProgramKeepsItsExitCode() throws Exception {
@@ -32,11 +51,32 @@ class AgentStartupTest {
   }
 
   @Test
+  void badValueFromTheEnvironmentIsNamedWithItsVariableAndTheProgramKeepsItsExitCode() throws Exception {
+    ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "", List.of(),
+        Map.of("KERNELWEAVE_MODE", "fast"), PlainPrograms.NoCuda.class.getName(), "5");
+    assertEquals(5, r.exitCode());
+    assertTrue(r.stdout().contains("hello from a program without CUDA"));
+    assertTrue(r.stderr().startsWith("[kernelweave] KERNELWEAVE_MODE: option mode=fast is not valid"), r.stderr());
+    assertEquals(1, r.stderr().lines().count(), "one line: " + r.stderr());
+  }
+
+  @Test
   void unknownOptionIsNamedWithTheAcceptedKeys() throws Exception {
     ChildJvm.Result r = ChildJvm.run("mode=schedule,colour=blue", PlainPrograms.NoCuda.class, "0");
     assertEquals(0, r.exitCode());
     assertTrue(r.stderr().contains("'colour'"), r.stderr());
     assertTrue(r.stderr().contains("mode, journal, streams, ptx, graphs, log"), r.stderr());
+  }
+
+  @Test
+  void logSystemSendsTheAgentsLinesThroughTheSystemLogger() throws Exception {
+    Path journal = Files.createTempDirectory("kw-journal");
+    ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), "log=system,journal=" + journal,
+        List.of(), standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, r.exitCode(), r.stderr());
+    // java.util.logging's console handler: a line naming the logger's caller, then LEVEL: message.
+    assertTrue(r.stderr().contains("INFO: journal: " + journal.toAbsolutePath()), r.stderr());
+    assertFalse(r.stderr().contains("[kernelweave]"), "nothing on stderr of the agent's own: " + r.stderr());
   }
 
   @Test

@@ -109,7 +109,8 @@ public final class ChildJvm {
     return start(command, Map.of());
   }
 
-  private static Result start(List<String> command, Map<String, String> env)
+  /** Runs any command, with {@code env} added to this JVM's environment, and waits for it. */
+  static Result start(List<String> command, Map<String, String> env)
       throws IOException, InterruptedException {
     Path out = Files.createTempFile("kw-child", ".out");
     Path err = Files.createTempFile("kw-child", ".err");
