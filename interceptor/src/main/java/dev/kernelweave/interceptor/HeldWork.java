@@ -50,19 +50,23 @@ final class HeldWork {
    * its own (a peer copy, an event of another context, any call while several contexts are in use)
    * or end a context from any thread (a destroy, a reset, the primary context's last release).
    *
-   * @param complete also wait until the work of each context that held something is done: what a
-   *     peer copy or a context's end must find complete
+   * @param complete also wait until every context's work is done, held or already issued: a peer
+   *     copy is serialized with all pending work of the contexts it touches, and a context's end
+   *     completes its work, but the agent's lanes are non-blocking streams that neither would wait for
    */
   static void issueInEveryContext(boolean complete) {
-    if (!Interception.scheduling() || !anyHolding()) {
+    if (!Interception.scheduling() || !complete && !anyHolding()) {
       return;
     }
     long current = JCudaNatives.currentContext(new jcuda.driver.CUcontext());
     try {
       Interception.CONTEXTS.forEach((context, cs) -> {
-        if (cs.dispatch.holdingHint()) {
+        boolean holding = cs.dispatch.holdingHint();
+        if (holding || complete) {
           JCudaNatives.makeCurrent(context);
-          cs.dispatch.endWindow();
+          if (holding) {
+            cs.dispatch.endWindow();
+          }
           if (complete) {
             JCudaNatives.synchronizeContext();
           }

@@ -14,7 +14,6 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxReset;
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
@@ -111,10 +110,14 @@ public final class HeldLaunchProgram {
     return new CUdeviceptr[] {x, flag};
   }
 
-  /** The context is unusable after a fault: reset it, and go on with a fresh one. */
-  private static void resetAfterFault(Sequence seq, int rep) {
-    seq.rc(rep, "cuDevicePrimaryCtxReset", 0, cuDevicePrimaryCtxReset(seq.device));
-    seq.retainPrimary();
+  /**
+   * After a fault the process's CUDA is unusable: a GPU returns the sticky error from every later
+   * call, a reset included, until the process ends. The program ends here, once the fault has been
+   * observed: one repetition each way.
+   */
+  private static void endAfterFault() {
+    System.out.flush();
+    System.exit(0);
   }
 
   private static void sticky(Sequence seq, int rep) throws Exception {
@@ -128,7 +131,7 @@ public final class HeldLaunchProgram {
     seq.check(rep, "cuCtxSynchronize returned an error", true, cuCtxSynchronize() != 0);
     seq.check(rep, "the next launch returned the sticky error", true,
         Sequence.launch(trap, null, x, flag, N, seq.cycles) != 0);
-    resetAfterFault(seq, rep);
+    endAfterFault();
   }
 
   private static void query(Sequence seq, int rep) throws Exception {
@@ -152,7 +155,7 @@ public final class HeldLaunchProgram {
       code = cuEventQuery(event);
     } while ((code == 0 || code == CUresult.CUDA_ERROR_NOT_READY) && System.nanoTime() < until);
     seq.check(rep, "a query saw the sticky error", true, code != 0 && code != CUresult.CUDA_ERROR_NOT_READY);
-    resetAfterFault(seq, rep);
+    endAfterFault();
   }
 
   private static void attribute(Sequence seq, int rep) throws Exception {
