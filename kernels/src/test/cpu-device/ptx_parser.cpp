@@ -576,7 +576,15 @@ Operand Parser::value(Scope &scope, const Statement &s, const std::string &token
         {"%lanemask_eq", kLanemaskEq}, {"%lanemask_lt", kLanemaskLt}, {"%lanemask_le", kLanemaskLe},
         {"%lanemask_gt", kLanemaskGt}, {"%lanemask_ge", kLanemaskGe}, {"%globaltimer", kGlobaltimer}};
     auto sp = specials.find(t);
-    if (sp == specials.end()) unsupported(s, "the register " + t);
+    if (sp == specials.end()) {
+      // PTX's other special registers (%smid, %dynamic_smem_size, %cluster_...) or an undeclared one.
+      static const std::set<std::string> others = {"%smid", "%nsmid", "%gridid", "%dynamic_smem_size",
+                                                   "%total_smem_size", "%clock_hi", "%is_explicit_cluster"};
+      if (others.count(t) || t.rfind("%cluster", 0) == 0 || t.rfind("%pm", 0) == 0 || t.rfind("%envreg", 0) == 0) {
+        unsupported(s, "the special register " + t);
+      }
+      invalid(s, "undeclared register " + t);
+    }
     o.kind = Operand::Special;
     o.index = sp->second;
     return o;
