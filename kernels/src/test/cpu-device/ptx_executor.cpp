@@ -50,6 +50,14 @@ struct Launch {
 Launch *current = nullptr;
 uint64_t executed = 0;
 uint64_t clockCounter = 0;
+double launchSeconds = 0;  // time spent in interpreted grids
+
+// KW_CPU_DEVICE_PTX_STATS=1: at exit, how many instructions the interpreter ran and how fast.
+void printStats() {
+  std::fprintf(stderr, "cpu-device: PTX interpreter: %llu instructions in %.3f s of interpreted grids (%.1f million/s)\n",
+               static_cast<unsigned long long>(executed), launchSeconds,
+               launchSeconds > 0 ? executed / launchSeconds / 1e6 : 0.0);
+}
 
 struct Frame {
   const Function *fn;
@@ -66,7 +74,6 @@ class Thread {
       : L(launch), linear(linear), lane(linear % kWarpSize), warp(L.warps[linear / kWarpSize]) {
     tid = {linear % L.block.x, linear / L.block.x % L.block.y, linear / (L.block.x * L.block.y)};
     localArea = L.local.empty() ? nullptr : L.local.data() + linear * L.localPerThread;
-    frames.reserve(kMaxCallDepth);
     push(L.kernel, 0, nullptr);
     std::memcpy(frames.back().params.data(), L.params.data(), L.params.size());
   }
@@ -440,6 +447,13 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
     L.localPerThread = 4 * totalLocalBytes(*p);  // room for calls to nest a few deep
     L.local.assign(L.threads * L.localPerThread, 0);
   }
+  static const bool stats = [] {
+    const char *on = std::getenv("KW_CPU_DEVICE_PTX_STATS");
+    if (on && std::strcmp(on, "1") == 0) std::atexit(printStats);
+    return true;
+  }();
+  (void)stats;
+  auto start = std::chrono::steady_clock::now();
   gridDim = {grid.x, grid.y, grid.z};
   blockDim = {block.x, block.y, block.z};
   current = &L;
@@ -453,11 +467,18 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
         for (size_t w = 0; w < L.warps.size(); w++) {
           L.warps[w].size = std::min(kWarpSize, L.threads - static_cast<unsigned>(w) * kWarpSize);
         }
-        runBlock();
+        if (L.kernel->meets) {
+          runBlock();
+        } else {
+          // No barrier or warp collective: running the threads one after another is one of the
+          // orders a GPU may take, and needs no fibers.
+          for (unsigned t = 0; t < L.threads; t++) Thread(L, t).run();
+        }
       }
     }
   }
   current = nullptr;
+  launchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void runCurrentThread(void **) {

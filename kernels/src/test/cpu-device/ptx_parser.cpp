@@ -10,17 +10,6 @@
 
 namespace ptx {
 
-int bits(Type t) {
-  switch (t) {
-    case Type::B8: case Type::U8: case Type::S8: return 8;
-    case Type::B16: case Type::U16: case Type::S16: return 16;
-    case Type::B32: case Type::U32: case Type::S32: case Type::F32: return 32;
-    case Type::B64: case Type::U64: case Type::S64: case Type::F64: return 64;
-    case Type::Pred: return 1;
-    default: return 0;
-  }
-}
-
 namespace parse {
 
 std::string trim(const std::string &s) {
@@ -334,8 +323,21 @@ void Parser::parse(const std::string &text) {
     if (it == prog.functionIndex.end()) continue;
     parseBody(prog.functions[it->second], item);
   }
-  for (const Function &fn : prog.functions) {
+  bool calleesMeet = false;
+  for (Function &fn : prog.functions) {
     if (fn.code.empty() && fn.entry) throw Failure{kInvalidPtx, "kernel " + fn.name + " has no body"};
+    for (const Instr &in : fn.code) {
+      fn.meets |= in.op == Op::Bar || in.op == Op::WarpSync || in.op == Op::Shfl || in.op == Op::Vote;
+      if (in.op == Op::Call && prog.functions[in.target].code.empty()) {
+        throw Failure{kNotSupported, "PTX line " + std::to_string(in.line) + ": the PTX interpreter does not support "
+                                         "calls to functions outside the module (" + prog.functions[in.target].name + ")"};
+      }
+    }
+    if (!fn.entry) calleesMeet |= fn.meets;
+  }
+  // Any device function that meets may be called (directly or not) by any kernel that calls.
+  for (Function &fn : prog.functions) {
+    for (const Instr &in : fn.code) fn.meets |= calleesMeet && in.op == Op::Call;
   }
 }
 

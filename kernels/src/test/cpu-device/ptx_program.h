@@ -14,7 +14,16 @@ namespace ptx {
 
 enum class Type : uint8_t { None, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64, Pred };
 
-int bits(Type t);
+inline int bits(Type t) {
+  switch (t) {
+    case Type::B8: case Type::U8: case Type::S8: return 8;
+    case Type::B16: case Type::U16: case Type::S16: return 16;
+    case Type::B32: case Type::U32: case Type::S32: case Type::F32: return 32;
+    case Type::B64: case Type::U64: case Type::S64: case Type::F64: return 64;
+    case Type::Pred: return 1;
+    default: return 0;
+  }
+}
 inline bool isSigned(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
 inline bool isFloat(Type t) { return t == Type::F32 || t == Type::F64; }
 
@@ -90,6 +99,7 @@ struct Function {
   size_t localBytes = 0;             // the frame's local depot(s)
   uint32_t registers = 0;
   std::vector<Instr> code;
+  bool meets = false;  // it, or a function it may call, waits for other threads (bar, shfl, vote)
 };
 
 struct Variable {
