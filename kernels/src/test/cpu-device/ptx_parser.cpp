@@ -29,9 +29,20 @@ std::string squeeze(const std::string &s) {  // a statement on one line, for mes
   return trim(out);
 }
 
-// Comments become spaces; newlines stay, so offsets still give line numbers.
+// Comments, and the line-info directives (.loc, .file: no ';'), become spaces; newlines stay, so
+// offsets still give line numbers.
 std::string stripComments(const char *text) {
   std::string s(text);
+  for (size_t at = 0; at < s.size();) {
+    size_t first = s.find_first_not_of(" \t", at);
+    size_t end = s.find('\n', at);
+    if (end == std::string::npos) end = s.size();
+    if (first < end && (s.compare(first, 5, ".loc ") == 0 || s.compare(first, 5, ".loc\t") == 0 ||
+                        s.compare(first, 6, ".file ") == 0 || s.compare(first, 6, ".file\t") == 0)) {
+      for (size_t i = first; i < end; i++) s[i] = ' ';
+    }
+    at = end + 1;
+  }
   for (size_t i = 0; i < s.size(); i++) {
     if (s[i] == '/' && i + 1 < s.size() && s[i + 1] == '/') {
       while (i < s.size() && s[i] != '\n') s[i++] = ' ';
@@ -226,11 +237,16 @@ void Parser::parse(const std::string &text) {
     }
     // Directives that end at the end of their line, without ';'.
     bool lineDirective = false;
-    for (const char *d : {".version", ".target", ".address_size", ".file", ".loc", ".section"}) {
+    for (const char *d : {".version", ".target", ".address_size"}) {
       lineDirective |= text.compare(i, std::strlen(d), d) == 0;
     }
     if (lineDirective) {
       while (i < text.size() && text[i] != '\n') i++;
+      continue;
+    }
+    if (text.compare(i, 8, ".section") == 0) {  // debug sections (-G): bytes in braces
+      size_t open = text.find('{', i), close = text.find('}', i);
+      i = open != std::string::npos && open < close ? close + 1 : text.find('\n', i);
       continue;
     }
     size_t start = i;
