@@ -23,6 +23,7 @@ const std::map<std::string, Op> &opcodes() {
       {"cos", Op::Cos},     {"bra", Op::Bra},     {"call", Op::Call},     {"ret", Op::Ret},    {"exit", Op::Exit},
       {"bar", Op::Bar},     {"barrier", Op::Bar}, {"membar", Op::Nop},    {"fence", Op::Nop},  {"atom", Op::Atom},
       {"red", Op::Red},     {"shfl", Op::Shfl},   {"vote", Op::Vote},     {"prefetch", Op::Nop},
+      {"nanosleep", Op::Nop}, {"shf", Op::Shf},   {"bfind", Op::Bfind},
   };
   return all;
 }
@@ -83,12 +84,12 @@ int valueOperands(Op op) {
   switch (op) {
     case Op::Mov: case Op::Cvt: case Op::Cvta: case Op::CvtaTo: case Op::Abs: case Op::Neg: case Op::Not:
     case Op::Cnot: case Op::Popc: case Op::Clz: case Op::Brev: case Op::Sqrt: case Op::Rcp: case Op::Rsqrt:
-    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos:
+    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos: case Op::Bfind:
       return 2;
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Min: case Op::Max:
     case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Copysign:
       return 3;
-    case Op::Mad: case Op::Fma: case Op::Selp: case Op::Bfe: case Op::Prmt:
+    case Op::Mad: case Op::Fma: case Op::Selp: case Op::Bfe: case Op::Prmt: case Op::Shf:
       return 4;
     case Op::Bfi: case Op::Lop3:
       return 5;
@@ -158,6 +159,11 @@ Instr Parser::instruction(Scope &scope, const Statement &s, Branches &branches) 
       in.ftz = true;
     } else if ((in.op == Op::Ld || in.op == Op::St) && (m == "v2" || m == "v4")) {
       in.vec = m == "v2" ? 2 : 4;
+    } else if (in.op == Op::Shf && (m == "l" || m == "r" || m == "clamp" || m == "wrap")) {
+      if (m == "r") in.mode |= kShfRight;
+      if (m == "wrap") in.mode |= kShfWrap;
+    } else if (in.op == Op::Bfind && m == "shiftamt") {
+      in.mode = kBfindShiftAmount;
     } else if (in.op == Op::Cvta && m == "to") {
       in.op = Op::CvtaTo;
     } else if (in.op == Op::Bar && m == "warp") {
@@ -357,6 +363,7 @@ void Parser::operands(Scope &scope, const Statement &s, const std::vector<std::s
     if (in.op == Op::Cvt) t = in.type2;
     if (in.op == Op::Selp && i == 3) t = Type::Pred;
     if ((in.op == Op::Shl || in.op == Op::Shr) && i == 2) t = Type::U32;
+    if (in.op == Op::Shf && i == 3) t = Type::U32;
     if (in.op == Op::Bfe && i >= 2) t = Type::U32;
     if (in.op == Op::Bfi && i >= 3) t = Type::U32;
     if (in.op == Op::Lop3 && i == 4) t = Type::B32;

@@ -30,7 +30,7 @@ inline bool isFloat(Type t) { return t == Type::F32 || t == Type::F64; }
 enum class Op : uint8_t {
   Mov, Pack, Unpack, Ld, St, Cvta, CvtaTo, Cvt,
   Add, Sub, Mul, Mad, Fma, Div, Rem, Abs, Neg, Min, Max,
-  And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Prmt, Lop3, Copysign,
+  And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Prmt, Lop3, Copysign, Shf, Bfind,
   Setp, Selp, Sqrt, Rcp, Rsqrt, Ex2, Lg2, Sin, Cos,
   Bra, Call, Ret, Exit, Bar, WarpSync, Nop, Atom, Red, Shfl, Vote,
 };
@@ -46,6 +46,8 @@ enum : uint8_t { kAtomAdd, kAtomMin, kAtomMax, kAtomExch, kAtomCas,        // at
                  kAtomAnd, kAtomOr, kAtomXor, kAtomInc, kAtomDec };
 enum : uint8_t { kShflUp, kShflDown, kShflBfly, kShflIdx };                // shfl
 enum : uint8_t { kVoteAll, kVoteAny, kVoteUni, kVoteBallot };              // vote
+enum : uint8_t { kShfRight = 1, kShfWrap = 2 };                            // shf (bits)
+enum : uint8_t { kBfindShiftAmount = 1 };                                  // bfind
 
 enum class Space : uint8_t { Generic, Global, Const, Shared, Local, Param };
 

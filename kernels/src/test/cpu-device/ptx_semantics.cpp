@@ -231,8 +231,10 @@ const char *unsupportedReason(const Instr &in) {
       return integer && !isBits(t) && bits(t) >= 32 ? nullptr : "this type";
     case Op::Bfi:
       return t == Type::B32 || t == Type::B64 ? nullptr : "this type";
-    case Op::Prmt: case Op::Lop3:
+    case Op::Prmt: case Op::Lop3: case Op::Shf:
       return t == Type::B32 ? nullptr : "this type";
+    case Op::Bfind:
+      return integer && !isBits(t) && bits(t) >= 32 ? nullptr : "this type";
     case Op::Setp:
       if (t == Type::Pred) return "setp of predicates";
       if (!floating && in.mode >= kEqu) return "an unordered comparison of integers";
@@ -320,6 +322,21 @@ uint64_t compute(const Instr &in, uint64_t a, uint64_t b, uint64_t c, uint64_t d
     case Op::Bfi: return as(bitFieldInsert(t, a, b, c, d), t);
     case Op::Prmt: return permute(a, b, c);
     case Op::Lop3: return low(lookupTable(a, b, c, d), 32);
+    case Op::Shf: {
+      // The funnel {b:a} shifted by c (wrapped to 0..31, or clamped to 32).
+      uint64_t k = low(c, 32), funnel = low(a, 32) | (low(b, 32) << 32);
+      k = (in.mode & kShfWrap) ? k & 31 : std::min<uint64_t>(k, 32);
+      return (in.mode & kShfRight) ? low(funnel >> k, 32) : low((funnel << k) >> 32, 32);
+    }
+    case Op::Bfind: {
+      // The most significant bit that differs from the sign (s) or is set (u); 0xffffffff if none.
+      uint64_t x = as(a, t);
+      if (s && static_cast<int64_t>(x) < 0) x = ~x;
+      x = low(x, n);
+      if (x == 0) return 0xffffffffu;
+      uint64_t position = 63 - static_cast<uint64_t>(__builtin_clzll(x));
+      return (in.mode & kBfindShiftAmount) ? n - 1 - position : position;
+    }
     default: return 0;
   }
 }

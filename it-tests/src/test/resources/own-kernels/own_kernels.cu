@@ -106,3 +106,28 @@ extern "C" __global__ void approx_math(const float* in, float* out, int n) {
   out[6 * i + 4] = rsqrtf(1.0f + x * x);
   out[6 * i + 5] = __fdividef(x, 3.0f + x * x);
 }
+
+// Integer and conversion instructions, sixteen results per input pair, for a bit-exact check.
+extern "C" __global__ void integer_ops(const int* a, const int* b, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int x = a[i], y = b[i];
+  unsigned ux = x, uy = y;
+  int* o = out + 16 * i;
+  o[0] = __popc(x) + 100 * __clz(x);
+  o[1] = __brev(x);
+  o[2] = __mulhi(x, y);
+  o[3] = __umulhi(ux, uy);
+  o[4] = y != 0 ? x / y : 0;
+  o[5] = y != 0 ? x % y : 0;
+  o[6] = uy != 0 ? ux / uy : 0;
+  o[7] = (x >> (y & 31)) ^ (int)(ux >> (y & 31));
+  o[8] = __byte_perm(x, y, 0x7251);
+  o[9] = (ux << 7 | ux >> 25) + __funnelshift_r(ux, uy, y);
+  o[10] = min(x, y) + (int)umax(ux, uy);
+  o[11] = (ux >> 5) & 0x3ff;
+  o[12] = __float2int_rn((float)x / 3.0f) + __float2int_rz((float)y * 0.7f);
+  o[13] = (int)__float2uint_rd(fabsf((float)x) * 0.5f) + __double2int_rn((double)y / 7.0);
+  o[14] = (int)((long long)x * y >> 17) + (int)(((unsigned long long)ux * uy) % 1000003ull);
+  o[15] = __ffs(x) + 64 * __ffsll((long long)y << 20);
+}

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class OwnKernelsOnCpuDeviceTest {
 
   static final List<String> RESULTS = List.of("result reduce ok", "result histogram ok", "result stencil ok",
-      "result approx ok");
+      "result approx ok", "result integer ok");
 
   @Test
   void ownKernelsGiveTheReferenceResultsWithAndWithoutTheAgent() throws Exception {

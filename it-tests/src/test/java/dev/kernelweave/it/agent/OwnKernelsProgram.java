@@ -56,6 +56,7 @@ public final class OwnKernelsProgram {
     histogram(module, histogramStream, sha);
     stencil(module, sha);
     approxMath(module, sha);
+    integerOps(module, sha);
     System.out.println("checksum " + HexFormat.of().formatHex(sha.digest()));
   }
 
@@ -292,6 +293,68 @@ public final class OwnKernelsProgram {
     }
     System.out.println("approx worst error " + worst);
     report("approx", wrong);
+  }
+
+  static void integerOps(CUmodule module, MessageDigest sha) {
+    int n = 600;
+    int[] special = {0, 1, -1, Integer.MAX_VALUE, Integer.MIN_VALUE, 7, -7, 0x00ff00ff, 31, 32};
+    SplittableRandom random = new SplittableRandom(75);
+    int[] a = new int[n];
+    int[] b = new int[n];
+    ByteBuffer aBytes = buffer(4 * n);
+    ByteBuffer bBytes = buffer(4 * n);
+    for (int i = 0; i < n; i++) {
+      a[i] = i < 100 ? special[i % special.length] : random.nextInt();
+      b[i] = i < 100 ? special[i / special.length] : random.nextInt() >> random.nextInt(32);
+      aBytes.putInt(4 * i, a[i]);
+      bBytes.putInt(4 * i, b[i]);
+    }
+    CUdeviceptr dA = upload(aBytes);
+    CUdeviceptr dB = upload(bBytes);
+    CUdeviceptr out = upload(buffer(16 * 4 * n));
+    cuLaunchKernel(SmokePrograms.function(module, "integer_ops"), (n + 127) / 128, 1, 1, 128, 1, 1, 0, null,
+        Pointer.to(Pointer.to(dA), Pointer.to(dB), Pointer.to(out), Pointer.to(new int[] {n})), null);
+    ByteBuffer got = download(out, 16 * 4 * n, sha);
+    String wrong = null;
+    for (int i = 0; i < n; i++) {
+      int[] want = integerOps(a[i], b[i]);
+      for (int k = 0; k < 16; k++) {
+        if (got.getInt(4 * (16 * i + k)) != want[k]) {
+          wrong = "result " + k + " of " + a[i] + ", " + b[i] + ": " + got.getInt(4 * (16 * i + k)) + " != " + want[k];
+        }
+      }
+    }
+    report("integer", wrong);
+  }
+
+  /** integer_ops's sixteen results, as CUDA defines its intrinsics. */
+  static int[] integerOps(int x, int y) {
+    long ux = Integer.toUnsignedLong(x);
+    long uy = Integer.toUnsignedLong(y);
+    int[] o = new int[16];
+    o[0] = Integer.bitCount(x) + 100 * Integer.numberOfLeadingZeros(x);
+    o[1] = Integer.reverse(x);
+    o[2] = (int) (((long) x * y) >> 32);
+    o[3] = (int) ((ux * uy) >>> 32);
+    o[4] = y != 0 ? x / y : 0;
+    o[5] = y != 0 ? x % y : 0;
+    o[6] = y != 0 ? Integer.divideUnsigned(x, y) : 0;
+    o[7] = (x >> (y & 31)) ^ (x >>> (y & 31));
+    long bytes = ux | (uy << 32);
+    for (int k = 0; k < 4; k++) {
+      int selector = (0x7251 >> (4 * k)) & 7;
+      o[8] |= (int) ((bytes >>> (8 * selector)) & 0xff) << (8 * k);
+    }
+    o[9] = Integer.rotateLeft(x, 7) + (int) (bytes >>> (y & 31));
+    o[10] = Math.min(x, y) + (Integer.compareUnsigned(x, y) >= 0 ? x : y);
+    o[11] = (x >>> 5) & 0x3ff;
+    o[12] = (int) Math.rint((float) x / 3.0f) + (int) ((float) y * 0.7f);
+    o[13] = (int) (long) Math.floor(Math.abs((float) x) * 0.5f) + (int) Math.rint((double) y / 7.0);
+    o[14] = (int) (((long) x * y) >> 17) + (int) Long.remainderUnsigned(ux * uy, 1000003);
+    long shifted = (long) y << 20;
+    o[15] = (x == 0 ? 0 : Integer.numberOfTrailingZeros(x) + 1)
+        + 64 * (shifted == 0 ? 0 : Long.numberOfTrailingZeros(shifted) + 1);
+    return o;
   }
 
   /** PTX with a texture fetch, which the interpreter does not run: the load must fail, naming it. */
