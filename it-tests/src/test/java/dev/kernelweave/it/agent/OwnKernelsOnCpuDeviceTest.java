@@ -28,8 +28,10 @@ class OwnKernelsOnCpuDeviceTest {
     assertEquals(RESULTS, observed.subList(0, RESULTS.size()), plain.stdout() + plain.stderr());
     assertTrue(observed.get(RESULTS.size()).startsWith("checksum "), plain.stdout());
     for (int seed = 1; seed <= 2; seed++) {
+      // The second time from a .ptx file (cuModuleLoad) rather than a string.
+      String[] args = seed == 1 ? new String[0] : new String[] {"--from-file"};
       ChildJvm.Result agent = ChildJvm.run(java, "", List.of(), StandInDriver.environment(seed),
-          OwnKernelsProgram.class.getName());
+          OwnKernelsProgram.class.getName(), args);
       assertEquals(0, agent.exitCode(), () -> "stdout:\n" + agent.stdout() + "\nstderr:\n" + agent.stderr());
       assertEquals(observed, agent.observable(), "seed " + seed + ": " + agent.stderr());
     }

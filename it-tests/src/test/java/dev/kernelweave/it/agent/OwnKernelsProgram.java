@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuModuleLoad;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -14,6 +15,8 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -32,7 +35,8 @@ import jcuda.driver.CUstream;
  * shared and global atomics, a 2-D stencil with a device-function call and local memory, and the
  * fast-math intrinsics. Each result is checked against a Java reference: {@code result NAME ok}, or
  * {@code result NAME WRONG ...}; then a checksum of everything read back. With {@code unsupported},
- * it loads PTX with an instruction the stand-in's interpreter does not run and prints the error.
+ * it loads PTX with an instruction the stand-in's interpreter does not run and prints the error;
+ * with {@code --from-file}, it loads its PTX from a file ({@code cuModuleLoad}) instead of a string.
  */
 public final class OwnKernelsProgram {
 
@@ -48,7 +52,16 @@ public final class OwnKernelsProgram {
       return;
     }
     CUmodule module = new CUmodule();
-    cuModuleLoadData(module, ptx());
+    if (args.length > 0 && args[0].equals("--from-file")) {
+      // cuModuleLoad of a .ptx file, as programs that ship their PTX beside the jar do.
+      Path file = Files.createTempFile("own_kernels", ".ptx");
+      byte[] text = ptx();
+      Files.write(file, Arrays.copyOf(text, text.length - 1));
+      cuModuleLoad(module, file.toString());
+      Files.delete(file);
+    } else {
+      cuModuleLoadData(module, ptx());
+    }
     CUstream histogramStream = new CUstream();
     cuStreamCreate(histogramStream, 0);
     MessageDigest sha = MessageDigest.getInstance("SHA-256");
