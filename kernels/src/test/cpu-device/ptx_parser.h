@@ -22,6 +22,8 @@ struct Failure {
 constexpr int kInvalidPtx = 218;
 constexpr int kNotSupported = 801;
 
+// Comments, and the line-info directives, become spaces; newlines stay.
+std::string stripComments(const char *text);
 std::string trim(const std::string &s);
 std::string squeeze(const std::string &s);
 std::vector<std::string> splitOperands(const std::string &s);
@@ -36,6 +38,9 @@ struct Statement {
   uint32_t line;
   std::vector<std::string> labels;
 };
+
+// A function's body as statements, each with the labels before it.
+std::vector<Statement> splitStatements(const std::string &body, uint32_t firstLine);
 
 // What a function body's names mean while it is parsed.
 struct Scope {
