@@ -22,7 +22,7 @@ namespace {
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kBarriers = 16;
 constexpr size_t kMaxCallDepth = 64;
-constexpr uint64_t kClockStep = 4096;  // %clock64 advances this much per read: spin loops end soon
+constexpr uint64_t kClockStep = 1 << 16;  // %clock64 advances this much per read: spin loops end soon
 
 struct Warp {
   uint64_t arrivals[kWarpSize] = {};  // collectives each lane has reached
