@@ -23,7 +23,7 @@ const std::map<std::string, Op> &opcodes() {
       {"cos", Op::Cos},     {"bra", Op::Bra},     {"call", Op::Call},     {"ret", Op::Ret},    {"exit", Op::Exit},
       {"bar", Op::Bar},     {"barrier", Op::Bar}, {"membar", Op::Nop},    {"fence", Op::Nop},  {"atom", Op::Atom},
       {"red", Op::Red},     {"shfl", Op::Shfl},   {"vote", Op::Vote},     {"prefetch", Op::Nop},
-      {"nanosleep", Op::Nop}, {"shf", Op::Shf},   {"bfind", Op::Bfind},
+      {"nanosleep", Op::Nop}, {"shf", Op::Shf},   {"bfind", Op::Bfind},   {"tanh", Op::Tanh},
   };
   return all;
 }
@@ -84,7 +84,7 @@ int valueOperands(Op op) {
   switch (op) {
     case Op::Mov: case Op::Cvt: case Op::Cvta: case Op::CvtaTo: case Op::Abs: case Op::Neg: case Op::Not:
     case Op::Cnot: case Op::Popc: case Op::Clz: case Op::Brev: case Op::Sqrt: case Op::Rcp: case Op::Rsqrt:
-    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos: case Op::Bfind:
+    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Bfind:
       return 2;
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Min: case Op::Max:
     case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Copysign:
@@ -182,7 +182,8 @@ Instr Parser::instruction(Scope &scope, const Statement &s, Branches &branches) 
   if (!types.empty() && isFloat(types[0]) && in.op != Op::Cvt) {
     // Which roundings a float instruction takes: .rn (the default of add, sub, mul, fma), .approx, .full.
     bool exact = in.op == Op::Add || in.op == Op::Sub || in.op == Op::Mul || in.op == Op::Fma || in.op == Op::Mad;
-    bool approximate = in.op == Op::Rsqrt || in.op == Op::Ex2 || in.op == Op::Lg2 || in.op == Op::Sin || in.op == Op::Cos;
+    bool approximate = in.op == Op::Rsqrt || in.op == Op::Ex2 || in.op == Op::Lg2 || in.op == Op::Sin || in.op == Op::Cos ||
+                       in.op == Op::Tanh;
     bool either = in.op == Op::Div || in.op == Op::Sqrt || in.op == Op::Rcp;
     if (exact && !(rounding.empty() || rounding == "rn")) invalid(s, "." + rounding + " on " + name);
     if (in.op == Op::Mad && rounding.empty()) unsupported(s, "mad.f32 without .rn (unfused, sm_1x)");

@@ -56,6 +56,7 @@ F approx(Op op, F a) {
     case Op::Lg2: return static_cast<F>(std::log2(x));
     case Op::Sin: return static_cast<F>(std::sin(x));
     case Op::Cos: return static_cast<F>(std::cos(x));
+    case Op::Tanh: return static_cast<F>(std::tanh(x));
     default: return a;
   }
 }
@@ -217,7 +218,7 @@ const char *unsupportedReason(const Instr &in) {
       return floating ? nullptr : "this type";
     case Op::Rsqrt:
       return floating ? nullptr : "this type";
-    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos:
+    case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos: case Op::Tanh:
       return t == Type::F32 ? nullptr : "this type";
     case Op::And: case Op::Or: case Op::Xor: case Op::Not: case Op::Cnot:
       return (integer || t == Type::Pred) && !(in.op == Op::Cnot && t == Type::Pred) ? nullptr : "this type";
@@ -293,7 +294,7 @@ uint64_t compute(const Instr &in, uint64_t a, uint64_t b, uint64_t c, uint64_t d
       }
       return div ? x / y : x % y;
     }
-    case Op::Abs: { int64_t v = static_cast<int64_t>(as(a, t)); return as(static_cast<uint64_t>(v < 0 ? -v : v), t); }
+    case Op::Abs: { uint64_t v = as(a, t); return as(static_cast<int64_t>(v) < 0 ? 0 - v : v, t); }
     case Op::Neg: return as(0 - a, t);
     case Op::Min: case Op::Max: {
       uint64_t x = as(a, t), y = as(b, t);
