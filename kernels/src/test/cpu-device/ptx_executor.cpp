@@ -8,6 +8,8 @@
 // Address spaces: .global and .const addresses are host addresses (device memory is host memory);
 // .shared, .local and .param addresses are offsets into the block's shared memory, the thread's
 // local memory and the frame's parameters; cvta turns them into host addresses and back.
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -50,13 +52,23 @@ struct Launch {
 Launch *current = nullptr;
 uint64_t executed = 0;
 uint64_t clockCounter = 0;
-double launchSeconds = 0;  // time spent in interpreted grids
+double launchSeconds = 0;     // time spent in interpreted grids
+double launchCpuSeconds = 0;  // the same in CPU time of the thread running them (fibers included)
+
+double threadCpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
+}
 
 // KW_CPU_DEVICE_PTX_STATS=1: at exit, how many instructions the interpreter ran and how fast.
 void printStats() {
-  std::fprintf(stderr, "cpu-device: PTX interpreter: %llu instructions in %.3f s of interpreted grids (%.1f million/s)\n",
+  std::fprintf(stderr,
+               "cpu-device: PTX interpreter: %llu instructions in %.3f s of interpreted grids (%.1f million/s), "
+               "%.3f s of CPU (%.1f million per CPU second)\n",
                static_cast<unsigned long long>(executed), launchSeconds,
-               launchSeconds > 0 ? executed / launchSeconds / 1e6 : 0.0);
+               launchSeconds > 0 ? executed / launchSeconds / 1e6 : 0.0, launchCpuSeconds,
+               launchCpuSeconds > 0 ? executed / launchCpuSeconds / 1e6 : 0.0);
 }
 
 struct Frame {
@@ -454,6 +466,7 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
   }();
   (void)stats;
   auto start = std::chrono::steady_clock::now();
+  double cpuStart = threadCpuSeconds();
   gridDim = {grid.x, grid.y, grid.z};
   blockDim = {block.x, block.y, block.z};
   current = &L;
@@ -479,6 +492,7 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
   }
   current = nullptr;
   launchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  launchCpuSeconds += threadCpuSeconds() - cpuStart;
 }
 
 void runCurrentThread(void **) {
