@@ -2,10 +2,13 @@ package dev.kernelweave.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A program with kernels of its own ({@link OwnKernelsProgram}), loaded as PTX, over the stand-in
@@ -35,6 +38,20 @@ class OwnKernelsOnCpuDeviceTest {
       assertEquals(0, agent.exitCode(), () -> "stdout:\n" + agent.stdout() + "\nstderr:\n" + agent.stderr());
       assertEquals(observed, agent.observable(), "seed " + seed + ": " + agent.stderr());
     }
+  }
+
+  @Test
+  void threadsThatNeverMeetStopTheProgramInsteadOfFinishing(@TempDir Path errors) throws Exception {
+    StandInDriver.assumeBuilt();
+    // The stand-in aborts the process; the JVM's crash report goes to the temporary directory.
+    ChildJvm.Result r = ChildJvm.runOnClassPath(ChildJvm.java(System.getProperty("java.home")),
+        List.of("-XX:ErrorFile=" + errors.resolve("hs_err_%p.log")), null, ChildJvm.programClassPath(List.of()),
+        StandInDriver.environment(1), OwnKernelsProgram.class.getName(), "stuck");
+    assertNotEquals(0, r.exitCode(), r.stdout());
+    assertFalse(r.stdout().contains("result stuck"), r.stdout());
+    assertTrue(r.stderr().contains("cpu-device: kernel stuck, block (0,0,0)"), r.stderr());
+    assertTrue(r.stderr().contains("deadlock: threads wait at a barrier or warp collective that others never reach"),
+        r.stderr());
   }
 
   @Test

@@ -36,7 +36,9 @@ import jcuda.driver.CUstream;
  * fast-math intrinsics. Each result is checked against a Java reference: {@code result NAME ok}, or
  * {@code result NAME WRONG ...}; then a checksum of everything read back. With {@code unsupported},
  * it loads PTX with an instruction the stand-in's interpreter does not run and prints the error;
- * with {@code --from-file}, it loads its PTX from a file ({@code cuModuleLoad}) instead of a string.
+ * with {@code --from-file}, it loads its PTX from a file ({@code cuModuleLoad}) instead of a string;
+ * with {@code stuck}, it runs a kernel whose threads wait at a barrier and a shuffle that the
+ * others never reach, which must stop the process rather than finish.
  */
 public final class OwnKernelsProgram {
 
@@ -49,6 +51,10 @@ public final class OwnKernelsProgram {
     SmokePrograms.contextOrExit();
     if (args.length > 0 && args[0].equals("unsupported")) {
       unsupported();
+      return;
+    }
+    if (args.length > 0 && args[0].equals("stuck")) {
+      stuck();
       return;
     }
     CUmodule module = new CUmodule();
@@ -368,6 +374,25 @@ public final class OwnKernelsProgram {
     o[15] = (x == 0 ? 0 : Integer.numberOfTrailingZeros(x) + 1)
         + 64 * (shifted == 0 ? 0 : Long.numberOfTrailingZeros(shifted) + 1);
     return o;
+  }
+
+  /** Half a warp shuffles while the rest of the block waits at a barrier: neither can finish. */
+  static void stuck() {
+    String ptx = String.join("\n", ".version 7.0", ".target sm_75", ".address_size 64",
+        ".visible .entry stuck(.param .u64 out)", "{",
+        "  .reg .pred %p<3>;", "  .reg .b32 %r<3>;", "  .reg .b64 %rd<4>;",
+        "  ld.param.u64 %rd1, [out];", "  mov.u32 %r1, %tid.x;", "  setp.lt.u32 %p1, %r1, 16;",
+        "  @%p1 bra HALF;", "  bar.sync 0;", "  bra.uni DONE;",
+        "HALF:", "  shfl.sync.down.b32 %r2|%p2, %r1, 1, 31, -1;",
+        "DONE:", "  cvta.to.global.u64 %rd2, %rd1;", "  mul.wide.u32 %rd3, %r1, 4;", "  add.s64 %rd2, %rd2, %rd3;",
+        "  st.global.u32 [%rd2], %r1;", "  ret;", "}", "");
+    CUmodule module = new CUmodule();
+    cuModuleLoadData(module, Arrays.copyOf(ptx.getBytes(StandardCharsets.US_ASCII), ptx.length() + 1));
+    CUdeviceptr out = upload(buffer(4 * 64));
+    cuLaunchKernel(SmokePrograms.function(module, "stuck"), 1, 1, 1, 64, 1, 1, 0, null,
+        Pointer.to(Pointer.to(out)), null);
+    cuCtxSynchronize();
+    System.out.println("result stuck WRONG: the kernel finished");
   }
 
   /** PTX with a texture fetch, which the interpreter does not run: the load must fail, naming it. */
