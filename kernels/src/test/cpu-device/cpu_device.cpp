@@ -1213,9 +1213,11 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
   }
   if (k->program) {
     ptx::Dim grid{gridX, gridY, gridZ}, block{blockX, blockY, blockZ};
-    return submit(stream, [k, values, grid, block, sharedBytes] {
-      runningKernel = k;
-      ptx::launch(k->program, k->entry, values->data(), grid, block, sharedBytes, runBlock);
+    // A copy, which keeps the PTX program alive: the module may be unloaded before this runs.
+    auto kernel = std::make_shared<const KernelEntry>(*k);
+    return submit(stream, [kernel, values, grid, block, sharedBytes] {
+      runningKernel = kernel.get();
+      ptx::launch(kernel->program, kernel->entry, values->data(), grid, block, sharedBytes, runBlock);
     }, k->name);
   }
   return submit(stream, [k, values, offsets, gridX, blockX] {
