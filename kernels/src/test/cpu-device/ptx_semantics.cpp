@@ -402,7 +402,8 @@ uint64_t atomic(const Instr &in, void *address, uint64_t b, uint64_t c) {
   bool s = isSigned(t);
   switch (in.mode) {
     case kAtomAdd:
-      if (t == Type::F32) r = bitsOf(f32(old) + f32(x));
+      // PTX: atom/red.add.f32 flushes subnormal inputs and results to zero.
+      if (t == Type::F32) r = bitsOf(flush(flush(f32(old), true) + flush(f32(x), true), true));
       else if (t == Type::F64) r = bitsOf(f64(old) + f64(x));
       else r = old + x;
       break;
