@@ -71,6 +71,7 @@
 #include "smoke.cu"
 
 #include "cpu_device.h"
+#include "ptx_interpreter.h"
 
 kw_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
@@ -83,6 +84,9 @@ struct KernelEntry {
   std::vector<size_t> sizes;
   std::vector<bool> pointers;
   void (*invoke)(void **args);
+  // A kernel the PTX interpreter runs: its module and entry (invoke is ptx::runCurrentThread).
+  std::shared_ptr<ptx::Program> program = nullptr;
+  int entry = -1;
 };
 
 template <typename F, F f>
@@ -155,7 +159,7 @@ void fiberMain() {
 }
 
 void runBlock() {
-  unsigned threads = blockDim.x;
+  unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   while (fibers.size() < threads) {
     fibers.emplace_back(new Fiber());
   }
@@ -178,7 +182,7 @@ void runBlock() {
         continue;
       }
       currentFiber = t;
-      threadIdx = {t, 0, 0};
+      threadIdx = {t % blockDim.x, t / blockDim.x % blockDim.y, t / (blockDim.x * blockDim.y)};
       swapcontext(&blockScheduler, &fibers[t]->context);
       unfinished |= !fibers[t]->done;
     }
@@ -236,7 +240,20 @@ struct Event {
 struct Module {
   std::set<std::string> entries;
   std::string image;  // the searchable bytes of the image, for its variables' names
+  // PTX whose kernels the interpreter runs: every kernel where one is not compiled in (or
+  // KW_CPU_DEVICE_PTX=interpret), so that a module's kernels share its variables.
+  std::shared_ptr<ptx::Program> program;
+  std::map<std::string, KernelEntry> interpreted;
 };
+
+// KW_CPU_DEVICE_PTX=interpret: every module loaded as PTX runs interpreted, compiled-in kernels or not.
+bool interpretAll() {
+  static const bool all = [] {
+    const char *mode = std::getenv("KW_CPU_DEVICE_PTX");
+    return mode && std::strcmp(mode, "interpret") == 0;
+  }();
+  return all;
+}
 
 struct Allocation {
   size_t size;
@@ -612,7 +629,21 @@ CUresult readImage(const void *image, Module *m) {
     size_t length = std::strcspn(name, "( \t\n");
     m->entries.insert(std::string(name, length));
   }
-  return m->entries.empty() ? fail(CUDA_ERROR_INVALID_IMAGE, "no .entry in the module image") : CUDA_SUCCESS;
+  if (m->entries.empty()) return fail(CUDA_ERROR_INVALID_IMAGE, "no .entry in the module image");
+  bool allCompiledIn = true;
+  for (const std::string &name : m->entries) {
+    bool found = false;
+    for (const KernelEntry &k : kernels()) found |= name == k.name;
+    allCompiledIn &= found;
+  }
+  if (allCompiledIn && !interpretAll()) return CUDA_SUCCESS;
+  ptx::LoadError error;
+  m->program = ptx::load(text, &error);
+  if (!m->program) return fail(error.code, error.message);
+  for (auto [address, bytes] : ptx::variables(*m->program)) {
+    deviceMemory[reinterpret_cast<uintptr_t>(address)] = Allocation{bytes, nullptr, 0};
+  }
+  return CUDA_SUCCESS;
 }
 
 bool declares(const Module *m, const char *name) {
@@ -775,11 +806,22 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   }
   // A new module's variables start at zero.
   for (const GlobalEntry &g : globals()) {
-    if (declares(m, g.name)) std::memset(g.address, 0, g.size);
+    if (!m->program && declares(m, g.name)) std::memset(g.address, 0, g.size);
   }
   modules.insert(m);
   *module = reinterpret_cast<CUmodule>(m);
   return CUDA_SUCCESS;
+}
+
+// A .ptx (or cubin) file.
+CUresult cuModuleLoad(CUmodule *module, const char *path) {
+  FILE *file = std::fopen(path, "rb");
+  if (!file) return fail(CUDA_ERROR_NOT_FOUND, std::string("cuModuleLoad: no file ") + path);
+  std::string bytes;
+  char buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) bytes.append(buffer, n);
+  std::fclose(file);
+  return cuModuleLoadData(module, bytes.c_str());
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int, void *, void **) {
@@ -792,6 +834,9 @@ CUresult cuModuleUnload(CUmodule module) {
   std::lock_guard<std::mutex> guard(lock);
   Module *m = reinterpret_cast<Module *>(module);
   if (!modules.erase(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleUnload of no module");
+  if (m->program) {
+    for (auto [address, bytes] : ptx::variables(*m->program)) deviceMemory.erase(reinterpret_cast<uintptr_t>(address));
+  }
   delete m;
   return CUDA_SUCCESS;
 }
@@ -801,6 +846,19 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   Module *m = reinterpret_cast<Module *>(module);
   if (!modules.count(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetFunction of no module");
   if (!m->entries.count(name)) return fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel ") + name + " in the module");
+  if (m->program) {
+    int entry = ptx::findEntry(*m->program, name);
+    if (entry < 0) return fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel ") + name + " in the module");
+    auto it = m->interpreted.find(name);
+    if (it == m->interpreted.end()) {
+      std::vector<size_t> sizes = ptx::paramSizes(*m->program, entry);
+      KernelEntry k{ptx::entryName(*m->program, entry), sizes, std::vector<bool>(sizes.size(), false),
+                    &ptx::runCurrentThread, m->program, entry};
+      it = m->interpreted.emplace(name, k).first;
+    }
+    *function = reinterpret_cast<CUfunction>(&it->second);
+    return CUDA_SUCCESS;
+  }
   for (KernelEntry &k : kernels()) {
     if (std::strcmp(k.name, name) == 0) {
       *function = reinterpret_cast<CUfunction>(&k);
@@ -814,6 +872,14 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *pointer, size_t *bytes, CUmodule modu
   std::lock_guard<std::mutex> guard(lock);
   Module *m = reinterpret_cast<Module *>(module);
   if (!modules.count(m)) return fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetGlobal of no module");
+  if (m->program) {
+    void *address;
+    size_t size;
+    if (!ptx::findVariable(*m->program, name, &address, &size)) return CUDA_ERROR_NOT_FOUND;
+    if (pointer) *pointer = reinterpret_cast<CUdeviceptr>(address);
+    if (bytes) *bytes = size;
+    return CUDA_SUCCESS;
+  }
   for (const GlobalEntry &g : globals()) {
     if (std::strcmp(g.name, name) == 0 && declares(m, name)) {
       registerGlobals();
@@ -1191,21 +1257,30 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
   std::lock_guard<std::mutex> guard(lock);
   const KernelEntry *k = reinterpret_cast<const KernelEntry *>(function);
   if (stickyError) return stickyError;
-  if (gridY != 1 || gridZ != 1 || blockY != 1 || blockZ != 1 || extra) {
+  if (extra) return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": kernel arguments in `extra`");
+  if (!k->program && (gridY != 1 || gridZ != 1 || blockY != 1 || blockZ != 1)) {
     return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": only 1-D launches");
   }
   auto limit = maxDynamicShared.find(k);
   if (sharedBytes > static_cast<unsigned>(limit == maxDynamicShared.end() ? kDefaultMaxDynamicShared : limit->second)) {
     return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": more dynamic shared memory than the function allows");
   }
-  if (gridX == 0 || blockX == 0 || blockX > 1024) return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": bad launch size");
+  if (gridX == 0 || gridY == 0 || gridZ == 0 || blockX == 0 || blockY == 0 || blockZ == 0 ||
+      uint64_t{blockX} * blockY * blockZ > 1024 || blockZ > 64) {
+    return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": bad launch size");
+  }
   // Copy the arguments now: the caller's may change once the launch returns.
-  // Each argument in its own slot of whole 8-byte words (a structure passed by value may be larger).
+  // Each argument in its own slot of whole 8-byte words (a structure passed by value may be larger);
+  // an interpreted kernel's where its PTX lays them out.
   std::vector<size_t> offsets;
   size_t total = 0;
   for (size_t i = 0; i < k->sizes.size(); i++) {
     offsets.push_back(total);
     total += std::max<size_t>(8, (k->sizes[i] + 7) & ~size_t{7});
+  }
+  if (k->program) {
+    offsets = ptx::paramOffsets(*k->program, k->entry);
+    total = std::max<size_t>(ptx::paramBytes(*k->program, k->entry), 1);
   }
   auto values = std::make_shared<std::vector<char>>(total);
   for (size_t i = 0; i < k->sizes.size(); i++) {
@@ -1218,6 +1293,15 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
         return fail(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": argument " + std::to_string(i) + " points into no device allocation");
       }
     }
+  }
+  if (k->program) {
+    ptx::Dim grid{gridX, gridY, gridZ}, block{blockX, blockY, blockZ};
+    // A copy, which keeps the PTX program alive: the module may be unloaded before this runs.
+    auto kernel = std::make_shared<const KernelEntry>(*k);
+    return submit(stream, [kernel, values, grid, block, sharedBytes] {
+      runningKernel = kernel.get();
+      ptx::launch(kernel->program, kernel->entry, values->data(), grid, block, sharedBytes, runBlock);
+    }, k->name);
   }
   return submit(stream, [k, values, offsets, gridX, blockX] {
     std::vector<void *> args;
