@@ -1300,7 +1300,9 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
     auto kernel = std::make_shared<const KernelEntry>(*k);
     return submit(stream, [kernel, values, grid, block, sharedBytes] {
       runningKernel = kernel.get();
+      kernelsRun++;
       ptx::launch(kernel->program, kernel->entry, values->data(), grid, block, sharedBytes, runBlock);
+      virtualMs += 1;
     }, k->name);
   }
   return submit(stream, [k, values, offsets, gridX, blockX] {

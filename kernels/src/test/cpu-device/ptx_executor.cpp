@@ -372,6 +372,10 @@ void Thread::run() {
       }
       case Op::Exit:
         return exitThread();
+      case Op::Trap:
+        // The context's sticky error, as a compiled-in kernel's __trap() sets it; the thread ends.
+        __trap();
+        return exitThread();
       case Op::Bar:
         barrier(in, static_cast<unsigned>(read(*f, in.ops[0])));
         break;

@@ -21,6 +21,7 @@ const std::map<std::string, Op> &opcodes() {
       {"lop3", Op::Lop3},   {"copysign", Op::Copysign}, {"setp", Op::Setp}, {"selp", Op::Selp}, {"sqrt", Op::Sqrt},
       {"rcp", Op::Rcp},     {"rsqrt", Op::Rsqrt}, {"ex2", Op::Ex2},       {"lg2", Op::Lg2},    {"sin", Op::Sin},
       {"cos", Op::Cos},     {"bra", Op::Bra},     {"call", Op::Call},     {"ret", Op::Ret},    {"exit", Op::Exit},
+      {"trap", Op::Trap},
       {"bar", Op::Bar},     {"barrier", Op::Bar}, {"membar", Op::Nop},    {"fence", Op::Nop},  {"atom", Op::Atom},
       {"red", Op::Red},     {"shfl", Op::Shfl},   {"vote", Op::Vote},     {"prefetch", Op::Nop},
       {"nanosleep", Op::Nop}, {"shf", Op::Shf},   {"bfind", Op::Bfind},   {"tanh", Op::Tanh},
@@ -201,7 +202,7 @@ Instr Parser::instruction(Scope &scope, const Statement &s, Branches &branches) 
     if (fromFloat && !toFloat && in.mode < kRni) unsupported(s, "a float-to-integer cvt without .rni/.rzi/.rmi/.rpi");
     if (toFloat && !fromFloat && in.mode >= kRni) invalid(s, "an integer rounding for an integer-to-float cvt");
     if (toFloat && in.type == Type::F32 && in.type2 == Type::F64 && rounding.empty()) invalid(s, "f64 to f32 needs a rounding");
-  } else if (in.op == Op::Bra || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Bar ||
+  } else if (in.op == Op::Bra || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap || in.op == Op::Bar ||
              in.op == Op::WarpSync || in.op == Op::Nop) {
     if (!types.empty()) unsupported(s, "a typed " + name);
   } else {
@@ -335,7 +336,7 @@ void Parser::operands(Scope &scope, const Statement &s, const std::vector<std::s
       in.mode = static_cast<uint8_t>(returns.size());
       return;
     }
-    case Op::Ret: case Op::Exit:
+    case Op::Ret: case Op::Exit: case Op::Trap:
       count(0, 0);
       return;
     case Op::Bar: {

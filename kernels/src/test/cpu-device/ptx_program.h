@@ -32,7 +32,7 @@ enum class Op : uint8_t {
   Add, Sub, Mul, Mad, Fma, Div, Rem, Abs, Neg, Min, Max,
   And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Prmt, Lop3, Copysign, Shf, Bfind,
   Setp, Selp, Sqrt, Rcp, Rsqrt, Ex2, Lg2, Sin, Cos, Tanh,
-  Bra, Call, Ret, Exit, Bar, WarpSync, Nop, Atom, Red, Shfl, Vote,
+  Bra, Call, Ret, Exit, Trap, Bar, WarpSync, Nop, Atom, Red, Shfl, Vote,
 };
 
 // Sub-operations, in Instr::mode.
