@@ -101,17 +101,36 @@ public final class ForwardIndexing {
         else if (ch == '}' && --depth == 0) break;
       }
       List<String> params = new ArrayList<>();
+      List<Integer> sizes = new ArrayList<>();
       for (String decl : text.substring(m.end(), close).split(",")) {
+        Matcher array = Pattern.compile("\\[\\s*(\\d+)\\s*\\]").matcher(decl);
         String d = decl.replaceAll("\\[\\s*\\d+\\s*\\]", "").trim();
-        if (!d.isEmpty()) params.add(d.substring(d.lastIndexOf(' ') + 1).trim());
+        if (d.isEmpty()) continue;
+        String[] words = d.split("\\s+");
+        params.add(words[words.length - 1]);
+        int size = 0; // not understood: no load of it is within it
+        for (String w : words) if (width(w) > 0) size = width(w);
+        sizes.add(array.find() ? size * Integer.parseInt(array.group(1)) : size);
       }
-      out.put(m.group(1), new ForwardIndexing.Kernel(params, text.substring(open + 1, Math.min(end, text.length()))).run());
+      out.put(m.group(1), new ForwardIndexing.Kernel(params, sizes, text.substring(open + 1, Math.min(end, text.length()))).run());
     }
     return out;
   }
 
+  /** Bytes of a scalar type ({@code .u64}, {@code b8}); 0 for anything else. */
+  static int width(String type) {
+    return switch (type.startsWith(".") ? type.substring(1) : type) {
+      case "u8", "s8", "b8" -> 1;
+      case "u16", "s16", "b16", "f16" -> 2;
+      case "u32", "s32", "b32", "f32" -> 4;
+      case "u64", "s64", "b64", "f64" -> 8;
+      default -> 0;
+    };
+  }
+
   private static final class Kernel {
     final List<String> params;
+    final List<Integer> sizes;
     final List<String[]> insns = new ArrayList<>();
     final Map<String, V> regs = new HashMap<>();
     final long[] limits;
@@ -120,8 +139,9 @@ public final class ForwardIndexing {
     boolean finalPass;
     int pass;
 
-    Kernel(List<String> params, String body) {
+    Kernel(List<String> params, List<Integer> sizes, String body) {
       this.params = params;
+      this.sizes = sizes;
       this.limits = new long[params.size()];
       for (String s : body.split(";")) {
         s = s.trim();
@@ -173,9 +193,17 @@ public final class ForwardIndexing {
         case "ld", "ldu" -> {
           Matcher a = ADDRESS.matcher(in.length > 2 ? in[2] : "");
           if (in.length == 3 && a.matches() && op[1].equals("param") && params.contains(a.group(1))) {
+            // Parameters lie side by side: a load that may reach past this one's bytes may read any.
             int p = params.indexOf(a.group(1));
-            boolean whole = a.group(2) == null || Long.decode(a.group(2)) == 0;
-            defAll(in[1], whole && op.length == 3 && w64 ? new V(V.PTR, 0, 0, p, ALWAYS, bit(p), 0) : V.top(bit(p)));
+            long at = a.group(2) == null ? 0 : Long.decode(a.group(2));
+            int width = op.length == 3 ? width(type) : 0;
+            if (width == 0 || at < 0 || at + width > sizes.get(p)) {
+              bad = -1L;
+              defAll(in[1], V.top(-1L));
+            } else {
+              defAll(in[1], at == 0 && width == 8 && sizes.get(p) == 8 ? new V(V.PTR, 0, 0, p, ALWAYS, bit(p), 0)
+                  : V.top(bit(p)));
+            }
             return;
           }
           if (in.length == 3 && a.matches()) { access(a); defAll(in[1], V.top(0)); return; }
@@ -232,7 +260,7 @@ public final class ForwardIndexing {
       // whose value reaches it is not proven; a parameter's name used as a value: none is.
       // Its destination is its first operand, as in every PTX instruction.
       for (int i = 1; i < in.length; i++) {
-        if (i > 1) bad |= taintOf(in[i]);
+        bad |= taintOf(in[i]); // the first operand too: an address ({@code discard}, {@code cp.async})
         Matcher w = WORD.matcher(in[i]);
         while (w.find()) if (params.contains(w.group())) bad = -1L;
       }
