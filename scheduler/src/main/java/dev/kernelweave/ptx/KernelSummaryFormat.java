@@ -69,8 +69,8 @@ public final class KernelSummaryFormat {
    * A JSON array with one object per kernel, one per line:
    * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"moduleVariables":[{"name":"table","use":"R"}],
    * "anyModuleVariable":"V","otherMemory":false,"prints":false}}; a parameter with a bounded extent has it too:
-   * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive); a parameter proven
-   * forward-only has {@code "forward":true}, with {@code "forwardThreadsX":L} when that holds only for
+   * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive); a parameter without
+   * one that is proven forward-only has {@code "forward":true}, with {@code "forwardThreadsX":L} when that holds only for
    * launches with {@code gridDim.x * blockDim.x <= L}.
    */
   public static String json(List<KernelAccessSummary> kernels) {
@@ -88,7 +88,7 @@ public final class KernelSummaryFormat {
           b.append(",\"extent\":{\"start\":").append(s.extent(i).start()).append(",\"end\":")
               .append(s.extent(i).end()).append('}');
         }
-        long forward = s.forwardLimit(i);
+        long forward = s.extent(i).isBounded() ? ForwardIndexing.NOT_PROVEN : s.forwardLimit(i); // as in line()
         if (forward != ForwardIndexing.NOT_PROVEN) b.append(",\"forward\":true");
         if (forward != ForwardIndexing.NOT_PROVEN && forward != ForwardIndexing.ALWAYS) {
           b.append(",\"forwardThreadsX\":").append(forward);
