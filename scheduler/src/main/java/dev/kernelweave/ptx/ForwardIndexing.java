@@ -58,6 +58,9 @@ public final class ForwardIndexing {
   private static final int TAG_PRODUCT_X = 4;
 
   private static final Pattern WORD = Pattern.compile("(?<![%\\w$.])[A-Za-z_$][\\w$]*");
+  private static final Pattern SPECIAL = Pattern.compile("%(clock(64)?|smid|nsmid|warpid|nwarpid|gridid|laneid"
+      + "|lanemask_\\w+|globaltimer\\w*|envreg\\d+|pm\\d+\\w*|\\w*smem_size|clusterid|nclusterid|cluster_\\w+)");
+  private static final Pattern INTEGER = Pattern.compile("-?(0[xX][0-9a-fA-F]+|\\d+)");
   private static final Pattern LABEL = Pattern.compile("^[\\w$.]+:");
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+([\\w$.]+)\\s*\\(");
   private static final Pattern REGISTER = Pattern.compile("%[A-Za-z_$][\\w$]*(?:\\.[xyz])?");
@@ -331,13 +334,12 @@ public final class ForwardIndexing {
 
     /** A special register that is not an index: unknown, untainted; null for an ordinary register. */
     static V special(String s) {
-      return s.contains(".") || s.matches("%(clock(64)?|smid|nsmid|warpid|nwarpid|gridid|laneid|lanemask_\\w+"
-          + "|globaltimer\\w*|envreg\\d+|pm\\d+\\w*|\\w*smem_size|clusterid|nclusterid|cluster_\\w+)") ? V.top(0) : null;
+      return s.contains(".") || SPECIAL.matcher(s).matches() ? V.top(0) : null;
     }
 
     static long immediate(String s) {
       try {
-        return s.matches("-?(0[xX][0-9a-fA-F]+|\\d+)") ? Long.decode(s) : -1;
+        return INTEGER.matcher(s).matches() ? Long.decode(s) : -1;
       } catch (NumberFormatException e) {
         return -1;
       }
