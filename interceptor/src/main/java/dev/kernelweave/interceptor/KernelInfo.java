@@ -105,7 +105,11 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
     if (forwardLimits == null || i >= forwardLimits.length) {
       return false;
     }
-    long threads = Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(blockX);
-    return forwardLimits[i] > 0 && threads >= 1 && threads <= forwardLimits[i]; // 0: dimensions not known
+    long limit = forwardLimits[i];
+    if (limit == Long.MAX_VALUE) {
+      return true; // whatever the launch
+    }
+    long threads = Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(blockX); // < 2^64: unsigned
+    return limit > 0 && threads != 0 && Long.compareUnsigned(threads, limit) <= 0; // 0: dimensions not known
   }
 }
