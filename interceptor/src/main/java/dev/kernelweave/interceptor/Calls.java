@@ -494,7 +494,10 @@ public final class Calls {
    * of {@code size} bytes: {@code [value + start, value + end)} clipped to the allocation where its
    * PTX bounds the parameter (a pointer passed alone), else the whole allocation (a kernel may index
    * backwards from a pointer into the middle of one). A pointer one past the end of an allocation
-   * touches that allocation too, even where the next one starts there.
+   * touches that allocation too, even where the next one starts there, unless the kernel's PTX proves
+   * that, for this launch's dimensions, it touches nothing below the pointer ({@link
+   * KernelInfo#isForward}): then only the allocation the pointer falls in (on a GPU, allocations are
+   * adjacent, so a buffer's base is mostly the end of another).
    *
    * @return false when the value lies in no known allocation, or its bounded extent misses it (the
    *     kernel would touch memory the pointer does not name)
@@ -506,6 +509,9 @@ public final class Calls {
     if (size == Long.BYTES && kernel.isBounded(i)) {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
+    }
+    if (size == Long.BYTES && kernel.isForward(i, r.gridX, r.blockX)) {
+      return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
     }
     return Interception.ALLOCATIONS.addPointerAccess(r, value, start, end, mode, CallThread.current().found);
   }

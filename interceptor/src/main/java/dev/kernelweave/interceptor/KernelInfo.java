@@ -20,9 +20,13 @@ import dev.kernelweave.call.AccessMode;
  * @param parameterExtents for parameter {@code i}, elements {@code 2i} and {@code 2i + 1}: the bytes
  *     {@code [start, end)} from the pointer's value that its PTX proves the kernel touches through it,
  *     or {@code 0, 0} when that is not known; null when no parameter's is. See {@link #isBounded}
+ * @param forwardLimits for parameter {@code i}: its PTX's proof that the kernel touches memory
+ *     through it only at or above the pointer's value ({@code KernelAccessSummary.forwardLimit}): 0
+ *     when not proven, {@code Long.MAX_VALUE} for every launch, else for a launch whose {@code
+ *     gridDim.x * blockDim.x} is at most the value; null when none is proven. See {@link #isForward}
  */
 public record KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory,
-    long[] variableAddresses, byte[] variableModes, long[] parameterExtents) {
+    long[] variableAddresses, byte[] variableModes, long[] parameterExtents, long[] forwardLimits) {
 
   /** A parameter that is never used as a global memory address. */
   public static final byte VALUE = 3;
@@ -37,6 +41,12 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
     if (parameterExtents != null && parameterExtents.length % 2 != 0) {
       throw new IllegalArgumentException(parameterExtents.length + " extent bounds: not start, end pairs");
     }
+  }
+
+  /** A kernel with no parameter proven forward-only. */
+  public KernelInfo(String name, byte[] parameterUses, boolean touchesOtherMemory,
+      long[] variableAddresses, byte[] variableModes, long[] parameterExtents) {
+    this(name, parameterUses, touchesOtherMemory, variableAddresses, variableModes, parameterExtents, null);
   }
 
   /** A kernel whose every parameter may touch the whole allocation it points into. */
@@ -83,5 +93,23 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
   /** One past the last byte of parameter {@code i}'s extent from its value; meaningful only when {@link #isBounded}. */
   public long extentEnd(int i) {
     return parameterExtents[2 * i + 1];
+  }
+
+  /**
+   * Whether, for a launch of {@code gridX} blocks of {@code blockX} threads in x (unsigned, as the
+   * driver takes them), the kernel touches memory through parameter {@code i} only at or above the
+   * pointer's value: a pointer one past the end of one allocation then names only the allocation it
+   * falls in. Allocation-free.
+   */
+  public boolean isForward(int i, int gridX, int blockX) {
+    if (forwardLimits == null || i >= forwardLimits.length) {
+      return false;
+    }
+    long limit = forwardLimits[i];
+    if (limit == Long.MAX_VALUE) {
+      return true; // whatever the launch
+    }
+    long threads = Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(blockX); // < 2^64: unsigned
+    return limit > 0 && threads != 0 && Long.compareUnsigned(threads, limit) <= 0; // 0: dimensions not known
   }
 }

@@ -101,7 +101,8 @@ final class PtxKernels {
         addresses[i] = e.getKey().address();
         modes[i++] = (byte) e.getValue().accessMode().orElseThrow().ordinal();
       }
-      kernels.put(s.name(), new KernelInfo(s.name(), parameterUses(s), barrier, addresses, modes, parameterExtents(s)));
+      kernels.put(s.name(), new KernelInfo(s.name(), parameterUses(s), barrier, addresses, modes, parameterExtents(s),
+          forwardLimits(s)));
     }
     return new Loaded(kernels, new ArrayList<>(found.values()));
   }
@@ -125,6 +126,21 @@ final class PtxKernels {
       extents[2 * i + 1] = e.end();
     }
     return extents;
+  }
+
+  /** {@link KernelInfo#forwardLimits()} of the summary's; null when none is proven. */
+  private static long[] forwardLimits(KernelAccessSummary s) {
+    long[] limits = null;
+    for (int i = 0; i < s.parameterCount(); i++) {
+      if (s.forwardLimit(i) == 0) {
+        continue;
+      }
+      if (limits == null) {
+        limits = new long[s.parameterCount()];
+      }
+      limits[i] = s.forwardLimit(i);
+    }
+    return limits;
   }
 
   private static byte[] parameterUses(KernelAccessSummary s) {

@@ -130,6 +130,65 @@ class CallsTest {
     }
   }
 
+  private static CallRecord launch(KernelInfo kernel, Pointer params, int gridX, int blockX) {
+    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    r.gridX = gridX;
+    r.gridY = r.gridZ = r.blockY = r.blockZ = 1;
+    r.blockX = blockX;
+    Calls.launch(r, kernel, params, null);
+    Calls.end(r, 0, null);
+    return r;
+  }
+
+  /** Reads parameter 0 anywhere in its allocation, proven forward-only for launches of at most {@code limit} threads in x. */
+  private static KernelInfo forwardUpTo(long limit) {
+    return new KernelInfo("k", new byte[] {R}, false, new long[0], new byte[0], null, new long[] {limit});
+  }
+
+  /**
+   * A kernel proven to touch nothing below its pointer, given the base of Y where X ends: Y alone,
+   * so that kernels on adjacent buffers stay independent. Unproven, or for a launch too large for
+   * the proof, or with unknown dimensions, it is both.
+   */
+  @Test
+  void forwardOnlyKernelGivenTheBaseOfTheNextAllocationTouchesOnlyThatOne() {
+    int next = Interception.ALLOCATIONS.add(BASE + 4096, 1024, MemoryKind.DEVICE);
+    try {
+      Pointer params = Pointer.to(Pointer.to(device(BASE + 4096)));
+      CallRecord r = launch(forwardUpTo(1L << 31), params, 4, 256);
+      assertEquals(1, r.accessCount);
+      assertEquals(next, r.accessId[0]);
+      assertEquals(0, r.accessOffset[0]);
+      assertEquals(1024, r.accessSize[0]);
+      assertEquals(AccessMode.READ, r.accessMode(0));
+      assertFalse(r.touchesUnknownMemory);
+      r = launch(forwardUpTo(Long.MAX_VALUE), params, Integer.MAX_VALUE, 1024);
+      assertEquals(1, r.accessCount);
+      assertEquals(next, r.accessId[0]);
+
+      r = launch(new KernelInfo("k", new byte[] {R}, false), params, 4, 256); // not proven
+      assertEquals(2, r.accessCount);
+      assertEquals(next, r.accessId[0]);
+      assertEquals(id, r.accessId[1]);
+      r = launch(forwardUpTo(1L << 31), params, 1 << 22, 1024); // 2^32 threads: the index may wrap
+      assertEquals(2, r.accessCount);
+      assertEquals(id, r.accessId[1]);
+      r = launch(forwardUpTo(1L << 31), params); // dimensions unknown
+      assertEquals(2, r.accessCount);
+      assertEquals(id, r.accessId[1]);
+    } finally {
+      Interception.ALLOCATIONS.remove(BASE + 4096);
+    }
+  }
+
+  /** Forward-only or not, an end pointer followed by memory the agent does not know stays a barrier. */
+  @Test
+  void forwardOnlyEndPointerWhereNothingKnownStartsIsABarrier() {
+    CallRecord r = launch(forwardUpTo(1L << 31), Pointer.to(Pointer.to(device(BASE + 4096))), 4, 256);
+    assertEquals(0, r.accessCount);
+    assertTrue(r.touchesUnknownMemory);
+  }
+
   @Test
   void smallIntegersAndDoublesAreNeverTakenForPointers() {
     Pointer params = Pointer.to(Pointer.to(new long[] {1L << 20}), Pointer.to(new double[] {1.0}));

@@ -265,6 +265,50 @@ class ModulesTest {
     assertEquals(AccessMode.WRITE, r.accessMode(out));
   }
 
+  /** nvcc's {@code y[i] = a * x[i] + b} with {@code i = blockIdx.x * blockDim.x + threadIdx.x}, signed. */
+  private static final String AXPB = """
+      .version 8.5
+      .target sm_75
+      .address_size 64
+      .visible .entry axpb(.param .u64 axpb_y, .param .u64 axpb_x, .param .f32 axpb_a, .param .u32 axpb_n)
+      {
+      .reg .pred %p<2>; .reg .f32 %f<4>; .reg .b32 %r<6>; .reg .b64 %rd<8>;
+      ld.param.u64 %rd1, [axpb_y];
+      ld.param.u64 %rd2, [axpb_x];
+      ld.param.f32 %f1, [axpb_a];
+      ld.param.u32 %r2, [axpb_n];
+      mov.u32 %r3, %ctaid.x;
+      mov.u32 %r4, %ntid.x;
+      mov.u32 %r5, %tid.x;
+      mad.lo.s32 %r1, %r3, %r4, %r5;
+      setp.ge.s32 %p1, %r1, %r2;
+      @%p1 bra $L__BB0_2;
+      cvta.to.global.u64 %rd3, %rd1;
+      cvta.to.global.u64 %rd4, %rd2;
+      mul.wide.s32 %rd5, %r1, 4;
+      add.s64 %rd6, %rd4, %rd5;
+      ld.global.f32 %f2, [%rd6];
+      mul.rn.f32 %f3, %f2, %f1;
+      add.s64 %rd7, %rd3, %rd5;
+      st.global.f32 [%rd7], %f3;
+      $L__BB0_2:
+      ret;
+      }
+      """;
+
+  /** The PTX's forward-only proof reaches the kernel's info, with the launch size it holds for. */
+  @Test
+  void forwardOnlyProofReachesTheKernelInfo() {
+    KernelInfo axpb = PtxKernels.resolve(PtxAnalyzer.analyzeModule(AXPB), finder()).kernels().get("axpb");
+    assertTrue(axpb.isForward(0, 4, 256));
+    assertTrue(axpb.isForward(1, 1 << 21, 1024)); // 2^31 threads: the last index is 2^31 - 1
+    assertFalse(axpb.isForward(1, (1 << 21) + 1, 1024));
+    assertFalse(axpb.isForward(2, 4, 256)); // a float
+    assertFalse(axpb.isForward(0, 0, 0)); // dimensions not known
+    KernelInfo scale = load(finder("flag", "coeffs", "scratch")).get("scale");
+    assertTrue(scale.isForward(0, -1, -1)); // [0,4): for every launch
+  }
+
   @Test
   void recordWithoutVariablesAddsNothingAndAllocatesNothingPerLaunch() {
     KernelInfo plain = new KernelInfo("k", new byte[] {W}, false);

@@ -42,6 +42,7 @@ public final class KernelAccessSummary {
   private final ParameterUse anyVariable;
   private final ParameterExtent[] extents;
   private final boolean prints;
+  private final long[] forward;
 
   /** A kernel that uses no module variable. */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory) {
@@ -77,7 +78,22 @@ public final class KernelAccessSummary {
    */
   public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
       Map<String, ParameterUse> variables, ParameterUse anyVariable, List<ParameterExtent> extents, boolean prints) {
+    this(name, uses, sizes, otherMemory, variables, anyVariable, extents, prints, null);
+  }
+
+  /**
+   * The full form, with each parameter's forward-only proof.
+   *
+   * @param forward one per parameter, see {@link #forwardLimit(int)}; null: none proven
+   */
+  public KernelAccessSummary(String name, List<ParameterUse> uses, int[] sizes, boolean otherMemory,
+      Map<String, ParameterUse> variables, ParameterUse anyVariable, List<ParameterExtent> extents, boolean prints,
+      long[] forward) {
     this.prints = prints;
+    this.forward = forward == null ? new long[uses.size()] : forward.clone();
+    if (this.forward.length != uses.size()) {
+      throw new IllegalArgumentException(this.forward.length + " forward limits for " + uses.size() + " parameters");
+    }
     this.name = Objects.requireNonNull(name, "name");
     this.uses = uses.toArray(new ParameterUse[0]);
     for (ParameterUse u : this.uses) Objects.requireNonNull(u, "use");
@@ -141,6 +157,25 @@ public final class KernelAccessSummary {
     return extents[i];
   }
 
+  /**
+   * Whether, and for which launches, the kernel touches memory through parameter {@code i} only at
+   * or above the pointer's value, never below it ({@link ForwardIndexing}): {@link
+   * ForwardIndexing#NOT_PROVEN} (0) when not proven, {@link ForwardIndexing#ALWAYS}, or {@code L}: for a
+   * launch whose {@code gridDim.x * blockDim.x <= L}. A caller may then take a pointer one past the end
+   * of one allocation that is the base of the next to name only the next. Never optimistic.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= i < parameterCount()}
+   */
+  public long forwardLimit(int i) {
+    return forward[i];
+  }
+
+  /** This summary with {@link #forwardLimit(int)} replaced: one per parameter. */
+  public KernelAccessSummary withForwardLimits(long[] limits) {
+    return new KernelAccessSummary(name, List.of(uses), sizes, otherMemory, variables, anyVariable, List.of(extents),
+        prints, limits);
+  }
+
   /** Bytes of parameter {@code i} as declared ({@code .u32}: 4, {@code .b8 p[16]}: 16); 0 if unknown. */
   public int parameterSize(int i) {
     Objects.checkIndex(i, sizes.length);
@@ -183,13 +218,13 @@ public final class KernelAccessSummary {
     KernelAccessSummary s = (KernelAccessSummary) o;
     return name.equals(s.name) && Arrays.equals(uses, s.uses) && Arrays.equals(sizes, s.sizes)
         && otherMemory == s.otherMemory && variables.equals(s.variables) && anyVariable == s.anyVariable
-        && Arrays.equals(extents, s.extents) && prints == s.prints;
+        && Arrays.equals(extents, s.extents) && prints == s.prints && Arrays.equals(forward, s.forward);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, Arrays.hashCode(uses), Arrays.hashCode(sizes), otherMemory, variables, anyVariable,
-        Arrays.hashCode(extents), prints);
+        Arrays.hashCode(extents), prints, Arrays.hashCode(forward));
   }
 
   /** The command line's form: see {@link KernelSummaryFormat#line(KernelAccessSummary)}. */

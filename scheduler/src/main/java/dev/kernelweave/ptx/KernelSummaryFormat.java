@@ -18,13 +18,16 @@ public final class KernelSummaryFormat {
   /**
    * The version of what a summary says, for anything that keeps summaries outside this process: a
    * summary kept by another version must be analysed again, not read. 1: uses, module variables,
-   * OTHER; 2: each parameter's {@link ParameterExtent} as well; 3: whether the kernel prints.
+   * OTHER; 2: each parameter's {@link ParameterExtent} as well; 3: whether the kernel prints; 4:
+   * each parameter's forward-only proof ({@link KernelAccessSummary#forwardLimit(int)}).
    */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   /**
    * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V, followed by its extent
-   * {@code [start,end)} when bounded: {@code W[0,4)}); then one
+   * {@code [start,end)} when bounded: {@code W[0,4)}; else {@code +} when the kernel never touches
+   * memory below the pointer ({@link KernelAccessSummary#forwardLimit(int)}), {@code +x<=L} when that
+   * holds for launches with {@code gridDim.x * blockDim.x <= L}: {@code RW+x<=2147483648}); then one
    * {@code variable:USE} per module variable the kernel uses, in the order of the module
    * ({@code *:USE} for any variable of the module); then OTHER when
    * {@link KernelAccessSummary#touchesOtherMemory()}; then PRINTF when {@link KernelAccessSummary#prints()};
@@ -39,6 +42,9 @@ public final class KernelSummaryFormat {
       if (tokens++ > 0) b.append(' ');
       b.append(s.use(i).symbol());
       if (s.extent(i).isBounded()) b.append(s.extent(i));
+      long forward = s.extent(i).isBounded() ? ForwardIndexing.NOT_PROVEN : s.forwardLimit(i); // [0,n) says it
+      if (forward == ForwardIndexing.ALWAYS) b.append('+');
+      else if (forward != ForwardIndexing.NOT_PROVEN) b.append("+x<=").append(forward);
     }
     for (var v : s.moduleVariables().entrySet()) {
       if (tokens++ > 0) b.append(' ');
@@ -63,7 +69,9 @@ public final class KernelSummaryFormat {
    * A JSON array with one object per kernel, one per line:
    * {@code {"name":"k","parameters":[{"use":"R","bytes":8}],"moduleVariables":[{"name":"table","use":"R"}],
    * "anyModuleVariable":"V","otherMemory":false,"prints":false}}; a parameter with a bounded extent has it too:
-   * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive).
+   * {@code {"use":"W","bytes":8,"extent":{"start":0,"end":4}}} (end exclusive); a parameter without
+   * one that is proven forward-only has {@code "forward":true}, with {@code "forwardThreadsX":L} when that holds only for
+   * launches with {@code gridDim.x * blockDim.x <= L}.
    */
   public static String json(List<KernelAccessSummary> kernels) {
     StringBuilder b = new StringBuilder("[");
@@ -79,6 +87,11 @@ public final class KernelSummaryFormat {
         if (s.extent(i).isBounded()) {
           b.append(",\"extent\":{\"start\":").append(s.extent(i).start()).append(",\"end\":")
               .append(s.extent(i).end()).append('}');
+        }
+        long forward = s.extent(i).isBounded() ? ForwardIndexing.NOT_PROVEN : s.forwardLimit(i); // as in line()
+        if (forward != ForwardIndexing.NOT_PROVEN) b.append(",\"forward\":true");
+        if (forward != ForwardIndexing.NOT_PROVEN && forward != ForwardIndexing.ALWAYS) {
+          b.append(",\"forwardThreadsX\":").append(forward);
         }
         b.append('}');
       }

@@ -3,6 +3,7 @@ package dev.kernelweave.ptx;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -36,8 +37,31 @@ public final class PtxAnalyzer {
       return new ModuleAccessSummary(List.of());
     }
     List<KernelAccessSummary> out = new ArrayList<>(module.entries.size());
-    for (PtxFunction entry : module.entries) out.add(ProvenanceAnalysis.analyze(module, entry));
+    Map<String, long[]> forward;
+    try {
+      forward = ForwardIndexing.analyze(ptx);
+    } catch (RuntimeException e) {
+      forward = Map.of(); // nothing proven
+    }
+    for (PtxFunction entry : module.entries) {
+      out.add(withForward(ProvenanceAnalysis.analyze(module, entry), forward.get(entry.name)));
+    }
     return new ModuleAccessSummary(out, module.variables);
+  }
+
+  /**
+   * {@code s} with its forward-only limits: {@link ForwardIndexing}'s where it read the entry with
+   * as many parameters, and {@link ForwardIndexing#ALWAYS} for a parameter whose extent is bounded
+   * and starts at or above the pointer. A parameter that is not a pointer (V) proves nothing.
+   */
+  private static KernelAccessSummary withForward(KernelAccessSummary s, long[] proven) {
+    long[] limits = new long[s.parameterCount()];
+    for (int i = 0; i < limits.length; i++) {
+      if (s.use(i) == ParameterUse.V) continue;
+      if (proven != null && proven.length == limits.length) limits[i] = proven[i];
+      if (s.extent(i).isBounded() && s.extent(i).start() >= 0) limits[i] = ForwardIndexing.ALWAYS;
+    }
+    return s.withForwardLimits(limits);
   }
 
   /**

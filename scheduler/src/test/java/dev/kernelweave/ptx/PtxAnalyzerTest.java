@@ -839,7 +839,8 @@ class PtxAnalyzerTest {
 
   @Test
   void offsetFromAThreadIndexIsUnbounded() {
-    assertEquals("k\tW", kernel(".param .u64 k_p0", """
+    // Unbounded, but never below the pointer: the index is zero-extended (+).
+    assertEquals("k\tW+", kernel(".param .u64 k_p0", """
         .reg .b64 %rd<5>; .reg .b32 %r1;
         ld.param.u64 %rd1, [k_p0];
         cvta.to.global.u64 %rd2, %rd1;

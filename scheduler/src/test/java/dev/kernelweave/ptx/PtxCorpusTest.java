@@ -54,7 +54,9 @@ class PtxCorpusTest {
     for (Expectation e : PtxCorpus.expectations().values()) {
       checks.add(() -> {
         KernelAccessSummary s = actual.get(e.kernel);
-        assertEquals(e.line(), s == null ? "(missing)" : KernelSummaryFormat.line(s), variant);
+        // The corpus states uses and extents; forward-only marks (+) are ForwardIndexingTest's.
+        assertEquals(e.line(), s == null ? "(missing)" : KernelSummaryFormat.line(s).replaceAll("\\+(x<=\\d+)?", ""),
+            variant);
       });
     }
     assertAll(checks);

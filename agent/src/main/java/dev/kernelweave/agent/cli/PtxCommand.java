@@ -28,14 +28,17 @@ final class PtxCommand {
         V      it never uses the parameter as a global memory address (a scalar)
       a use is followed by [START,END) when the kernel touches only those bytes from the pointer's
       value (W[0,4): one float stored at the pointer; START may be negative); without it, the
-      kernel may touch any byte of the allocation the pointer falls in;
+      kernel may touch any byte of the allocation the pointer falls in, unless the use is followed
+      by + (it never touches memory below the pointer: only at or after it) or +x<=L (the same,
+      for launches with gridDim.x * blockDim.x <= L: a signed thread index stays non-negative);
       then NAME:USE for each .global or .const variable of the module the kernel uses (*:USE when
       it may use any of them), then OTHER when the kernel may touch global memory that neither
       names (pointers loaded from memory, calls it cannot follow). The answer is never optimistic.
 
       Options:
         --json   print a JSON array instead, with each parameter's size in bytes (and its
-                 extent, {"start":S,"end":E}, where bounded)
+                 extent, {"start":S,"end":E}, where bounded; "forward":true for +, with
+                 "forwardThreadsX":L for +x<=L)
         --help   this text
 
       Exit status: 0 on success, 2 for a usage error or a file that cannot be read as PTX.
