@@ -18,6 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code ptx} on the PTX the build made of the workloads' CUDA sources: a kernel that writes a
  * single result at its pointer gets that extent, so that launches writing different slots of one
  * buffer are independent; every parameter indexed by a thread, a block or a loop stays unbounded.
+ * A {@code +} marks the one parameter proven never to be accessed below its pointer (the router's
+ * output, indexed by an unsigned thread index); the grid-stride loops of the others are not proven.
  */
 class WorkloadKernelExtentsTest {
 
@@ -28,7 +30,7 @@ class WorkloadKernelExtentsTest {
       rlsim     | rl_policy\tR R W V V;rl_step\tR R W V V;rl_reward\tR R W[0,4) V;rl_total\tR V W[0,8)
       branches  | branch_step\tR R W V V V;branch_join\tR R R R R R R R R R R R R R R R W V
       chain     | chain_step\tRW V V V
-      dynamic   | moe_router\tR R W V;moe_expert_step\tR R R W V V;moe_combine\tRW R R R R V V V V V
+      dynamic   | moe_router\tR R W+ V;moe_expert_step\tR R R W V V;moe_combine\tRW R R R R V V V V V
       heads     | heads_mix\tR W V V
       pipeline  | pipe_prepare\tR W V V;pipe_smooth\tR W V V;pipe_finish\tRW V V
       """)
