@@ -28,10 +28,7 @@ final class ContextEndAdvice {
   static final class ContextDestroy {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuCtxDestroy", 0L);
-      // The program may destroy a context from a thread where another is current, or none (a
-      // shutdown hook): what every context holds is issued and done first.
-      Calls.issueHeldEverywhere(r);
+      CallRecord r = DriverCalls.beginContextEnd("cuCtxDestroy");
       Calls.place(r, Placement.BARRIER);
       return r;
     }
@@ -53,8 +50,7 @@ final class ContextEndAdvice {
   static final class PrimaryReset {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxReset", 0L);
-      Calls.issueHeldEverywhere(r);
+      CallRecord r = DriverCalls.beginContextEnd("cuDevicePrimaryCtxReset");
       Calls.place(r, Placement.BARRIER);
       return r;
     }
@@ -95,9 +91,7 @@ final class ContextEndAdvice {
   static final class PrimaryRelease {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter() {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxRelease", 0L);
-      Calls.issueHeldEverywhere(r);
-      return r;
+      return DriverCalls.beginContextEnd("cuDevicePrimaryCtxRelease");
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

@@ -1,5 +1,8 @@
 package dev.kernelweave.interceptor.driver;
 
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
@@ -20,6 +23,16 @@ public final class DriverCalls {
       return 2;
     }
     return 1;
+  }
+
+  /**
+   * Starts a call that may end a context from any thread, one with another context current or none
+   * (a shutdown hook): what every context holds is issued and done first.
+   */
+  public static CallRecord beginContextEnd(String name) {
+    CallRecord r = Calls.begin(CallKind.CONTEXT, name, 0L);
+    Calls.issueHeldEverywhere(r);
+    return r;
   }
 
   public static void contextDestroyed(CUcontext context) {

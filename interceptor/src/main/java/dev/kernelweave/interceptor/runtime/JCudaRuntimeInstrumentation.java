@@ -179,7 +179,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     }
   }
 
-  /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
   /**
    * {@code cudaStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
    * receives the application's stream when the call runs on the agent's.
@@ -197,6 +196,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     }
   }
 
+  /** Host functions and graph launches, as in the driver API: barriers enqueued on an agent stream. */
   static final class StreamBarrierFirst {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name,
