@@ -892,9 +892,26 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *pointer, size_t *bytes, CUmodule modu
   return CUDA_ERROR_NOT_FOUND;
 }
 
+// KW_CPU_DEVICE_MEMORY: the bytes of device memory, as a GPU's are few; unset, as much as mmap gives.
+size_t deviceMemoryLimit() {
+  static const size_t limit = [] {
+    const char *bytes = std::getenv("KW_CPU_DEVICE_MEMORY");
+    return bytes ? static_cast<size_t>(std::strtoull(bytes, nullptr, 10)) : SIZE_MAX;
+  }();
+  return limit;
+}
+
+size_t deviceMemoryInUse() {
+  size_t used = 0;
+  for (const auto &[base, a] : deviceMemory) if (a.region) used += a.size;
+  return used;
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::mutex> guard(lock);
   if (stickyError) return stickyError;
+  // Out of memory is an answer, not a fault: CUDA prints nothing.
+  if (bytes > deviceMemoryLimit() || deviceMemoryInUse() > deviceMemoryLimit() - bytes) return CUDA_ERROR_OUT_OF_MEMORY;
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t pages = (bytes + page - 1) / page;
   size_t regionSize = (pages + 1) * page;
@@ -918,6 +935,32 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) {
   it = deviceMemory.find(pointer);
   munmap(it->second.region, it->second.regionSize);
   deviceMemory.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (stickyError) return stickyError;
+  auto it = deviceMemory.upper_bound(pointer);
+  if (it == deviceMemory.begin()) return CUDA_ERROR_NOT_FOUND;
+  --it;
+  if (pointer >= it->first + it->second.size) return CUDA_ERROR_NOT_FOUND;
+  if (base) *base = it->first;
+  if (size) *size = it->second.size;  // the size asked for, as CUDA reports it
+  return CUDA_SUCCESS;
+}
+
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pointer) {
+  const int rangeStart = 11, rangeSize = 12;  // CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, _RANGE_SIZE
+  if (attribute != rangeStart && attribute != rangeSize) {
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: only the range attributes are simulated");
+  }
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  CUresult result = cuMemGetAddressRange_v2(&base, &size, pointer);
+  if (result != CUDA_SUCCESS) return result;
+  if (attribute == rangeStart) *static_cast<CUdeviceptr *>(data) = base;
+  else *static_cast<size_t *>(data) = size;
   return CUDA_SUCCESS;
 }
 

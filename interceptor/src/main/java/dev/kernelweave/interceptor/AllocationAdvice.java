@@ -26,20 +26,43 @@ public final class AllocationAdvice {
 
   private AllocationAdvice() {}
 
+  /**
+   * Asks CUDA for a padded size ({@link AllocationPadding}); the program's size argument is
+   * restored before the call returns, and a padded try that ran out of memory is made again as asked.
+   */
   static final class Device {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
+    static CallRecord enter(@Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false) long size,
+        @Advice.Local("asked") long asked, @Advice.Local("lastError") int lastError) {
+      asked = size;
+      lastError = AllocationPadding.lastErrorBefore(name, size);
+      size = AllocationPadding.padded(name, size);
       return Calls.begin(CallKind.ALLOC, name, 0L);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Origin("#m") String name,
-        @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+        @Advice.Argument(0) Pointer ptr, @Advice.Argument(value = 1, readOnly = false) long size,
+        @Advice.Local("asked") long asked, @Advice.Local("lastError") int lastError,
+        @Advice.Return(readOnly = false) int result, @Advice.Thrown(readOnly = false) Throwable thrown) {
+      boolean padded = size != asked;
+      if (padded) {
+        size = asked;
+        if (AllocationPadding.ranOutOfMemory(result, thrown)) {
+          padded = false;
+          int retried = AllocationPadding.retryAsAsked(name, ptr, asked, lastError);
+          if (retried == 0 || thrown == null) {
+            result = retried;
+            thrown = null;
+          }
+        }
+      }
       if (r != null && thrown == null && result == 0) {
         r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size,
-            name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+        long address = JCudaPointers.address(ptr);
+        AllocationPadding.allocated(address, size, padded);
+        Calls.allocated(r, address, size, name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
       }
       Calls.end(r, result, thrown);
     }

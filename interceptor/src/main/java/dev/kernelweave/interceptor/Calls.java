@@ -297,6 +297,7 @@ public final class Calls {
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
         Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);
+        AllocationPadding.freed(r.accessBase[0]);
       }
       if (cs != null) {
         cs.dispatch.exit(r, succeeded, scope.ticket);

@@ -14,6 +14,7 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AllocationAdvice;
+import dev.kernelweave.interceptor.AllocationPadding;
 import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
@@ -57,6 +58,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
     "cuMemHostUnregister", "cuLaunchHostFunc", "cuStreamAddCallback", "cuStreamWaitValue32", "cuStreamWaitValue64",
     "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamBatchMemOp", "cuGraphLaunch",
+    "cuMemGetAddressRange", "cuPointerGetAttribute",
   };
 
   @Override
@@ -109,7 +111,35 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
     visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
+    visitor.visit(CallAdvice.CLASSIFIED, "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
+    visitor.visit(CallAdvice.CLASSIFIED, "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
     visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, api.and(not(namedOneOf(DEDICATED))));
+  }
+
+  // ------------------------------------------------------------------ allocations
+
+  /** {@code cuMemGetAddressRange}: the size the program asked for, where the agent padded the allocation. */
+  static final class AddressRange {
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(1) long[] size,
+        @Advice.Argument(2) CUdeviceptr pointer, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0 && size != null && size.length > 0) {
+        size[0] = AllocationPadding.visibleRangeSize(JCudaPointers.address(pointer), size[0]);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  /** {@code cuPointerGetAttribute}: {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} as {@link AddressRange} answers it. */
+  static final class PointerAttribute {
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer data, @Advice.Argument(1) int attribute,
+        @Advice.Argument(2) CUdeviceptr pointer, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0 && attribute == AllocationPadding.RANGE_SIZE_ATTRIBUTE) {
+        AllocationPadding.correctRangeSizeAttribute(data, JCudaPointers.address(pointer));
+      }
+      Calls.end(r, result, thrown);
+    }
   }
 
   // ------------------------------------------------------------------ launches

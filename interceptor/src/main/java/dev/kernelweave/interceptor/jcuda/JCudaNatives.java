@@ -100,6 +100,16 @@ public final class JCudaNatives {
     }
   }
 
+  private static final class Runtime {
+    static final MethodHandle MALLOC = find("cudaMallocNative", int.class, Pointer.class, long.class);
+    static final MethodHandle GET_LAST_ERROR = find("cudaGetLastErrorNative", int.class);
+    static final MethodHandle PEEK_AT_LAST_ERROR = find("cudaPeekAtLastErrorNative", int.class);
+
+    private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
+      return findNative("jcuda.runtime.JCuda", name, ret, params);
+    }
+  }
+
   static MethodHandle findNative(String className, String name, Class<?> ret, Class<?>... params) {
     try {
       Class<?> owner = Class.forName(className, false, JCudaNatives.class.getClassLoader());
@@ -232,6 +242,33 @@ public final class JCudaNatives {
   public static int allocate(CUdeviceptr pointer, long bytes) {
     try {
       return (int) Driver.MEM_ALLOC.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** The runtime API's {@code cudaMalloc}, as the application would make it, but not intercepted. */
+  public static int runtimeAllocate(Pointer pointer, long bytes) {
+    try {
+      return (int) Runtime.MALLOC.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** The runtime API's last error of the calling thread, left as it is. */
+  public static int runtimePeekAtLastError() {
+    try {
+      return (int) Runtime.PEEK_AT_LAST_ERROR.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** The runtime API's last error of the calling thread, which it resets to success. */
+  public static int runtimeGetLastError() {
+    try {
+      return (int) Runtime.GET_LAST_ERROR.invokeExact();
     } catch (Throwable t) {
       throw rethrow(t);
     }

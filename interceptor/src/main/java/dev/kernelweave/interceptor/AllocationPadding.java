@@ -1,0 +1,137 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.memory.AllocationTable;
+import java.nio.LongBuffer;
+import java.util.concurrent.ConcurrentHashMap;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * Keeps the end of each small device allocation apart from the start of the next, by asking CUDA
+ * for one byte more than the program did.
+ *
+ * <p>Why: on a GPU consecutive allocations are adjacent, so the base of one buffer is mostly also
+ * the end of another, and a kernel given that pointer may index either way: unless its PTX proves
+ * it only indexes forward, the agent must order it after the users of both buffers ({@link
+ * dev.kernelweave.memory.AllocationTable#addPointerAccess}). With a gap, a base names its own
+ * allocation alone, and an end pointer falls inside the allocation it ends.
+ *
+ * <p>What the program sees is unchanged: its pointer, and the size it asked for in address-range
+ * queries ({@link #visibleSize}). Where the extra byte does not fit, the allocation is made as asked
+ * ({@link #retryAsAsked}), the error of the padded try is not seen, and that allocation simply keeps
+ * the end-pointer rule. Only allocations up to {@link #LARGEST_PADDED} bytes are padded: there the
+ * driver's granularity is small, so the byte costs at most one granule; above it a granule is large
+ * and those buffers are rarely launch-bound. CUDA promises no layout between allocations, so no
+ * correct program can tell.
+ *
+ * <p>Thread-safe: the record of padded allocations is a concurrent map, touched by allocations and
+ * frees only, never by launches.
+ */
+public final class AllocationPadding {
+
+  private AllocationPadding() {}
+
+  /** The largest request that is padded. */
+  public static final long LARGEST_PADDED = 1L << 20;
+
+  private static final int OUT_OF_MEMORY = 2; // CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation
+
+  /** The base of each live padded allocation, to the size the program asked for. */
+  private static final ConcurrentHashMap<Long, Long> REQUESTED = new ConcurrentHashMap<>();
+
+  /**
+   * The size to ask CUDA for when the program asks {@code method} for {@code size} bytes: device
+   * memory of {@code cuMemAlloc} or {@code cudaMalloc} is padded; managed memory, which the host
+   * reaches too, is ordered as a whole anyway.
+   */
+  public static long padded(String method, long size) {
+    return size > 0 && size <= LARGEST_PADDED && (method.equals("cuMemAlloc") || method.equals("cudaMalloc"))
+        ? size + 1 : size;
+  }
+
+  /**
+   * Whether a padded try ran out of memory, by its result or, with JCuda's exceptions enabled, its
+   * exception: CUDA may have had room for the size asked but not for one byte more.
+   */
+  public static boolean ranOutOfMemory(int result, Throwable thrown) {
+    if (thrown == null) {
+      return result == OUT_OF_MEMORY;
+    }
+    String message = String.valueOf(thrown.getMessage());
+    return thrown instanceof jcuda.CudaException
+        && (message.contains("CUDA_ERROR_OUT_OF_MEMORY") || message.contains("cudaErrorMemoryAllocation"));
+  }
+
+  /**
+   * Makes the allocation the program asked for after its padded try ran out of memory, without the
+   * agent's interception; a runtime-API try's error is cleared from the thread's last error when
+   * the program had none before ({@code lastErrorBefore}), as if the failed try had never been made.
+   *
+   * @return CUDA's result for the allocation as asked
+   */
+  public static int retryAsAsked(String method, Pointer pointer, long asked, int lastErrorBefore) {
+    if (method.startsWith("cuda")) {
+      int result = JCudaNatives.runtimeAllocate(pointer, asked);
+      if (result == 0 && lastErrorBefore == 0) {
+        JCudaNatives.runtimeGetLastError();
+      }
+      return result;
+    }
+    return JCudaNatives.allocate((CUdeviceptr) pointer, asked);
+  }
+
+  /** The runtime API's last error before a padded try, so that a retry can leave it as it was. */
+  public static int lastErrorBefore(String method, long asked) {
+    return method.startsWith("cuda") && padded(method, asked) != asked ? JCudaNatives.runtimePeekAtLastError() : 0;
+  }
+
+  /** Records whether the allocation at {@code base}, of {@code asked} bytes, was made padded. */
+  public static void allocated(long base, long asked, boolean padded) {
+    if (padded) {
+      REQUESTED.put(base, asked);
+    } else if (!REQUESTED.isEmpty()) {
+      REQUESTED.remove(base); // an allocation whose free the agent did not see
+    }
+  }
+
+  /** Forgets the allocation at {@code base}. */
+  public static void freed(long base) {
+    if (!REQUESTED.isEmpty()) {
+      REQUESTED.remove(base);
+    }
+  }
+
+  /** {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE}. */
+  public static final int RANGE_SIZE_ATTRIBUTE = 12;
+
+  /**
+   * The size of the allocation holding {@code address} that the program would have been told, CUDA
+   * having answered {@code reported}.
+   */
+  public static long visibleRangeSize(long address, long reported) {
+    if (REQUESTED.isEmpty()) {
+      return reported;
+    }
+    AllocationTable.Allocation found = new AllocationTable.Allocation();
+    return Interception.ALLOCATIONS.lookup(address, found) ? visibleSize(found.base, reported) : reported;
+  }
+
+  /** Corrects a {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} answer written to a Java {@code long[]}. */
+  public static void correctRangeSizeAttribute(Pointer data, long address) {
+    if (data != null && JCudaPointers.buffer(data) instanceof LongBuffer answer) {
+      int at = answer.position() + (int) (JCudaPointers.byteOffset(data) / Long.BYTES);
+      answer.put(at, visibleRangeSize(address, answer.get(at)));
+    }
+  }
+
+  /**
+   * The size the program would have been told for the allocation at {@code base}, CUDA having
+   * answered {@code reported}: the size asked for where the allocation was padded.
+   */
+  public static long visibleSize(long base, long reported) {
+    Long asked = REQUESTED.get(base);
+    return asked != null && reported == asked + 1 ? asked : reported;
+  }
+}
