@@ -29,6 +29,10 @@ public final class CallAdvice {
 
   /** {@code cuStreamQuery}, {@code cudaStreamQuery}: the stream is the first argument. */
   public static final String STREAM_QUERY = CallAdvice.class.getName() + "$StreamQuery";
+  /** {@code cuEventQuery}, {@code cudaEventQuery}: the event is the first argument. */
+  public static final String EVENT_QUERY = CallAdvice.class.getName() + "$EventQuery";
+  /** {@code cuEventElapsedTime}, {@code cudaEventElapsedTime}: time, start, end. */
+  public static final String EVENT_ELAPSED_TIME = CallAdvice.class.getName() + "$EventElapsedTime";
   /** {@code cuStreamWaitEvent}, {@code cudaStreamWaitEvent}: stream, event. */
   public static final String STREAM_WAIT_EVENT = CallAdvice.class.getName() + "$StreamWaitEvent";
   /** {@code cuStreamBeginCapture*}, {@code cudaStreamBeginCapture}: the stream is the first argument. */
@@ -51,6 +55,30 @@ public final class CallAdvice {
     static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
       CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
       Calls.place(r, Placement.STREAM_QUERY);
+      return r;
+    }
+  }
+
+  static final class EventQuery {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject event) {
+      CallClassification c = CallClassification.of(name);
+      CallRecord r = Calls.begin(c.kind(), name, 0L);
+      Calls.placeClassified(r, c);
+      Calls.awaitEventCompletedForHost(r, event);
+      return r;
+    }
+  }
+
+  static final class EventElapsedTime {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(1) NativePointerObject start,
+        @Advice.Argument(2) NativePointerObject end) {
+      CallClassification c = CallClassification.of(name);
+      CallRecord r = Calls.begin(c.kind(), name, 0L);
+      Calls.placeClassified(r, c);
+      Calls.awaitEventCompletedForHost(r, start);
+      Calls.awaitEventCompletedForHost(r, end);
       return r;
     }
   }

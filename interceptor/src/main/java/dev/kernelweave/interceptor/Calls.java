@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import jcuda.driver.CUevent;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
@@ -173,6 +175,27 @@ public final class Calls {
     if (held == CallClassification.HeldLaunches.UNAFFECTED || held == CallClassification.HeldLaunches.EVERY_CONTEXT
         || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
       place(r, c.placement());
+    }
+  }
+
+  /**
+   * Before a query of an application event ({@code cuEventQuery}, {@code cuEventElapsedTime}): when
+   * CUDA had already completed its record for the host at an earlier synchronous call, which the
+   * agent did not wait for, waits for the event, so that the query answers as CUDA would.
+   */
+  public static void awaitEventCompletedForHost(CallRecord r, NativePointerObject event) {
+    if (r == null || event == null || !Interception.scheduling() || r.context == 0) {
+      return;
+    }
+    try {
+      long handle = JCudaPointers.nativePointer(event);
+      if (handle != 0 && Interception.scheduling(r.context).dispatch.eventCompletedForHost(handle)) {
+        CUevent driverEvent = event instanceof CUevent e ? e : new CUevent();
+        JCudaPointers.setNativePointer(driverEvent, handle);
+        JCudaNatives.synchronizeEvent(driverEvent); // an error is the query's to report
+      }
+    } catch (Throwable e) {
+      abandon(r, e);
     }
   }
 

@@ -312,6 +312,20 @@ public final class Dispatch {
     }
   }
 
+  /**
+   * Whether a query of the application event must wait for it first: CUDA had completed its record
+   * for the host at an earlier synchronous call ({@link StreamJoins#eventCompletedForHost}). Takes
+   * the lock briefly; the caller waits, without it.
+   */
+  public boolean eventCompletedForHost(long appEvent) {
+    lock.lock();
+    try {
+      return scheduler.joins().eventCompletedForHost(appEvent);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Commits the decision once the real call returned, and releases the lock if held. */
   public void exit(CallRecord call, boolean succeeded, Ticket ticket) {
     Placement placement = ticket.placement;

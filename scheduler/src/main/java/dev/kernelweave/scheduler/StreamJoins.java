@@ -32,8 +32,24 @@ final class StreamJoins {
    * see it then). A later query that covers it waits for it first, so that it answers as CUDA would.
    */
   private final LanePositions completedForHost;
-  /** Application events: where the work they stand for went, as recorded. */
-  private final java.util.HashMap<Long, LanePositions> appEvents = new java.util.HashMap<>();
+  /** How often CUDA completed the legacy and blocking streams' work for the host ({@link #noteCompletedForHost}). */
+  private long hostCompletions;
+  /** Application events, by handle, as last recorded. */
+  private final java.util.HashMap<Long, AppEvent> appEvents = new java.util.HashMap<>();
+
+  /** An application event's last record. */
+  private static final class AppEvent {
+    /** Where the work it stands for went. */
+    final LanePositions recorded;
+    /** {@link #hostCompletions} when it was recorded. */
+    long completionsAtRecord;
+    /** Recorded on the legacy stream or one the legacy stream synchronizes with. */
+    boolean legacyOrdered;
+
+    AppEvent(int laneCount) {
+      recorded = new LanePositions(laneCount);
+    }
+  }
   /** Scratch: what a join covers. */
   private final LanePositions needs;
 
@@ -61,6 +77,18 @@ final class StreamJoins {
   /** CUDA completes, before a synchronous copy or a legacy-stream synchronize returns, all earlier legacy and blocking work. */
   void noteCompletedForHost() {
     blockingAll.addPendingTo(completedForHost, pool);
+    hostCompletions++;
+  }
+
+  /**
+   * Whether CUDA had already completed the application event's last record for the host: it was
+   * recorded on the legacy stream or a stream the legacy stream synchronizes with, and a synchronous
+   * copy or a synchronize of the legacy stream returned since, which the agent may not have waited
+   * for. A query of the event must then answer complete.
+   */
+  boolean eventCompletedForHost(long appEvent) {
+    AppEvent e = appEvents.get(appEvent);
+    return e != null && e.legacyOrdered && hostCompletions > e.completionsAtRecord;
   }
 
   /**
@@ -139,16 +167,18 @@ final class StreamJoins {
       call.addPredecessor(needs.seq(lane));
     }
     if (call.kind == CallKind.EVENT && call.appEvent != 0) {
-      LanePositions recorded = appEvents.get(call.appEvent);
-      if (recorded == null) {
-        recorded = new LanePositions(pool.laneCount);
-        appEvents.put(call.appEvent, recorded);
+      AppEvent e = appEvents.get(call.appEvent);
+      if (e == null) {
+        e = new AppEvent(pool.laneCount);
+        appEvents.put(call.appEvent, e);
       }
-      recorded.clear();
+      e.completionsAtRecord = hostCompletions;
+      e.legacyOrdered = !s.nonBlocking;
+      e.recorded.clear();
       LanePositions settled = ticket.settled;
       for (int i = 0, n = settled.count(); i < n; i++) {
         int lane = settled.lane(i);
-        recorded.add(lane, settled.position(lane), settled.seq(lane));
+        e.recorded.add(lane, settled.position(lane), settled.seq(lane));
       }
     }
   }
@@ -172,10 +202,10 @@ final class StreamJoins {
 
   /** The application made a stream wait for an event: its later work follows what the event stands for. */
   void streamWaitsForEvent(CallRecord call) {
-    LanePositions recorded = appEvents.get(call.appEvent);
-    if (recorded != null) {
+    AppEvent e = appEvents.get(call.appEvent);
+    if (e != null) {
       AppStreams.Stream s = appStreams.of(call);
-      recorded.addPendingTo(s.follow, pool);
+      e.recorded.addPendingTo(s.follow, pool);
     }
   }
 

@@ -58,7 +58,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
     "cuMemHostUnregister", "cuLaunchHostFunc", "cuStreamAddCallback", "cuStreamWaitValue32", "cuStreamWaitValue64",
     "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamBatchMemOp", "cuGraphLaunch",
-    "cuMemGetAddressRange", "cuPointerGetAttribute",
+    "cuMemGetAddressRange", "cuPointerGetAttribute", "cuEventQuery", "cuEventElapsedTime",
   };
 
   @Override
@@ -98,6 +98,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit("GetGlobal", named("cuModuleGetGlobal"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cuStreamQuery"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cuStreamWaitEvent"));
+    visitor.visitEndingCommonly(CallAdvice.EVENT_QUERY, named("cuEventQuery").and(api));
+    visitor.visitEndingCommonly(CallAdvice.EVENT_ELAPSED_TIME, named("cuEventElapsedTime").and(takesArguments(3)).and(api));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, namedOneOf("cuStreamBeginCapture", "cuStreamBeginCapture_v2"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cuStreamEndCapture"));
     visitor.visit(ContextEndAdvice.PRIMARY_RESET, named("cuDevicePrimaryCtxReset"));

@@ -37,6 +37,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     "cudaStreamQuery", "cudaStreamWaitEvent", "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaDeviceReset",
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaHostRegister",
     "cudaHostUnregister", "cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphLaunch",
+    "cudaEventQuery", "cudaEventElapsedTime",
   };
 
   @Override
@@ -61,6 +62,8 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit("EventCreateWithFlags", named("cudaEventCreateWithFlags").and(takesArguments(2)));
     visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cudaStreamQuery"));
     visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cudaStreamWaitEvent"));
+    visitor.visitEndingCommonly(CallAdvice.EVENT_QUERY, named("cudaEventQuery").and(takesArguments(1)));
+    visitor.visitEndingCommonly(CallAdvice.EVENT_ELAPSED_TIME, named("cudaEventElapsedTime").and(takesArguments(3)));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, named("cudaStreamBeginCapture"));
     visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cudaStreamEndCapture"));
     visitor.visit(CallAdvice.DEVICE_RESET, named("cudaDeviceReset"));

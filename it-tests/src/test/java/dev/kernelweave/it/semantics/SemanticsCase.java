@@ -42,7 +42,8 @@ enum SemanticsCase {
   STREAM_QUERY_AFTER_A_LEGACY_STREAM_SYNCHRONIZE(StreamOrderProgram.class, "query-after-legacy-sync", ""),
   TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
   WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", ""),
-  ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR(AllocationProgram.class, "range", "");
+  ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR(AllocationProgram.class, "range", ""),
+  EVENTS_ARE_COMPLETE_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "event-after-copy", "");
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

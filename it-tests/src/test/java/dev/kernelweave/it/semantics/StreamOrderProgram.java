@@ -3,6 +3,7 @@ package dev.kernelweave.it.semantics;
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
@@ -50,6 +51,9 @@ import jcuda.driver.CUstreamCaptureMode;
  *   <li>{@code query-after-copy}: a kernel on {@code s}, then a synchronous {@code cuMemcpyHtoD} from
  *       a Java array, then {@code cuStreamQuery(s)}: 0 (the copy from pageable memory completed the
  *       blocking stream's earlier work first).
+ *   <li>{@code event-after-copy}: events recorded on {@code s} around a kernel, then a synchronous
+ *       {@code cuMemcpyHtoD} from a Java array: {@code cuEventQuery} of the second answers 0 and
+ *       {@code cuEventElapsedTime} of the pair succeeds (the copy completed the stream's work first).
  *   <li>{@code query-after-legacy-sync}: a kernel on {@code s}, a kernel on the legacy stream (which
  *       waits for it), {@code cuStreamSynchronize} of the legacy stream, then {@code cuStreamQuery(s)}: 0.
  *   <li>{@code capture-other-stream}: while another stream captures a graph, a kernel on {@code s},
@@ -82,6 +86,21 @@ public final class StreamOrderProgram {
           seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
           cuMemcpyHtoD(y, Pointer.to(Sequence.ramp(value)), BYTES);
           seq.rc(rep, "cuStreamQuery(s) after the synchronous copy", 0, cuStreamQuery(s));
+        }
+        case "event-after-copy" -> {
+          CUevent start = new CUevent();
+          CUevent end = new CUevent();
+          cuEventCreate(start, 0);
+          cuEventCreate(end, 0);
+          seq.rc(rep, "cuEventRecord(start, s)", 0, cuEventRecord(start, s));
+          seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
+          seq.rc(rep, "cuEventRecord(end, s)", 0, cuEventRecord(end, s));
+          cuMemcpyHtoD(y, Pointer.to(Sequence.ramp(value)), BYTES);
+          seq.rc(rep, "cuEventQuery(end) after the synchronous copy", 0, cuEventQuery(end));
+          float[] ms = {-1};
+          seq.rc(rep, "cuEventElapsedTime(start, end) after the synchronous copy", 0, cuEventElapsedTime(ms, start, end));
+          cuEventDestroy(start);
+          cuEventDestroy(end);
         }
         case "query-after-legacy-sync" -> {
           seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
