@@ -31,7 +31,9 @@ final class InspectCommand {
         stats DIR [--since INSTANT]              calls per kind, kernel and thread; bytes; syncs; streams;
                                                  --since counts only calls that began at INSTANT or later
                                                  (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)
-        tail DIR [-f]                            one line per call; -f follows a live journal
+        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal; -n the last N
+                                           calls only (then, with -f, those that follow); --kernel only
+                                           launches of kernels whose name matches GLOB (gemm*, *_step)
         dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]
                                                  the dependency graph in Graphviz DOT
         trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
@@ -101,13 +103,32 @@ final class InspectCommand {
     TailFormat format = new TailFormat(zone);
     try (Journal journal = Journal.open(o.directory, err)) {
       CallRecord r = new CallRecord();
-      if (!o.follow) {
+      if (o.last >= 0) {
+        // The last N calls written so far; with -f, then every call that follows.
+        java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
+        while (journal.next(r)) {
+          if (o.shows(r)) {
+            last.addLast(format.format(r));
+            if (last.size() > o.last) {
+              last.removeFirst();
+            }
+          }
+        }
+        last.forEach(out::println);
+        out.flush();
+        if (!o.follow) {
+          return finish(journal, err);
+        }
+      } else if (!o.follow) {
         // A line per call, for millions of calls: one builder and one char buffer, flushed at the end.
         Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         StringBuilder line = new StringBuilder(256);
         char[] chars = new char[256];
         try {
           while (journal.next(r)) {
+            if (!o.shows(r)) {
+              continue;
+            }
             line.setLength(0);
             format.formatTo(r, line);
             line.append(System.lineSeparator());
@@ -124,8 +145,10 @@ final class InspectCommand {
         return finish(journal, err);
       }
       while (journal.follow(r)) {
-        out.println(format.format(r));
-        out.flush();
+        if (o.shows(r)) {
+          out.println(format.format(r));
+          out.flush();
+        }
       }
       return finish(journal, err);
     }
@@ -236,6 +259,15 @@ final class InspectCommand {
     long since = Long.MIN_VALUE;
     String sinceText;
     Path output;
+    /** tail: how many of the last calls to print; -1 for every call. */
+    long last = -1;
+    /** tail: only launches of kernels whose name matches; null for every call. */
+    java.nio.file.PathMatcher kernel;
+
+    /** Whether tail prints the call. */
+    boolean shows(CallRecord r) {
+      return kernel == null || !r.kernel.isEmpty() && kernel.matches(Path.of(r.kernel));
+    }
 
     static Options parse(String[] args) throws UsageException {
       Options o = new Options();
@@ -248,6 +280,8 @@ final class InspectCommand {
         String a = args[i];
         switch (o.command + " " + a) {
           case "tail -f", "tail --follow" -> o.follow = true;
+          case "tail -n", "tail --lines" -> o.last = count(a, value(args, ++i, a));
+          case "tail --kernel" -> o.kernel = kernelGlob(a, value(args, ++i, a));
           case "dag --dot" -> { }
           case "dag --from" -> o.from = seq(a, value(args, ++i, a));
           case "dag --to" -> o.to = seq(a, value(args, ++i, a));
@@ -306,6 +340,27 @@ final class InspectCommand {
         return Long.parseLong(value);
       } catch (NumberFormatException e) {
         throw new UsageException(option + " needs a sequence number, not '" + value + "'");
+      }
+    }
+
+    private static long count(String option, String value) throws UsageException {
+      try {
+        long n = Long.parseLong(value);
+        if (n >= 0) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // Said below.
+      }
+      throw new UsageException(option + " needs a number of calls (0 or more), not '" + value + "'");
+    }
+
+    private static java.nio.file.PathMatcher kernelGlob(String option, String value) throws UsageException {
+      try {
+        return java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + value);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(option + " needs a glob like 'gemm*' or '*_step', not '" + value + "': "
+            + e.getMessage().lines().findFirst().orElse(""));
       }
     }
   }

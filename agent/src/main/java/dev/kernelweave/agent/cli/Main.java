@@ -37,7 +37,7 @@ public final class Main {
       Commands:
         inspect stats DIR [--since INSTANT]    calls per kind, kernel and thread; bytes; syncs; streams
                                                (--since: only calls begun then or later)
-        inspect tail DIR [-f]                  one line per call; -f follows a live journal
+        inspect tail DIR [-f] [-n N] [--kernel GLOB]  one line per call; -f follows a live journal
         inspect dag DIR [--from SEQ] [--to SEQ] --dot
                                                the dependency graph in Graphviz DOT
         inspect trace DIR -o FILE.json         a timeline for Perfetto (Chrome Trace Event Format)

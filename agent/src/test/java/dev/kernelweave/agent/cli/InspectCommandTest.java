@@ -100,6 +100,37 @@ class InspectCommandTest {
   }
 
   @Test
+  void tailLinesPrintsOnlyTheLastCalls() {
+    List<String> all = inspect("tail", sample.toString()).lines();
+    Run run = inspect("tail", sample.toString(), "-n", "3");
+    assertEquals(0, run.code(), run.err());
+    assertEquals(all.subList(all.size() - 3, all.size()), run.lines());
+    assertEquals(List.of(), inspect("tail", sample.toString(), "--lines", "0").lines());
+    assertEquals(all, inspect("tail", sample.toString(), "-n", "1000").lines());
+  }
+
+  @Test
+  void tailKernelPrintsOnlyLaunchesOfMatchingKernels() {
+    Run run = inspect("tail", sample.toString(), "--kernel", "re*");
+    assertEquals(0, run.code(), run.err());
+    assertEquals(3, run.lines().size(), run.out()); // relu twice, reduce_sum once
+    assertTrue(run.lines().stream().allMatch(l -> l.contains(" relu ") || l.contains(" reduce_sum ")), run.out());
+    Run last = inspect("tail", sample.toString(), "--kernel", "relu", "-n", "1");
+    assertEquals(1, last.lines().size(), last.out());
+    assertTrue(last.lines().get(0).contains(" relu "), last.out());
+  }
+
+  @Test
+  void tailRejectsABadCountOrGlobNamingIt() {
+    Run count = inspect("tail", sample.toString(), "-n", "-2");
+    assertEquals(2, count.code());
+    assertTrue(count.err().contains("-n needs a number of calls (0 or more), not '-2'"), count.err());
+    Run glob = inspect("tail", sample.toString(), "--kernel", "[a");
+    assertEquals(2, glob.code());
+    assertTrue(glob.err().contains("--kernel needs a glob"), glob.err());
+  }
+
+  @Test
   void tailFollowPrintsCallsAppendedLaterUntilInterrupted() throws Exception {
     Path live = temp.resolve("live");
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(live).warn(w -> { }).open();
