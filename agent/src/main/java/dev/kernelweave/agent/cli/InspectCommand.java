@@ -2,6 +2,7 @@ package dev.kernelweave.agent.cli;
 
 import dev.kernelweave.agent.cli.inspect.ChromeTrace;
 import dev.kernelweave.agent.cli.inspect.DependencyGraph;
+import dev.kernelweave.agent.cli.inspect.GraphvizDot;
 import dev.kernelweave.agent.cli.inspect.InspectException;
 import dev.kernelweave.agent.cli.inspect.Journal;
 import dev.kernelweave.agent.cli.inspect.OutputFile;
@@ -28,14 +29,19 @@ final class InspectCommand {
 
   static final String USAGE = """
       usage: kernelweave inspect COMMAND DIR [options]
-        stats DIR [--since INSTANT]              calls per kind, kernel and thread; bytes; syncs; streams;
+        stats DIR [--since INSTANT] [--format F] calls per kind, kernel and thread; bytes; syncs; streams;
                                                  --since counts only calls that began at INSTANT or later
-                                                 (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)
+                                                 (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds);
+                                                 --format text (default), json or csv
         tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal; -n the last N
-                                           calls only (then, with -f, those that follow); --kernel only
-                                           launches of kernels whose name matches GLOB (gemm*, *_step)
+                                                 calls only (then, with -f, those that follow); --kernel only
+                                                 launches of kernels whose name matches GLOB (gemm*, *_step)
         dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]
                                                  the dependency graph in Graphviz DOT
+        dag DIR --svg|--png -o FILE [--from SEQ] [--to SEQ]
+                                                 the same drawn by Graphviz's dot (on the PATH, or the
+                                                 program KERNELWEAVE_DOT names); without a range, the
+                                                 first 200 calls
         trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
       DIR is a run's journal directory (the one the agent printed at start), or a directory holding
       runs (journal=DIR): then the newest run is read and the others are named on stderr.
@@ -60,7 +66,8 @@ final class InspectCommand {
       return Main.USAGE;
     }
     if (args[0].equals("help") || List.of(args).contains("--help") || List.of(args).contains("-h")) {
-      out.print(USAGE); // also after a command: "inspect stats --help" asks for help, not for a journal
+      // Also after a command: "inspect stats --help" asks for that command's help, not for a journal.
+      out.print(args[0].equals("help") || args[0].startsWith("-") ? USAGE : usageOf(args[0]));
       return 0;
     }
     try {
@@ -93,7 +100,11 @@ final class InspectCommand {
       if (stats.calls() > 0 || journal.damage() == null) {
         // A damaged file with no readable call is said to be damaged, not to hold "no calls".
         String since = o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText;
-        stats.print(out, journal.directory() + since, zone);
+        switch (o.format) {
+          case "json" -> stats.printJson(out, journal.directory() + since);
+          case "csv" -> stats.printCsv(out, journal.directory() + since);
+          default -> stats.print(out, journal.directory() + since, zone);
+        }
       }
       return finish(journal, err);
     }
@@ -155,15 +166,27 @@ final class InspectCommand {
   }
 
   private static int dag(Options o, PrintStream out, PrintStream err) throws InspectException {
-    DependencyGraph graph = new DependencyGraph(o.from, o.to);
     try (Journal journal = Journal.open(o.directory, err)) {
       if (o.output != null) {
         refuseJournalFiles(o, journal);
       }
+      if (o.image != null) {
+        GraphvizDot.check();
+      }
       CallRecord r = new CallRecord();
-      while (journal.next(r)) {
+      boolean any = journal.next(r);
+      long from = o.from;
+      long to = o.to;
+      if (o.image != null && from == Long.MIN_VALUE && to == Long.MAX_VALUE && any) {
+        // A picture of thousands of calls is unreadable: the first calls, and how to see others.
+        from = r.seq;
+        to = r.seq + IMAGE_CALLS - 1;
+        err.println("dag: drew calls " + from + " to " + to + "; --from SEQ --to SEQ draws others");
+      }
+      DependencyGraph graph = new DependencyGraph(from, to);
+      for (boolean more = any; more; more = journal.next(r)) {
         graph.add(r);
-        if (o.to != Long.MAX_VALUE && journal.readAll(o.from, o.to)) {
+        if (to != Long.MAX_VALUE && journal.readAll(from, to)) {
           break; // every call of the range is read: the rest of the journal cannot add to it
         }
       }
@@ -176,6 +199,10 @@ final class InspectCommand {
         buffered.flush();
       } else {
         OutputFile.write(o.output, stream -> {
+          if (o.image != null) {
+            GraphvizDot.render(graph::printDot, o.image, stream);
+            return;
+          }
           PrintStream dot = new PrintStream(stream, false, StandardCharsets.UTF_8);
           graph.printDot(dot);
           dot.flush();
@@ -188,6 +215,9 @@ final class InspectCommand {
       return finish(journal, err);
     }
   }
+
+  /** The calls {@code dag --svg/--png} draws when no range is given. */
+  static final int IMAGE_CALLS = 200;
 
   /** {@code out} behind a large buffer: a line per call, flushed once at the end, not per line. */
   private static PrintStream buffered(PrintStream out) {
@@ -248,6 +278,28 @@ final class InspectCommand {
     }
   }
 
+  /**
+   * The usage text of one command: the first line, that command's lines and the closing notes;
+   * all of it for a command there is none of.
+   */
+  static String usageOf(String command) {
+    StringBuilder b = new StringBuilder();
+    boolean inCommand = false;
+    boolean found = false;
+    for (String line : USAGE.split("\n")) {
+      boolean commandLine = line.startsWith("  ") && !line.startsWith("   ");
+      if (commandLine) {
+        inCommand = line.startsWith("  " + command + " ");
+        found |= inCommand;
+      }
+      boolean continuation = line.startsWith("   ");
+      if (!commandLine && !continuation || inCommand) {
+        b.append(line).append('\n');
+      }
+    }
+    return found ? b.toString() : USAGE;
+  }
+
   /** The parsed command line of one subcommand. */
   private static final class Options {
     String command;
@@ -259,6 +311,10 @@ final class InspectCommand {
     long since = Long.MIN_VALUE;
     String sinceText;
     Path output;
+    /** dag: svg or png, drawn by Graphviz; null for DOT text. */
+    String image;
+    /** stats: text, json or csv. */
+    String format = "text";
     /** tail: how many of the last calls to print; -1 for every call. */
     long last = -1;
     /** tail: only launches of kernels whose name matches; null for every call. */
@@ -283,8 +339,16 @@ final class InspectCommand {
           case "tail -n", "tail --lines" -> o.last = count(a, value(args, ++i, a));
           case "tail --kernel" -> o.kernel = kernelGlob(a, value(args, ++i, a));
           case "dag --dot" -> { }
+          case "dag --svg" -> o.image = "svg";
+          case "dag --png" -> o.image = "png";
           case "dag --from" -> o.from = seq(a, value(args, ++i, a));
           case "dag --to" -> o.to = seq(a, value(args, ++i, a));
+          case "stats --format" -> {
+            o.format = value(args, ++i, a);
+            if (!List.of("text", "json", "csv").contains(o.format)) {
+              throw new UsageException("--format is text, json or csv, not '" + o.format + "'");
+            }
+          }
           case "stats --since" -> {
             o.sinceText = value(args, ++i, a);
             o.since = instant(a, o.sinceText);
@@ -307,6 +371,9 @@ final class InspectCommand {
       o.directory = Path.of(positional.get(0));
       if (o.command.equals("trace") && o.output == null) {
         throw new UsageException("trace needs -o FILE.json");
+      }
+      if (o.image != null && (o.output == null || o.output.toString().equals("-"))) {
+        throw new UsageException("dag --" + o.image + " needs -o FILE." + o.image);
       }
       if (o.from > o.to) {
         throw new UsageException("--from " + o.from + " is after --to " + o.to);

@@ -86,6 +86,60 @@ class InspectCommandTest {
   }
 
   @Test
+  void statsAsJsonHoldsTheFiguresOfTheText() {
+    Run run = inspect("stats", sample.toString(), "--format", "json");
+    assertEquals(0, run.code(), run.err());
+    JsonObject o = JsonParser.parseString(run.out()).getAsJsonObject();
+    assertEquals(41, o.get("calls").getAsLong());
+    JsonObject kinds = o.getAsJsonObject("calls_by_kind");
+    assertEquals(8, kinds.get("launch").getAsLong());
+    assertEquals(3, kinds.get("copy host to device").getAsLong());
+    assertEquals(7, kinds.get("alloc").getAsLong());
+    assertEquals(3145728, o.getAsJsonObject("bytes_copied").get("host_to_device").getAsLong());
+    assertEquals(9, o.getAsJsonObject("scheduling").get("cross_stream_waits").getAsLong());
+    JsonElement relu = o.getAsJsonArray("kernels").asList().stream()
+        .filter(k -> k.getAsJsonObject().get("name").getAsString().equals("relu")).findFirst().orElseThrow();
+    assertEquals(2, relu.getAsJsonObject().get("launches").getAsLong());
+    assertEquals(8.56, relu.getAsJsonObject().get("mean_host_us").getAsDouble(), 0.005);
+    assertFalse(o.has("graph_replays"), "nothing about graphs without replays");
+  }
+
+  @Test
+  void statsAsCsvHasOneRowPerFigure() {
+    Run run = inspect("stats", sample.toString(), "--format", "csv");
+    assertEquals(0, run.code(), run.err());
+    List<String> rows = run.lines();
+    assertEquals("section,name,count,value", rows.get(0));
+    assertTrue(rows.contains("kind,launch,8,"), run.out());
+    assertTrue(rows.contains("kernel,relu,2,8.560"), run.out());
+    assertTrue(rows.contains("bytes,host to device,3145728,"), run.out());
+    assertTrue(rows.stream().anyMatch(r -> r.startsWith("thread,main (1),35,")), run.out());
+  }
+
+  @Test
+  void statsRejectsAnUnknownFormatNamingTheChoices() {
+    Run run = inspect("stats", sample.toString(), "--format", "xml");
+    assertEquals(2, run.code());
+    assertTrue(run.err().contains("--format is text, json or csv, not 'xml'"), run.err());
+  }
+
+  @Test
+  void eachCommandsHelpShowsThatCommandAndTheNotesOnly() {
+    for (String command : List.of("stats", "tail", "dag", "trace")) {
+      Run run = inspect(command, "--help");
+      assertEquals(0, run.code(), run.err());
+      assertTrue(run.out().startsWith("usage: kernelweave inspect"), run.out());
+      assertTrue(run.out().contains("\n  " + command + " DIR"), run.out());
+      for (String other : List.of("stats", "tail", "dag", "trace")) {
+        assertEquals(other.equals(command), run.out().contains("\n  " + other + " DIR"), command + " help:\n" + run.out());
+      }
+      assertTrue(run.out().contains("Exit codes:"), run.out());
+    }
+    assertTrue(inspect("tail", "-h").out().contains("--kernel GLOB"));
+    assertEquals(InspectCommand.USAGE, inspect("--help").out());
+  }
+
+  @Test
   void tailPrintsOneReadableLinePerCall() {
     Run run = inspect("tail", sample.toString());
     assertEquals(0, run.code(), run.err());
@@ -261,6 +315,50 @@ class InspectCommandTest {
     CallRecord r = launch(seq);
     r.addAccess(id, 0, 0x1000, offset, size, mode);
     return r;
+  }
+
+  @Test
+  void dagSvgRunsDotOnTheFirstCallsAndWritesItsDrawing() throws Exception {
+    Path dot = temp.resolve("fake-dot");
+    Files.writeString(dot, """
+        #!/bin/sh
+        if [ "$1" = "-V" ]; then echo "dot - graphviz version 0 (fake)" >&2; exit 0; fi
+        edges=$(grep -c -- '->')
+        echo "<svg format='$1' edges='$edges'/>"
+        """);
+    dot.toFile().setExecutable(true);
+    Path svg = temp.resolve("d.svg");
+    System.setProperty("kernelweave.dot", dot.toString());
+    try {
+      Run run = inspect("dag", sample.toString(), "--svg", "-o", svg.toString());
+      assertEquals(0, run.code(), run.err());
+      String dotWrote = inspect("dag", sample.toString(), "-o", temp.resolve("d.dot").toString()).out();
+      assertEquals(dotWrote.replace("d.dot", "d.svg"), run.out(), "the same calls as the DOT text");
+      assertTrue(run.err().contains("dag: drew calls 0 to 199; --from SEQ --to SEQ draws others"), run.err());
+      String drawing = Files.readString(svg);
+      assertTrue(drawing.startsWith("<svg format='-Tsvg' edges='"), drawing);
+      assertFalse(drawing.contains("edges='0'"), "the graph's edges reached dot: " + drawing);
+    } finally {
+      System.clearProperty("kernelweave.dot");
+    }
+  }
+
+  @Test
+  void dagPngWithoutDotSaysWhatToInstallAndWritesNothing() {
+    Path png = temp.resolve("d.png");
+    System.setProperty("kernelweave.dot", temp.resolve("no-such-dot").toString());
+    try {
+      Run run = inspect("dag", sample.toString(), "--png", "-o", png.toString());
+      assertEquals(2, run.code());
+      assertEquals(1, run.err().lines().count(), run.err());
+      assertTrue(run.err().contains("Graphviz") && run.err().contains("KERNELWEAVE_DOT"), run.err());
+      assertFalse(Files.exists(png));
+    } finally {
+      System.clearProperty("kernelweave.dot");
+    }
+    Run noOutput = inspect("dag", sample.toString(), "--svg");
+    assertEquals(2, noOutput.code());
+    assertTrue(noOutput.err().contains("dag --svg needs -o FILE.svg"), noOutput.err());
   }
 
   @Test

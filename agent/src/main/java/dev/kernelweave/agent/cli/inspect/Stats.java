@@ -181,8 +181,7 @@ public final class Stats {
     out.println("calls by kind");
     for (CallKind kind : CallKind.values()) {
       if (perKind[kind.ordinal()] > 0) {
-        out.printf(Locale.ROOT, "  %-24s %10d%n", kind.name().toLowerCase(Locale.ROOT).replace('_', ' '),
-            perKind[kind.ordinal()]);
+        out.printf(Locale.ROOT, "  %-24s %10d%n", kindName(kind), perKind[kind.ordinal()]);
       }
     }
     out.printf(Locale.ROOT, "  %-24s %10d%n", "failed (result != 0)", failed);
@@ -237,6 +236,132 @@ public final class Stats {
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, capturing", micros(capturingLaunchHostNanos()));
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, on its own", micros(aloneLaunchHostNanos()));
     }
+  }
+
+  /**
+   * What {@link #print} prints, as one JSON object for scripts: counts as numbers, times in
+   * nanoseconds since the epoch or in microseconds and milliseconds as named, a mean that has no
+   * calls as {@code null}; {@code graph_replays} only when windows were replayed.
+   */
+  public void printJson(PrintStream out, String journal) {
+    StringBuilder b = new StringBuilder(4096);
+    b.append("{\n  \"journal\": ");
+    Json.string(b, journal);
+    b.append(",\n  \"calls\": ").append(calls);
+    if (calls > 0) {
+      b.append(",\n  \"first_start_epoch_ns\": ").append(firstStart);
+      b.append(",\n  \"last_end_epoch_ns\": ").append(lastEnd);
+    }
+    b.append(",\n  \"calls_by_kind\": {");
+    String sep = "";
+    for (CallKind kind : CallKind.values()) {
+      if (perKind[kind.ordinal()] > 0) {
+        b.append(sep).append("\n    ");
+        Json.string(b, kindName(kind));
+        b.append(": ").append(perKind[kind.ordinal()]);
+        sep = ",";
+      }
+    }
+    b.append("\n  },\n  \"failed\": ").append(failed);
+    b.append(",\n  \"kernels\": [");
+    sep = "";
+    for (TopTable.Row k : perKernel.rows("kernels")) {
+      b.append(sep).append("\n    {\"name\": ");
+      Json.string(b, k.name);
+      b.append(", \"launches\": ").append(k.count).append(", \"mean_host_us\": ")
+          .append(jsonNumber(k.nanos / 1000.0 / k.count)).append('}');
+      sep = ",";
+    }
+    b.append("\n  ],\n  \"threads\": [");
+    sep = "";
+    for (TopTable.Row t : perThread.rows("threads")) {
+      b.append(sep).append("\n    {\"name\": ");
+      Json.string(b, t.name);
+      b.append(", \"calls\": ").append(t.count).append(", \"host_ms\": ").append(jsonNumber(t.nanos / 1e6)).append('}');
+      sep = ",";
+    }
+    b.append("\n  ],\n  \"bytes_copied\": {\"host_to_device\": ").append(hostToDevice)
+        .append(", \"device_to_host\": ").append(deviceToHost)
+        .append(", \"device_to_device\": ").append(deviceToDevice).append('}');
+    b.append(",\n  \"synchronizations\": ").append(perKind[CallKind.SYNC.ordinal()]);
+    b.append(",\n  \"scheduling\": {\"streams_used\": ").append(streams.cardinality())
+        .append(", \"cross_stream_waits\": ").append(crossStreamWaits)
+        .append(", \"events_recorded\": ").append(eventsRecorded)
+        .append(", \"host_waits\": ").append(hostWaits)
+        .append(", \"host_waits_narrowed\": ").append(hostWaitsNarrowed)
+        .append(", \"barriers\": ").append(barriers).append('}');
+    if (windowsReplayed > 0) {
+      b.append(",\n  \"graph_replays\": {\"windows_replayed\": ").append(windowsReplayed)
+          .append(", \"windows_captured\": ").append(windowsCaptured)
+          .append(", \"launches_in_replays\": ").append(launchesReplayed)
+          .append(", \"cublas_calls_in_replays\": ").append(routinesReplayed)
+          .append(", \"launches_saved\": ").append(launchesReplayed + routinesReplayed - windowsReplayed)
+          .append(", \"mean_host_us_in_replay\": ").append(jsonNumber(replayedLaunchHostNanos() / 1000.0))
+          .append(", \"mean_host_us_capturing\": ").append(jsonNumber(capturingLaunchHostNanos() / 1000.0))
+          .append(", \"mean_host_us_on_its_own\": ").append(jsonNumber(aloneLaunchHostNanos() / 1000.0)).append('}');
+    }
+    b.append("\n}");
+    out.println(b);
+  }
+
+  /**
+   * What {@link #print} prints, one row per figure for spreadsheets: {@code section,name,count,value},
+   * where value is the mean host microseconds of a kernel's launches, a thread's host milliseconds,
+   * or empty.
+   */
+  public void printCsv(PrintStream out, String journal) {
+    out.println("section,name,count,value");
+    csv(out, "journal", journal, "", "");
+    csv(out, "calls", "all", Long.toString(calls), "");
+    for (CallKind kind : CallKind.values()) {
+      if (perKind[kind.ordinal()] > 0) {
+        csv(out, "kind", kindName(kind), Long.toString(perKind[kind.ordinal()]), "");
+      }
+    }
+    csv(out, "kind", "failed (result != 0)", Long.toString(failed), "");
+    for (TopTable.Row k : perKernel.rows("kernels")) {
+      csv(out, "kernel", k.name, Long.toString(k.count), String.format(Locale.ROOT, "%.3f", k.nanos / 1000.0 / k.count));
+    }
+    for (TopTable.Row t : perThread.rows("threads")) {
+      csv(out, "thread", t.name, Long.toString(t.count), String.format(Locale.ROOT, "%.3f", t.nanos / 1e6));
+    }
+    csv(out, "bytes", "host to device", Long.toString(hostToDevice), "");
+    csv(out, "bytes", "device to host", Long.toString(deviceToHost), "");
+    csv(out, "bytes", "device to device", Long.toString(deviceToDevice), "");
+    csv(out, "scheduling", "synchronizations", Long.toString(perKind[CallKind.SYNC.ordinal()]), "");
+    csv(out, "scheduling", "streams used", Long.toString(streams.cardinality()), "");
+    csv(out, "scheduling", "cross-stream waits", Long.toString(crossStreamWaits), "");
+    csv(out, "scheduling", "events recorded", Long.toString(eventsRecorded), "");
+    csv(out, "scheduling", "host waits", Long.toString(hostWaits), "");
+    csv(out, "scheduling", "host waits narrowed", Long.toString(hostWaitsNarrowed), "");
+    csv(out, "scheduling", "barriers", Long.toString(barriers), "");
+    if (windowsReplayed > 0) {
+      csv(out, "graph", "windows replayed", Long.toString(windowsReplayed), "");
+      csv(out, "graph", "windows captured", Long.toString(windowsCaptured), "");
+      csv(out, "graph", "launches in replays", Long.toString(launchesReplayed), "");
+      csv(out, "graph", "cuBLAS calls in replays", Long.toString(routinesReplayed), "");
+      csv(out, "graph", "mean host us, in replay", "", micros(replayedLaunchHostNanos()).replace("-", ""));
+      csv(out, "graph", "mean host us, capturing", "", micros(capturingLaunchHostNanos()).replace("-", ""));
+      csv(out, "graph", "mean host us, on its own", "", micros(aloneLaunchHostNanos()).replace("-", ""));
+    }
+  }
+
+  private static void csv(PrintStream out, String section, String name, String count, String value) {
+    out.println(section + "," + csvField(name) + "," + count + "," + value);
+  }
+
+  /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+  static String csvField(String s) {
+    return s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r")
+        ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
+  }
+
+  private static String kindName(CallKind kind) {
+    return kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+  }
+
+  private static String jsonNumber(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
   }
 
   private static String micros(double nanos) {
