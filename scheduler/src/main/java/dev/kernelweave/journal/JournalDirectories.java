@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -152,9 +153,36 @@ public final class JournalDirectories {
     return RunName.PATTERN.matcher(name).matches();
   }
 
+  /**
+   * Whether the process that wrote the run directory {@code run} has ended, as far as this machine
+   * can tell: no process has its id, or the one that has it started after the run was created
+   * (the id was reused). False when unknown (not a run directory's name, or a process that may be
+   * the writer), so that a reader following the run keeps waiting.
+   */
+  public static boolean writerEnded(Path run) {
+    Matcher m = RunName.PATTERN.matcher(String.valueOf(run.getFileName()));
+    if (!m.matches()) {
+      return false;
+    }
+    try {
+      long pid = Long.parseLong(m.group(3));
+      LocalDateTime created = LocalDateTime.parse(m.group(1) + m.group(2), RunName.TIME);
+      java.util.Optional<ProcessHandle> writer = ProcessHandle.of(pid);
+      if (writer.isEmpty() || !writer.get().isAlive()) {
+        return true;
+      }
+      java.util.Optional<java.time.Instant> started = writer.get().info().startInstant();
+      // The name's time has whole seconds, the process's start finer: a second's slack.
+      return started.isPresent() && started.get().isAfter(created.toInstant(ZoneOffset.UTC).plusSeconds(1));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   /** Compiled when a reader first asks, not when the agent's first call creates a run. */
   private static final class RunName {
-    static final Pattern PATTERN = Pattern.compile("run-\\d{8}-\\d{6}-\\d+(-\\d+)?");
+    static final Pattern PATTERN = Pattern.compile("run-(\\d{8})-(\\d{6})-(\\d+)(-\\d+)?");
+    static final java.time.format.DateTimeFormatter TIME = java.time.format.DateTimeFormatter.ofPattern("yyyyMMddHHmmss");
   }
 
   /**

@@ -469,7 +469,8 @@ public final class JournalReader implements AutoCloseable {
   /**
    * Reads the next call into {@code into}, waiting for the writer when the journal has no more yet.
    *
-   * @return false when the thread was interrupted while waiting (its interrupt status is kept)
+   * @return false when the thread was interrupted while waiting (its interrupt status is kept), or
+   *     when the run's writer has ended ({@link JournalDirectories#writerEnded}) and nothing is left
    * @throws JournalFormatException as {@link #next} does
    */
   public boolean follow(CallRecord into) {
@@ -477,6 +478,9 @@ public final class JournalReader implements AutoCloseable {
     while (!next(into)) {
       if (Thread.currentThread().isInterrupted()) {
         return false;
+      }
+      if (JournalDirectories.writerEnded(directory)) {
+        return next(into); // the run is over: what it wrote is all there is
       }
       LockSupport.parkNanos(FOLLOW_POLL_NANOS);
       if (Thread.currentThread().isInterrupted()) {

@@ -33,7 +33,8 @@ final class InspectCommand {
                                                  --since counts only calls that began at INSTANT or later
                                                  (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds);
                                                  --format text (default), json or csv
-        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal; -n the last N
+        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal (to its run's
+                                                 end); -n the last N
                                                  calls only (then, with -f, those that follow); --kernel only
                                                  launches of kernels whose name matches GLOB (gemm*, *_step)
         dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]

@@ -214,6 +214,22 @@ class InspectCommandTest {
     assertEquals(2, bytes.toString(StandardCharsets.UTF_8).lines().count());
   }
 
+  @Test
+  void tailFollowEndsOnceTheRunsProcessHasEnded() throws Exception {
+    Process writer = new ProcessBuilder("true").start();
+    writer.waitFor();
+    String now = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+        .format(java.time.LocalDateTime.now(ZoneOffset.UTC));
+    Path run = temp.resolve("run-" + now + "-" + writer.pid());
+    SampleJournal.write(run);
+    Run follow = inspect("tail", run.toString(), "-f");
+    assertEquals(0, follow.code(), follow.err());
+    assertEquals(41, follow.lines().size(), "every call the ended run wrote");
+    Run last = inspect("tail", run.toString(), "-f", "-n", "2");
+    assertEquals(0, last.code(), last.err());
+    assertEquals(2, last.lines().size(), last.out());
+  }
+
   private static void awaitOutput(ByteArrayOutputStream bytes, String text) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!bytes.toString(StandardCharsets.UTF_8).contains(text)) {

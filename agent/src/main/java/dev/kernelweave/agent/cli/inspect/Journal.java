@@ -148,7 +148,10 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  /** Reads the next call, waiting for the writer; false once the thread is interrupted, or at damage. */
+  /**
+   * Reads the next call, waiting for the writer; false once the thread is interrupted, the run's
+   * process has ended and every call it wrote was read, or at damage.
+   */
   public boolean follow(CallRecord into) {
     partlyRead = true;
     if (damage != null) {
