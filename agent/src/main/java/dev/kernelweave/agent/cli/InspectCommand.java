@@ -43,7 +43,8 @@ final class InspectCommand {
                                                  the same drawn by Graphviz's dot (on the PATH, or the
                                                  program KERNELWEAVE_DOT names); without a range, the
                                                  first 200 calls
-        trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format)
+        trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format);
+                                                 -o - writes it to standard output
       DIR is a run's journal directory (the one the agent printed at start), or a directory holding
       runs (journal=DIR): then the newest run is read and the others are named on stderr.
       Exit codes: 0 read (a journal whose writer stopped mid-record is read to that record, and
@@ -226,15 +227,18 @@ final class InspectCommand {
   }
 
   private static int trace(Options o, PrintStream out, PrintStream err) throws InspectException {
+    boolean toStdout = o.output.toString().equals("-");
     long[] origin = {Long.MAX_VALUE};
     try (Journal journal = Journal.open(o.directory, err)) {
-      refuseJournalFiles(o, journal);
+      if (!toStdout) {
+        refuseJournalFiles(o, journal);
+      }
       journal.forEach(r -> origin[0] = Math.min(origin[0], r.startNanos));
     }
     long[] calls = {0};
     ChromeTrace[] trace = {null};
     try (Journal journal = Journal.open(o.directory, new PrintStream(OutputStream.nullOutputStream()))) {
-      OutputFile.write(o.output, stream -> {
+      OutputFile.Contents contents = stream -> {
         Writer w = new OutputStreamWriter(stream, StandardCharsets.UTF_8);
         trace[0] = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
         CallRecord r = new CallRecord();
@@ -243,10 +247,21 @@ final class InspectCommand {
           calls[0]++;
         }
         trace[0].close();
-      });
-      out.println("wrote " + calls[0] + " calls"
+      };
+      if (toStdout) {
+        try {
+          contents.writeTo(out); // the trace flushes its writer and closes nothing
+          out.flush();
+        } catch (IOException e) {
+          throw new InspectException("cannot write the output: " + OutputFile.reason(e), OUTPUT_FAILED);
+        }
+      } else {
+        OutputFile.write(o.output, contents);
+      }
+      // On standard output the trace is all there is: the summary goes to standard error.
+      (toStdout ? err : out).println("wrote " + calls[0] + " calls"
           + (trace[0].replays() > 0 ? ", " + trace[0].replays() + " graph replays" : "")
-          + " and " + trace[0].flows() + " wait arrows to " + o.output
+          + " and " + trace[0].flows() + " wait arrows to " + (toStdout ? "standard output" : o.output)
           + " (open it in https://ui.perfetto.dev)");
       return finish(journal, err);
     }

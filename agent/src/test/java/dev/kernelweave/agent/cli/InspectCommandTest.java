@@ -140,6 +140,19 @@ class InspectCommandTest {
   }
 
   @Test
+  void traceToStandardOutputIsTheTraceAloneWithTheSummaryOnStandardError() throws Exception {
+    Run run = inspect("trace", sample.toString(), "-o", "-");
+    assertEquals(0, run.code(), run.err());
+    JsonObject trace = JsonParser.parseString(run.out()).getAsJsonObject();
+    assertTrue(trace.getAsJsonArray("traceEvents").size() > 41, run.out());
+    assertTrue(run.err().contains("wrote 41 calls") && run.err().contains("to standard output"), run.err());
+    assertFalse(Files.exists(Path.of("-")), "no file named '-'");
+    Path file = temp.resolve("t.json");
+    inspect("trace", sample.toString(), "-o", file.toString());
+    assertEquals(Files.readString(file), run.out(), "the same trace as written to a file");
+  }
+
+  @Test
   void tailPrintsOneReadableLinePerCall() {
     Run run = inspect("tail", sample.toString());
     assertEquals(0, run.code(), run.err());
