@@ -47,6 +47,7 @@ public final class Main {
                                                (selftest --help lists the mutants)
         selftest --gpu [--seed S] [--programs N]
                                                the same on this machine's GPU (JCuda on the class path)
+        completion                             bash completion: source <(kernelweave completion)
         --version, version                     the version of this build
         --help                                 this text
       """;
@@ -67,6 +68,9 @@ public final class Main {
       out.println("kernelweave " + Version.current());
       return 0;
     }
+    if (args[0].equals("completion")) {
+      return printCompletion(out, err);
+    }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {
       switch (args[0]) {
@@ -77,7 +81,8 @@ public final class Main {
         case "selftest":
           return SelfTestCommand.run(rest, out, err);
         default:
-          err.println("kernelweave: unknown command '" + args[0] + "': expected inspect, ptx, selftest, version or --help");
+          err.println("kernelweave: unknown command '" + args[0]
+              + "': expected inspect, ptx, selftest, completion, version or --help");
           return USAGE;
       }
     } catch (LinkageError e) {
@@ -85,6 +90,21 @@ public final class Main {
       return FAILED;
     } catch (RuntimeException | Error e) {
       err.println("kernelweave " + args[0] + ": failed: " + firstLine(e));
+      return FAILED;
+    }
+  }
+
+  /** Prints the bash completion script: {@code source <(kernelweave completion)}. */
+  private static int printCompletion(PrintStream out, PrintStream err) {
+    try (java.io.InputStream script = Main.class.getResourceAsStream("completion.bash")) {
+      if (script == null) {
+        err.println("kernelweave completion: the script is missing from this jar");
+        return FAILED;
+      }
+      out.print(new String(script.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+      return 0;
+    } catch (java.io.IOException e) {
+      err.println("kernelweave completion: " + firstLine(e));
       return FAILED;
     }
   }
