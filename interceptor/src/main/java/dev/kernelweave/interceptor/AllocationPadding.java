@@ -18,6 +18,8 @@ import jcuda.driver.CUdeviceptr;
  * dev.kernelweave.memory.AllocationTable#addPointerAccess}). With a gap, a base names its own
  * allocation alone, and an end pointer falls inside the allocation it ends.
  *
+ * <p>Only while the agent schedules: in {@code mode=passthrough} every call is made as written.
+ *
  * <p>What the program sees is unchanged: its pointer, and the size it asked for in address-range
  * queries ({@link #visibleSize}). Where the extra byte does not fit, the allocation is made as asked
  * ({@link #retryAsAsked}), the error of the padded try is not seen, and that allocation simply keeps
@@ -48,7 +50,7 @@ public final class AllocationPadding {
    */
   public static long padded(String method, long size) {
     return size > 0 && size <= LARGEST_PADDED && (method.equals("cuMemAlloc") || method.equals("cudaMalloc"))
-        ? size + 1 : size;
+        && Interception.scheduling() ? size + 1 : size; // passing through, every call is as written
   }
 
   /**

@@ -62,9 +62,7 @@ public final class CallAdvice {
   static final class EventQuery {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject event) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.placeClassified(r, c);
+      CallRecord r = Calls.beginClassified(name);
       Calls.awaitEventCompletedForHost(r, event);
       return r;
     }
@@ -74,9 +72,7 @@ public final class CallAdvice {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(1) NativePointerObject start,
         @Advice.Argument(2) NativePointerObject end) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.placeClassified(r, c);
+      CallRecord r = Calls.beginClassified(name);
       Calls.awaitEventCompletedForHost(r, start);
       Calls.awaitEventCompletedForHost(r, end);
       return r;
@@ -207,10 +203,7 @@ public final class CallAdvice {
   static final class Classified {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallClassification c = CallClassification.of(name);
-      CallRecord r = Calls.begin(c.kind(), name, 0L);
-      Calls.placeClassified(r, c);
-      return r;
+      return Calls.beginClassified(name);
     }
   }
 

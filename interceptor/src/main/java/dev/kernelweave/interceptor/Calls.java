@@ -163,11 +163,19 @@ public final class Calls {
     return r;
   }
 
+  /** Begins a call whose name classifies it ({@link CallClassification}), and places it. */
+  public static CallRecord beginClassified(String name) {
+    CallClassification c = CallClassification.of(name);
+    CallRecord r = begin(c.kind(), name, 0L);
+    placeClassified(r, c);
+    return r;
+  }
+
   /**
    * Places a call classified by its name: first issues, and where it says so forgets, the launches
    * its context holds ({@link CallClassification#launches}), then places it as {@link #place} does.
    */
-  public static void placeClassified(CallRecord r, CallClassification c) {
+  private static void placeClassified(CallRecord r, CallClassification c) {
     CallClassification.HeldLaunches held = c.launches();
     if (held == CallClassification.HeldLaunches.EVERY_CONTEXT) {
       issueHeldEverywhere(r);
