@@ -57,8 +57,19 @@ public final class Dispatch {
    */
   public Dispatch(StreamDevice device, int streams, Mutant mutant, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this.scheduler = new Scheduler(device, streams, mutant);
-    this.laneCount = streams + 1;
+    this(device, streams, false, mutant, graphs, listener);
+  }
+
+  /**
+   * @param streams the normal lanes; the device must serve {@link Scheduler#poolLanes} lanes and the legacy one
+   * @param priorityLanes whether high and low calls get lanes of their own class
+   * @param graphs how held launches are issued, or null to hold none (graphs off)
+   * @param listener hears of held launches once issued; needed with {@code graphs}
+   */
+  public Dispatch(StreamDevice device, int streams, boolean priorityLanes, Mutant mutant, GraphDevice graphs,
+      LaunchWindows.Listener listener) {
+    this.scheduler = new Scheduler(device, streams, priorityLanes, mutant);
+    this.laneCount = scheduler.legacyLane() + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
     this.listener = listener;
   }
