@@ -2,6 +2,7 @@ package dev.kernelweave.agent.cli.inspect;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.PriorityClass;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -20,6 +21,7 @@ import java.util.Map;
 public final class Stats {
 
   private final long[] perKind = new long[CallKind.values().length];
+  private final long[] perPriority = new long[PriorityClass.values().length];
   private final TopTable<String> perKernel = new TopTable<>(Comparator.<String>naturalOrder());
   private final TopTable<Long> perThread = new TopTable<>(Comparator.<Long>naturalOrder());
   private final BitSet streams = new BitSet();
@@ -59,6 +61,7 @@ public final class Stats {
   public void add(CallRecord r) {
     calls++;
     perKind[r.kind.ordinal()]++;
+    perPriority[r.priority.ordinal()]++;
     if (r.result != 0) {
       failed++;
     }
@@ -199,6 +202,15 @@ public final class Stats {
     out.printf(Locale.ROOT, "%-26s %10s %14s%n", "threads", "calls", "host ms");
     for (TopTable.Row t : perThread.rows("threads")) {
       out.printf(Locale.ROOT, "  %-24s %10d %14.3f%n", t.name, t.count, t.nanos / 1e6);
+    }
+    out.println();
+
+    // The class of the calling thread (option priority); journals before format 3 read as normal.
+    out.println("calls by priority");
+    for (PriorityClass c : PriorityClass.values()) {
+      if (perPriority[c.ordinal()] > 0) {
+        out.printf(Locale.ROOT, "  %-24s %10d%n", c.label(), perPriority[c.ordinal()]);
+      }
     }
     out.println();
 
