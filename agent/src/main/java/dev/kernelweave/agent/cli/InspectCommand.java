@@ -28,7 +28,7 @@ final class InspectCommand {
 
   static final String USAGE = """
       usage: kernelweave inspect COMMAND DIR [options]
-        stats DIR [--since INSTANT]              calls per kind, kernel and thread; bytes; syncs; streams;
+        stats DIR [--since INSTANT]              calls per kind, kernel, thread and priority; bytes; syncs; streams;
                                                  --since counts only calls that began at INSTANT or later
                                                  (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)
         tail DIR [-f]                            one line per call; -f follows a live journal
