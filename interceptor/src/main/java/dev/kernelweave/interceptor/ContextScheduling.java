@@ -25,8 +25,9 @@ final class ContextScheduling {
    */
   ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes) {
     this.context = context;
-    this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, priorityLanes));
-    this.dispatch = new Dispatch(device, streams, priorityLanes, Mutant.NONE,
+    int classLanes = priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0;
+    this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
+    this.dispatch = new Dispatch(device, streams, classLanes, Mutant.NONE,
         graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
   }
 

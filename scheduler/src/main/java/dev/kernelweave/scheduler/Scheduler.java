@@ -45,6 +45,13 @@ public final class Scheduler {
    */
   public static final int DEFAULT_STREAMS = 8;
 
+  /**
+   * High lanes, and low lanes, per context in the agent: one each. Every stream beyond the driver's
+   * hardware queues shares one with another stream, and every lane lengthens the per-lane clocks
+   * every cross-lane wait updates; a class's calls mostly form chains.
+   */
+  public static final int AGENT_CLASS_LANES = 1;
+
   private final StreamDevice device;
   private final Mutant mutant;
   private final StreamPool pool;
@@ -74,23 +81,26 @@ public final class Scheduler {
    * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
    */
   public Scheduler(StreamDevice device, int streams, Mutant mutant) {
-    this(device, streams, false, mutant);
+    this(device, streams, 0, mutant);
   }
 
   /**
    * @param device the stream and event operations to issue
    * @param streams the number of normal pool lanes, at least 1
-   * @param priorityLanes whether high and low calls get lanes of their own class ({@link
-   *     #poolLanes}); without, every call shares the normal lanes, as without priorities
+   * @param classLanes the lanes of the high class, and of the low class, beside the normal ones
+   *     ({@link #poolLanes}); 0: every call shares the normal lanes, as without priorities
    * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
    */
-  public Scheduler(StreamDevice device, int streams, boolean priorityLanes, Mutant mutant) {
+  public Scheduler(StreamDevice device, int streams, int classLanes, Mutant mutant) {
     if (streams < 1) {
       throw new IllegalArgumentException("streams must be at least 1, was " + streams);
     }
     this.device = device;
     this.mutant = mutant;
-    this.pool = new StreamPool(streams, priorityLanes);
+    if (classLanes < 0) {
+      throw new IllegalArgumentException("class lanes must be at least 0, was " + classLanes);
+    }
+    this.pool = new StreamPool(streams, classLanes);
     this.events = new EventPool(pool.laneCount);
     this.tracker = new DependencyTracker(pool, mutant);
     this.appStreams = new AppStreams(pool.laneCount, mutant);
@@ -116,8 +126,8 @@ public final class Scheduler {
    * and what a {@link StreamDevice} must be sized for. With priority lanes, the high lanes follow
    * the normal ones, then the low lanes.
    */
-  public static int poolLanes(int streams, boolean priorityLanes) {
-    return streams + (priorityLanes ? 2 * StreamPool.classLanes(streams) : 0);
+  public static int poolLanes(int streams, int classLanes) {
+    return streams + 2 * classLanes;
   }
 
   /** The class of a lane's stream: the priority it was created with. */

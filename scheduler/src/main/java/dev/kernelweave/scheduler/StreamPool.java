@@ -12,7 +12,7 @@ import dev.kernelweave.call.PriorityClass;
  * every lane {@code b}, directly or through a chain of waits.
  *
  * <p>Lanes come in {@link PriorityClass priority classes}: {@code [0, normal)} are normal, then, with
- * priority lanes, {@link #classLanes} high and as many low lanes; the legacy lane, the last, is
+ * priority lanes, some high and as many low lanes; the legacy lane, the last, is
  * normal. Without priority lanes the layout is the plain one, {@code streams} normal lanes.
  */
 final class StreamPool {
@@ -39,16 +39,17 @@ final class StreamPool {
   private final long[] waited;
 
   StreamPool(int streams) {
-    this(streams, false);
+    this(streams, 0);
   }
 
   /**
    * @param normalStreams the normal class's lanes: all of them without priority lanes
-   * @param priorityLanes whether high and low lanes ({@link #classLanes} each) follow the normal ones
+   * @param classLanes the high lanes, and as many low ones, that follow the normal ones; 0 for none
    */
-  StreamPool(int normalStreams, boolean priorityLanes) {
+  StreamPool(int normalStreams, int classLanes) {
+    boolean priorityLanes = classLanes > 0;
     this.priorityLanes = priorityLanes;
-    int extra = priorityLanes ? classLanes(normalStreams) : 0;
+    int extra = classLanes;
     int streams = normalStreams + 2 * extra;
     classStart[PriorityClass.NORMAL.ordinal()] = 0;
     classEnd[PriorityClass.NORMAL.ordinal()] = normalStreams;
@@ -81,15 +82,6 @@ final class StreamPool {
   /** Whether position {@code p} of {@code lane} may still be running. */
   boolean pending(int lane, long p) {
     return p > completed[lane];
-  }
-
-  /**
-   * The lanes of the high class and of the low class each, beside {@code normalStreams} normal ones:
-   * a quarter as many, at least one. Few, since every stream beyond the driver's hardware queues
-   * shares one with another stream.
-   */
-  static int classLanes(int normalStreams) {
-    return Math.max(1, normalStreams / 4);
   }
 
   /** The class of a lane's stream; the legacy lane is normal. */

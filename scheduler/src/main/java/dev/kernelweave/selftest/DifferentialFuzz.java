@@ -121,6 +121,14 @@ public final class DifferentialFuzz {
     return new Report(done, passed, failures, stats, shapes);
   }
 
+  /**
+   * The high lanes, and low lanes, of the scheduled runs: more than the agent's one, so that the
+   * work of one class also runs concurrently and a missing wait inside a class can show.
+   */
+  public static int classLanes(int streams) {
+    return Math.max(Scheduler.AGENT_CLASS_LANES, streams / 4);
+  }
+
   /** Why {@code program} fails with {@code targetSeed}, or null when it passes. */
   public String check(Program program, long targetSeed) {
     return verdict(program, targetSeed).reason;
@@ -130,13 +138,13 @@ public final class DifferentialFuzz {
 
   private Verdict verdict(Program program, long targetSeed) {
     RunResult serial;
-    int lanes = Scheduler.poolLanes(streams, true);
+    int lanes = Scheduler.poolLanes(streams, classLanes(streams));
     try (ProgramTarget target = targets.open(lanes, targetSeed ^ 0x2545F4914F6CDD1DL)) {
       serial = ProgramRunner.runSerial(program, target);
     }
     RunResult scheduled;
     try (ProgramTarget target = targets.open(lanes, targetSeed)) {
-      scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams);
+      scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams, classLanes(streams));
     }
     return new Verdict(compare(program, serial, scheduled), scheduled.stats());
   }

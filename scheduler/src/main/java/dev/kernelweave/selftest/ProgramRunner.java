@@ -38,7 +38,7 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, false, null, Mutant.NONE, target.streams(), false).execute();
+    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0).execute();
   }
 
   /** Every call placed by a new dispatch on {@code target}'s lanes, graphs on where the target has them. */
@@ -51,7 +51,7 @@ public final class ProgramRunner {
    * be held and replayed as graphs on the target's {@link ProgramTarget#graphs}.
    */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant, boolean graphs) {
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), false).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0).execute();
   }
 
   /**
@@ -59,14 +59,15 @@ public final class ProgramRunner {
    * thread's calls carry its class ({@link Program#priorityOf}) and go to lanes of that class.
    *
    * @param normalStreams the normal lanes; {@code target} has {@link Scheduler#poolLanes} pool lanes
+   * @param classLanes the high lanes, and the low lanes, at least 1
    */
   public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
-      boolean graphs, int normalStreams) {
-    if (target.streams() != Scheduler.poolLanes(normalStreams, true)) {
-      throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, priority lanes for "
-          + normalStreams + " normal streams need " + Scheduler.poolLanes(normalStreams, true));
+      boolean graphs, int normalStreams, int classLanes) {
+    if (classLanes < 1 || target.streams() != Scheduler.poolLanes(normalStreams, classLanes)) {
+      throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, not "
+          + normalStreams + " normal and " + classLanes + " of each other class");
     }
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, true).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes).execute();
   }
 
   /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
@@ -102,12 +103,12 @@ public final class ProgramRunner {
     int index;
 
     Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
-        int normalStreams, boolean priorityLanes) {
+        int normalStreams, int classLanes) {
       this.program = program;
       this.target = target;
       this.scheduler = !scheduled ? null
-          : new Dispatch(target, normalStreams, priorityLanes, mutant, graphs, graphs == null ? null : this);
-      this.priorities = priorityLanes;
+          : new Dispatch(target, normalStreams, classLanes, mutant, graphs, graphs == null ? null : this);
+      this.priorities = classLanes > 0;
       if (this.scheduler != null && this.scheduler.windows() != null) {
         // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
         this.scheduler.windows().useClock(() -> 0L);

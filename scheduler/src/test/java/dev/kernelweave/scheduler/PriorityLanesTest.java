@@ -26,7 +26,7 @@ class PriorityLanesTest {
   private static final PriorityClass LOW = PriorityClass.LOW;
 
   private final RecordingDevice device = new RecordingDevice();
-  private Scheduler scheduler = new Scheduler(device, 4, true, Mutant.NONE);
+  private Scheduler scheduler = new Scheduler(device, 4, 1, Mutant.NONE);
   private long seq;
   private CallRecord last;
 
@@ -52,7 +52,7 @@ class PriorityLanesTest {
 
   @Test
   void eachClassHasLanesOfItsOwnCreatedWithItsPriority() {
-    assertEquals(6, Scheduler.poolLanes(4, true));
+    assertEquals(6, Scheduler.poolLanes(4, 1));
     assertEquals(6, scheduler.legacyLane());
     assertEquals(0, launch(NORMAL, 0, W));
     assertEquals(4, launch(HIGH, 1, W));
@@ -118,7 +118,7 @@ class PriorityLanesTest {
 
   @Test
   void theMutantDropsTheCrossClassWaitOfAHighCall() {
-    scheduler = new Scheduler(device, 4, true, Mutant.PRIORITY_SKIPS_DEPENDENCY);
+    scheduler = new Scheduler(device, 4, 1, Mutant.PRIORITY_SKIPS_DEPENDENCY);
     launch(LOW, 0, W);
     device.drain();
     assertEquals(4, launch(HIGH, 0, RW));

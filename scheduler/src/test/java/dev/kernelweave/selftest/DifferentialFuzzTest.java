@@ -36,7 +36,7 @@ class DifferentialFuzzTest {
     }
     assertEquals(5000, report.passed());
     // Threads of every class: the normal lanes and each class's own lanes all get work.
-    assertEquals(Scheduler.poolLanes(streams, true), report.stats().lanesUsed(), "work spread over every lane: " + report.stats());
+    assertEquals(Scheduler.poolLanes(streams, DifferentialFuzz.classLanes(streams)), report.stats().lanesUsed(), "work spread over every lane: " + report.stats());
     if (streams > 1) {
       assertTrue(report.stats().crossLaneWaits() > 0, report.stats().toString());
     }
