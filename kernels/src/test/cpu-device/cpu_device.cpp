@@ -203,6 +203,7 @@ struct Capture;
 // Streams are never freed: a stale handle must find no live stream, not freed memory.
 struct Stream {
   bool blocking;
+  int priority = 0;            // as cuStreamGetPriority reports it; work runs in one order whatever it is
   Op *last = nullptr;
   Capture *capture = nullptr;  // the capture sequence this stream records into, if any
   std::vector<size_t> tail;    // while capturing: the nodes the next recorded node depends on
@@ -213,6 +214,7 @@ struct Node {
   std::function<void()> action;
   bool hostFunction;
   std::vector<size_t> after;
+  std::string label;  // the kernel's or call's name, for KW_CPU_DEVICE_TRACE_PRIORITY
 };
 
 struct Graph {
@@ -500,10 +502,24 @@ CUresult legacyAllowed(const char *what) {
   return result;
 }
 
-void record(Stream *s, std::function<void()> action, bool hostFunction) {
+void record(Stream *s, std::function<void()> action, bool hostFunction, const char *label) {
   Capture *c = s->capture;
-  c->nodes.push_back(Node{std::move(action), hostFunction, s->tail});
+  c->nodes.push_back(Node{std::move(action), hostFunction, s->tail, label});
   s->tail = {c->nodes.size() - 1};
+}
+
+// KW_CPU_DEVICE_TRACE_PRIORITY=1: every kernel queued (alone or in a launched graph) prints the
+// priority of the stream it runs on, so that a test sees where launches went from the driver's side.
+bool tracePriority() {
+  static const bool on = [] {
+    const char *v = std::getenv("KW_CPU_DEVICE_TRACE_PRIORITY");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
+void traceQueued(const Stream *s, const std::string &what) {
+  if (tracePriority()) std::fprintf(stderr, "cpu-device: queued %s on priority %d\n", what.c_str(), s->priority);
 }
 
 // An asynchronous operation: recorded into the graph when its stream captures, else queued.
@@ -511,12 +527,13 @@ CUresult submit(CUstream handle, std::function<void()> action, const char *what,
   Stream *s;
   if (CUresult r = resolve(handle, &s)) return r;
   if (s->capture) {
-    record(s, std::move(action), hostFunction);
+    record(s, std::move(action), hostFunction, what);
     return CUDA_SUCCESS;
   }
   if (s == &legacyStream) {
     if (CUresult r = legacyAllowed(what)) return r;
   }
+  traceQueued(s, what);
   enqueue(s, std::move(action), hostFunction);
   return CUDA_SUCCESS;
 }
@@ -1128,7 +1145,34 @@ CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int) { return cuStreamCreate(stream, flags); }
+// The range of a recent GPU: 0 least (the default), -5 greatest; lower numbers are more urgent.
+constexpr int LEAST_STREAM_PRIORITY = 0;
+constexpr int GREATEST_STREAM_PRIORITY = -5;
+
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
+  if (leastPriority) *leastPriority = LEAST_STREAM_PRIORITY;  // either pointer may be null
+  if (greatestPriority) *greatestPriority = GREATEST_STREAM_PRIORITY;
+  return CUDA_SUCCESS;
+}
+
+// A priority outside the range is clamped to it, as CUDA documents.
+CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority) {
+  CUresult r = cuStreamCreate(stream, flags);
+  if (r != CUDA_SUCCESS) return r;
+  std::lock_guard<std::mutex> guard(lock);
+  reinterpret_cast<Stream *>(*stream)->priority =
+      std::min(LEAST_STREAM_PRIORITY, std::max(GREATEST_STREAM_PRIORITY, priority));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetPriority(CUstream stream, int *priority) {
+  std::lock_guard<std::mutex> guard(lock);
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (!priority) return fail(CUDA_ERROR_INVALID_VALUE, "cuStreamGetPriority without a result pointer");
+  *priority = s->priority;  // the default streams have priority 0
+  return CUDA_SUCCESS;
+}
 
 CUresult cuStreamDestroy_v2(CUstream stream) {
   std::unique_lock<std::mutex> guard(lock);
@@ -1463,7 +1507,7 @@ CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
       std::vector<size_t> after;
       for (size_t a : n.after) after.push_back(first + a);
       if (n.after.empty()) after = roots;
-      c->nodes.push_back(Node{n.action, n.hostFunction, after});
+      c->nodes.push_back(Node{n.action, n.hostFunction, after, n.label});
       leaves.push_back(c->nodes.size() - 1);
     }
     if (!leaves.empty()) s->tail = leaves;
@@ -1475,6 +1519,7 @@ CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   Op *entry = enqueue(s, [] {});
   std::vector<Op *> ops;
   for (const Node &n : g->nodes) {
+    traceQueued(s, n.label);
     Op *op = new Op();
     op->action = n.action;
     op->hostFunction = n.hostFunction;

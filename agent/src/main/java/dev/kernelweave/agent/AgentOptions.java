@@ -1,5 +1,6 @@
 package dev.kernelweave.agent;
 
+import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.JournalRetention;
@@ -22,14 +23,15 @@ import java.util.Properties;
  * @param log how much the agent says, and where: stderr, or {@link System.Logger} for {@code system}
  * @param journalKeep how many runs the default journal directory keeps (the newest)
  * @param journalMaxBytes how many bytes the default journal directory's runs may hold together
+ * @param priority which priority class each thread's calls get
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
 
@@ -50,7 +52,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
    */
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
-        true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES);
+        true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
+        ThreadPriorities.THREAD);
   }
 
   static int defaultStreams(String maxConnections) {
@@ -89,6 +92,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     AgentLog.Level log = o.log();
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
+    ThreadPriorities priority = o.priority();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -146,10 +150,17 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
             throw bad("journal-max-bytes", v, "a size above 0: bytes, or with k, m, g or t (1024s), as in 1g");
           }
         }
+        case "priority" -> {
+          try {
+            priority = ThreadPriorities.parse(v);
+          } catch (IllegalArgumentException ex) {
+            throw bad("priority", v, ThreadPriorities.FORMS + " (" + ex.getMessage() + ")");
+          }
+        }
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority);
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

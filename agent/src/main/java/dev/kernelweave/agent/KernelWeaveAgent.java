@@ -46,7 +46,7 @@ public final class KernelWeaveAgent {
             public LaunchJournal get() {
               return Journals.open(options);
             }
-          }));
+          }, options.priority()));
       Runnable exitWork = new Runnable() {
         @Override
         public void run() {

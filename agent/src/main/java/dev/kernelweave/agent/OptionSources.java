@@ -31,6 +31,11 @@ final class OptionSources {
   static final String ENVIRONMENT_PREFIX = "KERNELWEAVE_";
   /** Names the properties file; not an option of the agent itself. */
   static final String CONFIG_KEY = "config";
+  /**
+   * The option whose value is a comma-separated list: in the agent argument, a piece with no
+   * {@code =} after it continues its value.
+   */
+  static final String LIST_KEY = "priority";
 
   /**
    * One option's value and where it was given.
@@ -102,13 +107,21 @@ final class OptionSources {
     if (agentArgument == null || agentArgument.isBlank()) {
       return values;
     }
+    String previous = null;
     for (String pair : agentArgument.split(",")) {
       int eq = pair.indexOf('=');
+      if (eq < 0 && LIST_KEY.equals(previous)) {
+        // priority=high:a-*,low:b-*: its rules are separated by the same comma as the options
+        Setting s = values.get(previous);
+        values.put(previous, new Setting(s.value() + "," + pair.trim(), null));
+        continue;
+      }
       if (eq <= 0) {
         throw new AgentOptions.InvalidOption(
             "option '" + pair.trim() + "' is not key=value; accepted keys: " + AgentOptions.KEYS);
       }
-      values.put(pair.substring(0, eq).trim(), new Setting(pair.substring(eq + 1).trim(), null));
+      previous = pair.substring(0, eq).trim();
+      values.put(previous, new Setting(pair.substring(eq + 1).trim(), null));
     }
     return values;
   }

@@ -3,9 +3,12 @@ package dev.kernelweave.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kernelweave.call.PriorityClass;
+import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import java.nio.file.Path;
@@ -46,6 +49,30 @@ class AgentOptionsTest {
     assertFalse(o.ptx());
     assertFalse(o.graphs());
     assertEquals(AgentLog.Level.DEBUG, o.log());
+  }
+
+  @Test
+  void priorityDefaultsToTheJavaThreadPriorityAndTakesOffAndGlobsFromEverySource() {
+    assertSame(ThreadPriorities.THREAD, AgentOptions.parse(null, none).priority());
+    assertSame(ThreadPriorities.OFF, AgentOptions.parse("priority=off", none).priority());
+    ThreadPriorities globs = AgentOptions.parse("streams=4,priority=high:request-*,low:trainer-*,graphs=off", none).priority();
+    assertEquals("high:request-*,low:trainer-*", globs.toString());
+    assertEquals(PriorityClass.LOW, globs.classOf("trainer-2", Thread.MAX_PRIORITY));
+    assertEquals(PriorityClass.HIGH, globs.classOf("request-9", Thread.MIN_PRIORITY));
+    assertFalse(AgentOptions.parse("priority=high:request-*,low:trainer-*,graphs=off", none).graphs());
+    Properties p = new Properties();
+    p.setProperty("kernelweave.priority", "low:batch-*");
+    assertEquals(PriorityClass.LOW, AgentOptions.parse(null, p).priority().classOf("batch-1", 5));
+  }
+
+  @Test
+  void aBadPriorityNamesTheOptionAndTheAcceptedForms() {
+    for (String bad : List.of("priority=urgent", "priority=high:", "priority=", "priority=top:a-*")) {
+      AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
+      assertTrue(e.getMessage().startsWith("option " + bad + " is not valid; accepted: off, thread, or class:glob"),
+          e.getMessage());
+      assertFalse(e.getMessage().contains("\n"));
+    }
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.PriorityClass;
+import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.memory.AllocationTable;
 import jcuda.driver.CUcontext;
@@ -34,6 +36,11 @@ final class CallThread {
   long context;
   /** {@link Interception#contextEpoch} when {@link #context} was asked. */
   int contextEpoch;
+  /** The class of the thread's calls, resolved for {@link #resolvedName} and {@link #resolvedJavaPriority}. */
+  private PriorityClass priority = PriorityClass.NORMAL;
+  private String resolvedName;
+  private int resolvedJavaPriority = -1;
+  private ThreadPriorities resolvedBy;
 
   private CallThread() {
     Thread t = Thread.currentThread();
@@ -73,6 +80,25 @@ final class CallThread {
       context = c;
     }
     return c;
+  }
+
+  /**
+   * The class of the thread's calls under {@code rules}: resolved once, and again only when the
+   * thread's name (by identity) or Java priority changed since. Allocates nothing on the way.
+   */
+  PriorityClass priority(ThreadPriorities rules) {
+    if (!rules.enabled()) {
+      return PriorityClass.NORMAL;
+    }
+    String name = owner.getName();
+    int javaPriority = owner.getPriority();
+    if (name != resolvedName || javaPriority != resolvedJavaPriority || rules != resolvedBy) {
+      priority = rules.classOf(name, javaPriority);
+      resolvedName = name;
+      resolvedJavaPriority = javaPriority;
+      resolvedBy = rules;
+    }
+    return priority;
   }
 
   /** After a call that may have changed the thread's current context. */

@@ -56,6 +56,7 @@ public final class Calls {
       r.startNanos = Clock.epochNanos(r.startNano);
       r.threadId = t.id;
       r.threadName = t.name;
+      r.priority = t.priority(Interception.settings().priorities());
       r.kind = kind;
       r.name = name;
       r.appStream = appStream;

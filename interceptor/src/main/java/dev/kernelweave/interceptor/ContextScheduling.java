@@ -7,6 +7,7 @@ import dev.kernelweave.interceptor.observe.CallEvents;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.Scheduler;
 
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
@@ -17,12 +18,17 @@ final class ContextScheduling {
   /** Page-locked buffers for staged copies; guarded by the dispatch's lock. */
   final StagingBuffers staging = new StagingBuffers();
 
-  ContextScheduling(long context, int streams, boolean graphs) {
+  /**
+   * @param streams the normal lanes
+   * @param priorityLanes whether high and low calls get lanes of their own, created with the
+   *     device's greatest and least stream priorities
+   */
+  ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes) {
     this.context = context;
-    this.device = new JCudaStreamDevice(streams);
-    this.dispatch = graphs
-        ? new Dispatch(device, streams, Mutant.NONE, new JCudaGraphDevice(device), new HeldLaunches())
-        : new Dispatch(device, streams, Mutant.NONE);
+    int classLanes = priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0;
+    this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
+    this.dispatch = new Dispatch(device, streams, classLanes, Mutant.NONE,
+        graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
   }
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others. */

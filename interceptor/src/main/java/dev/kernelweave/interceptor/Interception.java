@@ -132,7 +132,7 @@ public final class Interception {
       synchronized (CONTEXTS) {
         cs = CONTEXTS.get(context);
         if (cs == null) {
-          cs = new ContextScheduling(context, settings.streams(), settings.graphs());
+          cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled());
           CONTEXTS.put(context, cs);
         }
       }

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.journal.LaunchJournal;
 import java.util.function.Supplier;
 
@@ -12,6 +13,14 @@ import java.util.function.Supplier;
  * @param graphs whether repeated windows of launches are held and replayed as CUDA graphs
  * @param journal opens the journal on the first intercepted call, so that a program that never
  *     touches CUDA gets no directory and no thread
+ * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
+ *     contexts keep lanes per class
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal) {}
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities) {
+
+  /** With the default priorities, {@link ThreadPriorities#THREAD}. */
+  public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal) {
+    this(mode, streams, ptx, graphs, journal, ThreadPriorities.THREAD);
+  }
+}

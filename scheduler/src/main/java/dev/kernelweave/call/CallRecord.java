@@ -32,9 +32,11 @@ import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 public class CallRecord extends BytesInBinaryMarshallable {
 
   /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
-  public static final int FORMAT_VERSION = 2;
-  /** The previous layout, without {@link #graphWindow}; still read. */
+  public static final int FORMAT_VERSION = 3;
+  /** The first layout, without {@link #graphWindow} and {@link #priority}; still read. */
   private static final int FORMAT_VERSION_1 = 1;
+  /** The layout without {@link #priority} (read as normal); still read. */
+  private static final int FORMAT_VERSION_2 = 2;
 
   /** {@link #result} when the call threw instead of returning a code. */
   public static final int RESULT_THREW = Integer.MIN_VALUE;
@@ -50,6 +52,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
   public long durationNanos;
   public long threadId;
   public String threadName = "";
+  /** The calling thread's class ({@link ThreadPriorities}): which lanes the call may go to. */
+  public PriorityClass priority = PriorityClass.NORMAL;
   /** The CUDA context's handle, 0 when unknown. */
   public long context;
   public CallKind kind = CallKind.OPAQUE;
@@ -157,6 +161,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     durationNanos = 0;
     threadId = 0;
     threadName = "";
+    priority = PriorityClass.NORMAL;
     context = 0;
     kind = CallKind.OPAQUE;
     name = "";
@@ -285,6 +290,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     durationNanos = other.durationNanos;
     threadId = other.threadId;
     threadName = other.threadName;
+    priority = other.priority;
     context = other.context;
     kind = other.kind;
     name = other.name;
@@ -385,6 +391,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
     }
     out.writeByte((byte) flags());
     out.writeStopBit(graphWindow);
+    out.writeByte((byte) priority.ordinal());
   }
 
   /**
@@ -397,7 +404,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
   @Override
   public void readMarshallable(BytesIn<?> in) {
     int version = in.readByte() & 0xFF;
-    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_2) {
       throw new IORuntimeException(
           "journal record format " + version + ", this reader knows " + FORMAT_VERSION);
     }
@@ -449,6 +456,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     }
     setFlags(in.readByte());
     graphWindow = version == FORMAT_VERSION_1 ? 0 : in.readStopBit();
+    priority = version < FORMAT_VERSION ? PriorityClass.NORMAL
+        : PriorityClass.ofOrdinal(checkedOrdinal(in.readByte(), PRIORITY_COUNT, "priority class"));
   }
 
   /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
@@ -489,6 +498,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
 
   private static final int KIND_COUNT = CallKind.values().length;
   private static final int ACCESS_MODE_COUNT = AccessMode.values().length;
+  private static final int PRIORITY_COUNT = PriorityClass.values().length;
 
   /** Counts above this are a damaged record, not a real call. */
   private static final int MAX_COUNT = 1 << 20;
@@ -590,7 +600,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
   @Override
   public String toString() {
     return "CallRecord{seq=" + seq + ", " + name + (kernel.isEmpty() ? "" : " " + kernel)
-        + ", " + kind + ", thread=" + threadName + ", stream=" + stream
+        + ", " + kind + ", thread=" + threadName + ", priority=" + priority.label() + ", stream=" + stream
         + ", accesses=" + accessCount + ", result=" + result + "}";
   }
 }

@@ -57,8 +57,19 @@ public final class Dispatch {
    */
   public Dispatch(StreamDevice device, int streams, Mutant mutant, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this.scheduler = new Scheduler(device, streams, mutant);
-    this.laneCount = streams + 1;
+    this(device, streams, 0, mutant, graphs, listener);
+  }
+
+  /**
+   * @param streams the normal lanes; the device must serve {@link Scheduler#poolLanes} lanes and the legacy one
+   * @param classLanes high lanes, and low lanes, beside the normal ones; 0: all calls share the normal lanes
+   * @param graphs how held launches are issued, or null to hold none (graphs off)
+   * @param listener hears of held launches once issued; needed with {@code graphs}
+   */
+  public Dispatch(StreamDevice device, int streams, int classLanes, Mutant mutant, GraphDevice graphs,
+      LaunchWindows.Listener listener) {
+    this.scheduler = new Scheduler(device, streams, classLanes, mutant);
+    this.laneCount = scheduler.legacyLane() + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
     this.listener = listener;
   }

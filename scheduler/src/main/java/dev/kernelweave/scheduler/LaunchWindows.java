@@ -3,6 +3,7 @@ package dev.kernelweave.scheduler;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.PriorityClass;
 import java.util.Arrays;
 
 /**
@@ -108,6 +109,11 @@ public final class LaunchWindows {
   private int state = IDLE;
   private long appStream;
   private long threadId;
+  /**
+   * The class of the window's launches: one window is one class, so that its replay, on a lane of
+   * that class, never makes a high-priority launch wait for lower-priority ones.
+   */
+  private PriorityClass priority = PriorityClass.NORMAL;
   private long prefix;
   private int length;
   /** The fingerprint of the window's first 1, 2, ... launches. */
@@ -174,7 +180,7 @@ public final class LaunchWindows {
       return false;
     }
     if (state != IDLE && (call.appStream != appStream || call.threadId != threadId
-        || sincePrevious > PAUSE_NANOS)) {
+        || call.priority != priority || sincePrevious > PAUSE_NANOS)) {
       end();
     }
     if (length == MAX_WINDOW && state != IDLE) {
@@ -184,6 +190,7 @@ public final class LaunchWindows {
       state = RECORDING;
       appStream = call.appStream;
       threadId = call.threadId;
+      priority = call.priority;
       prefix = 0x9E3779B97F4A7C15L;
       length = 0;
       heldCount = 0;
@@ -433,6 +440,7 @@ public final class LaunchWindows {
     r.name = "cuGraphLaunch";
     r.seq = last.seq;
     r.threadId = threadId;
+    r.priority = priority;
     r.context = last.context;
     r.appStream = appStream;
     // Graphs captured with routines share the capture streams' cuBLAS handles, and so their scratch

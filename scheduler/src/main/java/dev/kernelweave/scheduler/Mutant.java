@@ -24,7 +24,9 @@ public enum Mutant {
   REPLAY_STALE_PARAMETERS("replay-stale-parameters",
       "a held window replays the graph of one with the same kernels and memory but other scalar arguments"),
   STAGED_READ_UNJOINED("staged-read-unjoined",
-      "a staged read-back is queued on the legacy stream without waiting, device-side, for the work it must follow");
+      "a staged read-back is queued on the legacy stream without waiting, device-side, for the work it must follow"),
+  PRIORITY_SKIPS_DEPENDENCY("priority-skips-dependency",
+      "a high-priority call does not wait for the lower-priority work it depends on on another lane");
 
   private final String option;
   private final String description;

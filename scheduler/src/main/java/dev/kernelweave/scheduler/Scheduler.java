@@ -2,6 +2,7 @@ package dev.kernelweave.scheduler;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.PriorityClass;
 
 /**
  * Decides, for one CUDA context, on which stream each call runs and what it must wait for, from
@@ -44,6 +45,13 @@ public final class Scheduler {
    */
   public static final int DEFAULT_STREAMS = 8;
 
+  /**
+   * High lanes, and low lanes, per context in the agent: one each. Every stream beyond the driver's
+   * hardware queues shares one with another stream, and every lane lengthens the per-lane clocks
+   * every cross-lane wait updates; a class's calls mostly form chains.
+   */
+  public static final int AGENT_CLASS_LANES = 1;
+
   private final StreamDevice device;
   private final Mutant mutant;
   private final StreamPool pool;
@@ -73,12 +81,26 @@ public final class Scheduler {
    * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
    */
   public Scheduler(StreamDevice device, int streams, Mutant mutant) {
+    this(device, streams, 0, mutant);
+  }
+
+  /**
+   * @param device the stream and event operations to issue
+   * @param streams the number of normal pool lanes, at least 1
+   * @param classLanes the lanes of the high class, and of the low class, beside the normal ones
+   *     ({@link #poolLanes}); 0: every call shares the normal lanes, as without priorities
+   * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
+   */
+  public Scheduler(StreamDevice device, int streams, int classLanes, Mutant mutant) {
     if (streams < 1) {
       throw new IllegalArgumentException("streams must be at least 1, was " + streams);
     }
     this.device = device;
     this.mutant = mutant;
-    this.pool = new StreamPool(streams);
+    if (classLanes < 0) {
+      throw new IllegalArgumentException("class lanes must be at least 0, was " + classLanes);
+    }
+    this.pool = new StreamPool(streams, classLanes);
     this.events = new EventPool(pool.laneCount);
     this.tracker = new DependencyTracker(pool, mutant);
     this.appStreams = new AppStreams(pool.laneCount, mutant);
@@ -94,9 +116,23 @@ public final class Scheduler {
     return joins;
   }
 
-  /** The lane index of the application's legacy default stream: {@code streams}. */
+  /** The lane index of the application's legacy default stream: {@link #poolLanes}. */
   public int legacyLane() {
     return pool.legacy;
+  }
+
+  /**
+   * The pool lanes of every class for {@code streams} normal ones: the index of the legacy lane,
+   * and what a {@link StreamDevice} must be sized for. With priority lanes, the high lanes follow
+   * the normal ones, then the low lanes.
+   */
+  public static int poolLanes(int streams, int classLanes) {
+    return streams + 2 * classLanes;
+  }
+
+  /** The class of a lane's stream: the priority it was created with. */
+  public PriorityClass laneClass(int lane) {
+    return pool.classOf(lane);
   }
 
   /** Handle of the legacy default stream ({@code CU_STREAM_LEGACY}, {@code cudaStreamLegacy}). */
@@ -191,7 +227,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.of(call));
-    int lane = barrier ? pool.leastRecentlyUsed() : chooseLane(call);
+    int lane = barrier ? pool.leastRecentlyUsed(call.priority) : chooseLane(call);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
     waitForNeeds(call, lane);
@@ -513,17 +549,20 @@ public final class Scheduler {
    */
   private int chooseLane(CallRecord call) {
     boolean brief = call.brief;
+    PriorityClass priority = call.priority;
     // A chain the program wrote on the legacy stream stays there: a synchronous copy that reads its
-    // result back runs there too, and then waits for it in the stream, with no host wait first.
-    boolean legacyChains = appStreams.of(call) == appStreams.legacy();
+    // result back runs there too, and then waits for it in the stream, with no host wait first. The
+    // legacy lane is normal: a call of another class leaves it for a lane of its own class.
+    boolean legacyChains = appStreams.of(call) == appStreams.legacy()
+        && (priority == PriorityClass.NORMAL || !pool.priorityLanes);
     int chain = -1;
     long chainSeq = Long.MIN_VALUE;
     int newest = -1;
     long newestSeq = Long.MIN_VALUE;
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
-      if (lane == pool.legacy && !legacyChains) {
-        continue;
+      if (lane == pool.legacy ? !legacyChains : !pool.serves(lane, priority)) {
+        continue; // a lane of another class never takes the call: it would wait behind that class's work
       }
       long seq = needs.seq(lane);
       if (needs.position(lane) == pool.tail(lane) && seq > chainSeq) {
@@ -540,14 +579,15 @@ public final class Scheduler {
     }
     if (brief) {
       if (newest >= 0) {
-        return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed();
+        return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed(priority);
       }
       int streamLane = appStreams.of(call).footprint.lastLane();
-      if (streamLane >= 0 && streamLane != pool.legacy && followsAnyBarrierOn(streamLane)) {
+      if (streamLane >= 0 && streamLane != pool.legacy && pool.serves(streamLane, priority)
+          && followsAnyBarrierOn(streamLane)) {
         return streamLane;
       }
     }
-    return pool.leastRecentlyUsed();
+    return pool.leastRecentlyUsed(priority);
   }
 
   /**
@@ -567,6 +607,10 @@ public final class Scheduler {
       long p = needs.position(from);
       if (from == lane || pool.waited(lane, from) >= p || !pool.pending(from, p)) {
         continue;
+      }
+      if (mutant == Mutant.PRIORITY_SKIPS_DEPENDENCY && call.priority == PriorityClass.HIGH
+          && pool.classOf(from) != PriorityClass.HIGH) {
+        continue; // the deliberate fault: the high call overtakes what it depends on
       }
       int event = events.cover(from, p, pool, device);
       call.eventRecorded |= events.recorded;

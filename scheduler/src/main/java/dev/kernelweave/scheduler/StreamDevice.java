@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.PriorityClass;
+
 /**
  * The handful of stream and event operations the scheduler itself issues, on lanes it numbers.
  * Lanes {@code 0 .. streams-1} are the agent's own non-blocking streams; lane {@code streams} is
@@ -14,6 +16,15 @@ public interface StreamDevice {
 
   /** Creates the agent's stream for a pool lane; called once per lane, before its first use. */
   void createStream(int lane);
+
+  /**
+   * Creates the agent's stream for a pool lane of class {@code priority}, with the device's
+   * matching stream priority (greatest for high, least for low, the default for normal). The
+   * default ignores the class, which orders the same: right for devices that only model ordering.
+   */
+  default void createStream(int lane, PriorityClass priority) {
+    createStream(lane);
+  }
 
   /** Creates a pooled event; called once per event id, before its first use. Events need no timing. */
   void createEvent(int event);

@@ -194,7 +194,7 @@ final class StreamJoins {
     if (call.appEvent == 0 || !call.timedEvent) {
       return;
     }
-    int lane = pool.leastRecentlyUsed();
+    int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
     pool.ensureCreated(lane, device);
     device.laneWaitsForAppEvent(lane, call.appEvent);
     appStreams.of(call).follow.add(lane, pool.issue(lane), call.seq);

@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.PriorityClass;
+
 /**
  * The lanes and what the scheduler knows about their progress: how many calls each has been given
  * (its position), which position of every other lane it has already been made to wait for, and
@@ -8,12 +10,24 @@ package dev.kernelweave.scheduler;
  * <p>Positions start at 1; position 0 stands for "nothing". A lane's {@code waited} row is a vector
  * clock: all work issued on lane {@code a} from now on runs after position {@code waited(a, b)} of
  * every lane {@code b}, directly or through a chain of waits.
+ *
+ * <p>Lanes come in {@link PriorityClass priority classes}: {@code [0, normal)} are normal, then, with
+ * priority lanes, some high and as many low lanes; the legacy lane, the last, is
+ * normal. Without priority lanes the layout is the plain one, {@code streams} normal lanes.
  */
 final class StreamPool {
 
+  /** The pool lanes, of every class; also the legacy lane's index. */
   final int streams;
   final int laneCount;
   final int legacy;
+  /** The first pool lane of each class, by ordinal, and one past the last ({@code classEnd}). */
+  private final int[] classStart = new int[PriorityClass.values().length];
+  private final int[] classEnd = new int[PriorityClass.values().length];
+  /** Whether high and low calls have lanes of their own; without, all share the normal lanes. */
+  final boolean priorityLanes;
+  /** Each lane's class, the stream priority it is created with. */
+  private final PriorityClass[] laneClass;
   private final long[] position;
   private final long[] completed;
   private final boolean[] created;
@@ -25,9 +39,33 @@ final class StreamPool {
   private final long[] waited;
 
   StreamPool(int streams) {
+    this(streams, 0);
+  }
+
+  /**
+   * @param normalStreams the normal class's lanes: all of them without priority lanes
+   * @param classLanes the high lanes, and as many low ones, that follow the normal ones; 0 for none
+   */
+  StreamPool(int normalStreams, int classLanes) {
+    boolean priorityLanes = classLanes > 0;
+    this.priorityLanes = priorityLanes;
+    int extra = classLanes;
+    int streams = normalStreams + 2 * extra;
+    classStart[PriorityClass.NORMAL.ordinal()] = 0;
+    classEnd[PriorityClass.NORMAL.ordinal()] = normalStreams;
+    // Without priority lanes every class shares the normal lanes: placement is as before.
+    classStart[PriorityClass.HIGH.ordinal()] = priorityLanes ? normalStreams : 0;
+    classEnd[PriorityClass.HIGH.ordinal()] = priorityLanes ? normalStreams + extra : normalStreams;
+    classStart[PriorityClass.LOW.ordinal()] = priorityLanes ? normalStreams + extra : 0;
+    classEnd[PriorityClass.LOW.ordinal()] = priorityLanes ? streams : normalStreams;
     this.streams = streams;
     this.laneCount = streams + 1;
     this.legacy = streams;
+    laneClass = new PriorityClass[laneCount];
+    for (int lane = 0; lane < laneCount; lane++) {
+      laneClass[lane] = lane >= normalStreams && lane < normalStreams + extra ? PriorityClass.HIGH
+          : lane >= normalStreams + extra && lane < streams ? PriorityClass.LOW : PriorityClass.NORMAL;
+    }
     position = new long[laneCount];
     completed = new long[laneCount];
     created = new boolean[laneCount];
@@ -46,10 +84,20 @@ final class StreamPool {
     return p > completed[lane];
   }
 
-  /** Creates a pool lane's stream before its first use; the legacy lane needs none. */
+  /** The class of a lane's stream; the legacy lane is normal. */
+  PriorityClass classOf(int lane) {
+    return laneClass[lane];
+  }
+
+  /** Whether a call of class {@code c} may run on {@code lane}: one of its class's pool lanes. */
+  boolean serves(int lane, PriorityClass c) {
+    return lane >= classStart[c.ordinal()] && lane < classEnd[c.ordinal()];
+  }
+
+  /** Creates a pool lane's stream, with its class's priority, before its first use; the legacy lane needs none. */
   void ensureCreated(int lane, StreamDevice device) {
     if (!created[lane] && lane != legacy) {
-      device.createStream(lane);
+      device.createStream(lane, classOf(lane));
       created[lane] = true;
     }
   }
@@ -71,9 +119,16 @@ final class StreamPool {
    * function), and work CUDA does not order after it must not queue behind it.
    */
   int leastRecentlyUsed() {
+    return leastRecentlyUsed(PriorityClass.NORMAL);
+  }
+
+  /** {@link #leastRecentlyUsed()} among the pool lanes of class {@code c}. */
+  int leastRecentlyUsed(PriorityClass c) {
+    int from = classStart[c.ordinal()];
+    int to = classEnd[c.ordinal()];
     int best = -1;
     long bestUse = Long.MAX_VALUE;
-    for (int lane = 0; lane < streams; lane++) {
+    for (int lane = from; lane < to; lane++) {
       if (lastUse[lane] < bestUse && !pending(lane, barrierAt[lane])) {
         best = lane;
         bestUse = lastUse[lane];
@@ -82,8 +137,8 @@ final class StreamPool {
     if (best >= 0) {
       return best;
     }
-    best = 0;
-    for (int lane = 1; lane < streams; lane++) {
+    best = from;
+    for (int lane = from + 1; lane < to; lane++) {
       if (lastUse[lane] < lastUse[best]) {
         best = lane;
       }

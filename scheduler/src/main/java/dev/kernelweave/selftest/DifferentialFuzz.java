@@ -1,6 +1,7 @@
 package dev.kernelweave.selftest;
 
 import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.Scheduler;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -29,7 +30,8 @@ public final class DifferentialFuzz {
 
   /**
    * @param targets opens a fresh target for each run
-   * @param streams pool lanes per scheduler
+   * @param streams normal pool lanes per scheduler; the scheduled runs have priority lanes beside
+   *     them ({@link Scheduler#poolLanes}), each thread's calls the class its program gives it
    * @param mutant {@link Mutant#NONE}, or a broken scheduler the fuzz should catch
    * @param graphs whether the scheduled runs hold launches and replay windows as graphs (where the
    *     target has graphs)
@@ -119,6 +121,14 @@ public final class DifferentialFuzz {
     return new Report(done, passed, failures, stats, shapes);
   }
 
+  /**
+   * The high lanes, and low lanes, of the scheduled runs: more than the agent's one, so that the
+   * work of one class also runs concurrently and a missing wait inside a class can show.
+   */
+  public static int classLanes(int streams) {
+    return Math.max(Scheduler.AGENT_CLASS_LANES, streams / 4);
+  }
+
   /** Why {@code program} fails with {@code targetSeed}, or null when it passes. */
   public String check(Program program, long targetSeed) {
     return verdict(program, targetSeed).reason;
@@ -128,12 +138,13 @@ public final class DifferentialFuzz {
 
   private Verdict verdict(Program program, long targetSeed) {
     RunResult serial;
-    try (ProgramTarget target = targets.open(streams, targetSeed ^ 0x2545F4914F6CDD1DL)) {
+    int lanes = Scheduler.poolLanes(streams, classLanes(streams));
+    try (ProgramTarget target = targets.open(lanes, targetSeed ^ 0x2545F4914F6CDD1DL)) {
       serial = ProgramRunner.runSerial(program, target);
     }
     RunResult scheduled;
-    try (ProgramTarget target = targets.open(streams, targetSeed)) {
-      scheduled = ProgramRunner.runScheduled(program, target, mutant, graphs);
+    try (ProgramTarget target = targets.open(lanes, targetSeed)) {
+      scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams, classLanes(streams));
     }
     return new Verdict(compare(program, serial, scheduled), scheduled.stats());
   }

@@ -1,5 +1,6 @@
 package dev.kernelweave.selftest;
 
+import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.scheduler.Scheduler;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,6 +39,16 @@ public final class Program {
     this.shapes = shapes.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(shapes));
   }
 
+  /**
+   * The priority class of application thread {@code thread}'s calls: fixed by the program's seed,
+   * so that a shrunk program keeps its threads' classes, and mixed, so that programs have threads
+   * of every class depending on one another.
+   */
+  public PriorityClass priorityOf(int thread) {
+    long h = (seed + thread) * 0x9E3779B97F4A7C15L;
+    return PriorityClass.ofOrdinal((int) Long.remainderUnsigned(h ^ (h >>> 29), PriorityClass.values().length));
+  }
+
   /** The seed the program was generated from. */
   public long seed() {
     return seed;
@@ -66,7 +77,8 @@ public final class Program {
     StringBuilder s = new StringBuilder();
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
-      s.append(String.format("  #%-3d t%d  %s%n", i, op.thread(), op.describe()));
+      s.append(String.format("  #%-3d t%d %-6s  %s%n", i, op.thread(), priorityOf(Math.max(op.thread(), 0)).label(),
+          op.describe()));
     }
     return s.toString();
   }

@@ -10,6 +10,7 @@ import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
+import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.scheduler.Ticket;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, false, null, Mutant.NONE).execute();
+    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0).execute();
   }
 
   /** Every call placed by a new dispatch on {@code target}'s lanes, graphs on where the target has them. */
@@ -50,7 +51,23 @@ public final class ProgramRunner {
    * be held and replayed as graphs on the target's {@link ProgramTarget#graphs}.
    */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant, boolean graphs) {
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0).execute();
+  }
+
+  /**
+   * {@link #runScheduled(Program, ProgramTarget, Mutant, boolean)} with priority lanes: each
+   * thread's calls carry its class ({@link Program#priorityOf}) and go to lanes of that class.
+   *
+   * @param normalStreams the normal lanes; {@code target} has {@link Scheduler#poolLanes} pool lanes
+   * @param classLanes the high lanes, and the low lanes, at least 1
+   */
+  public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
+      boolean graphs, int normalStreams, int classLanes) {
+    if (classLanes < 1 || target.streams() != Scheduler.poolLanes(normalStreams, classLanes)) {
+      throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, not "
+          + normalStreams + " normal and " + classLanes + " of each other class");
+    }
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes).execute();
   }
 
   /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
@@ -67,6 +84,8 @@ public final class ProgramRunner {
     final Mutant mutant;
     final Ticket ticket = new Ticket();
     final int legacy;
+    /** Whether calls carry their thread's class ({@link Program#priorityOf}). */
+    final boolean priorities;
     final AllocationTable table = new AllocationTable();
     final AllocationTable.Allocation found = new AllocationTable.Allocation();
     final Map<Integer, Long> devices = new TreeMap<>();
@@ -83,11 +102,13 @@ public final class ProgramRunner {
     long seq;
     int index;
 
-    Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant) {
+    Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
+        int normalStreams, int classLanes) {
       this.program = program;
       this.target = target;
       this.scheduler = !scheduled ? null
-          : new Dispatch(target, target.streams(), mutant, graphs, graphs == null ? null : this);
+          : new Dispatch(target, normalStreams, classLanes, mutant, graphs, graphs == null ? null : this);
+      this.priorities = classLanes > 0;
       if (this.scheduler != null && this.scheduler.windows() != null) {
         // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
         this.scheduler.windows().useClock(() -> 0L);
@@ -591,6 +612,9 @@ public final class ProgramRunner {
       call.reset();
       call.seq = ++seq;
       call.threadId = thread;
+      if (priorities) {
+        call.priority = program.priorityOf(thread);
+      }
       call.kind = kind;
       call.name = name;
       call.appStream = appStream;

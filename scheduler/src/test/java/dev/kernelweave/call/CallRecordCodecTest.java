@@ -116,10 +116,11 @@ class CallRecordCodecTest {
     CallRecord written = TestCalls.fill(new CallRecord(), 9);
     written.graphWindow = 0;
     written.graphCaptured = false;
+    written.priority = PriorityClass.NORMAL;
     bytes.clear();
     written.writeMarshallable(bytes);
-    // Version 1 ended at the flags byte: drop the trailing stop-bit window (one byte for 0).
-    bytes.writePosition(bytes.writePosition() - 1);
+    // Version 1 ended at the flags byte: drop the trailing stop-bit window (one byte for 0) and class.
+    bytes.writePosition(bytes.writePosition() - 2);
     bytes.writeByte(0, (byte) 1);
     CallRecord into = new CallRecord();
     into.graphWindow = 42;
@@ -129,6 +130,34 @@ class CallRecordCodecTest {
     assertEquals(0, into.graphWindow);
     assertFalse(into.graphCaptured);
     TestCalls.assertSameCall(written, into);
+  }
+
+  @Test
+  void readsAVersionTwoRecordAsNormalPriority() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 10);
+    written.priority = PriorityClass.NORMAL;
+    bytes.clear();
+    written.writeMarshallable(bytes);
+    // Version 2 ended at the graph window: drop the trailing class byte.
+    bytes.writePosition(bytes.writePosition() - 1);
+    bytes.writeByte(0, (byte) 2);
+    CallRecord into = new CallRecord();
+    into.priority = PriorityClass.HIGH;
+    into.readMarshallable(bytes);
+    assertEquals(0, bytes.readRemaining(), "the reader stops where version 2 ended");
+    assertEquals(PriorityClass.NORMAL, into.priority);
+    TestCalls.assertSameCall(written, into);
+  }
+
+  @Test
+  void writesAndReadsEachPriorityClass() {
+    CallRecord into = new CallRecord();
+    for (PriorityClass c : PriorityClass.values()) {
+      CallRecord written = TestCalls.fill(new CallRecord(), 11);
+      written.priority = c;
+      roundTrip(written, into);
+      assertEquals(c, into.priority);
+    }
   }
 
   @Test

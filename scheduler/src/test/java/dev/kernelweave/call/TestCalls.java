@@ -23,6 +23,7 @@ public final class TestCalls {
     into.durationNanos = 8_000 + v;
     into.threadId = 1 + seq % 3;
     into.threadName = THREADS[(int) (seq % THREADS.length)];
+    into.priority = PriorityClass.ofOrdinal((int) (seq % PriorityClass.values().length));
     into.context = 0x7f00_0000_1000L + (seq % 2);
     into.kind = KINDS[(int) (seq % KINDS.length)];
     into.name = into.kind == CallKind.LAUNCH ? "cuLaunchKernel" : "cuCall" + (seq % 5);
@@ -71,6 +72,7 @@ public final class TestCalls {
     assertEquals(expected.durationNanos, actual.durationNanos, at + "durationNanos");
     assertEquals(expected.threadId, actual.threadId, at + "threadId");
     assertEquals(expected.threadName, actual.threadName, at + "threadName");
+    assertEquals(expected.priority, actual.priority, at + "priority");
     assertEquals(expected.context, actual.context, at + "context");
     assertEquals(expected.kind, actual.kind, at + "kind");
     assertEquals(expected.name, actual.name, at + "name");

@@ -1,5 +1,6 @@
 package dev.kernelweave.scheduler;
 
+import dev.kernelweave.call.PriorityClass;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,6 +26,12 @@ final class RecordingDevice implements StreamDevice {
   @Override
   public void createStream(int lane) {
     log.add("createStream " + lane);
+  }
+
+  /** A normal lane logs as {@link #createStream(int)} does; another class adds its label. */
+  @Override
+  public void createStream(int lane, PriorityClass priority) {
+    log.add("createStream " + lane + (priority == PriorityClass.NORMAL ? "" : " " + priority.label()));
   }
 
   @Override

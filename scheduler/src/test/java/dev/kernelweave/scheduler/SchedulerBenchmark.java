@@ -10,7 +10,8 @@ import java.util.SplittableRandom;
 
 /**
  * Decisions per second and bytes allocated per call of {@code beforeAsyncWork} + {@code afterWork},
- * with 64 live allocations and a device that does nothing. Not a test: run it by hand,
+ * with 64 live allocations and a device that does nothing, without and with priority lanes
+ * ({@code +p}: every call normal, the high and low lanes beside). Not a test: run it by hand,
  *
  * <pre>
  * mvn -q -o -pl scheduler test-compile
@@ -32,16 +33,17 @@ public final class SchedulerBenchmark {
         "bytes/call", "ops/call");
     for (int streams : new int[] {16, 4}) {
       for (Workload w : new Workload[] {random(), chains(), independent()}) {
-        measure(w, streams);
+        measure(w, streams, false);
+        measure(w, streams, true); // the same normal-class calls, with the (unused) high and low lanes beside
       }
     }
   }
 
-  private static void measure(Workload w, int streams) {
+  private static void measure(Workload w, int streams, boolean priorityLanes) {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long thread = Thread.currentThread().getId();
     NullDevice device = new NullDevice();
-    Scheduler scheduler = new Scheduler(device, streams, Mutant.NONE);
+    Scheduler scheduler = new Scheduler(device, streams, priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0, Mutant.NONE);
     CallRecord call = new CallRecord();
     long[] seq = {0};
     Runnable batch = () -> {
@@ -75,7 +77,8 @@ public final class SchedulerBenchmark {
     long elapsed = System.nanoTime() - start;
     bytes = threads.getThreadAllocatedBytes(thread) - bytes;
     ops = device.operations - ops;
-    System.out.printf(Locale.ROOT, "%-44s %7d %12.0f %10.1f %12.4f %10.2f%n", w.name(), streams, calls * 1e9 / elapsed,
+    System.out.printf(Locale.ROOT, "%-44s %7s %12.0f %10.1f %12.4f %10.2f%n", w.name(),
+        streams + (priorityLanes ? "+p" : ""), calls * 1e9 / elapsed,
         (double) elapsed / calls, (double) bytes / calls, (double) ops / calls);
   }
 

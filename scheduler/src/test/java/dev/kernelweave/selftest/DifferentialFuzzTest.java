@@ -35,8 +35,9 @@ class DifferentialFuzzTest {
       throw new AssertionError("the scheduler broke a program:\n" + shrunk.describe());
     }
     assertEquals(5000, report.passed());
+    // Threads of every class: the normal lanes and each class's own lanes all get work.
+    assertEquals(Scheduler.poolLanes(streams, DifferentialFuzz.classLanes(streams)), report.stats().lanesUsed(), "work spread over every lane: " + report.stats());
     if (streams > 1) {
-      assertTrue(report.stats().lanesUsed() == streams, "work spread over every stream: " + report.stats());
       assertTrue(report.stats().crossLaneWaits() > 0, report.stats().toString());
     }
   }
@@ -75,6 +76,16 @@ class DifferentialFuzzTest {
     for (Shape shape : Shape.values()) {
       assertTrue(report.shapes().getOrDefault(shape, 0) > 0, shape + " never generated: " + report.shapes());
     }
+  }
+
+  @Test
+  void aHighPriorityCallThatOvertakesWorkItDependsOnIsCaughtAsADifferingResult() {
+    DifferentialFuzz fuzz = new DifferentialFuzz(SimDevice.FACTORY, Scheduler.DEFAULT_STREAMS,
+        Mutant.PRIORITY_SKIPS_DEPENDENCY);
+    DifferentialFuzz.Report report = fuzz.run(3, EVERY_MUTANT_BUDGET, 1, null);
+    assertEquals(1, report.failed(), "priority-skips-dependency not caught in " + EVERY_MUTANT_BUDGET + " programs");
+    DifferentialFuzz.Failure shrunk = fuzz.shrink(report.failures().get(0));
+    assertTrue(shrunk.describe().contains(" high "), "the shrunk program has a high-priority thread:\n" + shrunk.describe());
   }
 
   @Test

@@ -29,14 +29,15 @@ final class InspectCommand {
 
   static final String USAGE = """
       usage: kernelweave inspect COMMAND DIR [options]
-        stats DIR [--since INSTANT] [--format F] calls per kind, kernel and thread; bytes; syncs; streams;
-                                                 --since counts only calls that began at INSTANT or later
+        stats DIR [--since INSTANT] [--format F] calls per kind, kernel, thread and priority; bytes;
+                                                 syncs; streams; --since counts only calls that began at
+                                                 INSTANT or later
                                                  (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds);
                                                  --format text (default), json or csv
-        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal (to its run's
-                                                 end); -n the last N
-                                                 calls only (then, with -f, those that follow); --kernel only
-                                                 launches of kernels whose name matches GLOB (gemm*, *_step)
+        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal to its run's
+                                                 end; -n the last N calls only (then, with -f, those that
+                                                 follow); --kernel only launches of kernels whose name
+                                                 matches GLOB (gemm*, *_step)
         dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]
                                                  the dependency graph in Graphviz DOT
         dag DIR --svg|--png -o FILE [--from SEQ] [--to SEQ]

@@ -35,7 +35,7 @@ public final class Main {
                                       every line through System.Logger "dev.kernelweave"
 
       Commands:
-        inspect stats DIR [--since INSTANT]    calls per kind, kernel and thread; bytes; syncs; streams
+        inspect stats DIR [--since INSTANT]    calls per kind, kernel, thread, priority; bytes; syncs; streams
                                                (--since: only calls begun then or later)
         inspect tail DIR [-f] [-n N] [--kernel GLOB]  one line per call; -f follows a live journal
         inspect dag DIR [--from SEQ] [--to SEQ] --dot

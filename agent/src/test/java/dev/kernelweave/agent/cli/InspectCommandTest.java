@@ -102,6 +102,9 @@ class InspectCommandTest {
     assertEquals(2, relu.getAsJsonObject().get("launches").getAsLong());
     assertEquals(8.56, relu.getAsJsonObject().get("mean_host_us").getAsDouble(), 0.005);
     assertFalse(o.has("graph_replays"), "nothing about graphs without replays");
+    long byPriority = o.getAsJsonObject("calls_by_priority").entrySet().stream()
+        .mapToLong(e -> e.getValue().getAsLong()).sum();
+    assertEquals(41, byPriority, "every call in one class: " + o.getAsJsonObject("calls_by_priority"));
   }
 
   @Test

@@ -34,6 +34,10 @@ public final class JCudaNatives {
     static final MethodHandle PRIMARY_CTX_GET_STATE =
         find("cuDevicePrimaryCtxGetStateNative", int.class, CUdevice.class, int[].class, int[].class);
     static final MethodHandle STREAM_CREATE = find("cuStreamCreateNative", int.class, CUstream.class, int.class);
+    static final MethodHandle STREAM_CREATE_WITH_PRIORITY =
+        find("cuStreamCreateWithPriorityNative", int.class, CUstream.class, int.class, int.class);
+    static final MethodHandle STREAM_PRIORITY_RANGE =
+        find("cuCtxGetStreamPriorityRangeNative", int.class, int[].class, int[].class);
     static final MethodHandle EVENT_CREATE = find("cuEventCreateNative", int.class, CUevent.class, int.class);
     static final MethodHandle EVENT_RECORD = find("cuEventRecordNative", int.class, CUevent.class, CUstream.class);
     static final MethodHandle STREAM_WAIT_EVENT =
@@ -154,6 +158,24 @@ public final class JCudaNatives {
   public static int createNonBlockingStream(CUstream stream) {
     try {
       return (int) Driver.STREAM_CREATE.invokeExact(stream, 1);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Creates a {@code CU_STREAM_NON_BLOCKING} stream with the given stream priority (lower numbers run first). */
+  public static int createNonBlockingStream(CUstream stream, int priority) {
+    try {
+      return (int) Driver.STREAM_CREATE_WITH_PRIORITY.invokeExact(stream, 1, priority);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code cuCtxGetStreamPriorityRange} of the current context: {@code least[0]} and {@code greatest[0]}. */
+  public static int streamPriorityRange(int[] least, int[] greatest) {
+    try {
+      return (int) Driver.STREAM_PRIORITY_RANGE.invokeExact(least, greatest);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor.jcuda;
 
+import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.scheduler.StreamDevice;
 import java.util.Arrays;
 import jcuda.driver.CUevent;
@@ -33,6 +34,12 @@ public final class JCudaStreamDevice implements StreamDevice {
   /** Reused for the application's event handles, likewise. */
   private final CUevent appEventScratch = new CUevent();
 
+  /** The device's stream priority range, asked at the first lane of a class other than normal. */
+  private final int[] leastPriority = new int[1];
+  private final int[] greatestPriority = new int[1];
+  private boolean priorityRangeKnown;
+
+  /** @param streams the pool lanes of every class ({@code Scheduler.poolLanes}); lane {@code streams} is the legacy stream */
   public JCudaStreamDevice(int streams) {
     lanes = new CUstream[streams + 1];
     runtimeLanes = new cudaStream_t[streams + 1];
@@ -54,6 +61,27 @@ public final class JCudaStreamDevice implements StreamDevice {
   public void createStream(int lane) {
     CUstream s = new CUstream();
     check("cuStreamCreate", JCudaNatives.createNonBlockingStream(s));
+    lanes[lane] = s;
+    runtimeLanes[lane] = new cudaStream_t(s);
+  }
+
+  /**
+   * A normal lane is created as before ({@code cuStreamCreate}, priority 0); a high lane with the
+   * context's greatest stream priority, a low one with its least ({@code cuCtxGetStreamPriorityRange}).
+   */
+  @Override
+  public void createStream(int lane, PriorityClass priority) {
+    if (priority == PriorityClass.NORMAL) {
+      createStream(lane);
+      return;
+    }
+    if (!priorityRangeKnown) {
+      check("cuCtxGetStreamPriorityRange", JCudaNatives.streamPriorityRange(leastPriority, greatestPriority));
+      priorityRangeKnown = true;
+    }
+    CUstream s = new CUstream();
+    int value = priority == PriorityClass.HIGH ? greatestPriority[0] : leastPriority[0];
+    check("cuStreamCreateWithPriority", JCudaNatives.createNonBlockingStream(s, value));
     lanes[lane] = s;
     runtimeLanes[lane] = new cudaStream_t(s);
   }

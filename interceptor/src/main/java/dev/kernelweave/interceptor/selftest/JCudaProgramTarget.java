@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor.selftest;
 
+import dev.kernelweave.call.PriorityClass;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
@@ -132,6 +133,11 @@ final class JCudaProgramTarget implements ProgramTarget {
   @Override
   public void createStream(int lane) {
     lanes.createStream(lane);
+  }
+
+  @Override
+  public void createStream(int lane, PriorityClass priority) {
+    lanes.createStream(lane, priority);
   }
 
   @Override

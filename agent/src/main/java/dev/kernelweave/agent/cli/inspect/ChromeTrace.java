@@ -176,7 +176,8 @@ public final class ChromeTrace implements AutoCloseable {
     b.append(",\"pid\":").append(pid).append(",\"tid\":").append(tid);
     b.append(",\"args\":{\"seq\":").append(r.seq).append(",\"call\":");
     Json.string(b, r.name);
-    b.append(",\"stream\":").append(r.stream).append(",\"result\":").append(r.result);
+    b.append(",\"stream\":").append(r.stream).append(",\"priority\":\"").append(r.priority.label()).append('"')
+        .append(",\"result\":").append(r.result);
     if (r.bytes != 0) {
       b.append(",\"bytes\":").append(r.bytes);
     }

@@ -2,6 +2,7 @@ package dev.kernelweave.agent.cli.inspect;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.PriorityClass;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -20,6 +21,7 @@ import java.util.Map;
 public final class Stats {
 
   private final long[] perKind = new long[CallKind.values().length];
+  private final long[] perPriority = new long[PriorityClass.values().length];
   private final TopTable<String> perKernel = new TopTable<>(Comparator.<String>naturalOrder());
   private final TopTable<Long> perThread = new TopTable<>(Comparator.<Long>naturalOrder());
   private final BitSet streams = new BitSet();
@@ -59,6 +61,7 @@ public final class Stats {
   public void add(CallRecord r) {
     calls++;
     perKind[r.kind.ordinal()]++;
+    perPriority[r.priority.ordinal()]++;
     if (r.result != 0) {
       failed++;
     }
@@ -201,6 +204,15 @@ public final class Stats {
     }
     out.println();
 
+    // The class of the calling thread (option priority); journals before format 3 read as normal.
+    out.println("calls by priority");
+    for (PriorityClass c : PriorityClass.values()) {
+      if (perPriority[c.ordinal()] > 0) {
+        out.printf(Locale.ROOT, "  %-24s %10d%n", c.label(), perPriority[c.ordinal()]);
+      }
+    }
+    out.println();
+
     out.println("bytes copied");
     out.printf(Locale.ROOT, "  %-24s %s%n", "host to device", bytes(hostToDevice));
     out.printf(Locale.ROOT, "  %-24s %s%n", "device to host", bytes(deviceToHost));
@@ -263,6 +275,17 @@ public final class Stats {
       }
     }
     b.append("\n  },\n  \"failed\": ").append(failed);
+    b.append(",\n  \"calls_by_priority\": {");
+    sep = "";
+    for (PriorityClass c : PriorityClass.values()) {
+      if (perPriority[c.ordinal()] > 0) {
+        b.append(sep).append("\n    ");
+        Json.string(b, c.label());
+        b.append(": ").append(perPriority[c.ordinal()]);
+        sep = ",";
+      }
+    }
+    b.append("\n  }");
     b.append(",\n  \"kernels\": [");
     sep = "";
     for (TopTable.Row k : perKernel.rows("kernels")) {
@@ -319,6 +342,11 @@ public final class Stats {
       }
     }
     csv(out, "kind", "failed (result != 0)", Long.toString(failed), "");
+    for (PriorityClass c : PriorityClass.values()) {
+      if (perPriority[c.ordinal()] > 0) {
+        csv(out, "priority", c.label(), Long.toString(perPriority[c.ordinal()]), "");
+      }
+    }
     for (TopTable.Row k : perKernel.rows("kernels")) {
       csv(out, "kernel", k.name, Long.toString(k.count), String.format(Locale.ROOT, "%.3f", k.nanos / 1000.0 / k.count));
     }

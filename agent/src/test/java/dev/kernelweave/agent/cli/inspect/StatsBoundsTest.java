@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.call.PriorityClass;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -57,5 +58,25 @@ class StatsBoundsTest {
     assertTrue(other.startsWith("(more than " + (TopTable.TRACKED - TopTable.SHOWN) + " other threads) " + rest + " "),
         other);
     assertEquals(TopTable.SHOWN + 1, section(printed, "kernels").size(), printed);
+  }
+
+  @Test
+  void callsAreCountedPerPriorityClass() {
+    Stats stats = new Stats();
+    CallRecord r = new CallRecord();
+    PriorityClass[] classes = {PriorityClass.HIGH, PriorityClass.HIGH, PriorityClass.HIGH, PriorityClass.LOW,
+        PriorityClass.NORMAL};
+    for (int i = 0; i < classes.length; i++) {
+      r.reset();
+      r.seq = i;
+      r.kind = CallKind.LAUNCH;
+      r.priority = classes[i];
+      stats.add(r);
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    stats.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), "j", ZoneOffset.UTC);
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    List<String> rows = section(printed, "calls by priority").stream().map(l -> l.trim().replaceAll(" +", " ")).toList();
+    assertEquals(List.of("high 3", "normal 1", "low 1"), rows, printed);
   }
 }
