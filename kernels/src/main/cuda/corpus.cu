@@ -4,12 +4,12 @@
 #include "common.cuh"
 
 // Activation of a layer whose product came from cuBLAS (column-major, `rows` features per sample):
-// y = clamp(rint(y / 4 + bias[row]), 0, 8) / 8, which keeps activations on a grid of multiples of
-// 1/8 in [0, 1] so that the next product is exact whatever order cuBLAS sums in.
+// y = clamp(rint(gain y + bias[row]), 0, 8) / 8, which keeps activations on a grid of multiples
+// of 1/8 in [0, 1] so that the next product is exact whatever order cuBLAS sums in.
 extern "C" __global__ void corpus_bias_relu(float* __restrict__ y, const float* __restrict__ bias,
-                                            int rows, int n) {
+                                            float gain, int rows, int n) {
   KW_FOR_EACH(i, n) {
-    float v = rintf(y[i] * 0.25f + bias[i % rows]);
+    float v = rintf(gain * y[i] + bias[i % rows]);
     v = v < 0.0f ? 0.0f : (v > 8.0f ? 8.0f : v);
     y[i] = v * 0.125f;
   }

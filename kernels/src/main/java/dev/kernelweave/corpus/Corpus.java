@@ -22,10 +22,20 @@ public final class Corpus {
 
   static {
     PROGRAMS.put(CopyLoop.NAME, CopyLoop::new);
+    PROGRAMS.put(Mlp.NAME, Mlp::new);
+    PROGRAMS.put(Ensemble.NAME, Ensemble::new);
+    PROGRAMS.put(BatchedInference.NAME, BatchedInference::new);
+    PROGRAMS.put(ImageFilters.NAME, ImageFilters::new);
+    PROGRAMS.put(PowerIteration.NAME, PowerIteration::new);
+    PROGRAMS.put(Jacobi.NAME, Jacobi::new);
+    PROGRAMS.put(HostSteps.NAME, HostSteps::new);
+    PROGRAMS.put(TwoThreads.NAME, TwoThreads::new);
+    PROGRAMS.put(AllocPerStep.NAME, AllocPerStep::new);
+    PROGRAMS.put(RuntimeApi.NAME, RuntimeApi::new);
   }
 
   /** The programs that need the CUDA runtime library (libcudart through JCuda's runtime API). */
-  private static final Set<String> RUNTIME_API = Set.of();
+  private static final Set<String> RUNTIME_API = Set.of(RuntimeApi.NAME);
 
   private Corpus() {}
 

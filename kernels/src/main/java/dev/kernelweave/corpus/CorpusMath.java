@@ -48,10 +48,20 @@ final class CorpusMath {
     return c;
   }
 
-  /** {@code corpus_bias_relu} in place. */
-  static float[] biasRelu(float[] y, float[] bias, int rows) {
+  /**
+   * The gain of {@code corpus_bias_relu} after a product over {@code inputs} terms: it spreads the
+   * pre-activations over the activation's range of 0 to 8 eighths, so that the layers neither die
+   * nor saturate.
+   */
+  static float gain(int inputs) {
+    return (float) (16.0 / Math.sqrt(inputs));
+  }
+
+  /** {@code corpus_bias_relu} in place, with {@link #gain} of {@code inputs}. */
+  static float[] biasRelu(float[] y, float[] bias, int rows, int inputs) {
+    float gain = gain(inputs);
     for (int i = 0; i < y.length; i++) {
-      float v = (float) Math.rint(y[i] * 0.25f + bias[i % rows]);
+      float v = (float) Math.rint(gain * y[i] + bias[i % rows]);
       v = v < 0.0f ? 0.0f : (v > 8.0f ? 8.0f : v);
       y[i] = v * 0.125f;
     }
