@@ -45,8 +45,8 @@ final class Jacobi extends CorpusProgram {
 
   Jacobi(Size size) {
     super(NAME, size);
-    n = size == Size.CHECK ? 160 : 2048;
-    maxSweeps = size == Size.CHECK ? 12 : 40;
+    n = size == Size.CHECK ? 160 : 1024;
+    maxSweeps = size == Size.CHECK ? 12 : 30;
     partialBlocks = blocks(n, 64);
     SplittableRandom random = new SplittableRandom(0x6a6163L);
     matrix = CorpusMath.eighths(random, n * n);

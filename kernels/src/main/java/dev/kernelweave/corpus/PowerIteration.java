@@ -42,8 +42,8 @@ final class PowerIteration extends CorpusProgram {
 
   PowerIteration(Size size) {
     super(NAME, size);
-    n = size == Size.CHECK ? 200 : 2048;
-    steps = size == Size.CHECK ? 5 : 20;
+    n = size == Size.CHECK ? 200 : 1024;
+    steps = size == Size.CHECK ? 5 : 16;
     partialBlocks = blocks(n, 64);
     SplittableRandom random = new SplittableRandom(0x706f77L);
     matrices = new float[MATRICES][];

@@ -46,7 +46,7 @@ public record BenchmarkOptions(
       calls cuInit in fresh JVMs without and with the agent. Prints medians and spreads, writes
       RESULTS/<device>.json and RESULTS/<device>.png (for the short regime: <device>-short.*).
 
-        --workloads a,b,...   which workloads (default: all: %s)
+        --workloads a,b,...   which workloads, or none (default: all: %s)
         --corpus a,b,...      which corpus programs: names, all or none (default all: %s)
         --regimes r,...       warmed: --warmup and --warmup-ms as given (30 and 1500 ms by default),
                               what a program that runs for minutes sees; short: 5 warm-ups and no
@@ -199,6 +199,9 @@ public record BenchmarkOptions(
   }
 
   private static List<String> names(String value) {
+    if (value.strip().equals("none")) {
+      return List.of();
+    }
     List<String> names = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
     if (names.isEmpty()) {
       throw new IllegalArgumentException("--workloads names none");

@@ -74,6 +74,7 @@ class BenchmarkOptionsTest {
   void theCorpusIsNamedAllOrNone() {
     assertEquals(List.of("mlp", "jacobi"), BenchmarkOptions.parse("--corpus", "mlp, jacobi").corpus());
     assertEquals(List.of(), BenchmarkOptions.parse("--corpus", "none").corpus());
+    assertEquals(List.of(), BenchmarkOptions.parse("--workloads", "none").workloads());
     assertEquals(Corpus.names(), BenchmarkOptions.parse("--corpus", "none", "--corpus=all").corpus());
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse("--corpus", "mlp,branches"));
