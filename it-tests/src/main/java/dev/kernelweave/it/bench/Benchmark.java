@@ -16,9 +16,10 @@ import java.util.stream.Stream;
 
 /**
  * The benchmark: every workload serial without the agent, serial with the agent scheduling,
- * hand-tuned without the agent, and serial with the agent passing through, each in fresh JVMs,
- * interleaved round by round; the host time per launch from the two agent ways' journals; and the
- * agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.
+ * hand-tuned without the agent, and serial with the agent passing through, and every corpus
+ * program serial without and with the agent, each in fresh JVMs, interleaved round by round, in
+ * each regime asked for (short, warmed); the host time per launch from the agent ways' journals;
+ * and the agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.
  */
 public final class Benchmark {
 
@@ -205,8 +206,10 @@ public final class Benchmark {
   }
 
   /**
-   * Runs one workload every way, round after round. Returns null where there is no GPU
-   * (after saying so), and a failed measurement at the first run that does not count.
+   * Runs one workload or corpus program every way it runs ({@link WorkloadMeasurement#ways}),
+   * round after round, each JVM warming up as {@code regime} says, into {@code m}. Returns null
+   * where there is no GPU (after saying so), and {@code m} failed at the first run that does not
+   * count.
    */
   private WorkloadMeasurement measure(WorkloadMeasurement m, BenchmarkOptions.Regime regime) {
     String workload = m.name();
