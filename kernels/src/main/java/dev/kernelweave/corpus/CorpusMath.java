@@ -109,17 +109,17 @@ final class CorpusMath {
     }
   }
 
-  /** {@code corpus_blur} of a w x h image at {@code offset}. */
-  static float[] blur(float[] in, int offset, int w, int h) {
+  /** {@code corpus_blur} of a w x h image. */
+  static float[] blur(float[] in, int w, int h) {
     float[] out = new float[w * h];
     for (int i = 0; i < w * h; i++) {
       int y = i / w;
       int x = i - y * w;
       int x0 = x == 0 ? 0 : x - 1;
       int x1 = x == w - 1 ? x : x + 1;
-      int up = offset + (y == 0 ? 0 : y - 1) * w;
-      int mid = offset + y * w;
-      int down = offset + (y == h - 1 ? y : y + 1) * w;
+      int up = (y == 0 ? 0 : y - 1) * w;
+      int mid = y * w;
+      int down = (y == h - 1 ? y : y + 1) * w;
       float top = (in[up + x0] + 2.0f * in[up + x]) + in[up + x1];
       float centre = (2.0f * in[mid + x0] + 4.0f * in[mid + x]) + 2.0f * in[mid + x1];
       float bottom = (in[down + x0] + 2.0f * in[down + x]) + in[down + x1];
@@ -128,17 +128,17 @@ final class CorpusMath {
     return out;
   }
 
-  /** {@code corpus_sobel} of a w x h image at {@code offset}. */
-  static float[] sobel(float[] in, int offset, int w, int h) {
+  /** {@code corpus_sobel} of a w x h image. */
+  static float[] sobel(float[] in, int w, int h) {
     float[] out = new float[w * h];
     for (int i = 0; i < w * h; i++) {
       int y = i / w;
       int x = i - y * w;
       int x0 = x == 0 ? 0 : x - 1;
       int x1 = x == w - 1 ? x : x + 1;
-      int up = offset + (y == 0 ? 0 : y - 1) * w;
-      int mid = offset + y * w;
-      int down = offset + (y == h - 1 ? y : y + 1) * w;
+      int up = (y == 0 ? 0 : y - 1) * w;
+      int mid = y * w;
+      int down = (y == h - 1 ? y : y + 1) * w;
       float gx = ((in[up + x1] - in[up + x0]) + 2.0f * (in[mid + x1] - in[mid + x0])) + (in[down + x1] - in[down + x0]);
       float gy = ((in[down + x0] - in[up + x0]) + 2.0f * (in[down + x] - in[up + x])) + (in[down + x1] - in[up + x1]);
       out[i] = Math.abs(gx) + Math.abs(gy);

@@ -101,7 +101,7 @@ final class ImageFilters extends CorpusProgram {
   protected byte[] reference() {
     Outputs.Builder out = Outputs.builder(frames * width * height);
     for (float[] frame : video) {
-      out.floats(CorpusMath.blend(CorpusMath.blur(frame, 0, width, height), CorpusMath.sobel(frame, 0, width, height),
+      out.floats(CorpusMath.blend(CorpusMath.blur(frame, width, height), CorpusMath.sobel(frame, width, height),
           SMOOTH_WEIGHT, EDGE_WEIGHT));
     }
     return out.toBytes();
