@@ -61,6 +61,7 @@
 // The kernels, compiled for the CPU.
 #include "branches.cu"
 #include "chain.cu"
+#include "corpus.cu"
 #include "dynamic.cu"
 #include "heads.cu"
 #include "pipeline.cu"
@@ -118,6 +119,11 @@ std::vector<KernelEntry> &kernels() {
       KW_KERNEL(print_launch),  KW_KERNEL(packed_fill),     KW_KERNEL(fill_before),
       KW_KERNEL(fill_through_difference), KW_KERNEL(add_one),
       KW_KERNEL(trap_if),
+      KW_KERNEL(corpus_bias_relu), KW_KERNEL(corpus_add),     KW_KERNEL(corpus_argmax),
+      KW_KERNEL(corpus_logistic),  KW_KERNEL(corpus_advance), KW_KERNEL(corpus_blur),
+      KW_KERNEL(corpus_sobel),     KW_KERNEL(corpus_blend),   KW_KERNEL(corpus_matvec),
+      KW_KERNEL(corpus_square_partials), KW_KERNEL(corpus_sum), KW_KERNEL(corpus_scale),
+      KW_KERNEL(corpus_jacobi),
   };
   return all;
 }

@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels;
 
+import dev.kernelweave.corpus.Corpus;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,8 @@ public final class WorkloadMain {
       "usage: WorkloadMain NAME [--variant serial|tuned] [--size check|bench]"
           + " [--warmup W] [--warmup-ms MS] [--reps R]\n  NAME: "
           + String.join(", ", Workloads.names())
+          + "\n  or a corpus program (serial only): "
+          + String.join(", ", Corpus.names())
           + "\n  --warmup-ms: after the W warm-ups, more until MS milliseconds of warm-ups have passed"
           + "\n  defaults: --variant serial --size bench --warmup 3 --warmup-ms 0 --reps 10";
 
@@ -73,6 +76,9 @@ public final class WorkloadMain {
       }
       if (name == null) {
         throw new IllegalArgumentException("no workload name");
+      }
+      if (Corpus.contains(name) && variant != Variant.SERIAL) {
+        throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
       }
       return new Options(name, variant, size, warmup, warmupMillis, reps);
     }

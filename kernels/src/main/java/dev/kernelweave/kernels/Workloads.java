@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels;
 
+import dev.kernelweave.corpus.Corpus;
 import dev.kernelweave.kernels.workloads.Branches;
 import dev.kernelweave.kernels.workloads.BranchesProblem;
 import dev.kernelweave.kernels.workloads.Chain;
@@ -18,7 +19,10 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
-/** The workloads by name. */
+/**
+ * The workloads by name; the programs of the {@link Corpus} too, which have only the serial
+ * variant.
+ */
 public final class Workloads {
 
   private interface Entry {
@@ -58,18 +62,27 @@ public final class Workloads {
         });
   }
 
-  /** The names, in a fixed order. */
+  /** The workloads' names (not the corpus's), in a fixed order. */
   public static List<String> names() {
     return List.copyOf(ENTRIES.keySet());
   }
 
   /** The CPU side of workload {@code name} at {@code size}. */
   public static Problem problem(String name, Size size) {
+    if (Corpus.contains(name)) {
+      return Corpus.create(name, size).problem();
+    }
     return entry(name).problem(size);
   }
 
   /** Workload {@code name} as {@code variant} at {@code size}, not yet set up. */
   public static Workload create(String name, Variant variant, Size size) {
+    if (Corpus.contains(name)) {
+      if (variant != Variant.SERIAL) {
+        throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
+      }
+      return Corpus.create(name, size);
+    }
     return entry(name).workload(size, variant);
   }
 
@@ -77,7 +90,8 @@ public final class Workloads {
     Entry entry = ENTRIES.get(name);
     if (entry == null) {
       throw new IllegalArgumentException(
-          "unknown workload '" + name + "' (" + String.join(", ", names()) + ")");
+          "unknown workload '" + name + "' (" + String.join(", ", names()) + "; corpus: "
+              + String.join(", ", Corpus.names()) + ")");
     }
     return entry;
   }

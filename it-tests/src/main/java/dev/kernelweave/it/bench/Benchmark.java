@@ -16,9 +16,10 @@ import java.util.stream.Stream;
 
 /**
  * The benchmark: every workload serial without the agent, serial with the agent scheduling,
- * hand-tuned without the agent, and serial with the agent passing through, each in fresh JVMs,
- * interleaved round by round; the host time per launch from the two agent ways' journals; and the
- * agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.
+ * hand-tuned without the agent, and serial with the agent passing through, and every corpus
+ * program serial without and with the agent, each in fresh JVMs, interleaved round by round, in
+ * each regime asked for (short, warmed); the host time per launch from the agent ways' journals;
+ * and the agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.
  */
 public final class Benchmark {
 
@@ -97,60 +98,81 @@ public final class Benchmark {
             options.agentOptions(),
             options.jvmArgs());
 
-    if (options.workloads().isEmpty()) {
+    if (options.workloads().isEmpty() && options.corpus().isEmpty()) {
       out.printf("device %s; start-up only%nagent %s=%s%n%n", device, agent, options.agentOptions());
       StartupCost startup = new Benchmark(options, runner, journals, agent, out).measureStartup();
       out.println();
-      out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), List.of(), startup)
+      out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath, null), List.of(), startup)
           .startupLine());
       return startup.failure() == null ? 0 : FAILED;
     }
-    out.printf(
-        "device %s; %d rounds x (%d warm-ups and more for %d ms, then %d reps) per way; size %s%n"
-            + "agent %s=%s (and mode=passthrough)%nworkload class path %s%n%n",
-        device, options.rounds(), options.warmup(), options.warmupMillis(), options.reps(), options.size(), agent,
-        options.agentOptions(), classPath);
-    List<WorkloadMeasurement> measured = new ArrayList<>();
     Benchmark benchmark = new Benchmark(options, runner, journals, agent, out);
-    for (String workload : options.workloads()) {
-      WorkloadMeasurement m = benchmark.measure(workload);
-      if (m == null) {
-        return WorkloadRunner.NO_GPU;
+    Map<BenchmarkOptions.Regime, List<WorkloadMeasurement>> measuredByRegime = new LinkedHashMap<>();
+    for (BenchmarkOptions.Regime regime : options.regimes()) {
+      out.printf(
+          "regime %s; device %s; %d rounds x (%d warm-ups and more for %d ms, then %d reps) per way; size %s%n"
+              + "agent %s=%s (and mode=passthrough for the workloads)%nworkload class path %s%n%n",
+          regime.name(), device, options.rounds(), regime.warmup(), regime.warmupMillis(), options.reps(), options.size(),
+          agent, options.agentOptions(), classPath);
+      List<WorkloadMeasurement> toMeasure = new ArrayList<>();
+      options.workloads().forEach(workload -> toMeasure.add(new WorkloadMeasurement(workload)));
+      options.corpus().forEach(program -> toMeasure.add(new WorkloadMeasurement(program, true)));
+      for (WorkloadMeasurement m : toMeasure) {
+        if (benchmark.measure(m, regime) == null) {
+          return WorkloadRunner.NO_GPU;
+        }
       }
-      measured.add(m);
+      measuredByRegime.put(regime, toMeasure);
     }
     StartupCost startup = options.startupRuns() > 0 ? benchmark.measureStartup() : null;
 
-    Report report =
-        new Report(device, timestamp, commandLine(args), settings(options, agent, classPath), measured, startup);
-    out.println();
-    out.print(report.table());
-    out.println();
-    int status = measured.stream().allMatch(WorkloadMeasurement::ok) ? 0 : FAILED;
-    if (measured.stream().noneMatch(WorkloadMeasurement::ok)) {
-      // Keep an earlier results file of this device rather than replace it with nothing.
-      out.println("no results written: no workload ran cleanly");
-    } else {
-      try {
-        Path json = report.writeJson(resultsDir);
-        out.println("results: " + json);
-        Path chart = report.writeChart(resultsDir);
-        out.println(
-            chart != null
-                ? "chart:   " + chart
-                : "chart:   not drawn: this Java runtime has no java.desktop module; draw it where there is one with\n"
-                    + "         java -cp it-tests/target/classes dev.kernelweave.it.bench.SpeedupChart " + json);
-      } catch (IOException | RuntimeException e) {
-        out.println("benchmark: could not write the results to " + resultsDir + ": " + e);
+    int status = 0;
+    for (Map.Entry<BenchmarkOptions.Regime, List<WorkloadMeasurement>> entry : measuredByRegime.entrySet()) {
+      BenchmarkOptions.Regime regime = entry.getKey();
+      List<WorkloadMeasurement> measured = entry.getValue();
+      Report report =
+          new Report(device, timestamp, commandLine(args), settings(options, agent, classPath, regime), measured, startup,
+              regime.fileSuffix());
+      out.println();
+      if (options.regimes().size() > 1) {
+        out.printf("== regime %s (%d warm-ups, %d ms)%n", regime.name(), regime.warmup(), regime.warmupMillis());
+      }
+      out.print(report.table());
+      out.println();
+      if (!measured.stream().allMatch(WorkloadMeasurement::ok)) {
         status = FAILED;
       }
+      if (measured.stream().noneMatch(WorkloadMeasurement::ok)) {
+        // Keep an earlier results file of this device rather than replace it with nothing.
+        out.println("no results written: no workload ran cleanly");
+      } else {
+        try {
+          Path json = report.writeJson(resultsDir);
+          out.println("results: " + json);
+          Path chart = report.writeChart(resultsDir);
+          out.println(
+              chart != null
+                  ? "chart:   " + chart
+                  : "chart:   not drawn: this Java runtime has no java.desktop module; draw it where there is one with\n"
+                      + "         java -cp it-tests/target/classes dev.kernelweave.it.bench.SpeedupChart " + json);
+        } catch (IOException | RuntimeException e) {
+          out.println("benchmark: could not write the results to " + resultsDir + ": " + e);
+          status = FAILED;
+        }
+      }
+      printJournals(measured, report.baseName(), resultsDir, agent, out);
     }
+    return status;
+  }
+
+  /** Where each workload's last agent journal is, and its {@code inspect stats} saved beside the results. */
+  private static void printJournals(
+      List<WorkloadMeasurement> measured, String baseName, Path resultsDir, Path agent, PrintStream out) {
     out.println("last agent journal of each workload (java -jar " + agent + " inspect stats DIR):");
     for (WorkloadMeasurement m : measured) {
       out.println("  " + m.name() + ": " + (m.journal(Way.AGENT) == null ? "none" : m.journal(Way.AGENT)));
     }
-    writeJournalStats(measured, resultsDir.resolve(DeviceName.toFileName(device) + "-journal-stats.txt"), out);
-    return status;
+    writeJournalStats(measured, resultsDir.resolve(baseName + "-journal-stats.txt"), out);
   }
 
   /**
@@ -184,23 +206,26 @@ public final class Benchmark {
   }
 
   /**
-   * Runs one workload every way, round after round. Returns null where there is no GPU
-   * (after saying so), and a failed measurement at the first run that does not count.
+   * Runs one workload or corpus program every way it runs ({@link WorkloadMeasurement#ways}),
+   * round after round, each JVM warming up as {@code regime} says, into {@code m}. Returns null
+   * where there is no GPU (after saying so), and {@code m} failed at the first run that does not
+   * count.
    */
-  private WorkloadMeasurement measure(String workload) {
-    WorkloadMeasurement m = new WorkloadMeasurement(workload);
+  private WorkloadMeasurement measure(WorkloadMeasurement m, BenchmarkOptions.Regime regime) {
+    String workload = m.name();
     for (int round = 0; round < options.rounds(); round++) {
       String heading = String.format("%-10s round %d/%d: ", workload, round + 1, options.rounds());
       List<String> medians = new ArrayList<>();
-      for (Way way : rotation(round)) {
+      for (Way way : rotation(round, m.ways())) {
         Path journal = null;
         if (way.withAgent()) {
-          journal = journals.resolve(workload + (way.passthrough() ? "-passthrough" : "") + "-round" + (round + 1));
+          journal = journals.resolve(
+              workload + regime.fileSuffix() + (way.passthrough() ? "-passthrough" : "") + "-round" + (round + 1));
           deleteTree(m.journal(way));
           m.journal(way, journal);
         }
         WorkloadRunner.Attempt attempt =
-            runner.run(workload, way, options.size(), options.warmup(), options.warmupMillis(), options.reps(), journal);
+            runner.run(workload, way, options.size(), regime.warmup(), regime.warmupMillis(), options.reps(), journal);
         if (attempt.noGpu()) {
           out.println("benchmark: no GPU (" + attempt.lastLine() + ")");
           return null;
@@ -286,19 +311,27 @@ public final class Benchmark {
 
   /** The ways, starting one further along each round, so that no way always goes first. */
   static List<Way> rotation(int round) {
-    Way[] ways = Way.values();
+    return rotation(round, List.of(Way.values()));
+  }
+
+  /** {@code ways}, starting one further along each round. */
+  static List<Way> rotation(int round, List<Way> ways) {
     List<Way> order = new ArrayList<>();
-    for (int i = 0; i < ways.length; i++) {
-      order.add(ways[(round + i) % ways.length]);
+    for (int i = 0; i < ways.size(); i++) {
+      order.add(ways.get((round + i) % ways.size()));
     }
     return order;
   }
 
-  private static Map<String, Object> settings(BenchmarkOptions options, Path agent, String classPath) {
+  /** How the benchmark ran; {@code regime} null for the start-up cost alone. */
+  private static Map<String, Object> settings(
+      BenchmarkOptions options, Path agent, String classPath, BenchmarkOptions.Regime regime) {
     Map<String, Object> settings = new LinkedHashMap<>();
     settings.put("rounds", options.rounds());
-    settings.put("warmup", options.warmup());
-    settings.put("warmup_ms", options.warmupMillis());
+    settings.put("regime", regime == null ? null : regime.name());
+    settings.put("warmup", regime == null ? options.warmup() : regime.warmup());
+    settings.put("warmup_ms", regime == null ? options.warmupMillis() : regime.warmupMillis());
+    settings.put("corpus", options.corpus());
     settings.put("reps", options.reps());
     settings.put("size", options.size());
     settings.put("agent", agent.toString());

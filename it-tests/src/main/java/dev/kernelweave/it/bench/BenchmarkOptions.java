@@ -1,5 +1,6 @@
 package dev.kernelweave.it.bench;
 
+import dev.kernelweave.corpus.Corpus;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,6 +12,8 @@ import java.util.List;
  */
 public record BenchmarkOptions(
     List<String> workloads,
+    List<String> corpus,
+    List<Regime> regimes,
     int rounds,
     int warmup,
     int warmupMillis,
@@ -36,13 +39,20 @@ public record BenchmarkOptions(
 
       Runs each workload four ways: serial without the agent, serial with the agent, the
       hand-tuned multi-stream twin without the agent, and serial with the agent in
-      mode=passthrough. Each round runs the ways in a rotating order, each in a fresh JVM that does
-      the warm-ups and then the timed repetitions. Reads the host time per kernel launch from the
-      two agent ways' journals, then times a program that only calls cuInit in fresh JVMs without
-      and with the agent. Prints medians and spreads, writes RESULTS/<device>.json and
-      RESULTS/<device>.png.
+      mode=passthrough; then each program of the corpus (ordinary serial JCuda programs, no
+      hand-tuned twin) two ways: without and with the agent. Each round runs the ways in a rotating
+      order, each in a fresh JVM that does the warm-ups and then the timed repetitions. Reads the
+      host time per kernel launch from the agent ways' journals, then times a program that only
+      calls cuInit in fresh JVMs without and with the agent. Prints medians and spreads, writes
+      RESULTS/<device>.json and RESULTS/<device>.png (for the short regime: <device>-short.*).
 
-        --workloads a,b,...   which workloads (default: all: %s)
+        --workloads a,b,...   which workloads, or none (default: all: %s)
+        --corpus a,b,...      which corpus programs: names, all or none (default all: %s)
+        --regimes r,...       warmed: --warmup and --warmup-ms as given (30 and 1500 ms by default),
+                              what a program that runs for minutes sees; short: 5 warm-ups and no
+                              time, what a program that runs for a second sees. Both (short,warmed)
+                              run every program in both, one regime after the other, and report
+                              each (default: warmed, as before)
         --rounds N            rounds of the four ways (default 5)
         --warmup W            warm-ups in each JVM, at least (default 30)
         --warmup-ms MS        then more warm-ups until MS milliseconds of them have passed (default
@@ -69,13 +79,35 @@ public record BenchmarkOptions(
         --startup-only        only the start-up cost: no workload, no results file
         --help                this text
 
-      Exit status: 0 all workloads ran with equal outputs, 1 some failed or differed,
+      Exit status: 0 all workloads and programs ran with equal outputs, 1 some failed or differed,
       2 bad arguments or nothing to run, 3 no GPU.
       """
-          .formatted(String.join(",", WorkloadRunner.WORKLOADS), WorkloadRunner.MAIN_CLASS, WorkloadRunner.CU_INIT_CLASS);
+          .formatted(
+              String.join(",", WorkloadRunner.WORKLOADS), String.join(",", Corpus.names()), WorkloadRunner.MAIN_CLASS,
+              WorkloadRunner.CU_INIT_CLASS);
+
+  /**
+   * How long each JVM warms up before its timed repetitions.
+   *
+   * @param name {@code short} or {@code warmed}
+   * @param warmup warm-ups at least
+   * @param warmupMillis then more until this many milliseconds of them have passed
+   */
+  public record Regime(String name, int warmup, int warmupMillis) {
+
+    /** The short regime's warm-ups: those of a program that runs for a second. */
+    public static final int SHORT_WARMUP = 5;
+
+    /** What the results files of this regime add to the device's name: nothing for warmed. */
+    public String fileSuffix() {
+      return name.equals("warmed") ? "" : "-" + name;
+    }
+  }
 
   public BenchmarkOptions {
     workloads = List.copyOf(workloads);
+    corpus = List.copyOf(corpus);
+    regimes = List.copyOf(regimes);
     jvmArgs = List.copyOf(jvmArgs);
   }
 
@@ -86,6 +118,8 @@ public record BenchmarkOptions(
    */
   public static BenchmarkOptions parse(String... args) {
     List<String> workloads = WorkloadRunner.WORKLOADS;
+    List<String> corpus = Corpus.names();
+    List<String> regimeNames = List.of("warmed");
     int rounds = 5;
     int warmup = 30;
     int warmupMillis = 1500;
@@ -118,6 +152,7 @@ public record BenchmarkOptions(
       }
       if (key.equals("--startup-only")) {
         workloads = List.of();
+        corpus = List.of();
         continue;
       }
       if (value == null) {
@@ -128,6 +163,8 @@ public record BenchmarkOptions(
       }
       switch (key) {
         case "--workloads" -> workloads = names(value);
+        case "--corpus" -> corpus = corpus(value);
+        case "--regimes" -> regimeNames = regimes(value);
         case "--rounds" -> rounds = number(key, value, 1);
         case "--warmup" -> warmup = number(key, value, 0);
         case "--warmup-ms" -> warmupMillis = number(key, value, 0);
@@ -148,18 +185,59 @@ public record BenchmarkOptions(
         default -> throw new IllegalArgumentException("unknown option " + key);
       }
     }
-    if (workloads.isEmpty() && startupRuns == 0) {
+    if (workloads.isEmpty() && corpus.isEmpty() && startupRuns == 0) {
       throw new IllegalArgumentException("--startup-only with --startup-runs 0 measures nothing");
     }
+    List<Regime> regimes = new ArrayList<>();
+    for (String name : regimeNames) {
+      regimes.add(
+          name.equals("short") ? new Regime(name, Regime.SHORT_WARMUP, 0) : new Regime(name, warmup, warmupMillis));
+    }
     return new BenchmarkOptions(
-        workloads, rounds, warmup, warmupMillis, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
+        workloads, corpus, regimes, rounds, warmup, warmupMillis, reps, size, agent, agentOptions, classPath, java, mainClass, jvmArgs, out,
         journals, device, timeout, startupRuns, startupMain, help);
   }
 
   private static List<String> names(String value) {
+    if (value.strip().equals("none")) {
+      return List.of();
+    }
     List<String> names = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
     if (names.isEmpty()) {
       throw new IllegalArgumentException("--workloads names none");
+    }
+    return names;
+  }
+
+  /** Corpus program names, {@code all} or {@code none}. */
+  private static List<String> corpus(String value) {
+    if (value.strip().equals("all")) {
+      return Corpus.names();
+    }
+    if (value.strip().equals("none")) {
+      return List.of();
+    }
+    List<String> names = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("--corpus names none (say 'none' for no corpus program)");
+    }
+    for (String name : names) {
+      if (!Corpus.contains(name)) {
+        throw new IllegalArgumentException(
+            "--corpus: no program '" + name + "' (all, none or of " + String.join(",", Corpus.names()) + ")");
+      }
+    }
+    return names;
+  }
+
+  /** {@code short}, {@code warmed} or both, in the order given, each once. */
+  private static List<String> regimes(String value) {
+    List<String> names = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).distinct().toList();
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("--regimes names none (short, warmed or both)");
+    }
+    for (String name : names) {
+      oneOf("--regimes", name, "short", "warmed");
     }
     return names;
   }

@@ -18,15 +18,9 @@ public final class Report {
   private final Map<String, Object> settings;
   private final List<WorkloadMeasurement> workloads;
   private final StartupCost startup;
+  private final String fileSuffix;
 
-  /**
-   * @param device the GPU's name
-   * @param timestamp when the benchmark started (ISO 8601)
-   * @param command the benchmark's command line
-   * @param settings how it ran (rounds, repetitions, agent...), written as they are
-   * @param workloads what it measured
-   * @param startup the agent's start-up cost, null where it was not measured
-   */
+  /** The results of one regime whose files are named after the device alone. */
   public Report(
       String device,
       String timestamp,
@@ -34,6 +28,28 @@ public final class Report {
       Map<String, Object> settings,
       List<WorkloadMeasurement> workloads,
       StartupCost startup) {
+    this(device, timestamp, command, settings, workloads, startup, "");
+  }
+
+  /**
+   * @param device the GPU's name
+   * @param timestamp when the benchmark started (ISO 8601)
+   * @param command the benchmark's command line
+   * @param settings how it ran (rounds, repetitions, agent...), written as they are
+   * @param workloads what it measured: workloads and corpus programs
+   * @param startup the agent's start-up cost, null where it was not measured
+   * @param fileSuffix what the results files add to the device's name ({@code -short} for the
+   *     short regime)
+   */
+  public Report(
+      String device,
+      String timestamp,
+      String command,
+      Map<String, Object> settings,
+      List<WorkloadMeasurement> workloads,
+      StartupCost startup,
+      String fileSuffix) {
+    this.fileSuffix = fileSuffix;
     this.device = device;
     this.timestamp = timestamp;
     this.command = command;
@@ -44,7 +60,21 @@ public final class Report {
 
   /** The workloads whose speedups the geometric means cover: those that ran cleanly, chain aside. */
   public List<WorkloadMeasurement> speedupWorkloads() {
-    return workloads.stream().filter(w -> w.ok() && !w.name().equals(WorkloadRunner.CHAIN)).toList();
+    return workloads.stream().filter(w -> !w.corpus() && w.ok() && !w.name().equals(WorkloadRunner.CHAIN)).toList();
+  }
+
+  /** The corpus programs that ran cleanly: the corpus geometric mean covers them. */
+  public List<WorkloadMeasurement> speedupCorpus() {
+    return workloads.stream().filter(w -> w.corpus() && w.ok()).toList();
+  }
+
+  /** The geometric mean of the agent's speedup over {@link #speedupCorpus()}. */
+  public double corpusGeometricMeanSpeedup() {
+    return Stats.geometricMean(speedupCorpus().stream().map(w -> w.speedup(Way.AGENT)).toList());
+  }
+
+  private List<WorkloadMeasurement> corpus() {
+    return workloads.stream().filter(WorkloadMeasurement::corpus).toList();
   }
 
   /** The geometric mean over {@link #speedupWorkloads()} of the speedup of {@code way}. */
@@ -67,6 +97,9 @@ public final class Report {
     rows.add(new String[] {"workload", "serial ms", "agent ms", "tuned ms", "agent", "tuned", "agent/tuned", "outputs"});
     List<String> failures = new ArrayList<>();
     for (WorkloadMeasurement w : workloads) {
+      if (w.corpus()) {
+        continue;
+      }
       if (w.failure() != null) {
         rows.add(new String[] {w.name(), "failed", "", "", "", "", "", ""});
         failures.add(w.name() + ": " + w.failure());
@@ -108,8 +141,48 @@ public final class Report {
         Double.isNaN(overhead)
             ? "chain overhead: not measured\n"
             : String.format(Locale.ROOT, "chain overhead under the agent: %+.1f%%%n", overhead));
+    if (!corpus().isEmpty()) {
+      out.append('\n').append(corpusTable());
+    }
     out.append('\n').append(hostTimeTable());
     out.append('\n').append(startupLine());
+    return out.toString();
+  }
+
+  /** The corpus programs (serial and agent only: no hand-tuned twin), with their geometric mean. */
+  public String corpusTable() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"corpus", "serial ms", "agent ms", "agent", "outputs"});
+    List<String> failures = new ArrayList<>();
+    for (WorkloadMeasurement w : corpus()) {
+      if (w.failure() != null) {
+        rows.add(new String[] {w.name(), "failed", "", "", ""});
+        failures.add(w.name() + ": " + w.failure());
+        continue;
+      }
+      if (!w.outputsEqual()) {
+        failures.add(w.name() + ": outputs differ: " + w.outputDifference());
+      }
+      rows.add(
+          new String[] {
+            w.name(),
+            time(w.summary(Way.SERIAL)),
+            time(w.summary(Way.AGENT)),
+            times(w.speedup(Way.AGENT)),
+            w.outputsEqual() ? "equal" : "DIFFER"
+          });
+    }
+    StringBuilder out = new StringBuilder();
+    appendRows(out, rows, true);
+    for (String failure : failures) {
+      out.append("failed ").append(failure).append('\n');
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "corpus: agent speedup, geometric mean of %d programs: %s%n",
+            speedupCorpus().size(),
+            times(corpusGeometricMeanSpeedup())));
     return out.toString();
   }
 
@@ -209,15 +282,19 @@ public final class Report {
     json.put("command", command);
     json.put("settings", settings);
     List<Object> rows = new ArrayList<>();
+    List<Object> corpusRows = new ArrayList<>();
     for (WorkloadMeasurement w : workloads) {
-      rows.add(workloadJson(w));
+      (w.corpus() ? corpusRows : rows).add(workloadJson(w));
     }
     json.put("workloads", rows);
+    json.put("corpus", corpusRows);
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("geomean_workloads", speedupWorkloads().stream().map(WorkloadMeasurement::name).toList());
     summary.put("agent_speedup_geomean", round(geometricMeanSpeedup(Way.AGENT)));
     summary.put("tuned_speedup_geomean", round(geometricMeanSpeedup(Way.TUNED)));
     summary.put("chain_overhead_pct", round(chainOverheadPercent()));
+    summary.put("geomean_corpus", speedupCorpus().stream().map(WorkloadMeasurement::name).toList());
+    summary.put("corpus_agent_speedup_geomean", round(corpusGeometricMeanSpeedup()));
     summary.put(
         "launch_host_extra_us_max",
         round(
@@ -333,7 +410,7 @@ public final class Report {
 
   /** The file name both outputs share: the device name made safe. */
   public String baseName() {
-    return DeviceName.toFileName(device);
+    return DeviceName.toFileName(device) + fileSuffix;
   }
 
   /** Writes {@code <device>.json} into {@code dir} and returns its path. */

@@ -9,9 +9,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
-/** Everything the benchmark gathered about one workload: every repetition of every way. */
+/**
+ * Everything the benchmark gathered about one workload, or one program of the corpus: every
+ * repetition of every way it runs.
+ */
 public final class WorkloadMeasurement {
   private final String name;
+  private final boolean corpus;
   private final Map<Way, List<Double>> times = new EnumMap<>(Way.class);
   private final Map<Way, List<Double>> runMedians = new EnumMap<>(Way.class);
   private final Map<Way, Set<String>> checksums = new EnumMap<>(Way.class);
@@ -21,8 +25,18 @@ public final class WorkloadMeasurement {
   private String sizes = "";
   private String failure;
 
+  /** A workload, run every {@link Way}. */
   public WorkloadMeasurement(String name) {
+    this(name, false);
+  }
+
+  /**
+   * @param corpus whether {@code name} is a program of the corpus, which has no hand-tuned twin and
+   *     runs only {@link Way#SERIAL} and {@link Way#AGENT}
+   */
+  public WorkloadMeasurement(String name, boolean corpus) {
     this.name = name;
+    this.corpus = corpus;
     for (Way way : Way.values()) {
       times.put(way, new ArrayList<>());
       runMedians.put(way, new ArrayList<>());
@@ -64,6 +78,16 @@ public final class WorkloadMeasurement {
 
   public String name() {
     return name;
+  }
+
+  /** Whether this is a program of the corpus rather than a workload. */
+  public boolean corpus() {
+    return corpus;
+  }
+
+  /** The ways this runs: every way for a workload; serial and agent for a corpus program. */
+  public List<Way> ways() {
+    return corpus ? List.of(Way.SERIAL, Way.AGENT) : List.of(Way.values());
   }
 
   /** The workload's description of its sizes (from the first result). */
@@ -124,14 +148,14 @@ public final class WorkloadMeasurement {
   }
 
   /**
-   * Whether serial, agent and tuned ran, and every run of every way produced the same output
-   * ({@link Way#PASSTHROUGH} counts where it ran).
+   * Whether serial, agent and tuned (not for a corpus program) ran, and every run of every way
+   * produced the same output ({@link Way#PASSTHROUGH} counts where it ran).
    */
   public boolean outputsEqual() {
     Set<String> all = new LinkedHashSet<>();
     checksums.values().forEach(all::addAll);
-    return all.size() == 1
-        && Stream.of(Way.SERIAL, Way.AGENT, Way.TUNED).noneMatch(way -> checksums.get(way).isEmpty());
+    Stream<Way> required = corpus ? Stream.of(Way.SERIAL, Way.AGENT) : Stream.of(Way.SERIAL, Way.AGENT, Way.TUNED);
+    return all.size() == 1 && required.noneMatch(way -> checksums.get(way).isEmpty());
   }
 
   /** Which ways' outputs differ from serial's (or vary between runs), for a reader; empty if none. */

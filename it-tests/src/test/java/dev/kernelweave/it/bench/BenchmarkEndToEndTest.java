@@ -39,7 +39,7 @@ class BenchmarkEndToEndTest {
                 "--main", FakeWorkloadMain.class.getName(), "--out", out.toString(), "--device", "Fake GPU 1",
                 "--journals", out.resolve("journals").toString(),
                 "--rounds", "2", "--warmup", "1", "--reps", "3",
-                "--startup-main", FakeCuInitMain.class.getName(), "--startup-runs", "0"));
+                "--startup-main", FakeCuInitMain.class.getName(), "--startup-runs", "0", "--corpus", "none"));
     args.addAll(List.of(extra));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     int status = Benchmark.run(args.toArray(String[]::new), new PrintStream(bytes, true, StandardCharsets.UTF_8));
@@ -108,6 +108,40 @@ class BenchmarkEndToEndTest {
     assertEquals(2, startup.getAsJsonArray("with_runs_ms").size());
     assertTrue(output.contains("start-up (FakeCuInitMain, 2 JVMs each way, interleaved): "), output);
     assertFalse(Files.exists(out.resolve("journals/startup-1")), "start-up journals are removed");
+  }
+
+  @Test
+  void runsTheCorpusSerialAndAgentOnlyInBothRegimes(@TempDir Path out) throws Exception {
+    assertEquals(
+        0, benchmark(out, "--workloads", "rl-sim", "--corpus", "mlp,jacobi", "--regimes", "short,warmed"), output);
+
+    for (String file : List.of("Fake-GPU-1.json", "Fake-GPU-1-short.json")) {
+      JsonObject json = JsonParser.parseString(Files.readString(out.resolve(file))).getAsJsonObject();
+      boolean isShort = file.contains("short");
+      assertEquals(isShort ? "short" : "warmed", json.getAsJsonObject("settings").get("regime").getAsString());
+      assertEquals(1, json.getAsJsonArray("workloads").size(), "the corpus is not among the workloads: " + file);
+      JsonObject mlp = json.getAsJsonArray("corpus").get(0).getAsJsonObject();
+      assertEquals("mlp", mlp.get("name").getAsString());
+      assertEquals("ok", mlp.get("status").getAsString());
+      assertEquals(6, mlp.getAsJsonArray("serial_reps").size());
+      assertEquals(6, mlp.getAsJsonArray("agent_reps").size());
+      assertEquals(0, mlp.getAsJsonArray("tuned_reps").size(), "no hand-tuned twin");
+      assertEquals(0, mlp.getAsJsonArray("passthrough_reps").size());
+      assertTrue(
+          mlp.get("sizes").getAsString().contains(isShort ? "warmup=5 warmup-ms=0" : "warmup=1 warmup-ms=1500"),
+          file + ": " + mlp);
+      JsonObject summary = json.getAsJsonObject("summary");
+      assertEquals(2.0, summary.get("corpus_agent_speedup_geomean").getAsDouble(), 0.01);
+      assertEquals(JsonParser.parseString("[\"mlp\",\"jacobi\"]"), summary.getAsJsonArray("geomean_corpus"));
+      assertEquals(JsonParser.parseString("[\"rl-sim\"]"), summary.getAsJsonArray("geomean_workloads"));
+    }
+    assertTrue(output.contains("== regime short (5 warm-ups, 0 ms)"), output);
+    assertTrue(output.contains("== regime warmed (1 warm-ups, 1500 ms)"), output);
+    assertEquals(2, output.lines().filter(l -> l.startsWith("corpus: agent speedup, geometric mean of 2 programs: 2.00x")).count(),
+        output);
+    assertTrue(output.lines().anyMatch(l -> l.startsWith("mlp ") && l.endsWith("2.00x  equal")), output);
+    assertTrue(output.lines().anyMatch(l -> l.startsWith("jacobi     round 2/2: ") && l.contains("agent") && !l.contains("tuned")),
+        output);
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kernelweave.corpus.Corpus;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,8 @@ class BenchmarkOptionsTest {
     assertEquals(7, o.startupRuns());
     assertEquals(WorkloadRunner.CU_INIT_CLASS, o.startupMain());
     assertTrue(o.workloads().contains("pipeline-async"), o.workloads().toString());
+    assertEquals(Corpus.names(), o.corpus());
+    assertEquals(List.of(new BenchmarkOptions.Regime("warmed", 30, 1500)), o.regimes());
     assertFalse(o.help());
   }
 
@@ -59,9 +62,30 @@ class BenchmarkOptionsTest {
   }
 
   @Test
+  void theRegimesAreTheShortOneAndTheWarmUpAsGiven() {
+    BenchmarkOptions o = BenchmarkOptions.parse("--regimes", "short, warmed", "--warmup", "7", "--warmup-ms", "200");
+    assertEquals(
+        List.of(new BenchmarkOptions.Regime("short", 5, 0), new BenchmarkOptions.Regime("warmed", 7, 200)), o.regimes());
+    assertEquals("-short", o.regimes().get(0).fileSuffix());
+    assertEquals("", o.regimes().get(1).fileSuffix());
+  }
+
+  @Test
+  void theCorpusIsNamedAllOrNone() {
+    assertEquals(List.of("mlp", "jacobi"), BenchmarkOptions.parse("--corpus", "mlp, jacobi").corpus());
+    assertEquals(List.of(), BenchmarkOptions.parse("--corpus", "none").corpus());
+    assertEquals(List.of(), BenchmarkOptions.parse("--workloads", "none").workloads());
+    assertEquals(Corpus.names(), BenchmarkOptions.parse("--corpus", "none", "--corpus=all").corpus());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BenchmarkOptions.parse("--corpus", "mlp,branches"));
+    assertTrue(e.getMessage().startsWith("--corpus: no program 'branches' (all, none or of copy-loop,"), e.getMessage());
+  }
+
+  @Test
   void startupOnlyRunsNoWorkload() {
     BenchmarkOptions o = BenchmarkOptions.parse("--startup-only", "--startup-runs", "15");
     assertEquals(List.of(), o.workloads());
+    assertEquals(List.of(), o.corpus());
     assertEquals(15, o.startupRuns());
   }
 
@@ -73,6 +97,9 @@ class BenchmarkOptionsTest {
             new String[] {"--reps", "many"},
             new String[] {"--size", "huge"},
             new String[] {"--workloads", " , "},
+            new String[] {"--corpus", " , "},
+            new String[] {"--regimes", "long"},
+            new String[] {"--regimes", ","},
             new String[] {"--frobnicate", "1"},
             new String[] {"--startup-runs", "-1"},
             new String[] {"--warmup-ms", "-1"},

@@ -1,0 +1,149 @@
+package dev.kernelweave.corpus;
+
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.jcublas.JCublas2.cublasSgemm;
+import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
+
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Size;
+import java.util.List;
+import java.util.SplittableRandom;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.jcublas.cublasHandle;
+
+/**
+ * {@code batched-inference}: a server loop. Each request is copied in, goes through a shared hidden
+ * layer and two heads (class labels by argmax, and an auxiliary output), and both results are read
+ * back before the next request: a read-back per request. The two heads are independent, and so
+ * is each request of the others, except that they reuse the same device buffers.
+ */
+final class BatchedInference extends CorpusProgram {
+
+  static final String NAME = "batched-inference";
+  private static final Pointer ONE = Pointer.to(new float[] {1.0f});
+  private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
+
+  private final int requests;
+  private final int batch;
+  private final int features;
+  private final int hidden;
+  private final int classes = 10;
+  private final int aux;
+  private final float[][] inputs;
+  private final float[][] weights; // hidden, classes, aux
+  private final float[][] biases;
+  private final int[][] labels;
+  private final float[][] auxiliary;
+  private CUfunction biasRelu;
+  private CUfunction argmax;
+  private cublasHandle handle;
+  private CUdeviceptr[] dWeights;
+  private CUdeviceptr[] dBiases;
+  private CUdeviceptr dInput;
+  private CUdeviceptr dHidden;
+  private CUdeviceptr dScores;
+  private CUdeviceptr dLabels;
+  private CUdeviceptr dAux;
+
+  BatchedInference(Size size) {
+    super(NAME, size);
+    requests = size == Size.CHECK ? 4 : 32;
+    batch = size == Size.CHECK ? 8 : 128;
+    features = size == Size.CHECK ? 32 : 512;
+    hidden = size == Size.CHECK ? 32 : 512;
+    aux = size == Size.CHECK ? 8 : 64;
+    SplittableRandom random = new SplittableRandom(0x696e66L);
+    int[] outs = {hidden, classes, aux};
+    int[] ins = {features, hidden, hidden};
+    weights = new float[3][];
+    biases = new float[3][];
+    for (int l = 0; l < 3; l++) {
+      weights[l] = CorpusMath.eighths(random, outs[l] * ins[l]);
+      biases[l] = CorpusMath.eighths(random, outs[l]);
+    }
+    inputs = new float[requests][];
+    for (int r = 0; r < requests; r++) {
+      inputs[r] = CorpusMath.eighths(random, features * batch);
+    }
+    labels = new int[requests][batch];
+    auxiliary = new float[requests][aux * batch];
+  }
+
+  @Override
+  protected String sizes() {
+    return requests + " requests of " + batch + " samples of " + features + " features; hidden " + hidden
+        + ", heads of " + classes + " classes and " + aux + " outputs";
+  }
+
+  @Override
+  protected List<String> kernels() {
+    return List.of("corpus_bias_relu", "corpus_argmax");
+  }
+
+  @Override
+  protected void allocate() {
+    biasRelu = function("corpus_bias_relu");
+    argmax = function("corpus_argmax");
+    handle = cuda.cublas(null);
+    dWeights = new CUdeviceptr[3];
+    dBiases = new CUdeviceptr[3];
+    for (int l = 0; l < 3; l++) {
+      dWeights[l] = cuda.floats(weights[l].length);
+      cuMemcpyHtoD(dWeights[l], Pointer.to(weights[l]), weights[l].length * 4L);
+      dBiases[l] = cuda.floats(biases[l].length);
+      cuMemcpyHtoD(dBiases[l], Pointer.to(biases[l]), biases[l].length * 4L);
+    }
+    dInput = cuda.floats((long) features * batch);
+    dHidden = cuda.floats((long) hidden * batch);
+    dScores = cuda.floats((long) classes * batch);
+    dLabels = cuda.floats(batch);
+    dAux = cuda.floats((long) aux * batch);
+  }
+
+  private void dense(int l, CUdeviceptr x, CUdeviceptr y, int out, int in) {
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, out, batch, in, ONE, dWeights[l], out, x, in, ZERO, y, out);
+    int n = out * batch;
+    cuLaunchKernel(biasRelu, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
+        Pointer.to(Pointer.to(y), Pointer.to(dBiases[l]), Pointer.to(new float[] {CorpusMath.gain(in)}),
+            Pointer.to(new int[] {out}), Pointer.to(new int[] {n})), null);
+  }
+
+  @Override
+  public void run() {
+    for (int r = 0; r < requests; r++) {
+      cuMemcpyHtoD(dInput, Pointer.to(inputs[r]), inputs[r].length * 4L);
+      dense(0, dInput, dHidden, hidden, features);
+      dense(1, dHidden, dScores, classes, hidden);
+      cuLaunchKernel(argmax, blocks(batch, 1024), 1, 1, THREADS, 1, 1, 0, null,
+          Pointer.to(Pointer.to(dScores), Pointer.to(dLabels), Pointer.to(new int[] {classes}), Pointer.to(new int[] {batch})), null);
+      dense(2, dHidden, dAux, aux, hidden);
+      cuMemcpyDtoH(Pointer.to(labels[r]), dLabels, batch * 4L);
+      cuMemcpyDtoH(Pointer.to(auxiliary[r]), dAux, auxiliary[r].length * 4L);
+    }
+  }
+
+  @Override
+  public byte[] output() {
+    Outputs.Builder out = Outputs.builder(requests * (batch + aux * batch));
+    for (int r = 0; r < requests; r++) {
+      out.ints(labels[r]).floats(auxiliary[r]);
+    }
+    return out.toBytes();
+  }
+
+  @Override
+  protected byte[] reference() {
+    Outputs.Builder out = Outputs.builder(requests * (batch + aux * batch));
+    for (float[] x : inputs) {
+      float[] h = CorpusMath.biasRelu(CorpusMath.gemm(weights[0], 0, x, 0, hidden, batch, features), biases[0], hidden, features);
+      float[] s = CorpusMath.biasRelu(CorpusMath.gemm(weights[1], 0, h, 0, classes, batch, hidden), biases[1], classes, hidden);
+      float[] a = CorpusMath.biasRelu(CorpusMath.gemm(weights[2], 0, h, 0, aux, batch, hidden), biases[2], aux, hidden);
+      out.ints(CorpusMath.argmax(s, classes)).floats(a);
+    }
+    return out.toBytes();
+  }
+}

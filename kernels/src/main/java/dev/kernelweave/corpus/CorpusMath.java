@@ -1,0 +1,219 @@
+package dev.kernelweave.corpus;
+
+import dev.kernelweave.kernels.CpuMath;
+import java.util.SplittableRandom;
+
+/**
+ * The corpus kernels of {@code src/main/cuda/corpus.cu} in Java, with the same float operations in
+ * the same order, and the seeded inputs of the corpus programs.
+ */
+final class CorpusMath {
+
+  private CorpusMath() {}
+
+  /** {@code n} floats in [0.05, 0.95) from {@code random}. */
+  static float[] unit(SplittableRandom random, int n) {
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = (float) (0.05 + 0.9 * random.nextDouble());
+    }
+    return values;
+  }
+
+  /** {@code n} multiples of 1/8 in [-1, 1]: products and sums of them are exact in a float. */
+  static float[] eighths(SplittableRandom random, int n) {
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = (random.nextInt(17) - 8) * 0.125f;
+    }
+    return values;
+  }
+
+  /**
+   * C = A B for column-major A (m x k) at {@code aOffset} and B (k x n) at {@code bOffset}, as
+   * {@code cublasSgemm(N, N, m, n, k, 1, A, m, B, k, 0, C, m)}: exact for inputs on the grid of
+   * {@link #eighths} (so cuBLAS's summation order does not matter).
+   */
+  static float[] gemm(float[] a, int aOffset, float[] b, int bOffset, int m, int n, int k) {
+    float[] c = new float[m * n];
+    for (int j = 0; j < n; j++) {
+      for (int i = 0; i < m; i++) {
+        float s = 0.0f;
+        for (int l = 0; l < k; l++) {
+          s = s + a[aOffset + i + l * m] * b[bOffset + l + j * k];
+        }
+        c[i + j * m] = s;
+      }
+    }
+    return c;
+  }
+
+  /**
+   * The gain of {@code corpus_bias_relu} after a product over {@code inputs} terms: it spreads the
+   * pre-activations over the activation's range of 0 to 8 eighths, so that the layers neither die
+   * nor saturate.
+   */
+  static float gain(int inputs) {
+    return (float) (16.0 / Math.sqrt(inputs));
+  }
+
+  /** {@code corpus_bias_relu} in place, with {@link #gain} of {@code inputs}. */
+  static float[] biasRelu(float[] y, float[] bias, int rows, int inputs) {
+    float gain = gain(inputs);
+    for (int i = 0; i < y.length; i++) {
+      float v = (float) Math.rint(gain * y[i] + bias[i % rows]);
+      v = v < 0.0f ? 0.0f : (v > 8.0f ? 8.0f : v);
+      y[i] = v * 0.125f;
+    }
+    return y;
+  }
+
+  /** {@code corpus_add}. */
+  static float[] add(float[] a, float[] b) {
+    float[] out = new float[a.length];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = a[i] + b[i];
+    }
+    return out;
+  }
+
+  /** {@code corpus_argmax}. */
+  static int[] argmax(float[] scores, int classes) {
+    int[] labels = new int[scores.length / classes];
+    for (int j = 0; j < labels.length; j++) {
+      int best = 0;
+      for (int c = 1; c < classes; c++) {
+        if (scores[j * classes + c] > scores[j * classes + best]) {
+          best = c;
+        }
+      }
+      labels[j] = best;
+    }
+    return labels;
+  }
+
+  /** {@code corpus_logistic}. */
+  static float[] logistic(float[] x, int rounds) {
+    float[] y = new float[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = CpuMath.logistic(x[i], rounds);
+    }
+    return y;
+  }
+
+  /** {@code corpus_advance} in place. */
+  static void advance(float[] x, float r) {
+    for (int i = 0; i < x.length; i++) {
+      float v = x[i];
+      x[i] = (r * v) * (1.0f - v);
+    }
+  }
+
+  /** {@code corpus_blur} of a w x h image. */
+  static float[] blur(float[] in, int w, int h) {
+    float[] out = new float[w * h];
+    for (int i = 0; i < w * h; i++) {
+      int y = i / w;
+      int x = i - y * w;
+      int x0 = x == 0 ? 0 : x - 1;
+      int x1 = x == w - 1 ? x : x + 1;
+      int up = (y == 0 ? 0 : y - 1) * w;
+      int mid = y * w;
+      int down = (y == h - 1 ? y : y + 1) * w;
+      float top = (in[up + x0] + 2.0f * in[up + x]) + in[up + x1];
+      float centre = (2.0f * in[mid + x0] + 4.0f * in[mid + x]) + 2.0f * in[mid + x1];
+      float bottom = (in[down + x0] + 2.0f * in[down + x]) + in[down + x1];
+      out[i] = ((top + centre) + bottom) * 0.0625f;
+    }
+    return out;
+  }
+
+  /** {@code corpus_sobel} of a w x h image. */
+  static float[] sobel(float[] in, int w, int h) {
+    float[] out = new float[w * h];
+    for (int i = 0; i < w * h; i++) {
+      int y = i / w;
+      int x = i - y * w;
+      int x0 = x == 0 ? 0 : x - 1;
+      int x1 = x == w - 1 ? x : x + 1;
+      int up = (y == 0 ? 0 : y - 1) * w;
+      int mid = y * w;
+      int down = (y == h - 1 ? y : y + 1) * w;
+      float gx = ((in[up + x1] - in[up + x0]) + 2.0f * (in[mid + x1] - in[mid + x0])) + (in[down + x1] - in[down + x0]);
+      float gy = ((in[down + x0] - in[up + x0]) + 2.0f * (in[down + x] - in[up + x])) + (in[down + x1] - in[up + x1]);
+      out[i] = Math.abs(gx) + Math.abs(gy);
+    }
+    return out;
+  }
+
+  /** {@code corpus_blend}. */
+  static float[] blend(float[] a, float[] b, float wa, float wb) {
+    float[] out = new float[a.length];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = wa * a[i] + wb * b[i];
+    }
+    return out;
+  }
+
+  /** {@code corpus_matvec} of a row-major n x n matrix. */
+  static float[] matvec(float[] a, float[] x) {
+    int n = x.length;
+    float[] y = new float[n];
+    for (int i = 0; i < n; i++) {
+      float s = 0.0f;
+      for (int j = 0; j < n; j++) {
+        s = s + a[i * n + j] * x[j];
+      }
+      y[i] = s;
+    }
+    return y;
+  }
+
+  /**
+   * The sum of squares of {@code x} as {@code corpus_square_partials} on {@code blocks} blocks of
+   * 256 threads, then {@code corpus_sum}, compute it.
+   */
+  static float sumOfSquares(float[] x, int blocks) {
+    int threads = CpuMath.REDUCE_THREADS;
+    float[] partials = new float[blocks];
+    for (int b = 0; b < blocks; b++) {
+      float[] perThread = new float[threads];
+      for (int t = 0; t < threads; t++) {
+        float s = 0.0f;
+        for (int i = b * threads + t; i < x.length; i += blocks * threads) {
+          s = s + x[i] * x[i];
+        }
+        perThread[t] = s;
+      }
+      partials[b] = CpuMath.blockSum(perThread);
+    }
+    return CpuMath.blockSum(partials);
+  }
+
+  /** {@code corpus_scale}. */
+  static float[] scale(float[] y, float s) {
+    float[] x = new float[y.length];
+    for (int i = 0; i < y.length; i++) {
+      x[i] = s * y[i];
+    }
+    return x;
+  }
+
+  /** {@code corpus_jacobi}: the next iterate; {@code change} gets next - x. */
+  static float[] jacobi(float[] a, float[] b, float[] x, float[] change) {
+    int n = x.length;
+    float[] next = new float[n];
+    for (int i = 0; i < n; i++) {
+      float s = b[i];
+      for (int j = 0; j < n; j++) {
+        if (j != i) {
+          s = s - a[i * n + j] * x[j];
+        }
+      }
+      float v = s / a[i * n + i];
+      change[i] = v - x[i];
+      next[i] = v;
+    }
+    return next;
+  }
+}

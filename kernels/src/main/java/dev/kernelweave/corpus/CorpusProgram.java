@@ -1,0 +1,138 @@
+package dev.kernelweave.corpus;
+
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
+
+import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Ptx;
+import dev.kernelweave.kernels.Size;
+import dev.kernelweave.kernels.Workload;
+import java.util.List;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+
+/**
+ * One program of the corpus: ordinary serial JCuda code, as users write it (the default stream,
+ * synchronous copies from and to Java arrays every repetition, JCublas2 on its default handle),
+ * wrapped in the {@link Workload} life cycle so that the benchmark runs it like a workload's
+ * {@code serial} variant. There is no hand-tuned twin.
+ *
+ * <p>Life cycle as {@link Workload}: the constructor makes the inputs and touches no CUDA;
+ * {@link #setUp} makes the primary context current, loads {@code ptx/corpus.ptx} and calls {@link
+ * #allocate}; {@link #run} does one repetition from its first copy to its last read-back; {@link
+ * #close} frees everything (a program frees in {@link #release} what it allocated itself). Not
+ * thread-safe: one thread drives a program (which may start threads of its own inside {@link
+ * #run}).
+ */
+public abstract class CorpusProgram implements Workload {
+
+  /** Threads per block of every launch: users pick 256. */
+  static final int THREADS = 256;
+
+  private final String name;
+  private final Size size;
+  private CUmodule module;
+
+  /** Owns the device memory of {@link #allocate}; null outside {@link #setUp}..{@link #close}. */
+  protected CudaScope cuda;
+
+  protected CorpusProgram(String name, Size size) {
+    this.name = name;
+    this.size = size;
+  }
+
+  /** The size this program was made for. */
+  protected final Size size() {
+    return size;
+  }
+
+  /** The program's dimensions in words. */
+  protected abstract String sizes();
+
+  /** The kernels of {@code corpus.ptx} the program launches. */
+  protected abstract List<String> kernels();
+
+  /** The output every correct run produces, computed on the CPU as the kernels compute it. */
+  protected abstract byte[] reference();
+
+  /** Looks up kernels with {@link #function} and allocates what every repetition reuses. */
+  protected abstract void allocate();
+
+  /** Frees what the program allocated itself (not through {@link #cuda}); nothing by default. */
+  protected void release() {}
+
+  @Override
+  public Problem problem() {
+    CorpusProgram program = this;
+    return new Problem() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public String sizes() {
+        return program.sizes();
+      }
+
+      @Override
+      public String ptx() {
+        return Corpus.PTX;
+      }
+
+      @Override
+      public List<String> kernels() {
+        return program.kernels();
+      }
+
+      @Override
+      public byte[] reference() {
+        return program.reference();
+      }
+    };
+  }
+
+  @Override
+  public final void setUp() {
+    cuda = new CudaScope();
+    module = new CUmodule();
+    cuModuleLoadData(module, Ptx.image(Ptx.text(Corpus.PTX)));
+    allocate();
+  }
+
+  /** The kernel {@code name} of the loaded module. */
+  protected final CUfunction function(String name) {
+    CUfunction function = new CUfunction();
+    cuModuleGetFunction(function, module, name);
+    return function;
+  }
+
+  /** Nothing to put in place: a corpus program copies its inputs inside {@link #run}. */
+  @Override
+  public void reset() {}
+
+  /** Blocks of {@link #THREADS} threads for {@code n} elements, at most {@code cap}. */
+  static int blocks(int n, int cap) {
+    return Math.max(1, Math.min(cap, (n + THREADS - 1) / THREADS));
+  }
+
+  @Override
+  public void close() {
+    if (cuda == null) {
+      return;
+    }
+    CudaScope scope = cuda;
+    cuda = null;
+    try {
+      release();
+      if (module != null) {
+        cuModuleUnload(module);
+        module = null;
+      }
+    } finally {
+      scope.close();
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package dev.kernelweave.corpus;
+
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Size;
+import java.util.List;
+import java.util.SplittableRandom;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+
+/**
+ * {@code jacobi}: Jacobi iteration for one diagonally dominant matrix and two right-hand sides.
+ * Each sweep, for each right-hand side not yet converged: a Jacobi step, the squared size of the
+ * change by a two-pass reduction, read back; the host stops a system once the change is below a
+ * tolerance, and swaps the iterate buffers. The two systems are independent. The output is both
+ * solutions and the number of sweeps each took.
+ */
+final class Jacobi extends CorpusProgram {
+
+  static final String NAME = "jacobi";
+  private static final int SYSTEMS = 2;
+  private static final float TOLERANCE = 1e-10f;
+
+  private final int n;
+  private final int maxSweeps;
+  private final int partialBlocks;
+  private final float[] matrix;
+  private final float[][] rhs;
+  private final float[] zeros;
+  private final float[][] solutions;
+  private final int[] sweeps = new int[SYSTEMS];
+  private CUfunction jacobi;
+  private CUfunction squares;
+  private CUfunction sum;
+  private CUdeviceptr dMatrix;
+  private CUdeviceptr[] dRhs;
+  private CUdeviceptr[][] dIterates; // [system][0 or 1]
+  private CUdeviceptr[] dChange;
+  private CUdeviceptr dPartials;
+  private CUdeviceptr dResidual;
+
+  Jacobi(Size size) {
+    super(NAME, size);
+    n = size == Size.CHECK ? 160 : 1024;
+    maxSweeps = size == Size.CHECK ? 12 : 30;
+    partialBlocks = blocks(n, 64);
+    SplittableRandom random = new SplittableRandom(0x6a6163L);
+    matrix = CorpusMath.eighths(random, n * n);
+    for (int i = 0; i < n; i++) {
+      matrix[i * n + i] = n; // off-diagonal magnitudes sum to about n / 1.9: dominant
+    }
+    rhs = new float[SYSTEMS][];
+    for (int s = 0; s < SYSTEMS; s++) {
+      rhs[s] = CorpusMath.unit(random, n);
+    }
+    zeros = new float[n];
+    solutions = new float[SYSTEMS][n];
+  }
+
+  @Override
+  protected String sizes() {
+    return SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps
+        + " sweeps, a residual read back each";
+  }
+
+  @Override
+  protected List<String> kernels() {
+    return List.of("corpus_jacobi", "corpus_square_partials", "corpus_sum");
+  }
+
+  @Override
+  protected void allocate() {
+    jacobi = function("corpus_jacobi");
+    squares = function("corpus_square_partials");
+    sum = function("corpus_sum");
+    dMatrix = cuda.floats((long) n * n);
+    cuMemcpyHtoD(dMatrix, Pointer.to(matrix), (long) n * n * 4);
+    dRhs = new CUdeviceptr[SYSTEMS];
+    dIterates = new CUdeviceptr[SYSTEMS][2];
+    dChange = new CUdeviceptr[SYSTEMS];
+    for (int s = 0; s < SYSTEMS; s++) {
+      dRhs[s] = cuda.floats(n);
+      dIterates[s][0] = cuda.floats(n);
+      dIterates[s][1] = cuda.floats(n);
+      dChange[s] = cuda.floats(n);
+    }
+    dPartials = cuda.floats(partialBlocks);
+    dResidual = cuda.floats(1);
+  }
+
+  @Override
+  public void run() {
+    Pointer size = Pointer.to(new int[] {n});
+    CUdeviceptr[] x = new CUdeviceptr[SYSTEMS];
+    CUdeviceptr[] next = new CUdeviceptr[SYSTEMS];
+    boolean[] done = new boolean[SYSTEMS];
+    for (int s = 0; s < SYSTEMS; s++) {
+      cuMemcpyHtoD(dRhs[s], Pointer.to(rhs[s]), n * 4L);
+      cuMemcpyHtoD(dIterates[s][0], Pointer.to(zeros), n * 4L);
+      x[s] = dIterates[s][0];
+      next[s] = dIterates[s][1];
+      sweeps[s] = 0;
+    }
+    float[] residual = new float[1];
+    for (int sweep = 0; sweep < maxSweeps; sweep++) {
+      for (int s = 0; s < SYSTEMS; s++) {
+        if (done[s]) {
+          continue;
+        }
+        cuLaunchKernel(jacobi, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null, Pointer.to(Pointer.to(dMatrix),
+            Pointer.to(dRhs[s]), Pointer.to(x[s]), Pointer.to(next[s]), Pointer.to(dChange[s]), size), null);
+        cuLaunchKernel(squares, partialBlocks, 1, 1, THREADS, 1, 1, 0, null,
+            Pointer.to(Pointer.to(dChange[s]), Pointer.to(dPartials), size), null);
+        cuLaunchKernel(sum, 1, 1, 1, THREADS, 1, 1, 0, null,
+            Pointer.to(Pointer.to(dPartials), Pointer.to(dResidual), Pointer.to(new int[] {partialBlocks})), null);
+        cuMemcpyDtoH(Pointer.to(residual), dResidual, 4);
+        CUdeviceptr swap = x[s];
+        x[s] = next[s];
+        next[s] = swap;
+        sweeps[s]++;
+        done[s] = residual[0] < TOLERANCE;
+      }
+    }
+    for (int s = 0; s < SYSTEMS; s++) {
+      cuMemcpyDtoH(Pointer.to(solutions[s]), x[s], n * 4L);
+    }
+  }
+
+  @Override
+  public byte[] output() {
+    return Outputs.builder(SYSTEMS * n + SYSTEMS).floats(solutions[0]).floats(solutions[1]).ints(sweeps).toBytes();
+  }
+
+  @Override
+  protected byte[] reference() {
+    Outputs.Builder out = Outputs.builder(SYSTEMS * n + SYSTEMS);
+    int[] expectedSweeps = new int[SYSTEMS];
+    for (int s = 0; s < SYSTEMS; s++) {
+      float[] x = new float[n];
+      float[] change = new float[n];
+      for (int sweep = 0; sweep < maxSweeps; sweep++) {
+        x = CorpusMath.jacobi(matrix, rhs[s], x, change);
+        expectedSweeps[s]++;
+        if (CorpusMath.sumOfSquares(change, partialBlocks) < TOLERANCE) {
+          break;
+        }
+      }
+      out.floats(x);
+    }
+    return out.ints(expectedSweeps).toBytes();
+  }
+}

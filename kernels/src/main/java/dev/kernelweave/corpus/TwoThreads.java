@@ -1,0 +1,131 @@
+package dev.kernelweave.corpus;
+
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Size;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+
+/**
+ * {@code two-threads}: two Java threads sharing one context, each running its own job on the
+ * default stream: copy its array in, a few elementwise kernels, copy the result back. The jobs are
+ * independent; each repetition starts both threads and joins them.
+ */
+final class TwoThreads extends CorpusProgram {
+
+  static final String NAME = "two-threads";
+  private static final int JOBS = 2;
+  private static final int ROUNDS = 4;
+
+  private final int n;
+  private final int kernels;
+  private final float[][] inputs;
+  private final float[][] results;
+  private CUfunction logistic;
+  private CUcontext context;
+  private CUdeviceptr[] dA;
+  private CUdeviceptr[] dB;
+
+  TwoThreads(Size size) {
+    super(NAME, size);
+    n = size == Size.CHECK ? 2500 : 1 << 21;
+    kernels = size == Size.CHECK ? 4 : 8;
+    SplittableRandom random = new SplittableRandom(0x746872L);
+    inputs = new float[JOBS][];
+    results = new float[JOBS][n];
+    for (int j = 0; j < JOBS; j++) {
+      inputs[j] = CorpusMath.unit(random, n);
+    }
+  }
+
+  @Override
+  protected String sizes() {
+    return JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out";
+  }
+
+  @Override
+  protected List<String> kernels() {
+    return List.of("corpus_logistic");
+  }
+
+  @Override
+  protected void allocate() {
+    logistic = function("corpus_logistic");
+    context = new CUcontext();
+    cuCtxGetCurrent(context);
+    dA = new CUdeviceptr[JOBS];
+    dB = new CUdeviceptr[JOBS];
+    for (int j = 0; j < JOBS; j++) {
+      dA[j] = cuda.floats(n);
+      dB[j] = cuda.floats(n);
+    }
+  }
+
+  private void job(int j) {
+    cuCtxSetCurrent(context);
+    cuMemcpyHtoD(dA[j], Pointer.to(inputs[j]), n * 4L);
+    for (int k = 0; k < kernels; k++) {
+      CUdeviceptr from = k % 2 == 0 ? dA[j] : dB[j];
+      CUdeviceptr to = k % 2 == 0 ? dB[j] : dA[j];
+      cuLaunchKernel(logistic, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
+          Pointer.to(Pointer.to(from), Pointer.to(to), Pointer.to(new int[] {ROUNDS}), Pointer.to(new int[] {n})), null);
+    }
+    cuMemcpyDtoH(Pointer.to(results[j]), kernels % 2 == 0 ? dA[j] : dB[j], n * 4L);
+  }
+
+  @Override
+  public void run() {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread[] threads = new Thread[JOBS];
+    for (int j = 0; j < JOBS; j++) {
+      int job = j;
+      threads[j] = new Thread(() -> {
+        try {
+          job(job);
+        } catch (Throwable t) {
+          failure.compareAndSet(null, t);
+        }
+      }, "corpus-job-" + j);
+      threads[j].start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the jobs", e);
+      }
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("a job failed: " + failure.get(), failure.get());
+    }
+  }
+
+  @Override
+  public byte[] output() {
+    return Outputs.builder(JOBS * n).floats(results[0]).floats(results[1]).toBytes();
+  }
+
+  @Override
+  protected byte[] reference() {
+    Outputs.Builder out = Outputs.builder(JOBS * n);
+    for (float[] x : inputs) {
+      float[] v = x;
+      for (int k = 0; k < kernels; k++) {
+        v = CorpusMath.logistic(v, ROUNDS);
+      }
+      out.floats(v);
+    }
+    return out.toBytes();
+  }
+}
