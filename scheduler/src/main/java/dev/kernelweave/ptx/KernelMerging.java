@@ -34,14 +34,17 @@ import java.util.regex.Pattern;
  *
  * <p>Refused, with the reason: special registers that tell the hardware, the time or the grid
  * apart from {@code %ctaid}/{@code %nctaid} ({@code %clock}, {@code %clock64},
- * {@code %globaltimer}, {@code %smid}, {@code %gridid}, {@code %cluster*}...), cluster barriers
- * and cluster shared memory, programmatic dependent launch, calls to external functions other
- * than {@code vprintf}, {@code malloc}, {@code free} and {@code __assertfail} (dynamic parallelism,
- * grid-wide synchronization of cooperative groups), indirect calls, a called function that reads
+ * {@code %globaltimer}, {@code %smid}, {@code %gridid}, {@code %cluster*}, {@code %envreg*} of
+ * cooperative launches...), cluster barriers and cluster shared memory, programmatic dependent
+ * launch, calls to external functions (dynamic parallelism, grid-wide synchronization of
+ * cooperative groups, device {@code malloc}: one launch would hold every instance's allocations
+ * at once), indirect calls, a called function that reads
  * {@code %ctaid} or {@code %nctaid}, a parameter used other than by a {@code ld.param} at a
  * constant offset within it (its address taken, as {@code __grid_constant__} parameters are),
- * texture or surface reference parameters, writes to module variables (the instances would share
- * them), entry directives other than the block-shape ones, and anything the text does not match.
+ * texture or surface reference parameters and texture or surface instructions (not yet checked
+ * by execution), device {@code printf} and {@code assert} (the instances' lines would interleave,
+ * where k launches print theirs one launch after another), writes to module variables (the instances would share them), entry directives
+ * other than the block-shape ones (cluster launches), and anything the text does not match.
  *
  * <p>Stateless and thread-safe.
  */
@@ -50,7 +53,8 @@ public final class KernelMerging {
 
   /** Names of what the prologue adds; the kernel's own registers may not start with this. */
   private static final String OWN = "__kw_";
-  private static final Set<String> ALLOWED_EXTERNAL = Set.of("vprintf", "malloc", "free", "__assertfail");
+  /** Printing kernels are refused before calls are looked at: these are the only external calls kept. */
+  private static final Set<String> ALLOWED_EXTERNAL = Set.of("vprintf", "__assertfail");
   private static final Set<String> ALLOWED_DIRECTIVES = Set.of(".maxntid", ".reqntid", ".minnctapersm",
       ".maxnctapersm", ".maxnreg", ".pragma");
   /** Special registers whose values merging keeps: the block's own, and the launch's shared memory. */
@@ -70,7 +74,9 @@ public final class KernelMerging {
       Pattern.compile("::cluster"), "cluster shared memory",
       Pattern.compile("(?<![\\w$.])(?:mapa|getctarank)(?![\\w$])"), "cluster shared memory",
       Pattern.compile("(?<![\\w$.])griddepcontrol(?![\\w$])"), "programmatic dependent launch",
-      Pattern.compile("(?<![\\w$.])clusterlaunchcontrol(?![\\w$])"), "cluster launch control");
+      Pattern.compile("(?<![\\w$.])clusterlaunchcontrol(?![\\w$])"), "cluster launch control",
+      // Safe in principle (handles are values), but never checked against separate launches.
+      Pattern.compile("(?<![\\w$.])(?:tex|tld4|txq|suld|sust|sured|suq)\\."), "texture or surface access");
 
   /** Every kernel of {@code module}, in the order of the text. */
   public static List<MergedKernel> mergeAll(CharSequence module) {
@@ -103,13 +109,15 @@ public final class KernelMerging {
       String body = span.body(clean);
       checkFunction(clean, body, true, new HashSet<>());
       int alignment = 1;
-      int end = 0;
+      int[] offsets = new int[params.size()];
+      int[] sizes = new int[params.size()];
       for (Param p : params) {
         alignment = Math.max(alignment, p.align);
-        end = p.offset + p.size;
+        offsets[p.index] = p.offset;
+        sizes[p.index] = p.size;
       }
       if (alignment > 256) throw new Refusal("parameter alignment above 256");
-      MergedLaunchTable table = new MergedLaunchTable(end, alignment);
+      MergedLaunchTable table = new MergedLaunchTable(offsets, sizes, alignment);
       String entry = entry(mergedName, span.directives(clean), rewriteBody(body, params, table, mergedName));
       String moduleText = text.substring(0, span.bodyEnd() + 1) + "\n\n" + entry + text.substring(span.bodyEnd() + 1);
       return MergedKernel.merged(kernel, entry, moduleText, table);
@@ -175,6 +183,7 @@ public final class KernelMerging {
   private static void checkDirectives(String directives) throws Refusal {
     Matcher m = DIRECTIVE.matcher(directives.replaceAll("\"[^\"]*\"", ""));
     while (m.find()) {
+      if (m.group().contains("cluster")) throw new Refusal("cluster launch (" + m.group() + ")");
       if (!ALLOWED_DIRECTIVES.contains(m.group())) throw new Refusal("entry directive " + m.group());
     }
   }
@@ -185,6 +194,8 @@ public final class KernelMerging {
       if (v.getValue().writes()) throw new Refusal("writes module variable " + v.getKey());
     }
     if (s.anyModuleVariable().writes()) throw new Refusal("writes module variables");
+    // k launches print their lines launch after launch; one merged launch would interleave them.
+    if (s.prints()) throw new Refusal("prints (device printf or assert)");
   }
 
   /**
@@ -215,6 +226,7 @@ public final class KernelMerging {
         if (reg.group(1) == null || !reg.group(1).matches("\\.[xyz]")) throw new Refusal("reads " + token);
         continue;
       }
+      if (base.startsWith("%envreg")) throw new Refusal("cooperative launch (reads " + base + ")");
       if (!KEPT_SPECIALS.contains(base)) throw new Refusal("reads " + base);
     }
     Matcher call = CALL.matcher(body);
@@ -231,10 +243,12 @@ public final class KernelMerging {
   }
 
   private static String externalCall(String callee) {
-    if (callee.startsWith("cudaLaunchDevice") || callee.startsWith("cudaGetParameterBuffer")) {
+    if (callee.contains("LaunchDevice") || callee.contains("GetParameterBuffer") || callee.startsWith("__cudaCDP")) {
       return "dynamic parallelism (calls " + callee + ")";
     }
     if (callee.startsWith("cudaCG")) return "grid-wide synchronization (calls " + callee + ")";
+    // One launch holds every instance's allocations at once: malloc may fail where k launches' would not.
+    if (callee.equals("malloc") || callee.equals("free")) return "device heap (calls " + callee + ")";
     return "calls external " + callee;
   }
 

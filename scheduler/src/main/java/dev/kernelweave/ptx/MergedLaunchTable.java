@@ -45,17 +45,26 @@ public final class MergedLaunchTable {
     }
   }
 
+  private final int[] parameterOffsets;
+  private final int[] parameterSizes;
   private final int parameterBytes;
   private final int alignment;
   private final int parametersOffset;
   private final int rowBytes;
 
   /**
-   * @param parameterBytes the kernel's parameter buffer size (end of its last parameter)
+   * @param parameterOffsets each parameter's offset in the kernel's parameter buffer
+   * @param parameterSizes each parameter's bytes
    * @param parameterAlignment the largest alignment among its parameters (1 without parameters)
    */
-  MergedLaunchTable(int parameterBytes, int parameterAlignment) {
-    if (parameterBytes < 0) throw new IllegalArgumentException("parameterBytes < 0: " + parameterBytes);
+  MergedLaunchTable(int[] parameterOffsets, int[] parameterSizes, int parameterAlignment) {
+    if (parameterOffsets.length != parameterSizes.length) throw new IllegalArgumentException("offsets and sizes differ");
+    int parameterBytes = 0;
+    for (int i = 0; i < parameterOffsets.length; i++) {
+      parameterBytes = Math.max(parameterBytes, parameterOffsets[i] + parameterSizes[i]);
+    }
+    this.parameterOffsets = parameterOffsets.clone();
+    this.parameterSizes = parameterSizes.clone();
     if (parameterAlignment < 1 || Integer.bitCount(parameterAlignment) != 1 || parameterAlignment > 256) {
       throw new IllegalArgumentException("parameter alignment not a power of two up to 256: " + parameterAlignment);
     }
@@ -73,6 +82,19 @@ public final class MergedLaunchTable {
   /** Where a row's parameter bytes start. */
   public int parametersOffset() {
     return parametersOffset;
+  }
+
+  public int parameterCount() {
+    return parameterOffsets.length;
+  }
+
+  /** Where parameter {@code i} lies in the kernel's parameter buffer (its declared alignment kept). */
+  public int parameterOffset(int i) {
+    return parameterOffsets[i];
+  }
+
+  public int parameterSize(int i) {
+    return parameterSizes[i];
   }
 
   /** The kernel's parameter buffer size each instance gives. */
