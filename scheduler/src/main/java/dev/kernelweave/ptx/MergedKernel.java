@@ -79,8 +79,13 @@ public final class MergedKernel {
     return text;
   }
 
+  /** The {@code ptx} command's column: {@code mergeable}, or {@code not mergeable: REASON}. */
+  public String verdict() {
+    return mergeable() ? "mergeable" : "not mergeable: " + refusal;
+  }
+
   @Override
   public String toString() {
-    return mergeable() ? kernel + ": mergeable" : kernel + ": not mergeable, " + refusal;
+    return kernel + ": " + verdict();
   }
 }
