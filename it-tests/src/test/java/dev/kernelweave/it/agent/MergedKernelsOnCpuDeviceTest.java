@@ -2,6 +2,7 @@ package dev.kernelweave.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelweave.kernels.Ptx;
 import dev.kernelweave.ptx.KernelMerging;
@@ -108,21 +109,31 @@ class MergedKernelsOnCpuDeviceTest {
   /** Runs every mergeable kernel of {@code ptx} both ways on the stand-in; fails on any difference. */
   static void assertMergedEqualsSeparate(Path ptx, Map<String, String> specs, List<String> flags) throws Exception {
     StandInDriver.assumeBuilt();
+    Map<String, String> env = new HashMap<>(StandInDriver.environment(1));
+    env.put("KW_CPU_DEVICE_PTX", "interpret");
+    assertMergedEqualsSeparate(ptx, specs, flags, env, List.of());
+  }
+
+  /**
+   * Runs every mergeable kernel of {@code ptx} but {@code skipped} both ways in a child JVM with
+   * {@code env}; fails on any difference. Skips the test where the child finds no GPU.
+   */
+  static void assertMergedEqualsSeparate(Path ptx, Map<String, String> specs, List<String> flags,
+      Map<String, String> env, List<String> skipped) throws Exception {
     String text = Files.readString(ptx, StandardCharsets.US_ASCII);
     List<String> args = new ArrayList<>();
     args.add(ptx.toAbsolutePath().toString());
     args.addAll(flags);
     List<String> mergeable = new ArrayList<>();
     for (MergedKernel k : KernelMerging.mergeAll(text)) {
-      if (!k.mergeable()) continue;
+      if (!k.mergeable() || skipped.contains(k.kernel())) continue;
       mergeable.add(k.kernel());
       args.add(k.kernel() + "|" + specs.getOrDefault(k.kernel(), ""));
     }
     if (mergeable.isEmpty()) return;
-    Map<String, String> env = new HashMap<>(StandInDriver.environment(1));
-    env.put("KW_CPU_DEVICE_PTX", "interpret");
     ChildJvm.Result r = ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), null, List.of(schedulerClasses()),
         env, MergedKernelsProgram.class.getName(), args.toArray(new String[0]));
+    assumeTrue(r.exitCode() != SmokePrograms.NO_GPU, "no GPU on this machine: " + r.stdout().strip());
     assertEquals(0, r.exitCode(), () -> "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
     Map<String, List<String>> results = new TreeMap<>();
     for (String line : r.stdout().split("\n")) {
