@@ -80,9 +80,13 @@ public final class KernelMerging {
 
   /** Every kernel of {@code module}, in the order of the text. */
   public static List<MergedKernel> mergeAll(CharSequence module) {
+    return mergeAll(module, PtxAnalyzer.analyzeModule(module));
+  }
+
+  /** {@link #mergeAll(CharSequence)} with the module's summaries already at hand. */
+  static List<MergedKernel> mergeAll(CharSequence module, ModuleAccessSummary summary) {
     String text = module.toString();
     String clean = PtxText.blankComments(text);
-    ModuleAccessSummary summary = PtxAnalyzer.analyzeModule(text);
     List<MergedKernel> all = new ArrayList<>();
     for (KernelAccessSummary k : summary.kernels()) all.add(merge(text, clean, summary, k.name()));
     return all;
