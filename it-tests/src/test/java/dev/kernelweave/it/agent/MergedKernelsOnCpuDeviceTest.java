@@ -57,6 +57,7 @@ class MergedKernelsOnCpuDeviceTest {
   @ParameterizedTest
   @ValueSource(strings = {"../it-tests/src/test/resources/ptx/smoke.ptx", "../it-tests/src/test/resources/ptx/pointers.ptx",
       "../it-tests/src/test/resources/ptx/semantics.ptx", "../scheduler/src/test/resources/ptx/merge-kernels.ptx",
+      "../scheduler/src/test/resources/ptx/merge-refusals.ptx",
       "../scheduler/src/test/resources/ptx/forward-indexing.ptx", "../scheduler/src/test/resources/ptx/corpus-sm75.ptx",
       "../scheduler/src/test/resources/ptx/corpus-sm90.ptx", "../scheduler/src/test/resources/ptx/corpus-sm90-lineinfo.ptx",
       "../scheduler/src/test/resources/ptx/corpus-sm75-debug.ptx", "../scheduler/src/test/resources/ptx/corpus-sm90-debug.ptx"})
