@@ -131,27 +131,41 @@ public final class MergedLaunchTable {
     long first = 0;
     for (int i = 0; i < instances.size(); i++) {
       Instance instance = instances.get(i);
-      if (instance.parameters().length != parameterBytes) {
-        throw new IllegalArgumentException("instance " + i + ": " + instance.parameters().length
-            + " parameter bytes, the kernel takes " + parameterBytes);
-      }
-      if (instance.gridX() == 0 || instance.gridY() == 0 || instance.gridZ() == 0) {
-        throw new IllegalArgumentException("instance " + i + ": empty grid " + Integer.toUnsignedString(instance.gridX())
-            + "x" + Integer.toUnsignedString(instance.gridY()) + "x" + Integer.toUnsignedString(instance.gridZ()));
-      }
-      int row = i * rowBytes;
-      table.putInt(row + FIRST_BLOCK, (int) first);
-      table.putInt(row + GRID_X, instance.gridX());
-      table.putInt(row + GRID_Y, instance.gridY());
-      table.putInt(row + GRID_Z, instance.gridZ());
-      table.put(row + parametersOffset, instance.parameters());
-      first += instance.blocks();
-      if (first > MAX_BLOCKS) {
-        throw new IllegalArgumentException("the instances have " + first + " blocks, more than one launch may have ("
-            + MAX_BLOCKS + ")");
-      }
+      first = writeRow(table, i, first, instance.parameters(), instance.gridX(), instance.gridY(), instance.gridZ());
     }
     return table.array();
+  }
+
+  /**
+   * Writes row {@code row} into {@code table} (little-endian, rows from index 0) for an instance
+   * whose blocks start at {@code firstBlock}, and returns where the next instance's blocks start.
+   * Allocates nothing (but for an exception), for a launch path that reuses one buffer.
+   *
+   * @throws IllegalArgumentException for a big-endian buffer, a parameter buffer of another size,
+   *     a grid dimension of 0, or more blocks in all than one launch may have ({@link #MAX_BLOCKS})
+   */
+  public long writeRow(ByteBuffer table, int row, long firstBlock, byte[] parameters, int gridX, int gridY, int gridZ) {
+    if (table.order() != ByteOrder.LITTLE_ENDIAN) throw new IllegalArgumentException("the table must be little-endian");
+    if (parameters.length != parameterBytes) {
+      throw new IllegalArgumentException("instance " + row + ": " + parameters.length
+          + " parameter bytes, the kernel takes " + parameterBytes);
+    }
+    if (gridX == 0 || gridY == 0 || gridZ == 0) {
+      throw new IllegalArgumentException("instance " + row + ": empty grid " + Integer.toUnsignedString(gridX)
+          + "x" + Integer.toUnsignedString(gridY) + "x" + Integer.toUnsignedString(gridZ));
+    }
+    long next = firstBlock + Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(gridY) * Integer.toUnsignedLong(gridZ);
+    if (next > MAX_BLOCKS) {
+      throw new IllegalArgumentException("the instances have " + next + " blocks, more than one launch may have ("
+          + MAX_BLOCKS + ")");
+    }
+    int at = row * rowBytes;
+    table.putInt(at + FIRST_BLOCK, (int) firstBlock);
+    table.putInt(at + GRID_X, gridX);
+    table.putInt(at + GRID_Y, gridY);
+    table.putInt(at + GRID_Z, gridZ);
+    table.put(at + parametersOffset, parameters);
+    return next;
   }
 
   static int roundUp(int value, int alignment) {

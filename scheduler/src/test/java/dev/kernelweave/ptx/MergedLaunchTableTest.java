@@ -45,6 +45,19 @@ class MergedLaunchTableTest {
   }
 
   @Test
+  void rowsWrittenOneByOneIntoAReusedBufferEqualTheBuiltTable() {
+    ByteBuffer reused = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+    long next = table.writeRow(reused, 0, 0, params(0x1000, 7), 2, 3, 1);
+    assertEquals(6, next);
+    assertEquals(16, table.writeRow(reused, 1, next, params(0x2000, 9), 5, 1, 2));
+    assertArrayEquals(table.build(List.of(new MergedLaunchTable.Instance(params(0x1000, 7), 2, 3, 1),
+        new MergedLaunchTable.Instance(params(0x2000, 9), 5, 1, 2))), reused.array());
+    IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+        () -> table.writeRow(ByteBuffer.allocate(64), 0, 0, params(0, 1), 1, 1, 1));
+    assertEquals("the table must be little-endian", big.getMessage());
+  }
+
+  @Test
   void badInstancesAreRefusedNamingTheProblem() {
     IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> table.build(List.of()));
     assertEquals("a merged launch needs at least one instance", none.getMessage());
