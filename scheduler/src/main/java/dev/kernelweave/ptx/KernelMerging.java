@@ -224,7 +224,9 @@ public final class KernelMerging {
     while (reg.find()) {
       String token = reg.group();
       String base = reg.group(1) == null ? token : token.substring(0, token.length() - reg.group(1).length());
-      if (declared.contains(base) || declaredPrefixes.contains(base.replaceFirst("\\d+$", ""))) continue;
+      String prefix = base.replaceFirst("\\d+$", "");
+      // %r<8> declares %r0..%r7 only: a special register never passes for one of a range.
+      if (declared.contains(base) || (!prefix.equals(base) && declaredPrefixes.contains(prefix))) continue;
       if (base.equals("%ctaid") || base.equals("%nctaid")) {
         if (!entry) throw new Refusal("calls a function that reads " + base);
         if (reg.group(1) == null || !reg.group(1).matches("\\.[xyz]")) throw new Refusal("reads " + token);

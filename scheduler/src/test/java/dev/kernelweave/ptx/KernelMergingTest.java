@@ -143,6 +143,7 @@ class KernelMergingTest {
       .param .u64 k_p0 | mov.u32 %r1, %nsmid;                         | reads %nsmid
       .param .u64 k_p0 | mov.u32 %r1, %cluster_ctarank;               | reads %cluster_ctarank
       .param .u64 k_p0 | mov.u32 %r1, %clock;                         | reads %clock
+      .param .u64 k_p0 | .reg .b32 %smid<2>; mov.u32 %smid1, %smid;  | reads %smid
       .param .u64 k_p0 | griddepcontrol.wait;                         | programmatic dependent launch
       .param .u64 k_p0 | ld.shared::cluster.u32 %r1, [%rd1];           | cluster shared memory
       .param .u64 k_p0 | call.uni cudaLaunchDeviceV2, (k_p0);          | dynamic parallelism (calls cudaLaunchDeviceV2)
