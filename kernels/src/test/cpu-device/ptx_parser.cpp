@@ -375,6 +375,15 @@ Operand Parser::value(Scope &scope, const Statement &s, const std::string &token
     o.negate = true;
     t = t.substr(1);
   }
+  if (!t.empty() && t[0] != '%') {
+    // PTX register names need no %: inline assembly declares `.reg .b32 t;` in a scoped block.
+    auto r = scope.registers.find(t);
+    if (r != scope.registers.end()) {
+      o.kind = Operand::Reg;
+      o.index = r->second;
+      return o;
+    }
+  }
   if (!t.empty() && t[0] == '%') {
     auto r = scope.registers.find(t);
     if (r != scope.registers.end()) {

@@ -13,7 +13,7 @@ cd "$here"
 build() { # NAME FLAGS...
   local name="$1"
   shift
-  "$nvcc" -ptx "$@" -o "$out/$name.ptx" "$src"
+  "$nvcc" -ptx "$@" -o "$out/$name.ptx" "${SRC:-$src}"
   # Debug information names the source by its absolute path: keep it relative to this folder.
   sed -i "s#\"$here/#\"#" "$out/$name.ptx"
   echo "$out/$name.ptx"
@@ -26,5 +26,11 @@ build corpus-sm90-lineinfo -arch=compute_90 -lineinfo
 # Debug builds (-G), unoptimized: the tests check only that nothing comes out optimistic.
 build corpus-sm75-debug -arch=compute_75 -G
 build corpus-sm90-debug -arch=compute_90 -G
+
+# The merged-variant tests (KernelMergingTest, MergedKernelsOnCpuDeviceTest, MergedKernelsGpuTest):
+# kernels to merge, built as the workloads are, and kernels to refuse (-rdc for device launches and
+# grid-wide sync).
+SRC=merge-kernels.cu build merge-kernels -arch=compute_75 -O3 -fmad=false
+SRC=merge-refusals.cu build merge-refusals -arch=compute_90 -rdc=true -O3
 
 "$nvcc" --version | tail -n 1 > "$out/NVCC_VERSION"

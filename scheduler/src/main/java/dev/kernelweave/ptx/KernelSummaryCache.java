@@ -6,13 +6,15 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Analyses each distinct PTX module once and keeps the result. Thread-safe: concurrent lookups of
- * the same module wait for one analysis.
+ * Analyses each distinct PTX module once and keeps the result, and its kernels' merged variants
+ * ({@link #merged}). Thread-safe: concurrent lookups of the same module wait for one analysis.
  *
  * <p>Modules are keyed by the SHA-256 of their text and its length, so the text itself is not
  * retained. The least recently used modules are dropped beyond {@code maximumModules}.
@@ -23,6 +25,8 @@ public final class KernelSummaryCache {
   public static final long DEFAULT_MAXIMUM_MODULES = 256;
 
   private final Cache<Key, ModuleAccessSummary> cache;
+  /** Each module's merged variants by kernel name, generated once beside its summaries. */
+  private final Cache<Key, Map<String, MergedKernel>> merged;
   private final Function<CharSequence, ModuleAccessSummary> analyzer;
 
   public KernelSummaryCache() {
@@ -36,6 +40,7 @@ public final class KernelSummaryCache {
   KernelSummaryCache(long maximumModules, Function<CharSequence, ModuleAccessSummary> analyzer) {
     if (maximumModules < 1) throw new IllegalArgumentException("maximumModules < 1: " + maximumModules);
     this.cache = Caffeine.newBuilder().maximumSize(maximumModules).build();
+    this.merged = Caffeine.newBuilder().maximumSize(maximumModules).build();
     this.analyzer = analyzer;
   }
 
@@ -58,6 +63,22 @@ public final class KernelSummaryCache {
   /** The kernel named {@code name} in {@code ptx}; empty if the module defines no such entry. */
   public Optional<KernelAccessSummary> kernel(CharSequence ptx, String name) {
     return module(ptx).kernel(name);
+  }
+
+  /**
+   * The merged variant of {@code kernel} in {@code ptx} ({@link KernelMerging}), or why there is
+   * none; generated at most once per distinct text, from the cached summaries.
+   */
+  public MergedKernel merged(CharSequence ptx, String kernel) {
+    Objects.requireNonNull(kernel, "kernel");
+    String text = ptx.toString();
+    Map<String, MergedKernel> all = merged.get(Key.of(text), k -> {
+      Map<String, MergedKernel> byName = new HashMap<>();
+      for (MergedKernel m : KernelMerging.mergeAll(text, module(text))) byName.put(m.kernel(), m);
+      return byName;
+    });
+    MergedKernel m = all.get(kernel);
+    return m != null ? m : KernelMerging.merge(text, kernel);
   }
 
   /** Modules held now; approximate. */

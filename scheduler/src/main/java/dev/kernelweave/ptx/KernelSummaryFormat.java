@@ -74,6 +74,16 @@ public final class KernelSummaryFormat {
    * launches with {@code gridDim.x * blockDim.x <= L}.
    */
   public static String json(List<KernelAccessSummary> kernels) {
+    return json(kernels, null);
+  }
+
+  /**
+   * {@link #json(List)}, each kernel's object ending with its merge verdict ({@link KernelMerging}):
+   * {@code "mergeable":true}, or {@code "mergeable":false,"notMergeable":"REASON"}.
+   *
+   * @param merged one per kernel, in the same order; null for none
+   */
+  public static String json(List<KernelAccessSummary> kernels, List<MergedKernel> merged) {
     StringBuilder b = new StringBuilder("[");
     for (int k = 0; k < kernels.size(); k++) {
       KernelAccessSummary s = kernels.get(k);
@@ -105,7 +115,16 @@ public final class KernelSummaryFormat {
       }
       b.append("],\"anyModuleVariable\":\"").append(s.anyModuleVariable().symbol()).append('"');
       b.append(",\"otherMemory\":").append(s.touchesOtherMemory());
-      b.append(",\"prints\":").append(s.prints()).append('}');
+      b.append(",\"prints\":").append(s.prints());
+      if (merged != null) {
+        MergedKernel m = merged.get(k);
+        b.append(",\"mergeable\":").append(m.mergeable());
+        if (!m.mergeable()) {
+          b.append(",\"notMergeable\":");
+          string(b, m.refusal().orElseThrow());
+        }
+      }
+      b.append('}');
     }
     b.append(kernels.isEmpty() ? "]" : "\n]");
     return b.toString();

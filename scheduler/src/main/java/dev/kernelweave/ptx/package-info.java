@@ -37,5 +37,10 @@
  * loaded from one is OTHER. A narrower-than-pointer value (32-bit scalar, 32-bit load) is an index
  * unless pieces are put back together (a 64-bit pack, a 64-bit shift by 8 or more), which is how
  * compiled code rebuilds a pointer.
+ *
+ * <p>{@link dev.kernelweave.ptx.KernelMerging} generates from a kernel's PTX a merged variant that
+ * runs k launches of it (instances) as one, reading each instance's parameters and grid from a
+ * device-side {@link dev.kernelweave.ptx.MergedLaunchTable}, or says why it will not
+ * ({@link dev.kernelweave.ptx.MergedKernel}).
  */
 package dev.kernelweave.ptx;

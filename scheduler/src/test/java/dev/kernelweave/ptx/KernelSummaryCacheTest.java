@@ -45,6 +45,17 @@ class KernelSummaryCacheTest {
   }
 
   @Test
+  void mergedVariantsAreGeneratedOncePerModuleFromItsSummaries() {
+    Counting counting = new Counting();
+    KernelSummaryCache cache = new KernelSummaryCache(8, counting);
+    MergedKernel first = cache.merged(PTX, "fill");
+    assertTrue(first.mergeable(), first.verdict());
+    assertSame(first, cache.merged(new StringBuilder(PTX), "fill"));
+    assertEquals(1, counting.runs.get());
+    assertEquals("not mergeable: no such kernel defined in the module", cache.merged(PTX, "missing").verdict());
+  }
+
+  @Test
   void sameTextIsAnalysedOnceAndLookedUpByKernelName() {
     Counting counting = new Counting();
     KernelSummaryCache cache = new KernelSummaryCache(8, counting);

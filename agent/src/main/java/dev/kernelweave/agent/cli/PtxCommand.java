@@ -1,6 +1,8 @@
 package dev.kernelweave.agent.cli;
 
 import dev.kernelweave.ptx.KernelAccessSummary;
+import dev.kernelweave.ptx.KernelMerging;
+import dev.kernelweave.ptx.MergedKernel;
 import dev.kernelweave.ptx.KernelSummaryFormat;
 import dev.kernelweave.ptx.PtxAnalyzer;
 import java.io.IOException;
@@ -34,11 +36,15 @@ final class PtxCommand {
       then NAME:USE for each .global or .const variable of the module the kernel uses (*:USE when
       it may use any of them), then OTHER when the kernel may touch global memory that neither
       names (pointers loaded from memory, calls it cannot follow). The answer is never optimistic.
+      After a second tab: "mergeable" when k launches of the kernel may run as one launch of a
+      merged variant generated from its PTX (same block shape and shared memory, independent
+      instances), else "not mergeable: REASON" (reads %clock64, indirect call, ...).
 
       Options:
         --json   print a JSON array instead, with each parameter's size in bytes (and its
                  extent, {"start":S,"end":E}, where bounded; "forward":true for +, with
-                 "forwardThreadsX":L for +x<=L)
+                 "forwardThreadsX":L for +x<=L; "mergeable", with "notMergeable":REASON when
+                 false)
         --help   this text
 
       Exit status: 0 on success, 2 for a usage error or a file that cannot be read as PTX.
@@ -98,10 +104,13 @@ final class PtxCommand {
     }
 
     List<KernelAccessSummary> kernels = PtxAnalyzer.analyze(text.get());
+    List<MergedKernel> merged = KernelMerging.mergeAll(text.get());
     if (json) {
-      out.println(KernelSummaryFormat.json(kernels));
+      out.println(KernelSummaryFormat.json(kernels, merged));
     } else {
-      for (KernelAccessSummary k : kernels) out.println(KernelSummaryFormat.line(k));
+      for (int k = 0; k < kernels.size(); k++) {
+        out.println(KernelSummaryFormat.line(kernels.get(k)) + "\t" + merged.get(k).verdict());
+      }
     }
     if (kernels.isEmpty()) err.println("kernelweave ptx: " + file + " defines no kernel (.entry)");
     out.flush();

@@ -76,7 +76,9 @@ class PtxCommandTest {
     int code = PtxCommand.run(new String[] {module().toString()}, out, err);
     assertEquals(0, code, err());
     // copy touches one float at each pointer; count's pointer comes from the middle of a struct.
-    assertEquals("copy\tR[0,4) W[0,4) V\ncount\tRW hits:RW\nidle\t\n",
+    // After a second tab, whether it merges: count writes a module variable its instances would share.
+    assertEquals("copy\tR[0,4) W[0,4) V\tmergeable\ncount\tRW hits:RW\tnot mergeable: writes module variable hits\n"
+        + "idle\t\tmergeable\n",
         out().replace(System.lineSeparator(), "\n"));
     assertEquals("", err());
   }
@@ -97,9 +99,10 @@ class PtxCommandTest {
         + "[{\"use\":\"R\",\"bytes\":8,\"extent\":{\"start\":0,\"end\":4}},"), json);
     assertTrue(json.contains("{\"name\":\"count\",\"parameters\":[{\"use\":\"RW\",\"bytes\":16}],"
         + "\"moduleVariables\":[{\"name\":\"hits\",\"use\":\"RW\"}],\"anyModuleVariable\":\"V\","
-        + "\"otherMemory\":false,\"prints\":false}"), json);
+        + "\"otherMemory\":false,\"prints\":false,\"mergeable\":false,"
+        + "\"notMergeable\":\"writes module variable hits\"}"), json);
     assertTrue(json.contains("{\"name\":\"idle\",\"parameters\":[],\"moduleVariables\":[],"
-        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false}"), json);
+        + "\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false,\"mergeable\":true}"), json);
   }
 
   @Test
