@@ -23,9 +23,9 @@ import jcuda.driver.CUdeviceptr;
  * <p>What the program sees is unchanged: its pointer, and the size it asked for in address-range
  * queries ({@link #visibleSize}). Where the extra byte does not fit, the allocation is made as asked
  * ({@link #retryAsAsked}), the error of the padded try is not seen, and that allocation simply keeps
- * the end-pointer rule. Only allocations up to {@link #LARGEST_PADDED} bytes are padded: there the
- * driver's granularity is small, so the byte costs at most one granule; above it a granule is large
- * and those buffers are rarely launch-bound. CUDA promises no layout between allocations, so no
+ * the end-pointer rule. Only allocations below 1 MiB are padded ({@link #LARGEST_PADDED}): there
+ * the driver's granularity is 512 bytes, so the byte costs at most that; from 1 MiB a granule is
+ * 2 MiB, and such buffers are rarely launch-bound. CUDA promises no layout between allocations, so no
  * correct program can tell.
  *
  * <p>Thread-safe: the record of padded allocations is a concurrent map, touched by allocations and
@@ -35,8 +35,12 @@ public final class AllocationPadding {
 
   private AllocationPadding() {}
 
-  /** The largest request that is padded. */
-  public static final long LARGEST_PADDED = 1L << 20;
+  /**
+   * The largest request that is padded. Measured on an H100 (driver 580): requests up to 1 MiB are
+   * placed 512 bytes apart, larger ones on 2 MiB boundaries; so one byte more than 1 MiB - 1 would
+   * cost a whole 2 MiB granule.
+   */
+  public static final long LARGEST_PADDED = (1L << 20) - 1;
 
   private static final int OUT_OF_MEMORY = 2; // CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation
 

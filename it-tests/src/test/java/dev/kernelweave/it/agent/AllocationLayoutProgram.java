@@ -16,7 +16,7 @@ public final class AllocationLayoutProgram {
 
   public static void main(String[] args) {
     SmokePrograms.contextOrExit();
-    for (long size : new long[] {256, 512, 4096, 65536, 1L << 20, 2L << 20, 4L << 20}) {
+    for (long size : new long[] {256, 512, 4096, 65536, 512L << 10, (1L << 20) - 512, 1L << 20, 2L << 20}) {
       CUdeviceptr[] buffers = new CUdeviceptr[8];
       long[] bases = new long[buffers.length];
       for (int i = 0; i < buffers.length; i++) {
