@@ -24,6 +24,8 @@ final class CallThread {
 
   final CallScope record = new CallScope();
   final CUcontext scratchContext = new CUcontext();
+  /** Scratch for one launch parameter's bytes, read where a proof depends on its value. */
+  final byte[] parameterWord = new byte[8];
   final AllocationTable.Allocation found = new AllocationTable.Allocation();
   /** What the enter advice of a call the agent took over hands to its exit. */
   final IssuedByAgent takenOver = new IssuedByAgent();

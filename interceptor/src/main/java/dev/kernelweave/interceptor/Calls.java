@@ -482,7 +482,7 @@ public final class Calls {
           continue;
         }
         // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
-        if (!addParameterAccess(r, kernel, i, size, value, mode) && (word & 7) == 0 && value >= LOWEST_ADDRESS
+        if (!addParameterAccess(r, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
             && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
@@ -536,17 +536,37 @@ public final class Calls {
    *     kernel would touch memory the pointer does not name)
    */
   private static boolean addParameterAccess(CallRecord r, KernelInfo kernel, int i, int size, long value,
-      AccessMode mode) {
+      AccessMode mode, NativePointerObject[] params) {
     long start = Long.MIN_VALUE;
     long end = Long.MAX_VALUE;
     if (size == Long.BYTES && kernel.isBounded(i)) {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
     }
-    if (size == Long.BYTES && kernel.isForward(i, r.gridX, r.blockX)) {
+    if (size == Long.BYTES && isForward(r, kernel, i, params)) {
       return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
     }
     return Interception.ALLOCATIONS.addPointerAccess(r, value, start, end, mode, CallThread.current().found);
+  }
+
+  /**
+   * {@link KernelInfo#isForward}, reading the 4-byte parameter its proof depends on (a grid-stride
+   * loop's bound) from this launch's parameters. Allocation-free.
+   */
+  private static boolean isForward(CallRecord r, KernelInfo kernel, int i, NativePointerObject[] params) {
+    int j = kernel.forwardConditionParameter(i);
+    if (j < 0) {
+      return kernel.isForward(i, r.gridX, r.blockX);
+    }
+    if (j >= params.length || !(params[j] instanceof Pointer p) || JCudaPointers.parameterSize(p) != Integer.BYTES) {
+      return false;
+    }
+    byte[] word = CallThread.current().parameterWord;
+    if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
+      return false;
+    }
+    int value = (word[0] & 0xff) | (word[1] & 0xff) << 8 | (word[2] & 0xff) << 16 | (word[3] & 0xff) << 24;
+    return kernel.isForward(i, r.gridX, r.blockX, value);
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {

@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.ptx.ForwardIndexing;
+
 import dev.kernelweave.call.AccessMode;
 
 /**
@@ -111,5 +113,26 @@ public record KernelInfo(String name, byte[] parameterUses, boolean touchesOther
     }
     long threads = Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(blockX); // < 2^64: unsigned
     return limit > 0 && threads != 0 && Long.compareUnsigned(threads, limit) <= 0; // 0: dimensions not known
+  }
+
+  /**
+   * The parameter whose value decides whether parameter {@code i} is forward-only ({@code
+   * ForwardIndexing.isConditional}), or -1 when its proof reads no parameter.
+   */
+  public int forwardConditionParameter(int i) {
+    return forwardLimits != null && i < forwardLimits.length && ForwardIndexing.isConditional(forwardLimits[i])
+        ? ForwardIndexing.conditionParameter(forwardLimits[i]) : -1;
+  }
+
+  /**
+   * {@link #isForward(int, int, int)} for a parameter whose proof reads parameter {@link
+   * #forwardConditionParameter}, which holds the 32 bits {@code conditionValue} in this launch.
+   */
+  public boolean isForward(int i, int gridX, int blockX, int conditionValue) {
+    if (forwardConditionParameter(i) < 0) {
+      return isForward(i, gridX, blockX);
+    }
+    long threads = Integer.toUnsignedLong(gridX) * Integer.toUnsignedLong(blockX);
+    return ForwardIndexing.holds(forwardLimits[i], threads, conditionValue);
   }
 }

@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  *
  * <p>The result per parameter is a limit on {@code G = gridDim.x * blockDim.x} of the launch:
  * {@link #NOT_PROVEN} (0), {@link #ALWAYS}, or {@code L}: the proof holds for a launch with {@code G
- * <= L}. It is conditional because nvcc's index {@code blockIdx.x * blockDim.x + threadIdx.x} is a
+ * <= L}; or, where the index is a grid-stride loop's counter ({@link GuardedInduction}), a
+ * conditional limit ({@link #isConditional}): the proof holds for a launch whose parameter value
+ * {@code P} meets {@code P + K + C*G <= 2^31 - 1} ({@link #holds}). It is conditional because nvcc's index {@code blockIdx.x * blockDim.x + threadIdx.x} is a
  * signed 32-bit value, sign-extended before it scales: it is non-negative only when the
  * mathematical value stays below 2^31.
  *
@@ -48,7 +50,40 @@ public final class ForwardIndexing {
   /** Forward-only for every launch. */
   public static final long ALWAYS = Long.MAX_VALUE;
 
-  private static final long S32_MAX = Integer.MAX_VALUE;
+  /**
+   * Whether {@code limit} is forward-only under a condition on a parameter's value as well ({@link
+   * GuardedInduction}): {@code P + K + C * G <= 2^31 - 1}, {@code P} the 32-bit parameter {@link
+   * #conditionParameter} of the launch (its signed value, at least 0; or its unsigned value).
+   */
+  public static boolean isConditional(long limit) {
+    return limit < 0;
+  }
+
+  /** The parameter whose value a conditional limit's condition reads. */
+  public static int conditionParameter(long limit) {
+    return (int) ((limit >>> 48) & 0xFF);
+  }
+
+  /**
+   * Whether a launch of {@code threads = gridDim.x * blockDim.x} (unsigned), whose parameter {@link
+   * #conditionParameter} holds the 32 bits {@code value}, meets the conditional limit.
+   */
+  public static boolean holds(long limit, long threads, int value) {
+    long p = GuardedInduction.unsigned(limit) ? Integer.toUnsignedLong(value) : Math.max(0, value);
+    long room = S32_MAX - GuardedInduction.k(limit) - p;
+    long c = GuardedInduction.c(limit);
+    return threads > 0 && room >= 0 && (c == 0 || threads <= room / c);
+  }
+
+  /** A conditional limit as {@code ptx} prints it: {@code 2x+p1<=2147483647} ({@code p1u}: unsigned). */
+  public static String describe(long limit) {
+    long k = GuardedInduction.k(limit);
+    long c = GuardedInduction.c(limit);
+    return (c == 0 ? "" : (c == 1 ? "" : Long.toString(c)) + "x+") + "p" + conditionParameter(limit)
+        + (GuardedInduction.unsigned(limit) ? "u" : "") + "<=" + (S32_MAX - k);
+  }
+
+  static final long S32_MAX = Integer.MAX_VALUE;
   private static final long U32_MAX = 0xFFFF_FFFFL;
   private static final long BIG = 1L << 62;
   private static final int WIDEN_AFTER = 8;
@@ -56,6 +91,7 @@ public final class ForwardIndexing {
   private static final int TAG_NTID_X = 2;
   private static final int TAG_TID_X = 3;
   private static final int TAG_PRODUCT_X = 4;
+  private static final int TAG_NCTAID_X = 5;
 
   private static final Pattern WORD = Pattern.compile("(?<![%\\w$.])[A-Za-z_$][\\w$]*");
   private static final Pattern SPECIAL = Pattern.compile("%(clock(64)?|smid|nsmid|warpid|nwarpid|gridid|laneid"
@@ -63,29 +99,44 @@ public final class ForwardIndexing {
   private static final Pattern INTEGER = Pattern.compile("-?(0[xX][0-9a-fA-F]+|\\d+)");
   private static final Pattern LABEL = Pattern.compile("^[\\w$.]+:");
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+([\\w$.]+)\\s*\\(");
-  private static final Pattern REGISTER = Pattern.compile("%[A-Za-z_$][\\w$]*(?:\\.[xyz])?");
-  private static final Pattern ADDRESS = Pattern.compile("\\[\\s*([%\\w$.]+)\\s*(?:\\+\\s*(-?(?:0[xX][0-9a-fA-F]+|\\d+)))?\\s*\\]");
+  static final Pattern REGISTER = Pattern.compile("%[A-Za-z_$][\\w$]*(?:\\.[xyz])?");
+  static final Pattern ADDRESS = Pattern.compile("\\[\\s*([%\\w$.]+)\\s*(?:\\+\\s*(-?(?:0[xX][0-9a-fA-F]+|\\d+)))?\\s*\\]");
 
-  /** A value: kind NN (k + c*G), PTR (param p, offset [0, k]) or TOP; limit: G <= limit needed. */
-  private record V(int kind, long k, long c, int p, long limit, long taint, int tag) {
+  /**
+   * A value: kind NN (k + c*G), PTR (param p, offset [0, k]) or TOP; limit: G <= limit needed;
+   * cond: the launch conditions ({@link GuardedInduction}) the bound needs, a bit each.
+   */
+  record V(int kind, long k, long c, int p, long limit, long taint, int tag, long cond) {
     static final int NN = 0, PTR = 1, TOP = 2;
+    V(int kind, long k, long c, int p, long limit, long taint, int tag) {
+      this(kind, k, c, p, limit, taint, tag, 0);
+    }
     static V nn(long k, long c, long limit, long taint, int tag) {
       return k > BIG || c > BIG || k < -BIG ? top(taint) : new V(NN, k, c, -1, limit, taint, tag);
     }
     static V top(long taint) {
       return new V(TOP, 0, 0, -1, 0, taint, 0);
     }
+    /** This value, needing the conditions {@code more} as well. */
+    V needing(long more) {
+      return (cond | more) == cond ? this : new V(kind, k, c, p, limit, taint, tag, cond | more);
+    }
     V join(V o) {
       if (o == null) return this;
       long t = taint | o.taint;
       if (kind == NN && o.kind == NN) {
-        return nn(Math.max(k, o.k), Math.max(c, o.c), Math.min(limit, o.limit), t, tag == o.tag ? tag : 0);
+        return nn(Math.max(k, o.k), Math.max(c, o.c), Math.min(limit, o.limit), t, tag == o.tag ? tag : 0)
+            .needing(cond | o.cond);
       }
       if (kind == PTR && o.kind == PTR && p == o.p) {
-        return new V(PTR, Math.max(k, o.k), 0, p, Math.min(limit, o.limit), t, 0);
+        return new V(PTR, Math.max(k, o.k), 0, p, Math.min(limit, o.limit), t, 0, cond | o.cond);
       }
       return top(t);
     }
+  }
+
+  private static long cond(V v) {
+    return v == null ? 0 : v.cond;
   }
 
   /** Per {@code .entry} of {@code ptx}, by name: one limit per declared parameter (see the class). */
@@ -131,12 +182,23 @@ public final class ForwardIndexing {
     };
   }
 
-  private static final class Kernel {
+  static final class Kernel {
     final List<String> params;
     final List<Integer> sizes;
     final List<String[]> insns = new ArrayList<>();
+    /** Per instruction: its guard ({@code @%p}, {@code @!%p}), or null. */
+    final List<String> guards = new ArrayList<>();
+    /** Each label's instruction: the index of the instruction that follows it. */
+    final Map<String, Integer> labels = new HashMap<>();
     final Map<String, V> regs = new HashMap<>();
+    /** Registers whose value a {@link GuardedInduction} fixes, with the value. */
+    final Map<String, V> fixed = new HashMap<>();
+    final List<GuardedInduction> conditions = new ArrayList<>();
     final long[] limits;
+    final long[] condMasks;
+    /** Per instruction, the value it last gave its destination, unjoined. */
+    V[] given;
+    int current;
     long bad;
     boolean changed;
     boolean finalPass;
@@ -146,17 +208,28 @@ public final class ForwardIndexing {
       this.params = params;
       this.sizes = sizes;
       this.limits = new long[params.size()];
+      this.condMasks = new long[params.size()];
       for (String s : body.split(";")) {
         s = s.trim();
         for (boolean more = true; more; ) {
           more = false;
           if (s.startsWith("{") || s.startsWith("}")) { s = s.substring(1).trim(); more = true; }
           Matcher label = LABEL.matcher(s);
-          if (label.find()) { s = s.substring(label.end()).trim(); more = true; }
+          if (label.find()) {
+            labels.put(s.substring(0, label.end() - 1).trim(), insns.size());
+            s = s.substring(label.end()).trim();
+            more = true;
+          }
         }
         while (s.startsWith(".") && s.contains("\n")) s = s.substring(s.indexOf('\n') + 1).trim();
-        if (s.startsWith("@")) s = s.replaceFirst("^@!?%\\w+\\s*", "");
+        String guard = null;
+        if (s.startsWith("@")) {
+          Matcher g = Pattern.compile("^@!?%\\w+").matcher(s);
+          if (g.find()) guard = g.group();
+          s = s.replaceFirst("^@!?%\\w+\\s*", "");
+        }
         if (s.isEmpty() || s.startsWith(".")) continue;
+        guards.add(guard);
         String[] op = s.split("\\s+", 2);
         List<String> parts = new ArrayList<>();
         parts.add(op[0]);
@@ -166,19 +239,48 @@ public final class ForwardIndexing {
     }
 
     long[] run() {
+      analyse();
+      List<GuardedInduction> found = GuardedInduction.find(this);
+      if (!found.isEmpty()) {
+        // Again from the start, each such register holding its proven range.
+        for (GuardedInduction g : found) {
+          if (conditions.size() == 64) break;
+          fixed.put(g.register, V.nn(S32_MAX, 0, g.limit, g.taint, 0).needing(1L << conditions.size()));
+          conditions.add(g);
+        }
+        regs.clear();
+        bad = 0;
+        pass = 0;
+        finalPass = false;
+        analyse();
+      }
+      for (int i = 0; i < limits.length; i++) {
+        if ((bad & bit(i)) != 0 || limits[i] < 1) {
+          limits[i] = NOT_PROVEN;
+        } else if (condMasks[i] != 0) {
+          limits[i] = Long.bitCount(condMasks[i]) == 1
+              ? conditions.get(Long.numberOfTrailingZeros(condMasks[i])).encode(limits[i]) : NOT_PROVEN;
+        }
+      }
+      return limits;
+    }
+
+    private void analyse() {
       Arrays.fill(limits, ALWAYS);
+      Arrays.fill(condMasks, 0);
+      given = new V[insns.size()];
       do {
         changed = false;
         pass++;
-        for (String[] in : insns) step(in);
+        steps();
       } while (changed && pass < 64);
       if (changed) bad = -1L;
       finalPass = true;
-      for (String[] in : insns) step(in);
-      for (int i = 0; i < limits.length; i++) {
-        if ((bad & bit(i)) != 0 || limits[i] < 1) limits[i] = NOT_PROVEN;
-      }
-      return limits;
+      steps();
+    }
+
+    private void steps() {
+      for (current = 0; current < insns.size(); current++) step(insns.get(current));
     }
 
     static long bit(int p) {
@@ -230,7 +332,9 @@ public final class ForwardIndexing {
         }
         case "cvt" -> {
           if (in.length == 3 && op.length == 3 && op[1].endsWith("64") && op[2].endsWith("32")) {
-            def(in[1], extend(value(in[2]), op[2].startsWith("s")));
+            V from = value(in[2]);
+            V to = extend(from, op[2].startsWith("s"));
+            def(in[1], to == null ? null : to.needing(cond(from)));
             return;
           }
         }
@@ -253,6 +357,7 @@ public final class ForwardIndexing {
                   ? V.nn((w32 ? U32_MAX : BIG) >> shiftConst(in[3]), 0, ALWAYS, taint(a), 0) : V.top(taint(a) | taint(b));
             };
             if (r != null && r.kind == V.TOP && r.taint == -1L) r = V.top(taint(a) | taint(b) | (in.length == 5 ? taint(value(in[4])) : 0));
+            if (r != null) r = r.needing(cond(a) | cond(b) | (in.length == 5 ? cond(value(in[4])) : 0));
             def(in[1], r);
             return;
           }
@@ -279,6 +384,7 @@ public final class ForwardIndexing {
       if (v == null) { if (finalPass) bad = -1L; return; }
       if (v.kind == V.PTR && disp >= 0) {
         limits[v.p] = Math.min(limits[v.p], v.limit);
+        condMasks[v.p] |= v.cond;
         bad |= v.taint & ~bit(v.p);
       } else {
         bad |= v.taint | (v.kind == V.PTR ? bit(v.p) : 0);
@@ -318,7 +424,7 @@ public final class ForwardIndexing {
           case "%ntid.z" -> V.nn(64, 0, ALWAYS, 0, 0);
           case "%ctaid.x" -> V.nn(-1, 1, ALWAYS, 0, TAG_CTAID_X);
           case "%ctaid.y", "%ctaid.z" -> V.nn(65534, 0, ALWAYS, 0, 0);
-          case "%nctaid.x" -> V.nn(0, 1, ALWAYS, 0, 0);
+          case "%nctaid.x" -> V.nn(0, 1, ALWAYS, 0, TAG_NCTAID_X);
           case "%nctaid.y", "%nctaid.z" -> V.nn(65535, 0, ALWAYS, 0, 0);
           case "%laneid" -> V.nn(31, 0, ALWAYS, 0, 0);
           default -> special(s) != null ? V.top(0) : regs.get(s);
@@ -337,6 +443,12 @@ public final class ForwardIndexing {
       return s.contains(".") || SPECIAL.matcher(s).matches() ? V.top(0) : null;
     }
 
+    /** A non-negative immediate's value; null for anything else. */
+    V immediateValue(String s) {
+      long imm = immediate(s.trim());
+      return imm >= 0 && imm < BIG ? V.nn(imm, 0, ALWAYS, 0, 0) : null;
+    }
+
     static long immediate(String s) {
       try {
         return INTEGER.matcher(s).matches() ? Long.decode(s) : -1;
@@ -352,7 +464,10 @@ public final class ForwardIndexing {
 
     /** A 32-bit value widened to 64 bits: sign-extended (needs bound < 2^31) or zero-extended. */
     static V extend(V v, boolean signed) {
-      if (v == null) return null;
+      return v == null ? null : widen(v, signed).needing(v.cond);
+    }
+
+    private static V widen(V v, boolean signed) {
       if (!signed) {
         return v.kind == V.NN && v.c == 0 ? V.nn(Math.min(v.k, U32_MAX), 0, v.limit, v.taint, 0)
             : v.kind == V.PTR ? V.top(v.taint) : V.nn(U32_MAX, 0, ALWAYS, v.taint, 0);
@@ -385,6 +500,9 @@ public final class ForwardIndexing {
       long t = a.taint | b.taint;
       if (a.kind != V.NN || b.kind != V.NN || w64 && (a.c != 0 || b.c != 0)) return V.top(t);
       long limit = Math.min(a.limit, b.limit);
+      if (a.tag == TAG_NCTAID_X && b.tag == TAG_NTID_X || a.tag == TAG_NTID_X && b.tag == TAG_NCTAID_X) {
+        return V.nn(0, 1, limit, t, 0); // nctaid.x * ntid.x = G: a grid-stride loop's step
+      }
       if (a.tag == TAG_CTAID_X && b.tag == TAG_NTID_X || a.tag == TAG_NTID_X && b.tag == TAG_CTAID_X) {
         return V.nn(-1, 1, limit, t, TAG_PRODUCT_X); // (nctaid.x - 1) * ntid.x <= G - 1
       }
@@ -398,6 +516,9 @@ public final class ForwardIndexing {
     void def(String reg, V v) {
       reg = reg.trim();
       if (!isReg(reg) || reg.contains(".")) return;
+      if (current < given.length) given[current] = v;
+      V proven = fixed.get(reg);
+      if (proven != null) v = proven;
       V old = regs.get(reg);
       V joined = v == null ? old : v.join(old);
       if (joined == null || joined.equals(old)) return;

@@ -19,15 +19,18 @@ public final class KernelSummaryFormat {
    * The version of what a summary says, for anything that keeps summaries outside this process: a
    * summary kept by another version must be analysed again, not read. 1: uses, module variables,
    * OTHER; 2: each parameter's {@link ParameterExtent} as well; 3: whether the kernel prints; 4:
-   * each parameter's forward-only proof ({@link KernelAccessSummary#forwardLimit(int)}).
+   * each parameter's forward-only proof ({@link KernelAccessSummary#forwardLimit(int)}); 5: proofs
+   * conditional on a parameter's value.
    */
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
 
   /**
    * {@code name<TAB>tokens}: one token per parameter in order (R, W, RW or V, followed by its extent
    * {@code [start,end)} when bounded: {@code W[0,4)}; else {@code +} when the kernel never touches
    * memory below the pointer ({@link KernelAccessSummary#forwardLimit(int)}), {@code +x<=L} when that
-   * holds for launches with {@code gridDim.x * blockDim.x <= L}: {@code RW+x<=2147483648}); then one
+   * holds for launches with {@code gridDim.x * blockDim.x <= L}: {@code RW+x<=2147483648}, {@code
+   * +2x+p1<=2147483647} when it holds for launches whose parameter 1 and {@code x = gridDim.x *
+   * blockDim.x} meet that ({@link ForwardIndexing#isConditional}); then one
    * {@code variable:USE} per module variable the kernel uses, in the order of the module
    * ({@code *:USE} for any variable of the module); then OTHER when
    * {@link KernelAccessSummary#touchesOtherMemory()}; then PRINTF when {@link KernelAccessSummary#prints()};
@@ -44,6 +47,7 @@ public final class KernelSummaryFormat {
       if (s.extent(i).isBounded()) b.append(s.extent(i));
       long forward = s.extent(i).isBounded() ? ForwardIndexing.NOT_PROVEN : s.forwardLimit(i); // [0,n) says it
       if (forward == ForwardIndexing.ALWAYS) b.append('+');
+      else if (ForwardIndexing.isConditional(forward)) b.append('+').append(ForwardIndexing.describe(forward));
       else if (forward != ForwardIndexing.NOT_PROVEN) b.append("+x<=").append(forward);
     }
     for (var v : s.moduleVariables().entrySet()) {
@@ -100,7 +104,9 @@ public final class KernelSummaryFormat {
         }
         long forward = s.extent(i).isBounded() ? ForwardIndexing.NOT_PROVEN : s.forwardLimit(i); // as in line()
         if (forward != ForwardIndexing.NOT_PROVEN) b.append(",\"forward\":true");
-        if (forward != ForwardIndexing.NOT_PROVEN && forward != ForwardIndexing.ALWAYS) {
+        if (ForwardIndexing.isConditional(forward)) {
+          b.append(",\"forwardCondition\":\"").append(ForwardIndexing.describe(forward)).append('"');
+        } else if (forward != ForwardIndexing.NOT_PROVEN && forward != ForwardIndexing.ALWAYS) {
           b.append(",\"forwardThreadsX\":").append(forward);
         }
         b.append('}');

@@ -51,6 +51,13 @@ class ForwardIndexingTest {
   }
 
   @Test
+  void gridStrideLoopIsForwardOnlyUnderItsLaunchCondition() {
+    long stride = of("stride")[0]; // for (i = ...; i < n; i += blockDim.x * gridDim.x) p[i]
+    assertEquals(true, ForwardIndexing.isConditional(stride));
+    assertEquals("2x+p1<=2147483647", ForwardIndexing.describe(stride));
+  }
+
+  @Test
   void unsignedIndexIsForwardOnlyForEveryLaunch() {
     assertEquals(ALWAYS, of("uns")[0]); // mul.wide.u32: zero-extended
   }
@@ -66,7 +73,6 @@ class ForwardIndexingTest {
     assertEquals(NO, of("backn")[0]); // p[n - 1 - i]
     assertEquals(NO, of("minus1")[0]); // p[i - 1]
     assertEquals(NO, of("loaded")[0]); // p[idx[i]]
-    assertEquals(NO, of("stride")[0]); // grid-stride loop
     assertArrayEquals(new long[] {NO, NO}, pointers(of("diff"), 2)); // q[(p - q) + i]
     assertEquals(NO, of("negc")[0]); // p[-2]
     assertEquals(NO, of("idx64")[0]); // p[k], k a 64-bit parameter
