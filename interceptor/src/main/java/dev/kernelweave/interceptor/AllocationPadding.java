@@ -120,7 +120,7 @@ public final class AllocationPadding {
     if (REQUESTED.isEmpty()) {
       return reported;
     }
-    AllocationTable.Allocation found = new AllocationTable.Allocation();
+    AllocationTable.Allocation found = CallThread.current().found;
     return Interception.ALLOCATIONS.lookup(address, found) ? visibleSize(found.base, reported) : reported;
   }
 

@@ -565,8 +565,7 @@ public final class Calls {
     if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
       return false;
     }
-    int value = (word[0] & 0xff) | (word[1] & 0xff) << 8 | (word[2] & 0xff) << 16 | (word[3] & 0xff) << 24;
-    return kernel.isForward(i, r.gridX, r.blockX, value);
+    return kernel.isForward(i, r.gridX, r.blockX, (int) littleEndianLong(word, 0)); // its low 4 bytes
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {

@@ -432,8 +432,8 @@ public final class ForwardIndexing {
         if (v == null && finalPass) bad = -1L;
         return v;
       }
-      long imm = immediate(s);
-      if (imm >= 0 && imm < BIG) return V.nn(imm, 0, ALWAYS, 0, 0);
+      V imm = immediateValue(s);
+      if (imm != null) return imm;
       for (String p : params) if (s.equals(p)) bad = -1L; // a parameter's address
       return V.top(0);
     }

@@ -30,6 +30,15 @@ class AgentWorkloadsGpuTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("workloads")
   void agentKeepsTheOutputOf(String workload) {
+    assertAgentKeepsTheOutput(workload, 1, journals);
+  }
+
+  /**
+   * Runs {@code program} at {@code --size check} for {@code reps} timed repetitions in a JVM
+   * without and one with the packaged agent: both must match the CPU reference and give the same
+   * bytes. Skips where there is no GPU or the kernels are not built.
+   */
+  static void assertAgentKeepsTheOutput(String program, int reps, Path journals) {
     String classPath = ProjectLayout.workloadClassPath();
     Assumptions.assumeFalse(classPath.isEmpty(), "skipped: the kernels module is not on the test class path");
     Path agentJar = ProjectLayout.discover().agentJar();
@@ -38,20 +47,20 @@ class AgentWorkloadsGpuTest {
             new Jvm(Jvm.currentJava(), TIMEOUT_SECONDS), classPath, WorkloadRunner.MAIN_CLASS, agentJar,
             "mode=schedule", List.of());
 
-    WorkloadRunner.Attempt plain = runner.run(workload, Way.SERIAL, "check", 1, 0, 1, null);
+    WorkloadRunner.Attempt plain = runner.run(program, Way.SERIAL, "check", 1, 0, reps, null);
     Assumptions.assumeFalse(plain.noGpu(), () -> "skipped: no GPU (" + plain.lastLine() + ")");
     Assumptions.assumeFalse(
         plain.mainClassMissing(), () -> "skipped: " + WorkloadRunner.MAIN_CLASS + " is not built (" + plain.lastLine() + ")");
     assertOk("without the agent", plain);
 
     assertTrue(Files.isRegularFile(agentJar), "no agent jar at " + agentJar + ": run 'mvn -B -DskipTests package' first");
-    WorkloadRunner.Attempt agent = runner.run(workload, Way.AGENT, "check", 1, 0, 1, journals.resolve(workload));
+    WorkloadRunner.Attempt agent = runner.run(program, Way.AGENT, "check", 1, 0, reps, journals.resolve(program));
     assertOk("with the agent", agent);
 
     assertEquals(
         plain.result().checksum(),
         agent.result().checksum(),
-        () -> workload + ": the agent changed the output\n" + agent.run().describeFailure(40));
+        () -> program + ": the agent changed the output\n" + agent.run().describeFailure(40));
   }
 
   private static void assertOk(String how, WorkloadRunner.Attempt attempt) {

@@ -1,13 +1,8 @@
 package dev.kernelweave.it.bench;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.kernelweave.corpus.Corpus;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,8 +15,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CorpusGpuTest {
 
-  private static final long TIMEOUT_SECONDS = 300;
-
   @TempDir Path journals;
 
   static List<String> programs() {
@@ -31,32 +24,6 @@ class CorpusGpuTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("programs")
   void agentKeepsTheOutputOf(String program) {
-    String classPath = ProjectLayout.workloadClassPath();
-    Assumptions.assumeFalse(classPath.isEmpty(), "skipped: the kernels module is not on the test class path");
-    Path agentJar = ProjectLayout.discover().agentJar();
-    WorkloadRunner runner =
-        new WorkloadRunner(
-            new Jvm(Jvm.currentJava(), TIMEOUT_SECONDS), classPath, WorkloadRunner.MAIN_CLASS, agentJar,
-            "mode=schedule", List.of());
-
-    WorkloadRunner.Attempt plain = runner.run(program, Way.SERIAL, "check", 1, 0, 2, null);
-    Assumptions.assumeFalse(plain.noGpu(), () -> "skipped: no GPU (" + plain.lastLine() + ")");
-    Assumptions.assumeFalse(
-        plain.mainClassMissing(), () -> "skipped: " + WorkloadRunner.MAIN_CLASS + " is not built (" + plain.lastLine() + ")");
-    assertOk("without the agent", plain);
-
-    assertTrue(Files.isRegularFile(agentJar), "no agent jar at " + agentJar + ": run 'mvn -B -DskipTests package' first");
-    WorkloadRunner.Attempt agent = runner.run(program, Way.AGENT, "check", 1, 0, 2, journals.resolve(program));
-    assertOk("with the agent", agent);
-
-    assertEquals(
-        plain.result().checksum(),
-        agent.result().checksum(),
-        () -> program + ": the agent changed the output\n" + agent.run().describeFailure(40));
-  }
-
-  private static void assertOk(String how, WorkloadRunner.Attempt attempt) {
-    assertTrue(attempt.ok(), () -> how + ": " + attempt.problem() + "\n" + attempt.run().describeFailure(40));
-    assertEquals("ok", attempt.result().reference(), how);
+    AgentWorkloadsGpuTest.assertAgentKeepsTheOutput(program, 2, journals);
   }
 }
