@@ -66,6 +66,8 @@ public final class DependencyGraph {
   private final Map<Long, Edge> addingInto = new HashMap<>();
   /** Accesses taken so far: their journal order. */
   private long order;
+  /** Earlier accesses looked at while adding calls: the measure of the graph's cost. */
+  private long accessesExamined;
   private final List<Edge> edges = new ArrayList<>();
   /** Replays with a call drawn, in order; per context, the one being read. */
   private final List<Replay> replays = new ArrayList<>();
@@ -240,6 +242,7 @@ public final class DependencyGraph {
       long end = start + Math.max(r.accessSize[i], 1);
       boolean reads = r.accessMode(i).reads();
       boolean writes = r.accessMode(i).writes();
+      accessesExamined += a.writes.size();
       for (Access o : a.writes) {
         if (o.seq == r.seq || !o.overlaps(start, end)) {
           continue;
@@ -251,6 +254,7 @@ public final class DependencyGraph {
         }
       }
       if (writes) {
+        accessesExamined += a.reads.size();
         for (Access o : a.reads) {
           if (o.seq != r.seq && o.overlaps(start, end)) {
             edge(o.seq, node, "WAR #", id);
@@ -264,6 +268,7 @@ public final class DependencyGraph {
       Allocation a = allocations.get(r.accessId[i]);
       boolean writes = r.accessMode(i).writes();
       if (writes) {
+        accessesExamined += a.reads.size() + a.writes.size();
         a.reads.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
         a.writes.removeIf(o -> o.seq != r.seq && o.start >= start && o.end <= end);
       }
@@ -290,7 +295,7 @@ public final class DependencyGraph {
    * Whether a read taken after {@code write}, by a call other than {@code seq}, read bytes of
    * {@code [start, end)}. The reads are in the order taken: only those after the write are looked at.
    */
-  private static boolean readSince(List<Access> reads, Access write, long start, long end, long seq) {
+  private boolean readSince(List<Access> reads, Access write, long start, long end, long seq) {
     int low = 0;
     int high = reads.size();
     while (low < high) {
@@ -302,12 +307,18 @@ public final class DependencyGraph {
       }
     }
     for (int j = low; j < reads.size(); j++) {
+      accessesExamined++;
       Access o = reads.get(j);
       if (o.seq != seq && o.overlaps(start, end)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** Earlier accesses looked at so far: grows linearly with the calls when no access rescans history. */
+  long accessesExamined() {
+    return accessesExamined;
   }
 
   /** Adds (or labels) the edge {@code fromSeq -> to}; {@code kind} and {@code allocation} make its label. */
