@@ -27,8 +27,29 @@ final class ContextScheduling {
     this.context = context;
     int classLanes = priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0;
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
-    this.dispatch = new Dispatch(device, streams, classLanes, Mutant.NONE,
+    this.dispatch = new Dispatch(device, streams, classLanes, mutant(),
         graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
+  }
+
+  /**
+   * {@link Mutant#NONE}, unless {@code -Dkernelweave.mutant=NAME} asks for a deliberately broken
+   * scheduler: the fuzz that plays programs through the whole agent shows that it catches one.
+   * Never for a real run, and said so on stderr.
+   */
+  private static Mutant mutant() {
+    String name = System.getProperty("kernelweave.mutant");
+    if (name == null || name.isEmpty() || name.equals(Mutant.NONE.option())) {
+      return Mutant.NONE;
+    }
+    try {
+      Mutant m = Mutant.ofOption(name);
+      AgentLog.warnOnce("mutant", "kernelweave.mutant=" + name + ": the scheduler is deliberately broken ("
+          + m.description() + "), for testing the fuzz; results may be wrong");
+      return m;
+    } catch (IllegalArgumentException e) {
+      AgentLog.warnOnce("mutant", "kernelweave.mutant ignored: " + e.getMessage());
+      return Mutant.NONE;
+    }
   }
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others. */

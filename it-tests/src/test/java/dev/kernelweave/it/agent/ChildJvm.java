@@ -57,7 +57,7 @@ public final class ChildJvm {
    * application has them. The agent's classes and libraries are left out: they come from the agent
    * jar alone, as in a user's run.
    */
-  static String programClassPath(List<Path> extra) {
+  public static String programClassPath(List<Path> extra) {
     List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       String name = Path.of(entry).getFileName().toString();
@@ -90,7 +90,7 @@ public final class ChildJvm {
   }
 
   /** The same with options for the JVM itself (before the agent's). */
-  static Result runOnClassPath(String java, List<String> jvmOptions, String agentOptions, String classPath,
+  public static Result runOnClassPath(String java, List<String> jvmOptions, String agentOptions, String classPath,
       Map<String, String> env, String main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);

@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The stand-in CUDA driver that runs kernels on the CPU, for tests of child JVMs without a GPU. */
-final class StandInDriver {
+public final class StandInDriver {
 
   static final Path DIRECTORY = Path.of("../kernels/target/cpu-device");
   private static final Pattern CHECKSUM = Pattern.compile("\"checksum\":\"([0-9a-f]+)\"");
@@ -19,13 +19,13 @@ final class StandInDriver {
   private StandInDriver() {}
 
   /** Skips the test where the stand-in was not built (it is, where g++ is present). */
-  static void assumeBuilt() {
+  public static void assumeBuilt() {
     assumeTrue(Files.isRegularFile(DIRECTORY.resolve("libcuda.so.1")),
         "no stand-in CUDA driver at " + DIRECTORY + " (it is built where g++ is present): skipped");
   }
 
   /** The environment that makes a child JVM's JCuda load the stand-in, ordering work by {@code seed}. */
-  static Map<String, String> environment(int seed) {
+  public static Map<String, String> environment(int seed) {
     return Map.of("LD_LIBRARY_PATH", DIRECTORY.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed));
   }
 

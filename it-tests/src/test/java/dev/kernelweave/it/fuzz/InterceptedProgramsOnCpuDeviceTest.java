@@ -1,0 +1,130 @@
+package dev.kernelweave.it.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.it.agent.ChildJvm;
+import dev.kernelweave.it.agent.StandInDriver;
+import dev.kernelweave.selftest.Program;
+import dev.kernelweave.selftest.ProgramGenerator;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The differential fuzz through the whole agent: generated programs played as a JCuda application
+ * writes them ({@link ScriptedProgramPlayer}), over the stand-in driver, in child JVMs. Everything
+ * the agent does to a program's calls is in the loop (parameter scanning, PTX analysis, held
+ * launches and graph replay, staged copies, the deadline of a held launch, real application
+ * threads, the host pausing between calls), and the stand-in runs the work it is given in a random
+ * order that CUDA's stream semantics allow.
+ *
+ * <p>The reference plays every call on the legacy stream, so that each sees all before it done. The
+ * agent orders any two calls that touch the same bytes as the program made them, whatever their
+ * streams: with it, a program played as written must observe the same bytes and return codes.
+ *
+ * <p>{@code -Dkernelweave.fuzz.programs=N} and {@code -Dkernelweave.fuzz.seed=S} widen or move it.
+ */
+class InterceptedProgramsOnCpuDeviceTest {
+
+  static final Path SELFTEST_PTX =
+      Path.of("../interceptor/src/main/resources/dev/kernelweave/interceptor/selftest/selftest.ptx");
+  private static final int[] STAND_IN_SEEDS = {1, 2};
+  private static final long SEED = Long.getLong("kernelweave.fuzz.seed", 20261127L);
+
+  @TempDir
+  Path temp;
+
+  @Test
+  void generatedProgramsObserveWithTheAgentWhatTheyObserveSerially() throws Exception {
+    StandInDriver.assumeBuilt();
+    Programs programs = programs(Integer.getInteger("kernelweave.fuzz.programs", 40), SEED);
+    List<String> reference = observations(List.of(), null, STAND_IN_SEEDS[0], programs.script, true);
+    assertEquals(programs.byName.size(), reference.stream().map(l -> l.split(" ")[0]).distinct().count(),
+        "every program observed something");
+    System.out.println(programs.byName.size() + " programs from seed " + SEED + ", " + reference.size() + " observations");
+    for (int standInSeed : STAND_IN_SEEDS) {
+      List<String> agent = observations(List.of(), "journal=" + temp.resolve("journal-" + standInSeed), standInSeed,
+          programs.script, false);
+      Optional<String> difference = firstDifference(reference, agent, programs.byName);
+      assertTrue(difference.isEmpty(), () -> "with the agent, stand-in seed " + standInSeed + ": " + difference.get());
+    }
+  }
+
+  /** A deliberately broken scheduler inside the agent changes what some program observes. */
+  @ParameterizedTest
+  @ValueSource(strings = {"drop-raw", "drop-war", "kernel-range-from-pointer", "replay-stale-parameters",
+      "no-ptx-optimistic", "untracked-constant"})
+  void catchesABrokenScheduler(String mutant) throws Exception {
+    StandInDriver.assumeBuilt();
+    Programs programs = programs(40, SEED);
+    List<String> reference = observations(List.of(), null, STAND_IN_SEEDS[0], programs.script, true);
+    List<String> agent = observations(List.of("-Dkernelweave.mutant=" + mutant), "journal=off", STAND_IN_SEEDS[0],
+        programs.script, false);
+    assertTrue(firstDifference(reference, agent, programs.byName).isPresent(),
+        "no program observed the mutant " + mutant);
+  }
+
+  private record Programs(Map<String, Program> byName, Path script) {}
+
+  private Programs programs(int count, long seed) throws Exception {
+    ProgramGenerator generator = new ProgramGenerator(60);
+    ProgramScript script = new ProgramScript(seed, 0.04);
+    Map<String, Program> byName = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      Program p = generator.generate(seed + i);
+      String name = "p" + Long.toHexString(seed + i);
+      byName.put(name, p);
+      script.add(name, p);
+    }
+    Path file = Files.createTempFile(temp, "programs", ".txt");
+    Files.writeString(file, script.text(), StandardCharsets.UTF_8);
+    return new Programs(byName, file);
+  }
+
+  private static List<String> observations(List<String> jvmOptions, String agentOptions, int standInSeed, Path script,
+      boolean serial) throws Exception {
+    ChildJvm.Result r = ChildJvm.runOnClassPath(ChildJvm.java(System.getProperty("java.home")), jvmOptions,
+        agentOptions, ChildJvm.programClassPath(List.of()), StandInDriver.environment(standInSeed),
+        ScriptedProgramPlayer.class.getName(), script.toString(), SELFTEST_PTX.toAbsolutePath().toString(),
+        serial ? "serial" : "as-written");
+    assertEquals(0, r.exitCode(), () -> (agentOptions == null ? "without" : "with") + " the agent:\nstdout:\n"
+        + r.stdout() + "\nstderr:\n" + r.stderr());
+    return List.of(r.stdout().split("\n"));
+  }
+
+  /** The first program whose observations differ, with what differs and its calls. */
+  private static Optional<String> firstDifference(List<String> expected, List<String> actual,
+      Map<String, Program> programs) {
+    Map<String, List<String>> want = byProgram(expected);
+    Map<String, List<String>> got = byProgram(actual);
+    for (Map.Entry<String, Program> p : programs.entrySet()) {
+      List<String> w = want.getOrDefault(p.getKey(), List.of());
+      List<String> g = got.getOrDefault(p.getKey(), List.of());
+      if (!w.equals(g)) {
+        List<String> missing = new ArrayList<>(w);
+        missing.removeAll(g);
+        List<String> extra = new ArrayList<>(g);
+        extra.removeAll(w);
+        return Optional.of("program " + p.getKey() + " observes otherwise:\n  expected only: " + missing
+            + "\n  observed only: " + extra + "\n" + p.getValue().describe());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Map<String, List<String>> byProgram(List<String> lines) {
+    return lines.stream().filter(l -> !l.isBlank())
+        .collect(Collectors.groupingBy(l -> l.split(" ")[0], LinkedHashMap::new, Collectors.toList()));
+  }
+}

@@ -1,0 +1,147 @@
+package dev.kernelweave.it.fuzz;
+
+import dev.kernelweave.call.PriorityClass;
+import dev.kernelweave.selftest.Kernel;
+import dev.kernelweave.selftest.Op;
+import dev.kernelweave.selftest.Program;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * Writes self-test programs as scripts for {@link ScriptedProgramPlayer}: one call per line, buffers
+ * by number, byte offsets and data spelled out, so that the player needs nothing of the generator.
+ * Pauses of the host (a clock that moves: windows end at a pause, a held launch waits for its
+ * deadline) are added between calls from the script's own seed.
+ */
+final class ProgramScript {
+
+  /** The most a pause lasts, in microseconds: past the 1 ms after which the agent ends a window. */
+  static final int LONGEST_PAUSE_MICROS = 2_500;
+
+  private final StringBuilder text = new StringBuilder();
+  private final SplittableRandom pauses;
+  private final double pauseChance;
+
+  /**
+   * @param pauseSeed where the pauses fall
+   * @param pauseChance the chance of a pause before each call
+   */
+  ProgramScript(long pauseSeed, double pauseChance) {
+    this.pauses = new SplittableRandom(pauseSeed);
+    this.pauseChance = pauseChance;
+  }
+
+  /** Adds a program, named {@code name} in what the player prints. */
+  ProgramScript add(String name, Program program) {
+    text.append("program ").append(name).append('\n');
+    // Each thread's class as a Java thread priority, which the agent's default priority=thread reads.
+    program.ops().stream().mapToInt(Op::thread).distinct().sorted().forEach(t -> text.append(t)
+        .append(" priority ").append(javaPriority(program.priorityOf(t))).append('\n'));
+    for (Op op : program.ops()) {
+      if (pauses.nextDouble() < pauseChance) {
+        text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
+      }
+      text.append(op.thread()).append(' ').append(line(op)).append('\n');
+    }
+    text.append("end\n");
+    return this;
+  }
+
+  private static int javaPriority(PriorityClass c) {
+    return switch (c) {
+      case HIGH -> Thread.MAX_PRIORITY;
+      case LOW -> Thread.MIN_PRIORITY;
+      default -> Thread.NORM_PRIORITY;
+    };
+  }
+
+  String text() {
+    return text.toString();
+  }
+
+  /** One call, without its thread. */
+  static String line(Op op) {
+    if (op instanceof Op.AllocHost a) {
+      return "allocHost " + a.host() + " " + a.elements() + " " + bit(a.registered());
+    } else if (op instanceof Op.CreateStream c) {
+      return "streamCreate " + c.stream() + " " + bit(c.nonBlocking());
+    } else if (op instanceof Op.Alloc a) {
+      return "alloc " + a.buf() + " " + a.elements() + " " + hex(Program.data(a.dataSeed(), a.elements()));
+    } else if (op instanceof Op.Free f) {
+      return "free " + f.buf();
+    } else if (op instanceof Op.Launch l) {
+      return launch(l);
+    } else if (op instanceof Op.Memset m) {
+      return "memset " + m.stream() + " " + bit(m.sync()) + " " + at(m.dst()) + " " + m.n() * 4 + " " + (m.value() & 0xFF);
+    } else if (op instanceof Op.Write w) {
+      return "write " + at(w.dst()) + " " + hex(Program.data(w.dataSeed(), w.n()));
+    } else if (op instanceof Op.Read r) {
+      return "read " + at(r.src()) + " " + r.n() * 4;
+    } else if (op instanceof Op.ReadAsync r) {
+      return "readAsync " + r.stream() + " " + r.host() + " " + r.hostOffset() * 4 + " " + at(r.src()) + " " + r.n() * 4;
+    } else if (op instanceof Op.Copy c) {
+      return "copy " + c.stream() + " " + at(c.dst()) + " " + at(c.src()) + " " + c.n() * 4;
+    } else if (op instanceof Op.SyncContext) {
+      return "ctxSync";
+    } else if (op instanceof Op.StreamSync s) {
+      return "streamSync " + s.stream();
+    } else if (op instanceof Op.EventRecord e) {
+      return "eventRecord " + e.event() + " " + e.stream();
+    } else if (op instanceof Op.EventSync e) {
+      return "eventSync " + e.event();
+    } else if (op instanceof Op.StreamWaitEvent w) {
+      return "streamWaitEvent " + w.stream() + " " + w.event();
+    } else if (op instanceof Op.HostWrite w) {
+      return "hostWrite " + w.host() + " " + w.offset() * 4 + " " + hex(Program.data(w.dataSeed(), w.n()));
+    } else if (op instanceof Op.WriteAsync w) {
+      return "writeAsync " + w.stream() + " " + at(w.dst()) + " " + w.host() + " " + w.hostOffset() * 4 + " " + w.n() * 4;
+    } else if (op instanceof Op.LaunchIntoHost l) {
+      return "launchIntoHost " + l.stream() + " " + l.host() + " " + l.hostOffset() * 4 + " " + at(l.in()) + " " + l.n()
+          + " " + l.k();
+    } else if (op instanceof Op.WriteConstant c) {
+      return "writeConstant " + hex(Program.data(c.dataSeed(), 4));
+    } else if (op instanceof Op.LaunchReadingConstant l) {
+      return "launchReadingConstant " + l.stream() + " " + at(l.out()) + " " + l.n() + " " + l.k();
+    } else if (op instanceof Op.LaunchWithoutPtx l) {
+      return "launchWithoutPtx " + l.stream() + " " + at(l.slot()) + " " + at(l.target()) + " " + l.n() + " " + l.k();
+    } else if (op instanceof Op.HostFunction h) {
+      return "hostFunction " + h.stream() + " " + h.gate() + " " + h.srcHost() + " " + h.srcOffset() * 4 + " "
+          + h.dstHost() + " " + h.dstOffset() * 4 + " " + h.n() * 4;
+    } else if (op instanceof Op.OpenGate g) {
+      return "openGate " + g.gate();
+    } else if (op instanceof Op.ObserveHost o) {
+      return "observeHost " + o.host();
+    }
+    throw new IllegalArgumentException("no script line for " + op);
+  }
+
+  /**
+   * A launch as the program writes it: the kernel on its stream; an opaque library call is made on
+   * the legacy stream, and a launch that fails asks for more dynamic shared memory than a block has.
+   */
+  private static String launch(Op.Launch l) {
+    Kernel kernel = l.kernel();
+    long stream = l.mode() == Op.LaunchMode.OPAQUE ? 0 : l.stream();
+    int shared = l.mode() == Op.LaunchMode.FAILS ? 1 << 20 : 0;
+    String out = l.out().buf() + " " + (4L * l.out().offset() + kernel.outPointerOffset(l.n()));
+    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + Kernel.blocks(l.n()) + " "
+        + shared + " " + out + " " + atOrNull(l.in1()) + " " + atOrNull(l.in2()) + " " + l.n() + " " + l.k();
+  }
+
+  private static String at(Op.At at) {
+    return at.buf() + " " + at.offset() * 4;
+  }
+
+  private static String atOrNull(Op.At at) {
+    return at == null ? "-1 0" : at(at);
+  }
+
+  private static String bit(boolean b) {
+    return b ? "1" : "0";
+  }
+
+  private static String hex(byte[] data) {
+    return HexFormat.of().formatHex(data);
+  }
+}

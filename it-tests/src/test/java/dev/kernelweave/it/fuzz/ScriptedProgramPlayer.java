@@ -1,0 +1,507 @@
+package dev.kernelweave.it.fuzz;
+
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
+import static jcuda.driver.JCudaDriver.cuMemHostRegister;
+import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUhostFn;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * A JCuda application that plays scripted programs as written ({@link ProgramScript} writes them):
+ * each call on the stream the program names, from the application thread the program names (a
+ * real thread each, taking turns in the program's order), with nothing of the agent on its class
+ * path; a thread's {@code priority} line gives it the Java priority of its class. It prints what a program can observe, one line each: the bytes of every synchronous read,
+ * host buffer observation and final buffer (as CRC-32), and every call that did not return
+ * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
+ *
+ * <p>{@code ScriptedProgramPlayer SCRIPT PTX [serial]}: the kernels are the self-test's, from {@code
+ * PTX}; {@code serial} issues every call on the legacy default stream, in the program's order: the
+ * reference, where each call sees all the calls before it done.
+ */
+public final class ScriptedProgramPlayer {
+
+  /** The host page size registrations are rounded to. */
+  private static final int PAGE = 4096;
+
+  private final CUcontext context = new CUcontext();
+  private final CUmodule module = new CUmodule();
+  private final Map<String, CUfunction> functions = new HashMap<>();
+  private final StringBuilder out = new StringBuilder();
+  private final boolean serial;
+
+  private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
+    this.serial = serial;
+    check(cuInit(0), "cuInit");
+    CUdevice device = new CUdevice();
+    check(cuDeviceGet(device, 0), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+  }
+
+  public static void main(String[] args) throws Exception {
+    List<String> lines = Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8);
+    byte[] text = Files.readAllBytes(Path.of(args[1]));
+    byte[] ptx = new byte[text.length + 1];
+    System.arraycopy(text, 0, ptx, 0, text.length);
+    ScriptedProgramPlayer player = new ScriptedProgramPlayer(ptx, args.length > 2 && args[2].equals("serial"));
+    List<String[]> program = new ArrayList<>();
+    String name = null;
+    for (String line : lines) {
+      String[] t = line.trim().split(" +");
+      if (t[0].equals("program")) {
+        name = t[1];
+        program.clear();
+      } else if (t[0].equals("end")) {
+        player.play(name, program);
+        System.out.print(player.out);
+        System.out.flush();
+        player.out.setLength(0);
+      } else if (!t[0].isEmpty()) {
+        program.add(t);
+      }
+    }
+  }
+
+  private CUfunction function(String name) {
+    return functions.computeIfAbsent(name, n -> {
+      CUfunction f = new CUfunction();
+      check(cuModuleGetFunction(f, module, n), "cuModuleGetFunction " + n);
+      return f;
+    });
+  }
+
+  /** One program's run: its buffers, streams, events and threads, all released at its end. */
+  private void play(String name, List<String[]> calls) throws InterruptedException {
+    Run run = new Run(name);
+    try {
+      int made = 0;
+      for (String[] call : calls) {
+        int thread = Integer.parseInt(call[0]);
+        // Calls are numbered as in the program; a pause is the host's, not a call.
+        int index = call[1].equals("pause") || call[1].equals("priority") ? -1 : made++;
+        if (thread == 0) {
+          run.execute(index, call);
+        } else {
+          Future<?> done = run.worker(thread).submit(() -> {
+            run.execute(index, call);
+            return null;
+          });
+          try {
+            done.get(2, TimeUnit.MINUTES);
+          } catch (ExecutionException e) {
+            throw new IllegalStateException("call " + index + " failed", e.getCause());
+          } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("call " + index + " (" + String.join(" ", call) + ") did not return");
+          }
+        }
+      }
+      run.finish();
+    } finally {
+      run.close();
+      Thread.currentThread().setPriority(Thread.NORM_PRIORITY);
+    }
+  }
+
+  private final class Run {
+    final String name;
+    final Map<Integer, ExecutorService> workers = new HashMap<>();
+    final Map<Integer, CUdeviceptr> buffers = new TreeMap<>();
+    final Map<Integer, Integer> bufferBytes = new HashMap<>();
+    final Map<Integer, Pointer> hosts = new TreeMap<>();
+    final Map<Integer, ByteBuffer> hostViews = new HashMap<>();
+    final Map<Integer, CUdeviceptr> hostDevicePointers = new HashMap<>();
+    final List<Pointer> registered = new ArrayList<>();
+    final Map<Long, CUstream> streams = new HashMap<>();
+    final Map<Integer, CUevent> events = new HashMap<>();
+    final Map<Integer, CountDownLatch> gates = new HashMap<>();
+    CUdeviceptr constant;
+    /** Where a device address was stored ({buffer, byte}): addresses differ from run to run. */
+    final List<int[]> addressSlots = new ArrayList<>();
+
+    Run(String name) {
+      this.name = name;
+    }
+
+    ExecutorService worker(int thread) {
+      return workers.computeIfAbsent(thread, t -> Executors.newSingleThreadExecutor(r -> {
+        Thread th = new Thread(() -> {
+          cuCtxSetCurrent(context);
+          r.run();
+        }, "application-" + t);
+        th.setDaemon(true);
+        return th;
+      }));
+    }
+
+    void execute(int i, String[] c) {
+      switch (c[1]) {
+        case "allocHost" -> allocHost(i, num(c[2]), num(c[3]), c[4].equals("1"));
+        case "streamCreate" -> {
+          CUstream s = new CUstream();
+          rc(i, "cuStreamCreate", cuStreamCreate(s, c[3].equals("1") ? 1 : 0));
+          streams.put(Long.parseLong(c[2]), s);
+        }
+        case "alloc" -> {
+          CUdeviceptr p = new CUdeviceptr();
+          int bytes = num(c[3]) * 4;
+          rc(i, "cuMemAlloc", cuMemAlloc(p, bytes));
+          buffers.put(num(c[2]), p);
+          bufferBytes.put(num(c[2]), bytes);
+          byte[] data = hex(c[4]);
+          rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(p, Pointer.to(data), data.length));
+        }
+        case "free" -> {
+          rc(i, "cuMemFree", cuMemFree(buffers.remove(num(c[2]))));
+          bufferBytes.remove(num(c[2]));
+          addressSlots.removeIf(slot -> slot[0] == num(c[2]));
+        }
+        case "launch" -> {
+          // stream function grid shared out outByte in1 in1Byte in2 in2Byte n k
+          Pointer params = Pointer.to(Pointer.to(device(c[6], c[7])), Pointer.to(device(c[8], c[9])),
+              Pointer.to(device(c[10], c[11])), Pointer.to(new int[] {num(c[12])}), Pointer.to(new int[] {num(c[13])}));
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function(c[3]), num(c[4]), 1, 1, 128, 1, 1, num(c[5]),
+              stream(c[2]), params, null));
+        }
+        case "launchIntoHost" -> {
+          // stream host hostByte in inByte n k: kw_scale writing host memory through its mapped address
+          Pointer params = Pointer.to(Pointer.to(hostDevice(num(c[3]), num(c[4]))), Pointer.to(device(c[5], c[6])),
+              Pointer.to(device("-1", "0")), Pointer.to(new int[] {num(c[7])}), Pointer.to(new int[] {num(c[8])}));
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function("kw_scale"), blocks(num(c[7])), 1, 1, 128, 1, 1, 0,
+              stream(c[2]), params, null));
+        }
+        case "launchReadingConstant" -> {
+          // stream out outByte n k
+          Pointer params = Pointer.to(Pointer.to(device(c[3], c[4])), Pointer.to(new int[] {num(c[5])}),
+              Pointer.to(new int[] {num(c[6])}));
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function("kw_fill_constant"), blocks(num(c[5])), 1, 1, 128, 1, 1, 0,
+              stream(c[2]), params, null));
+        }
+        case "launchWithoutPtx" -> {
+          // stream slot slotByte target targetByte n k: the target's address stored in the slot, then
+          // a kernel that writes through it
+          CUdeviceptr slot = device(c[3], c[4]);
+          addressSlots.add(new int[] {num(c[3]), num(c[4])});
+          rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(slot, Pointer.to(device(c[5], c[6])), 8));
+          Pointer params = Pointer.to(Pointer.to(slot), Pointer.to(new int[] {num(c[7])}),
+              Pointer.to(new int[] {num(c[8])}));
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function("kw_fill_indirect"), blocks(num(c[7])), 1, 1, 128, 1, 1, 0,
+              stream(c[2]), params, null));
+        }
+        case "memset" -> {
+          // stream sync buf byte bytes value
+          CUdeviceptr dst = device(c[4], c[5]);
+          byte value = (byte) num(c[7]);
+          if (c[3].equals("1")) {
+            rc(i, "cuMemsetD8", cuMemsetD8(dst, value, num(c[6])));
+          } else {
+            rc(i, "cuMemsetD8Async", cuMemsetD8Async(dst, value, num(c[6]), stream(c[2])));
+          }
+        }
+        case "write" -> {
+          byte[] data = hex(c[4]);
+          rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(device(c[2], c[3]), Pointer.to(data), data.length));
+        }
+        case "read" -> {
+          byte[] data = new byte[num(c[4])];
+          rc(i, "cuMemcpyDtoH", cuMemcpyDtoH(Pointer.to(data), device(c[2], c[3]), data.length));
+          observe(i, "read b" + c[2] + "+" + c[3], masked(num(c[2]), num(c[3]), data));
+        }
+        case "readAsync" -> rc(i, "cuMemcpyDtoHAsync",
+            cuMemcpyDtoHAsync(host(num(c[3]), num(c[4])), device(c[5], c[6]), num(c[7]), stream(c[2])));
+        case "writeAsync" -> rc(i, "cuMemcpyHtoDAsync",
+            cuMemcpyHtoDAsync(device(c[3], c[4]), host(num(c[5]), num(c[6])), num(c[7]), stream(c[2])));
+        case "copy" -> rc(i, "cuMemcpyDtoDAsync",
+            cuMemcpyDtoDAsync(device(c[3], c[4]), device(c[5], c[6]), num(c[7]), stream(c[2])));
+        case "ctxSync" -> rc(i, "cuCtxSynchronize", cuCtxSynchronize());
+        case "streamSync" -> rc(i, "cuStreamSynchronize", cuStreamSynchronize(stream(c[2])));
+        case "eventRecord" -> rc(i, "cuEventRecord", cuEventRecord(event(num(c[2])), stream(c[3])));
+        case "eventSync" -> {
+          CUevent e = events.get(num(c[2]));
+          if (e != null) {
+            rc(i, "cuEventSynchronize", cuEventSynchronize(e));
+          }
+        }
+        case "streamWaitEvent" -> {
+          CUevent e = events.get(num(c[3]));
+          if (e != null) {
+            rc(i, "cuStreamWaitEvent", cuStreamWaitEvent(stream(c[2]), e, 0));
+          }
+        }
+        case "hostWrite" -> {
+          byte[] data = hex(c[4]);
+          view(num(c[2]), num(c[3])).put(data);
+        }
+        case "writeConstant" -> {
+          byte[] data = hex(c[2]);
+          rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(constant(i), Pointer.to(data), data.length));
+        }
+        case "hostFunction" -> hostFunction(i, c);
+        case "openGate" -> gate(num(c[2])).countDown();
+        case "observeHost" -> {
+          ByteBuffer v = view(num(c[2]), 0);
+          byte[] data = new byte[v.remaining()];
+          v.get(data);
+          observe(i, "host h" + c[2], data);
+        }
+        case "priority" -> Thread.currentThread().setPriority(num(c[2]));
+        case "pause" -> LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(num(c[2])));
+        default -> throw new IllegalArgumentException("unknown call: " + String.join(" ", c));
+      }
+    }
+
+    void allocHost(int i, int host, int elements, boolean register) {
+      int bytes = Math.max(elements * 4, 4);
+      if (register) {
+        // Ordinary memory in whole pages of its own, registered portable and mapped.
+        int pages = (bytes + PAGE - 1) / PAGE * PAGE;
+        ByteBuffer buffer = ByteBuffer.allocateDirect(pages + PAGE).alignedSlice(PAGE);
+        Pointer p = Pointer.to(buffer);
+        rc(i, "cuMemHostRegister", cuMemHostRegister(p, buffer.capacity(), 0x01 | 0x02));
+        registered.add(p);
+        hosts.put(host, p);
+        hostViews.put(host, buffer.duplicate().limit(bytes).slice().order(ByteOrder.LITTLE_ENDIAN));
+      } else {
+        Pointer p = new Pointer();
+        rc(i, "cuMemAllocHost", cuMemAllocHost(p, bytes));
+        ByteBuffer view = p.getByteBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN);
+        while (view.hasRemaining()) {
+          view.put((byte) 0);
+        }
+        hosts.put(host, p);
+        hostViews.put(host, p.getByteBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN));
+      }
+      CUdeviceptr mapped = new CUdeviceptr();
+      rc(i, "cuMemHostGetDevicePointer", cuMemHostGetDevicePointer(mapped, hosts.get(host), 0));
+      hostDevicePointers.put(host, mapped);
+    }
+
+    void hostFunction(int i, String[] c) {
+      // stream gate srcHost srcByte dstHost dstByte bytes: dst[j] = src[j] * 5 + 1, once the gate opens
+      CountDownLatch open = num(c[3]) >= 0 ? gate(num(c[3])) : null;
+      ByteBuffer from = view(num(c[4]), num(c[5]));
+      ByteBuffer to = view(num(c[6]), num(c[7]));
+      int words = num(c[8]) / 4;
+      CUhostFn function = userData -> {
+        try {
+          if (open != null && !open.await(60, TimeUnit.SECONDS)) {
+            return;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        for (int j = 0; j < words; j++) {
+          to.putInt(4 * j, from.getInt(4 * j) * 5 + 1);
+        }
+      };
+      rc(i, "cuLaunchHostFunc", cuLaunchHostFunc(stream(c[2]), function, null));
+    }
+
+    CountDownLatch gate(int gate) {
+      synchronized (gates) {
+        return gates.computeIfAbsent(gate, g -> new CountDownLatch(1));
+      }
+    }
+
+    /** Java's view of host buffer {@code host} from byte {@code at} on. */
+    ByteBuffer view(int host, int at) {
+      ByteBuffer v = hostViews.get(host);
+      return v.duplicate().position(at).slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    Pointer host(int host, int at) {
+      return hosts.get(host).withByteOffset(at);
+    }
+
+    CUdeviceptr hostDevice(int host, int at) {
+      return hostDevicePointers.get(host).withByteOffset(at);
+    }
+
+    /** Device buffer {@code buf} at byte {@code at}; buffer -1 is the null pointer. */
+    CUdeviceptr device(String buf, String at) {
+      int b = num(buf);
+      return b < 0 ? new CUdeviceptr() : buffers.get(b).withByteOffset(num(at));
+    }
+
+    CUdeviceptr constant(int i) {
+      if (constant == null) {
+        constant = new CUdeviceptr();
+        rc(i, "cuModuleGetGlobal", cuModuleGetGlobal(constant, new long[1], module, "kw_constant"));
+      }
+      return constant;
+    }
+
+    CUstream stream(String handle) {
+      long h = Long.parseLong(handle);
+      if (h == 0 || serial) {
+        return new CUstream(); // the null stream, as an object: JCuda refuses null for some calls
+      } else if (h == 1) {
+        return JCudaDriver.CU_STREAM_LEGACY;
+      } else if (h == 2) {
+        return JCudaDriver.CU_STREAM_PER_THREAD;
+      }
+      return streams.computeIfAbsent(h, x -> {
+        CUstream s = new CUstream();
+        check(cuStreamCreate(s, 0), "cuStreamCreate");
+        return s;
+      });
+    }
+
+    CUevent event(int id) {
+      return events.computeIfAbsent(id, x -> {
+        CUevent e = new CUevent();
+        check(cuEventCreate(e, 0), "cuEventCreate");
+        return e;
+      });
+    }
+
+    void finish() {
+      rc(-1, "cuCtxSynchronize", cuCtxSynchronize());
+      for (Map.Entry<Integer, CUdeviceptr> b : buffers.entrySet()) {
+        byte[] data = new byte[bufferBytes.get(b.getKey())];
+        rc(-1, "cuMemcpyDtoH", cuMemcpyDtoH(Pointer.to(data), b.getValue(), data.length));
+        observe(-1, "final b" + b.getKey(), masked(b.getKey(), 0, data));
+      }
+      for (int h : hosts.keySet()) {
+        ByteBuffer v = view(h, 0);
+        byte[] data = new byte[v.remaining()];
+        v.get(data);
+        observe(-1, "final h" + h, data);
+      }
+    }
+
+    void close() throws InterruptedException {
+      for (CountDownLatch g : gates.values()) {
+        g.countDown();
+      }
+      cuCtxSynchronize();
+      for (ExecutorService w : workers.values()) {
+        w.shutdown();
+        w.awaitTermination(1, TimeUnit.MINUTES);
+      }
+      for (CUdeviceptr p : buffers.values()) {
+        cuMemFree(p);
+      }
+      for (Pointer p : registered) {
+        cuMemHostUnregister(p);
+      }
+      for (Pointer p : hosts.values()) {
+        if (!registered.contains(p)) {
+          cuMemFreeHost(p);
+        }
+      }
+      for (CUstream s : streams.values()) {
+        cuStreamDestroy(s);
+      }
+      for (CUevent e : events.values()) {
+        cuEventDestroy(e);
+      }
+    }
+
+    /** {@code data}, read from buffer {@code buf} at byte {@code at}, with stored addresses zeroed. */
+    byte[] masked(int buf, int at, byte[] data) {
+      for (int[] slot : addressSlots) {
+        for (int b = 0; b < 8; b++) {
+          int j = slot[1] + b - at;
+          if (slot[0] == buf && j >= 0 && j < data.length) {
+            data[j] = 0;
+          }
+        }
+      }
+      return data;
+    }
+
+    void observe(int index, String what, byte[] data) {
+      CRC32 crc = new CRC32();
+      crc.update(data);
+      out.append(name).append(' ').append(index).append(' ').append(what).append(' ').append(data.length)
+          .append(" bytes crc ").append(Long.toHexString(crc.getValue())).append('\n');
+    }
+
+    void rc(int index, String call, int code) {
+      if (code != 0) {
+        out.append(name).append(' ').append(index).append(' ').append(call).append(" returned ").append(code)
+            .append('\n');
+      }
+    }
+  }
+
+  private static int blocks(int n) {
+    return Math.max(1, (n + 127) / 128);
+  }
+
+  private static int num(String s) {
+    return Integer.parseInt(s);
+  }
+
+  private static byte[] hex(String s) {
+    byte[] b = new byte[s.length() / 2];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+    }
+    return b;
+  }
+
+  private static void check(int code, String call) {
+    if (code != 0) {
+      throw new IllegalStateException(call + " returned " + code);
+    }
+  }
+}
