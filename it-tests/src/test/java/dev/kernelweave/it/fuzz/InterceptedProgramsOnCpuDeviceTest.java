@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.StandInDriver;
+import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.selftest.Program;
 import dev.kernelweave.selftest.ProgramGenerator;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The differential fuzz through the whole agent: generated programs played as a JCuda application
@@ -63,9 +64,9 @@ class InterceptedProgramsOnCpuDeviceTest {
 
   /** A deliberately broken scheduler inside the agent changes what some program observes. */
   @ParameterizedTest
-  @ValueSource(strings = {"drop-raw", "drop-war", "kernel-range-from-pointer", "replay-stale-parameters",
-      "no-ptx-optimistic", "untracked-constant"})
-  void catchesABrokenScheduler(String mutant) throws Exception {
+  @EnumSource(value = Mutant.class, mode = EnumSource.Mode.EXCLUDE, names = "NONE")
+  void catchesABrokenScheduler(Mutant m) throws Exception {
+    String mutant = m.option();
     StandInDriver.assumeBuilt();
     Programs programs = programs(40, SEED);
     List<String> reference = observations(List.of(), null, STAND_IN_SEEDS[0], programs.script, true);

@@ -11,8 +11,9 @@ import java.util.SplittableRandom;
 /**
  * Writes self-test programs as scripts for {@link ScriptedProgramPlayer}: one call per line, buffers
  * by number, byte offsets and data spelled out, so that the player needs nothing of the generator.
- * Pauses of the host (a clock that moves: windows end at a pause, a held launch waits for its
- * deadline) are added between calls from the script's own seed.
+ * Added from the script's own seed: pauses of the host (a clock that moves: windows end at a pause,
+ * a held launch waits for its deadline), and after a call that waits for the device, the queries
+ * of streams and events whose answer CUDA then defines.
  */
 final class ProgramScript {
 
@@ -43,6 +44,10 @@ final class ProgramScript {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
       text.append(op.thread()).append(' ').append(line(op)).append('\n');
+      if ((op instanceof Op.Read || op instanceof Op.SyncContext || op instanceof Op.StreamSync
+          || op instanceof Op.EventSync) && pauses.nextBoolean()) {
+        text.append(op.thread()).append(" queries\n");
+      }
     }
     text.append("end\n");
     return this;

@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuInit;
@@ -30,6 +31,7 @@ import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -134,8 +136,10 @@ public final class ScriptedProgramPlayer {
       int made = 0;
       for (String[] call : calls) {
         int thread = Integer.parseInt(call[0]);
-        // Calls are numbered as in the program; a pause is the host's, not a call.
-        int index = call[1].equals("pause") || call[1].equals("priority") ? -1 : made++;
+        // Calls are numbered as in the program: a pause or a priority is not a call, and queries
+        // are numbered as the call they follow.
+        int index = call[1].equals("pause") || call[1].equals("priority") ? -1
+            : call[1].equals("queries") ? made - 1 : made++;
         if (thread == 0) {
           run.execute(index, call);
         } else {
@@ -169,6 +173,11 @@ public final class ScriptedProgramPlayer {
     final Map<Integer, CUdeviceptr> hostDevicePointers = new HashMap<>();
     final List<Pointer> registered = new ArrayList<>();
     final Map<Long, CUstream> streams = new HashMap<>();
+    final Map<Long, Boolean> nonBlocking = new HashMap<>();
+    /** The stream handle of each event's last record. */
+    final Map<Integer, Long> recordedOn = new HashMap<>();
+    /** The last call made, for the queries that follow it. */
+    String[] last;
     final Map<Integer, CUevent> events = new HashMap<>();
     final Map<Integer, CountDownLatch> gates = new HashMap<>();
     CUdeviceptr constant;
@@ -191,12 +200,20 @@ public final class ScriptedProgramPlayer {
     }
 
     void execute(int i, String[] c) {
+      call(i, c);
+      if (!c[1].equals("queries") && !c[1].equals("pause") && !c[1].equals("priority")) {
+        last = c;
+      }
+    }
+
+    private void call(int i, String[] c) {
       switch (c[1]) {
         case "allocHost" -> allocHost(i, num(c[2]), num(c[3]), c[4].equals("1"));
         case "streamCreate" -> {
           CUstream s = new CUstream();
           rc(i, "cuStreamCreate", cuStreamCreate(s, c[3].equals("1") ? 1 : 0));
           streams.put(Long.parseLong(c[2]), s);
+          nonBlocking.put(Long.parseLong(c[2]), c[3].equals("1"));
         }
         case "alloc" -> {
           CUdeviceptr p = new CUdeviceptr();
@@ -271,7 +288,11 @@ public final class ScriptedProgramPlayer {
             cuMemcpyDtoDAsync(device(c[3], c[4]), device(c[5], c[6]), num(c[7]), stream(c[2])));
         case "ctxSync" -> rc(i, "cuCtxSynchronize", cuCtxSynchronize());
         case "streamSync" -> rc(i, "cuStreamSynchronize", cuStreamSynchronize(stream(c[2])));
-        case "eventRecord" -> rc(i, "cuEventRecord", cuEventRecord(event(num(c[2])), stream(c[3])));
+        case "eventRecord" -> {
+          rc(i, "cuEventRecord", cuEventRecord(event(num(c[2])), stream(c[3])));
+          recordedOn.put(num(c[2]), Long.parseLong(c[3]));
+        }
+        case "queries" -> queries(i);
         case "eventSync" -> {
           CUevent e = events.get(num(c[2]));
           if (e != null) {
@@ -303,6 +324,44 @@ public final class ScriptedProgramPlayer {
         case "priority" -> Thread.currentThread().setPriority(num(c[2]));
         case "pause" -> LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(num(c[2])));
         default -> throw new IllegalArgumentException("unknown call: " + String.join(" ", c));
+      }
+    }
+
+    /**
+     * Asks about the streams and events whose work the last call made the host wait for, where CUDA
+     * defines the answer as complete: after {@code cuCtxSynchronize} all; after a synchronous copy
+     * to a Java array (which waits for the legacy stream, and so for every blocking stream) the
+     * legacy, the blocking streams and their events; after a stream's or an event's synchronize,
+     * that one. Each answer that is not {@code CUDA_SUCCESS} is printed.
+     */
+    void queries(int i) {
+      if (last == null) {
+        return;
+      }
+      switch (last[1]) {
+        case "ctxSync", "read" -> {
+          boolean all = last[1].equals("ctxSync");
+          rc(i, "cuStreamQuery 0", cuStreamQuery(stream("0")));
+          rc(i, "cuStreamQuery 2", cuStreamQuery(stream("2")));
+          for (Map.Entry<Long, CUstream> s : new TreeMap<>(streams).entrySet()) {
+            if (all || !nonBlocking.getOrDefault(s.getKey(), false)) {
+              rc(i, "cuStreamQuery " + s.getKey(), cuStreamQuery(serial ? stream("0") : s.getValue()));
+            }
+          }
+          for (Map.Entry<Integer, Long> e : new TreeMap<>(recordedOn).entrySet()) {
+            if (all || !nonBlocking.getOrDefault(e.getValue(), false)) {
+              rc(i, "cuEventQuery " + e.getKey(), cuEventQuery(events.get(e.getKey())));
+            }
+          }
+        }
+        case "streamSync" -> rc(i, "cuStreamQuery " + last[2], cuStreamQuery(stream(last[2])));
+        case "eventSync" -> {
+          CUevent e = events.get(num(last[2]));
+          if (e != null) {
+            rc(i, "cuEventQuery " + last[2], cuEventQuery(e));
+          }
+        }
+        default -> {}
       }
     }
 
