@@ -12,6 +12,12 @@ import dev.kernelweave.scheduler.Scheduler;
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
 
+  /**
+   * The system property naming a deliberately broken scheduler for the fuzz; outside the {@code
+   * kernelweave.} prefix, whose properties are the agent's options.
+   */
+  static final String MUTANT_PROPERTY = "dev.kernelweave.mutant";
+
   final long context;
   final JCudaStreamDevice device;
   final Dispatch dispatch;
@@ -32,22 +38,22 @@ final class ContextScheduling {
   }
 
   /**
-   * {@link Mutant#NONE}, unless {@code -Dkernelweave.mutant=NAME} asks for a deliberately broken
+   * {@link Mutant#NONE}, unless {@code -Ddev.kernelweave.mutant=NAME} asks for a deliberately broken
    * scheduler: the fuzz that plays programs through the whole agent shows that it catches one.
    * Never for a real run, and said so on stderr.
    */
   private static Mutant mutant() {
-    String name = System.getProperty("kernelweave.mutant");
+    String name = System.getProperty(MUTANT_PROPERTY);
     if (name == null || name.isEmpty() || name.equals(Mutant.NONE.option())) {
       return Mutant.NONE;
     }
     try {
       Mutant m = Mutant.ofOption(name);
-      AgentLog.warnOnce("mutant", "kernelweave.mutant=" + name + ": the scheduler is deliberately broken ("
+      AgentLog.warnOnce("mutant", MUTANT_PROPERTY + "=" + name + ": the scheduler is deliberately broken ("
           + m.description() + "), for testing the fuzz; results may be wrong");
       return m;
     } catch (IllegalArgumentException e) {
-      AgentLog.warnOnce("mutant", "kernelweave.mutant ignored: " + e.getMessage());
+      AgentLog.warnOnce("mutant", MUTANT_PROPERTY + " ignored: " + e.getMessage());
       return Mutant.NONE;
     }
   }

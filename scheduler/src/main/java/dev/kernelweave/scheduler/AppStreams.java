@@ -27,6 +27,11 @@ final class AppStreams {
      * call after. A query or synchronize of this stream covers it, and nothing issued later.
      */
     final LanePositions implied;
+    /**
+     * How often CUDA had completed the legacy and blocking streams' work for the host when this
+     * stream was last given work ({@link StreamJoins#noteStreamWork}); -1 before its first.
+     */
+    long completionsAtLastWork = -1;
 
     Stream(int laneCount) {
       footprint = new LanePositions(laneCount);
@@ -41,6 +46,7 @@ final class AppStreams {
       follow.clear();
       joined.clear();
       implied.clear();
+      completionsAtLastWork = -1;
     }
   }
 

@@ -36,6 +36,8 @@ public final class Dispatch {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Scheduler scheduler;
+  /** For the one wait the dispatch makes itself, outside the lock ({@link StreamDevice#synchronizeAppStream}). */
+  private final StreamDevice device;
   private final int laneCount;
   /** Held launches and their graphs; null when graphs are off. */
   private final LaunchWindows windows;
@@ -69,6 +71,7 @@ public final class Dispatch {
   public Dispatch(StreamDevice device, int streams, int classLanes, Mutant mutant, GraphDevice graphs,
       LaunchWindows.Listener listener) {
     this.scheduler = new Scheduler(device, streams, classLanes, mutant);
+    this.device = device;
     this.laneCount = scheduler.legacyLane() + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
     this.listener = listener;
@@ -306,7 +309,12 @@ public final class Dispatch {
         scheduler.joins().collectCompletedForHost(call, ticket);
         awaitOutsideLock(ticket, false);
         scheduler.joins().joinOntoAppStream(call, ticket, false);
+        boolean completed = scheduler.joins().appStreamCompletedForHost(call);
         release(ticket);
+        if (completed) {
+          // What is left on the stream itself (records, waits for lanes) follows only work done.
+          device.synchronizeAppStream(call.appStream);
+        }
         return CallRecord.NO_STREAM;
       case EVENT_RECORD:
         scheduler.joins().joinOntoAppStream(call, ticket, true);

@@ -458,6 +458,7 @@ public final class Scheduler {
     tracker.record(call, lane, position);
     AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : appStreams.of(call);
     s.footprint.add(lane, position, call.seq);
+    joins.noteStreamWork(s);
     if (!s.nonBlocking) {
       blockingVisible.addPendingTo(s.implied, pool); // CUDA ordered this call after them
       blockingAll.add(lane, position, call.seq);

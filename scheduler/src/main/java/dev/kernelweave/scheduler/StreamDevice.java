@@ -76,6 +76,15 @@ public interface StreamDevice {
     synchronizeDevice();
   }
 
+  /**
+   * The host waits for all work issued on the application's stream {@code appStream} itself (a
+   * handle, never the legacy stream). Like {@link #synchronizeEvent}, may be called without the
+   * scheduler's lock. Waiting for the whole device instead is correct, only slower.
+   */
+  default void synchronizeAppStream(long appStream) {
+    synchronizeDevice();
+  }
+
   /** The host waits for all work on every stream of the context. */
   void synchronizeDevice();
 }

@@ -80,6 +80,24 @@ final class StreamJoins {
     hostCompletions++;
   }
 
+  /** Work was just given to stream {@code s}, on a lane or on the application's stream itself. */
+  void noteStreamWork(AppStreams.Stream s) {
+    s.completionsAtLastWork = hostCompletions;
+  }
+
+  /**
+   * Whether CUDA had completed, for the host, all the work of the call's application stream: the
+   * legacy stream synchronizes with it, and a synchronous copy or a synchronize of the legacy stream
+   * returned since its last work was issued. A query of it must then answer complete, though what
+   * the agent put on the stream itself (event records, waits for its lanes) may not have run: the
+   * narrowed host wait of that copy did not wait for it.
+   */
+  boolean appStreamCompletedForHost(CallRecord call) {
+    AppStreams.Stream s = appStreams.of(call);
+    return s != appStreams.legacy() && !s.nonBlocking && s.completionsAtLastWork >= 0
+        && hostCompletions > s.completionsAtLastWork;
+  }
+
   /**
    * Whether CUDA had already completed the application event's last record for the host: it was
    * recorded on the legacy stream or a stream the legacy stream synchronizes with, and a synchronous
@@ -165,6 +183,9 @@ final class StreamJoins {
         s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
       }
       call.addPredecessor(needs.seq(lane));
+    }
+    if (newWork) {
+      noteStreamWork(s);
     }
     if (call.kind == CallKind.EVENT && call.appEvent != 0) {
       AppEvent e = appEvents.get(call.appEvent);

@@ -70,6 +70,11 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
+  public void synchronizeAppStream(long appStream) {
+    log.add("syncAppStream " + appStream);
+  }
+
+  @Override
   public void synchronizeDevice() {
     log.add("syncDevice");
   }

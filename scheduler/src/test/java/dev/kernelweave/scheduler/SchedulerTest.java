@@ -699,6 +699,29 @@ class SchedulerTest {
   }
 
   @Test
+  void aQueryAfterASynchronousCopyWaitsForAnEventRecordedOnTheIdleStreamBeforeIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    scheduler.streamCreated(9, true);
+    for (long stream : new long[] {7, 9}) {
+      CallRecord record = call(CallKind.EVENT, stream);
+      record.appEvent = 0x5000 + stream;
+      dispatched(d, record, Placement.EVENT_RECORD);
+    }
+    device.drain();
+    dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, 1, W), Placement.STAGED);
+    device.drain();
+    for (long stream : new long[] {7, 9}) {
+      CallRecord query = call(CallKind.STREAM, stream);
+      d.enter(query, Placement.STREAM_QUERY, ticket);
+      d.exit(query, true, ticket);
+    }
+    // The record ran on stream 7 itself, which the copy's narrowed wait left alone; CUDA completed
+    // it before the copy returned. Non-blocking stream 9 is not the legacy stream's to complete.
+    assertEquals(List.of("syncAppStream 7"), device.drain());
+  }
+
+  @Test
   void aQueryAfterAStagedCopyFirstWaitsForWhatTheCopyCompleted() {
     Dispatch d = dispatch();
     scheduler.streamCreated(7, false);
@@ -709,8 +732,9 @@ class SchedulerTest {
     CallRecord query = call(CallKind.STREAM, 7);
     d.enter(query, Placement.STREAM_QUERY, ticket);
     d.exit(query, true, ticket);
-    // CUDA completed stream 7's kernel before the copy returned, so the query must answer 0.
-    assertEquals(List.of("syncLane 0"), device.drain());
+    // CUDA completed stream 7's kernel before the copy returned, so the query must answer 0: the
+    // host waits for the kernel's lane, then for what the agent put on the stream itself.
+    assertEquals(List.of("syncLane 0", "syncAppStream 7"), device.drain());
     CallRecord later = call(CallKind.STREAM, 7);
     launchOn(7, 2, W);
     device.drain();

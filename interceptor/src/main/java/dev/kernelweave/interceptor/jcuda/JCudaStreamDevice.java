@@ -113,6 +113,13 @@ public final class JCudaStreamDevice implements StreamDevice {
   }
 
   @Override
+  public void synchronizeAppStream(long appStream) {
+    CUstream stream = new CUstream(); // not the scratch handle: called without the scheduler's lock
+    JCudaPointers.setNativePointer(stream, appStream);
+    check("cuStreamSynchronize", JCudaNatives.synchronizeStream(stream));
+  }
+
+  @Override
   public void laneWaitsForAppEvent(int lane, long appEvent) {
     JCudaPointers.setNativePointer(appEventScratch, appEvent);
     check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], appEventScratch));

@@ -53,6 +53,12 @@ final class ProgramScript {
     return this;
   }
 
+  /** Between two programs: the primary context released to nothing and retained anew. */
+  ProgramScript recreateContext() {
+    text.append("recreateContext\n");
+    return this;
+  }
+
   private static int javaPriority(PriorityClass c) {
     return switch (c) {
       case HIGH -> Thread.MAX_PRIORITY;
@@ -111,7 +117,8 @@ final class ProgramScript {
     } else if (op instanceof Op.LaunchWithoutPtx l) {
       return "launchWithoutPtx " + l.stream() + " " + at(l.slot()) + " " + at(l.target()) + " " + l.n() + " " + l.k();
     } else if (op instanceof Op.HostFunction h) {
-      return "hostFunction " + h.stream() + " " + h.gate() + " " + h.srcHost() + " " + h.srcOffset() * 4 + " "
+      // Every other host function a stream callback, from the gate's number: the same in every run.
+      return (h.gate() % 2 == 0 ? "hostFunction " : "streamCallback ") + h.stream() + " " + h.gate() + " " + h.srcHost() + " " + h.srcOffset() * 4 + " "
           + h.dstHost() + " " + h.dstOffset() * 4 + " " + h.n() * 4;
     } else if (op instanceof Op.OpenGate g) {
       return "openGate " + g.gate();

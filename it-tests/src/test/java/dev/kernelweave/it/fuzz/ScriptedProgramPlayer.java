@@ -3,6 +3,7 @@ package dev.kernelweave.it.fuzz;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -30,6 +31,7 @@ import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -62,6 +64,7 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCallback;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -78,23 +81,46 @@ import jcuda.driver.JCudaDriver;
  */
 public final class ScriptedProgramPlayer {
 
+  /**
+   * The longest a host function waits for its gate: a correct agent lets the host open it at once;
+   * one that makes the host wait for the function instead is caught in seconds, not hung.
+   */
+  private static final int GATE_SECONDS = 10;
   /** The host page size registrations are rounded to. */
   private static final int PAGE = 4096;
 
-  private final CUcontext context = new CUcontext();
-  private final CUmodule module = new CUmodule();
+  private final CUdevice device = new CUdevice();
+  private final byte[] ptx;
+  private CUcontext context = new CUcontext();
+  private CUmodule module = new CUmodule();
   private final Map<String, CUfunction> functions = new HashMap<>();
   private final StringBuilder out = new StringBuilder();
   private final boolean serial;
 
   private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
     this.serial = serial;
+    this.ptx = ptx;
     check(cuInit(0), "cuInit");
-    CUdevice device = new CUdevice();
     check(cuDeviceGet(device, 0), "cuDeviceGet");
+    retainContext();
+  }
+
+  private void retainContext() {
+    context = new CUcontext();
+    module = new CUmodule();
+    functions.clear();
     check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
     check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
     check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+  }
+
+  /**
+   * Releases the primary context to nothing and retains a new one, as a program that ends its use
+   * of the GPU and starts again does: nothing of the old context may reach the new one.
+   */
+  private void recreateContext() {
+    check(cuDevicePrimaryCtxRelease(device), "cuDevicePrimaryCtxRelease");
+    retainContext();
   }
 
   public static void main(String[] args) throws Exception {
@@ -107,9 +133,13 @@ public final class ScriptedProgramPlayer {
     String name = null;
     for (String line : lines) {
       String[] t = line.trim().split(" +");
-      if (t[0].equals("program")) {
+      if (t[0].startsWith("#")) {
+        continue;
+      } else if (t[0].equals("program")) {
         name = t[1];
         program.clear();
+      } else if (t[0].equals("recreateContext")) {
+        player.recreateContext();
       } else if (t[0].equals("end")) {
         player.play(name, program);
         System.out.print(player.out);
@@ -148,7 +178,7 @@ public final class ScriptedProgramPlayer {
             return null;
           });
           try {
-            done.get(2, TimeUnit.MINUTES);
+            done.get(2 * GATE_SECONDS, TimeUnit.SECONDS);
           } catch (ExecutionException e) {
             throw new IllegalStateException("call " + index + " failed", e.getCause());
           } catch (java.util.concurrent.TimeoutException e) {
@@ -313,7 +343,7 @@ public final class ScriptedProgramPlayer {
           byte[] data = hex(c[2]);
           rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(constant(i), Pointer.to(data), data.length));
         }
-        case "hostFunction" -> hostFunction(i, c);
+        case "hostFunction", "streamCallback" -> hostFunction(i, c);
         case "openGate" -> gate(num(c[2])).countDown();
         case "observeHost" -> {
           ByteBuffer v = view(num(c[2]), 0);
@@ -397,10 +427,12 @@ public final class ScriptedProgramPlayer {
       ByteBuffer from = view(num(c[4]), num(c[5]));
       ByteBuffer to = view(num(c[6]), num(c[7]));
       int words = num(c[8]) / 4;
-      CUhostFn function = userData -> {
+      Runnable work = () -> {
         try {
-          if (open != null && !open.await(60, TimeUnit.SECONDS)) {
-            return;
+          if (open != null && !open.await(GATE_SECONDS, TimeUnit.SECONDS)) {
+            // The host never got to open it: it waits for this function, which CUDA never makes it do.
+            System.err.println("call " + i + ": a host function waited " + GATE_SECONDS + " s for its gate");
+            Runtime.getRuntime().halt(3);
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -410,8 +442,26 @@ public final class ScriptedProgramPlayer {
           to.putInt(4 * j, from.getInt(4 * j) * 5 + 1);
         }
       };
-      rc(i, "cuLaunchHostFunc", cuLaunchHostFunc(stream(c[2]), function, null));
+      CUstream stream = stream(c[2]);
+      if (c[1].equals("hostFunction")) {
+        CUhostFn function = userData -> work.run();
+        rc(i, "cuLaunchHostFunc", cuLaunchHostFunc(stream, function, null));
+        return;
+      }
+      // A stream callback is told its stream and the status of the work before it.
+      CUstreamCallback callback = (given, status, userData) -> {
+        if (!sameStream(stream, given) || status != 0) {
+          synchronized (callbacksSaw) {
+            callbacksSaw.add(i + " callback of stream " + c[2] + " got " + given + ", status " + status);
+          }
+        }
+        work.run();
+      };
+      rc(i, "cuStreamAddCallback", cuStreamAddCallback(stream, callback, null, 0));
     }
+
+    /** What stream callbacks were told that they should not have been, for {@link #finish}. */
+    final List<String> callbacksSaw = new ArrayList<>();
 
     CountDownLatch gate(int gate) {
       synchronized (gates) {
@@ -473,6 +523,11 @@ public final class ScriptedProgramPlayer {
 
     void finish() {
       rc(-1, "cuCtxSynchronize", cuCtxSynchronize());
+      synchronized (callbacksSaw) {
+        for (String saw : callbacksSaw) {
+          out.append(name).append(' ').append(saw).append('\n');
+        }
+      }
       for (Map.Entry<Integer, CUdeviceptr> b : buffers.entrySet()) {
         byte[] data = new byte[bufferBytes.get(b.getKey())];
         rc(-1, "cuMemcpyDtoH", cuMemcpyDtoH(Pointer.to(data), b.getValue(), data.length));
@@ -540,6 +595,13 @@ public final class ScriptedProgramPlayer {
             .append('\n');
       }
     }
+  }
+
+  /** Whether a callback's stream is the one it was added to; the null stream has two spellings. */
+  private static boolean sameStream(CUstream added, CUstream given) {
+    boolean addedNull = added == null || added.equals(new CUstream());
+    boolean givenNull = given == null || given.equals(new CUstream());
+    return addedNull || givenNull ? addedNull && givenNull : added.equals(given);
   }
 
   private static int blocks(int n) {
