@@ -131,9 +131,15 @@ final class ProgramScript {
   /**
    * A launch as the program writes it: the kernel on its stream; an opaque library call is made on
    * the legacy stream, and a launch that fails asks for more dynamic shared memory than a block has.
+   * A quarter of the updates (from their constant) are a cuBLAS GEMM touching the same bytes.
    */
   private static String launch(Op.Launch l) {
     Kernel kernel = l.kernel();
+    if (kernel == Kernel.UPDATE && l.mode() == Op.LaunchMode.PRECISE && l.in1() != null && (l.k() & 3) == 0) {
+      // The same accesses by cuBLAS: out (read and written) = alpha * in * in[0] + out, reading in.
+      return "sgemmUpdate " + l.stream() + " " + at(l.out()) + " " + at(l.in1()) + " " + l.n() + " "
+          + (l.k() >>> 24) / 16f;
+    }
     long stream = l.mode() == Op.LaunchMode.OPAQUE ? 0 : l.stream();
     int shared = l.mode() == Op.LaunchMode.FAILS ? 1 << 20 : 0;
     String out = l.out().buf() + " " + (4L * l.out().offset() + kernel.outPointerOffset(l.n()));

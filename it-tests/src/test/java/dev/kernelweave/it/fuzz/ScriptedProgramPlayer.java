@@ -66,6 +66,9 @@ import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCallback;
 import jcuda.driver.JCudaDriver;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasHandle;
+import jcuda.runtime.cudaStream_t;
 
 /**
  * A JCuda application that plays scripted programs as written ({@link ProgramScript} writes them):
@@ -211,6 +214,7 @@ public final class ScriptedProgramPlayer {
     final Map<Integer, CUevent> events = new HashMap<>();
     final Map<Integer, CountDownLatch> gates = new HashMap<>();
     CUdeviceptr constant;
+    cublasHandle blas;
     /** Where a device address was stored ({buffer, byte}): addresses differ from run to run. */
     final List<int[]> addressSlots = new ArrayList<>();
 
@@ -265,6 +269,15 @@ public final class ScriptedProgramPlayer {
               Pointer.to(device(c[10], c[11])), Pointer.to(new int[] {num(c[12])}), Pointer.to(new int[] {num(c[13])}));
           rc(i, "cuLaunchKernel", cuLaunchKernel(function(c[3]), num(c[4]), 1, 1, 128, 1, 1, num(c[5]),
               stream(c[2]), params, null));
+        }
+        case "sgemmUpdate" -> {
+          // stream out outByte in inByte n alpha: out = alpha * in * in[0] + out, by cuBLAS on the stream
+          int n = num(c[7]);
+          CUdeviceptr in = device(c[5], c[6]);
+          rc(i, "cublasSetStream", JCublas2.cublasSetStream(blas(), new cudaStream_t(stream(c[2]))));
+          rc(i, "cublasSgemm", JCublas2.cublasSgemm(blas(), 0, 0, n, 1, 1,
+              Pointer.to(new float[] {Float.parseFloat(c[8])}), in, n, in, 1, Pointer.to(new float[] {1f}),
+              device(c[3], c[4]), n));
         }
         case "launchIntoHost" -> {
           // stream host hostByte in inByte n k: kw_scale writing host memory through its mapped address
@@ -489,6 +502,14 @@ public final class ScriptedProgramPlayer {
       return b < 0 ? new CUdeviceptr() : buffers.get(b).withByteOffset(num(at));
     }
 
+    cublasHandle blas() {
+      if (blas == null) {
+        blas = new cublasHandle();
+        check(JCublas2.cublasCreate(blas), "cublasCreate");
+      }
+      return blas;
+    }
+
     CUdeviceptr constant(int i) {
       if (constant == null) {
         constant = new CUdeviceptr();
@@ -549,6 +570,9 @@ public final class ScriptedProgramPlayer {
       for (ExecutorService w : workers.values()) {
         w.shutdown();
         w.awaitTermination(1, TimeUnit.MINUTES);
+      }
+      if (blas != null) {
+        JCublas2.cublasDestroy(blas);
       }
       for (CUdeviceptr p : buffers.values()) {
         cuMemFree(p);
