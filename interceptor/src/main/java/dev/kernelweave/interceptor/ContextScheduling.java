@@ -17,6 +17,8 @@ final class ContextScheduling {
    * kernelweave.} prefix, whose properties are the agent's options.
    */
   static final String MUTANT_PROPERTY = "dev.kernelweave.mutant";
+  /** {@link Mutant#NONE}, or the broken scheduler {@link #MUTANT_PROPERTY} names. */
+  static final Mutant MUTANT = mutant();
 
   final long context;
   final JCudaStreamDevice device;
@@ -33,7 +35,7 @@ final class ContextScheduling {
     this.context = context;
     int classLanes = priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0;
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
-    this.dispatch = new Dispatch(device, streams, classLanes, mutant(),
+    this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
         graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
   }
 

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.scheduler.Mutant;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCallback;
 import jcuda.runtime.cudaStreamCallback;
@@ -20,7 +21,7 @@ public final class StreamCallbacks {
    * application's stream as written, else one that calls it with {@code appStream}.
    */
   public static CUstreamCallback forApplication(CUstreamCallback callback, CUstream appStream, boolean moved) {
-    if (!moved || callback == null) {
+    if (!moved || callback == null || ContextScheduling.MUTANT == Mutant.CALLBACK_GETS_AGENT_STREAM) {
       return callback;
     }
     return new OnAppStream(callback, appStream != null ? appStream : new CUstream()); // null: the legacy stream
@@ -29,7 +30,7 @@ public final class StreamCallbacks {
   /** {@link #forApplication(CUstreamCallback, CUstream, boolean)} for the runtime API. */
   public static cudaStreamCallback forApplication(cudaStreamCallback callback, cudaStream_t appStream,
       boolean moved) {
-    if (!moved || callback == null) {
+    if (!moved || callback == null || ContextScheduling.MUTANT == Mutant.CALLBACK_GETS_AGENT_STREAM) {
       return callback;
     }
     return new OnAppRuntimeStream(callback, appStream != null ? appStream : new cudaStream_t());

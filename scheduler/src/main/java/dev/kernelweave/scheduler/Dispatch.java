@@ -306,10 +306,13 @@ public final class Dispatch {
         return CallRecord.NO_STREAM;
       case STREAM_QUERY:
         // What CUDA completed for the host at an earlier synchronous call must answer complete.
-        scheduler.joins().collectCompletedForHost(call, ticket);
+        boolean answerAsCuda = scheduler.mutant() != Mutant.QUERY_IGNORES_HOST_COMPLETION;
+        if (answerAsCuda) {
+          scheduler.joins().collectCompletedForHost(call, ticket);
+        }
         awaitOutsideLock(ticket, false);
         scheduler.joins().joinOntoAppStream(call, ticket, false);
-        boolean completed = scheduler.joins().appStreamCompletedForHost(call);
+        boolean completed = answerAsCuda && scheduler.joins().appStreamCompletedForHost(call);
         release(ticket);
         if (completed) {
           // What is left on the stream itself (records, waits for lanes) follows only work done.

@@ -3,7 +3,9 @@ package dev.kernelweave.scheduler;
 /**
  * Deliberately broken schedulers, to prove the differential fuzz catches each kind of missing
  * ordering. {@link #NONE} is the real scheduler. Each mutant's {@link #description} says the bug it
- * carries; each changes what some valid program observes, so the fuzz must catch every one.
+ * carries; each changes what some valid program observes, so the fuzz must catch every one: on the
+ * simulator, or, for those the simulator's programs cannot show ({@link #caughtOnTheSimulator}
+ * false: query answers, callback arguments), through the whole agent over the stand-in driver.
  */
 public enum Mutant {
   NONE("none", "the real scheduler"),
@@ -26,14 +28,36 @@ public enum Mutant {
   STAGED_READ_UNJOINED("staged-read-unjoined",
       "a staged read-back is queued on the legacy stream without waiting, device-side, for the work it must follow"),
   PRIORITY_SKIPS_DEPENDENCY("priority-skips-dependency",
-      "a high-priority call does not wait for the lower-priority work it depends on on another lane");
+      "a high-priority call does not wait for the lower-priority work it depends on on another lane"),
+  QUERY_IGNORES_HOST_COMPLETION("query-ignores-host-completion",
+      "a stream query does not wait for the work CUDA completed at an earlier synchronous copy (through the agent only)",
+      false),
+  EVENT_QUERY_IGNORES_HOST_COMPLETION("event-query-ignores-host-completion",
+      "an event query does not wait for a record CUDA completed at an earlier synchronous copy (through the agent only)",
+      false),
+  CALLBACK_GETS_AGENT_STREAM("callback-gets-agent-stream",
+      "a stream callback moved to the agent's stream is told that stream, not its own (through the agent only)", false);
 
   private final String option;
   private final String description;
+  private final boolean simulated;
 
   Mutant(String option, String description) {
+    this(option, description, true);
+  }
+
+  Mutant(String option, String description, boolean simulated) {
     this.option = option;
     this.description = description;
+    this.simulated = simulated;
+  }
+
+  /**
+   * Whether the simulator's programs show the bug; false where only a call the simulator does not
+   * model does (a query, a callback), which the fuzz through the agent plays.
+   */
+  public boolean caughtOnTheSimulator() {
+    return simulated;
   }
 
   /** The name used on the command line. */

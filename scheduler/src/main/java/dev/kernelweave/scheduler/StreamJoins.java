@@ -106,7 +106,8 @@ final class StreamJoins {
    */
   boolean eventCompletedForHost(long appEvent) {
     AppEvent e = appEvents.get(appEvent);
-    return e != null && e.legacyOrdered && hostCompletions > e.completionsAtRecord;
+    return e != null && e.legacyOrdered && hostCompletions > e.completionsAtRecord
+        && mutant != Mutant.EVENT_QUERY_IGNORES_HOST_COMPLETION;
   }
 
   /**

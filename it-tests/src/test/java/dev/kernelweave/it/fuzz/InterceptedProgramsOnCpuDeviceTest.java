@@ -5,21 +5,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.StandInDriver;
+import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.selftest.Program;
 import dev.kernelweave.selftest.ProgramGenerator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The differential fuzz through the whole agent: generated programs played as a JCuda application
@@ -80,10 +84,7 @@ class InterceptedProgramsOnCpuDeviceTest {
    * wrong only where the PTX is not read ({@code ptx=off}): read, it gives the exact range.
    */
   @ParameterizedTest
-  @CsvSource({"drop-raw,40,", "drop-war,40,", "narrow-past-host-effects,40,", "legacy-alias,40,",
-      "untracked-constant,40,", "no-ptx-optimistic,40,", "hostfunc-blocks,40,", "ignore-range-overlap,40,",
-      "kernel-range-from-pointer,300,ptx=off", "replay-stale-parameters,40,", "staged-read-unjoined,40,",
-      "priority-skips-dependency,40,"})
+  @MethodSource("mutants")
   void catchesABrokenScheduler(String mutant, int count, String options) throws Exception {
     StandInDriver.assumeBuilt();
     Programs programs = programs(count, SEED);
@@ -93,6 +94,13 @@ class InterceptedProgramsOnCpuDeviceTest {
     assertTrue(r.stderr().contains("deliberately broken"), () -> "the agent did not take the mutant:\n" + r.stderr());
     assertTrue(r.exitCode() != 0 || firstDifference(reference, lines(r), programs.byName).isPresent(),
         "no program observed the mutant " + mutant);
+  }
+
+  /** Each mutant, with the programs it takes and the agent options it needs. */
+  static Stream<Arguments> mutants() {
+    return Arrays.stream(Mutant.values()).filter(m -> m != Mutant.NONE && m != Mutant.NO_FREE_WAIT)
+        .map(m -> m == Mutant.KERNEL_RANGE_FROM_POINTER ? Arguments.of(m.option(), 300, "ptx=off")
+            : Arguments.of(m.option(), 40, null));
   }
 
   private record Programs(Map<String, Program> byName, Path script) {}

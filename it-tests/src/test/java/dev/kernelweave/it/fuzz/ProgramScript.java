@@ -45,7 +45,7 @@ final class ProgramScript {
       }
       text.append(op.thread()).append(' ').append(line(op)).append('\n');
       if ((op instanceof Op.Read || op instanceof Op.SyncContext || op instanceof Op.StreamSync
-          || op instanceof Op.EventSync) && pauses.nextBoolean()) {
+          || op instanceof Op.EventSync || op instanceof Op.Write || op instanceof Op.Alloc) && pauses.nextBoolean()) {
         text.append(op.thread()).append(" queries\n");
       }
     }

@@ -374,8 +374,9 @@ public final class ScriptedProgramPlayer {
      * Asks about the streams and events whose work the last call made the host wait for, where CUDA
      * defines the answer as complete: after {@code cuCtxSynchronize} all; after a synchronous copy
      * to a Java array (which waits for the legacy stream, and so for every blocking stream) the
-     * legacy, the blocking streams and their events; after a stream's or an event's synchronize,
-     * that one. Each answer that is not {@code CUDA_SUCCESS} is printed.
+     * legacy, the blocking streams and their events; after one from a Java array to the device
+     * (which may return before its own transfer) the events of those streams; after a stream's or
+     * an event's synchronize, that one. Each answer that is not {@code CUDA_SUCCESS} is printed.
      */
     void queries(int i) {
       if (last == null) {
@@ -384,19 +385,18 @@ public final class ScriptedProgramPlayer {
       switch (last[1]) {
         case "ctxSync", "read" -> {
           boolean all = last[1].equals("ctxSync");
-          rc(i, "cuStreamQuery 0", cuStreamQuery(stream("0")));
-          rc(i, "cuStreamQuery 2", cuStreamQuery(stream("2")));
-          for (Map.Entry<Long, CUstream> s : new TreeMap<>(streams).entrySet()) {
-            if (all || !nonBlocking.getOrDefault(s.getKey(), false)) {
-              rc(i, "cuStreamQuery " + s.getKey(), cuStreamQuery(serial ? stream("0") : s.getValue()));
-            }
-          }
-          for (Map.Entry<Integer, Long> e : new TreeMap<>(recordedOn).entrySet()) {
-            if (all || !nonBlocking.getOrDefault(e.getValue(), false)) {
-              rc(i, "cuEventQuery " + e.getKey(), cuEventQuery(events.get(e.getKey())));
-            }
+          // Streams first or events first, by the call's number: an answer to one may complete the other.
+          if (i % 2 == 0) {
+            queryStreams(i, all);
+            queryEvents(i, all);
+          } else {
+            queryEvents(i, all);
+            queryStreams(i, all);
           }
         }
+        // A synchronous copy from a Java array returns once the legacy stream's earlier work (and so
+        // the blocking streams') is done, its own transfer perhaps not: the events recorded before.
+        case "write", "alloc" -> queryEvents(i, false);
         case "streamSync" -> rc(i, "cuStreamQuery " + last[2], cuStreamQuery(stream(last[2])));
         case "eventSync" -> {
           CUevent e = events.get(num(last[2]));
@@ -405,6 +405,24 @@ public final class ScriptedProgramPlayer {
           }
         }
         default -> {}
+      }
+    }
+
+    void queryStreams(int i, boolean all) {
+      rc(i, "cuStreamQuery 0", cuStreamQuery(stream("0")));
+      rc(i, "cuStreamQuery 2", cuStreamQuery(stream("2")));
+      for (Map.Entry<Long, CUstream> s : new TreeMap<>(streams).entrySet()) {
+        if (all || !nonBlocking.getOrDefault(s.getKey(), false)) {
+          rc(i, "cuStreamQuery " + s.getKey(), cuStreamQuery(serial ? stream("0") : s.getValue()));
+        }
+      }
+    }
+
+    void queryEvents(int i, boolean all) {
+      for (Map.Entry<Integer, Long> e : new TreeMap<>(recordedOn).entrySet()) {
+        if (all || !nonBlocking.getOrDefault(e.getValue(), false)) {
+          rc(i, "cuEventQuery " + e.getKey(), cuEventQuery(events.get(e.getKey())));
+        }
       }
     }
 
@@ -537,7 +555,8 @@ public final class ScriptedProgramPlayer {
     CUevent event(int id) {
       return events.computeIfAbsent(id, x -> {
         CUevent e = new CUevent();
-        check(cuEventCreate(e, 0), "cuEventCreate");
+        // Odd events without timing, as programs that only order or poll create them (flag 0x2).
+        check(cuEventCreate(e, id % 2 == 1 ? 0x2 : 0), "cuEventCreate");
         return e;
       });
     }
