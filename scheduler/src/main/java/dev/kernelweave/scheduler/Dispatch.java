@@ -312,7 +312,8 @@ public final class Dispatch {
         }
         awaitOutsideLock(ticket, false);
         scheduler.joins().joinOntoAppStream(call, ticket, false);
-        boolean completed = answerAsCuda && scheduler.joins().appStreamCompletedForHost(call);
+        // Never while a stream captures: a synchronize could invalidate the program's capture.
+        boolean completed = answerAsCuda && !scheduler.capturing() && scheduler.joins().appStreamCompletedForHost(call);
         release(ticket);
         if (completed) {
           // What is left on the stream itself (records, waits for lanes) follows only work done.

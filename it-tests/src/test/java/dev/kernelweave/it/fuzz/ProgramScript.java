@@ -5,6 +5,7 @@ import dev.kernelweave.selftest.Kernel;
 import dev.kernelweave.selftest.Op;
 import dev.kernelweave.selftest.Program;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -12,8 +13,9 @@ import java.util.SplittableRandom;
  * Writes self-test programs as scripts for {@link ScriptedProgramPlayer}: one call per line, buffers
  * by number, byte offsets and data spelled out, so that the player needs nothing of the generator.
  * Added from the script's own seed: pauses of the host (a clock that moves: windows end at a pause,
- * a held launch waits for its deadline), and after a call that waits for the device, the queries
- * of streams and events whose answer CUDA then defines.
+ * a held launch waits for its deadline), runs of a stream's kernels and copies that the program
+ * captures into a graph of its own and launches there, and after a call that waits for the device,
+ * the queries of streams and events whose answer CUDA then defines.
  */
 final class ProgramScript {
 
@@ -39,11 +41,29 @@ final class ProgramScript {
     // Each thread's class as a Java thread priority, which the agent's default priority=thread reads.
     program.ops().stream().mapToInt(Op::thread).distinct().sorted().forEach(t -> text.append(t)
         .append(" priority ").append(javaPriority(program.priorityOf(t))).append('\n'));
-    for (Op op : program.ops()) {
-      if (pauses.nextDouble() < pauseChance) {
+    List<Op> ops = program.ops();
+    int captureEnd = -1;
+    for (int i = 0; i < ops.size(); i++) {
+      Op op = ops.get(i);
+      if (i > captureEnd && pauses.nextInt(4) == 0) {
+        int end = capturable(ops, i);
+        if (end > i) {
+          // The program captures these calls on their stream and launches the graph there. The agent
+          // leaves what a capture holds as written, ordered against other streams' work as CUDA
+          // orders it and no further: synchronizing around it (captureSync, then at captureEnd)
+          // keeps a program that races there comparable with its serial run.
+          text.append(op.thread()).append(" captureSync\n");
+          text.append(op.thread()).append(" captureBegin ").append(stream(line(op))).append('\n');
+          captureEnd = end;
+        }
+      }
+      if (i > captureEnd && pauses.nextDouble() < pauseChance) {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
       text.append(op.thread()).append(' ').append(line(op)).append('\n');
+      if (i == captureEnd) {
+        text.append(op.thread()).append(" captureEnd ").append(stream(line(op))).append('\n');
+      }
       if ((op instanceof Op.Read || op instanceof Op.SyncContext || op instanceof Op.StreamSync
           || op instanceof Op.EventSync || op instanceof Op.Write || op instanceof Op.Alloc) && pauses.nextBoolean()) {
         text.append(op.thread()).append(" queries\n");
@@ -51,6 +71,36 @@ final class ProgramScript {
     }
     text.append("end\n");
     return this;
+  }
+
+  /**
+   * The last of the calls from {@code first} on that a program may capture into a graph: kernels,
+   * device copies and asynchronous memsets, of one thread, on one stream it created, nothing else
+   * between them; at least two, at most eight. {@code first - 1} where there are not two.
+   */
+  private static int capturable(List<Op> ops, int first) {
+    String stream = capturableStream(ops.get(first));
+    int last = first - 1;
+    for (int i = first; i < ops.size() && i < first + 8; i++) {
+      if (stream == null || !stream.equals(capturableStream(ops.get(i))) || ops.get(i).thread() != ops.get(first).thread()) {
+        break;
+      }
+      last = i;
+    }
+    return last > first ? last : first - 1;
+  }
+
+  /** The stream of a call that a capture may hold, or null. */
+  private static String capturableStream(Op op) {
+    String line = line(op);
+    boolean kernel = line.startsWith("launch ") && line.split(" ")[4].equals("0"); // no failing launch
+    boolean work = kernel || line.startsWith("copy ") || line.startsWith("memset ") && line.split(" ")[2].equals("0");
+    return work && Long.parseLong(stream(line)) > 2 ? stream(line) : null;
+  }
+
+  /** The stream handle of a call's line: its first argument. */
+  private static String stream(String line) {
+    return line.split(" ")[1];
   }
 
   /** Between two programs: the primary context released to nothing and retained anew. */

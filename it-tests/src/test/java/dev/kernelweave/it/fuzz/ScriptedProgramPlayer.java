@@ -31,7 +31,13 @@ import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -61,6 +67,8 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
@@ -74,7 +82,9 @@ import jcuda.runtime.cudaStream_t;
  * A JCuda application that plays scripted programs as written ({@link ProgramScript} writes them):
  * each call on the stream the program names, from the application thread the program names (a
  * real thread each, taking turns in the program's order), with nothing of the agent on its class
- * path; a thread's {@code priority} line gives it the Java priority of its class. It prints what a program can observe, one line each: the bytes of every synchronous read,
+ * path; a thread's {@code priority} line gives it the Java priority of its class, and the calls
+ * between {@code captureBegin} and {@code captureEnd} are captured on their stream into a graph
+ * that is then launched there (serially, made as they are). It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
  *
@@ -171,7 +181,7 @@ public final class ScriptedProgramPlayer {
         int thread = Integer.parseInt(call[0]);
         // Calls are numbered as in the program: a pause or a priority is not a call, and queries
         // are numbered as the call they follow.
-        int index = call[1].equals("pause") || call[1].equals("priority") ? -1
+        int index = call[1].equals("pause") || call[1].equals("priority") || call[1].startsWith("capture") ? -1
             : call[1].equals("queries") ? made - 1 : made++;
         if (thread == 0) {
           run.execute(index, call);
@@ -214,6 +224,8 @@ public final class ScriptedProgramPlayer {
     final Map<Integer, CUevent> events = new HashMap<>();
     final Map<Integer, CountDownLatch> gates = new HashMap<>();
     CUdeviceptr constant;
+    final List<CUgraph> graphs = new ArrayList<>();
+    final List<CUgraphExec> graphExecs = new ArrayList<>();
     cublasHandle blas;
     /** Where a device address was stored ({buffer, byte}): addresses differ from run to run. */
     final List<int[]> addressSlots = new ArrayList<>();
@@ -235,7 +247,7 @@ public final class ScriptedProgramPlayer {
 
     void execute(int i, String[] c) {
       call(i, c);
-      if (!c[1].equals("queries") && !c[1].equals("pause") && !c[1].equals("priority")) {
+      if (!c[1].equals("queries") && !c[1].equals("pause") && !c[1].equals("priority") && !c[1].startsWith("capture")) {
         last = c;
       }
     }
@@ -365,6 +377,26 @@ public final class ScriptedProgramPlayer {
           observe(i, "host h" + c[2], data);
         }
         case "priority" -> Thread.currentThread().setPriority(num(c[2]));
+        // A capture's calls stay as written, ordered as CUDA orders them and no further: the program
+        // synchronizes around it, so that one racing there stays comparable with its serial run.
+        case "captureSync" -> rc(i, "cuCtxSynchronize", cuCtxSynchronize());
+        case "captureBegin" -> {
+          if (!serial) { // serially, the calls run on the legacy stream, which cannot capture: as the graph would
+            rc(i, "cuStreamBeginCapture", cuStreamBeginCapture(stream(c[2]), 0)); // global mode
+          }
+        }
+        case "captureEnd" -> {
+          if (!serial) {
+            CUgraph graph = new CUgraph();
+            CUgraphExec exec = new CUgraphExec();
+            rc(i, "cuStreamEndCapture", cuStreamEndCapture(stream(c[2]), graph));
+            rc(i, "cuGraphInstantiate", cuGraphInstantiate(exec, graph, 0));
+            rc(i, "cuGraphLaunch", cuGraphLaunch(exec, stream(c[2])));
+            graphs.add(graph);
+            graphExecs.add(exec);
+          }
+          rc(i, "cuCtxSynchronize", cuCtxSynchronize()); // see captureSync
+        }
         case "pause" -> LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(num(c[2])));
         default -> throw new IllegalArgumentException("unknown call: " + String.join(" ", c));
       }
@@ -592,6 +624,12 @@ public final class ScriptedProgramPlayer {
       }
       if (blas != null) {
         JCublas2.cublasDestroy(blas);
+      }
+      for (CUgraphExec e : graphExecs) {
+        cuGraphExecDestroy(e);
+      }
+      for (CUgraph g : graphs) {
+        cuGraphDestroy(g);
       }
       for (CUdeviceptr p : buffers.values()) {
         cuMemFree(p);
