@@ -29,13 +29,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The differential fuzz through the whole agent: generated programs played as a JCuda application
  * writes them ({@link ScriptedProgramPlayer}), over the stand-in driver, in child JVMs. Everything
  * the agent does to a program's calls is in the loop (parameter scanning, PTX analysis, held
- * launches and graph replay, staged copies, the deadline of a held launch, real application
- * threads, the host pausing between calls), and the stand-in runs the work it is given in a random
- * order that CUDA's stream semantics allow.
+ * launches and graph replay, staged copies, cuBLAS, the deadline of a held launch, real application
+ * threads with their priorities, the host pausing between calls, the program's own captures, stream
+ * callbacks, a module unloaded and the primary context released between programs), and the stand-in
+ * runs the work it is given in a random order that CUDA's stream semantics allow.
  *
  * <p>The reference plays every call on the legacy stream, so that each sees all before it done. The
  * agent orders any two calls that touch the same bytes as the program made them, whatever their
- * streams: with it, a program played as written must observe the same bytes and return codes.
+ * streams: with it, a program played as written must observe the same bytes, return codes, query
+ * answers and callback arguments.
  *
  * <p>{@code -Dkernelweave.fuzz.programs=N} and {@code -Dkernelweave.fuzz.seed=S} widen or move it.
  */
@@ -118,6 +120,8 @@ class InterceptedProgramsOnCpuDeviceTest {
       script.add(name, p);
       if (i % 8 == 5) {
         script.recreateContext();
+      } else if (i % 8 == 2) {
+        script.reloadModule();
       }
     }
     Path file = Files.createTempFile(temp, "programs", ".txt");

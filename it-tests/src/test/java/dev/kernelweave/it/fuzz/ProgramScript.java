@@ -103,6 +103,12 @@ final class ProgramScript {
     return line.split(" ")[1];
   }
 
+  /** Between two programs: the module unloaded and loaded again. */
+  ProgramScript reloadModule() {
+    text.append("reloadModule\n");
+    return this;
+  }
+
   /** Between two programs: the primary context released to nothing and retained anew. */
   ProgramScript recreateContext() {
     text.append("recreateContext\n");

@@ -30,6 +30,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
@@ -127,6 +128,14 @@ public final class ScriptedProgramPlayer {
     check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
   }
 
+  /** Unloads the module and loads it again: its functions are new, their old handles gone. */
+  private void reloadModule() {
+    check(cuModuleUnload(module), "cuModuleUnload");
+    module = new CUmodule();
+    functions.clear();
+    check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+  }
+
   /**
    * Releases the primary context to nothing and retains a new one, as a program that ends its use
    * of the GPU and starts again does: nothing of the old context may reach the new one.
@@ -153,6 +162,8 @@ public final class ScriptedProgramPlayer {
         program.clear();
       } else if (t[0].equals("recreateContext")) {
         player.recreateContext();
+      } else if (t[0].equals("reloadModule")) {
+        player.reloadModule();
       } else if (t[0].equals("end")) {
         player.play(name, program);
         System.out.print(player.out);
