@@ -117,7 +117,11 @@ class InterceptedProgramsOnCpuDeviceTest {
       Program p = (i % 4 == 3 ? longer : shorter).generate(seed + i);
       String name = "p" + Long.toHexString(seed + i);
       byName.put(name, p);
-      script.add(name, p);
+      if (i == count - 1) {
+        script.addExiting(name, p);
+      } else {
+        script.add(name, p);
+      }
       if (i % 8 == 5) {
         script.recreateContext();
       } else if (i % 8 == 2) {

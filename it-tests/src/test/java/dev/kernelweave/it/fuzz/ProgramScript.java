@@ -37,6 +37,18 @@ final class ProgramScript {
 
   /** Adds a program, named {@code name} in what the player prints. */
   ProgramScript add(String name, Program program) {
+    return add(name, program, "end");
+  }
+
+  /**
+   * Adds the last program: the JVM exits once it made its calls, with its work pending, and its
+   * shutdown hook synchronizes and observes.
+   */
+  ProgramScript addExiting(String name, Program program) {
+    return add(name, program, "exit");
+  }
+
+  private ProgramScript add(String name, Program program, String ending) {
     text.append("program ").append(name).append('\n');
     // Each thread's class as a Java thread priority, which the agent's default priority=thread reads.
     program.ops().stream().mapToInt(Op::thread).distinct().sorted().forEach(t -> text.append(t)
@@ -69,7 +81,7 @@ final class ProgramScript {
         text.append(op.thread()).append(" queries\n");
       }
     }
-    text.append("end\n");
+    text.append(ending).append('\n');
     return this;
   }
 

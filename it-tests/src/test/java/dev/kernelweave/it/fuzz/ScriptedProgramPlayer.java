@@ -85,7 +85,8 @@ import jcuda.runtime.cudaStream_t;
  * real thread each, taking turns in the program's order), with nothing of the agent on its class
  * path; a thread's {@code priority} line gives it the Java priority of its class, and the calls
  * between {@code captureBegin} and {@code captureEnd} are captured on their stream into a graph
- * that is then launched there (serially, made as they are). It prints what a program can observe, one line each: the bytes of every synchronous read,
+ * that is then launched there (serially, made as they are). A program that ends with {@code exit}
+ * instead of {@code end} is the last: the JVM exits after its calls, and its shutdown hook observes. It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
  *
@@ -164,6 +165,9 @@ public final class ScriptedProgramPlayer {
         player.recreateContext();
       } else if (t[0].equals("reloadModule")) {
         player.reloadModule();
+      } else if (t[0].equals("exit")) {
+        player.playAndExit(name, program);
+        return; // the program's shutdown hook prints the rest
       } else if (t[0].equals("end")) {
         player.play(name, program);
         System.out.print(player.out);
@@ -187,33 +191,53 @@ public final class ScriptedProgramPlayer {
   private void play(String name, List<String[]> calls) throws InterruptedException {
     Run run = new Run(name);
     try {
-      int made = 0;
-      for (String[] call : calls) {
-        int thread = Integer.parseInt(call[0]);
-        // Calls are numbered as in the program: a pause or a priority is not a call, and queries
-        // are numbered as the call they follow.
-        int index = call[1].equals("pause") || call[1].equals("priority") || call[1].startsWith("capture") ? -1
-            : call[1].equals("queries") ? made - 1 : made++;
-        if (thread == 0) {
-          run.execute(index, call);
-        } else {
-          Future<?> done = run.worker(thread).submit(() -> {
-            run.execute(index, call);
-            return null;
-          });
-          try {
-            done.get(2 * GATE_SECONDS, TimeUnit.SECONDS);
-          } catch (ExecutionException e) {
-            throw new IllegalStateException("call " + index + " failed", e.getCause());
-          } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("call " + index + " (" + String.join(" ", call) + ") did not return");
-          }
-        }
-      }
+      makeCalls(run, calls);
       run.finish();
     } finally {
       run.close();
       Thread.currentThread().setPriority(Thread.NORM_PRIORITY);
+    }
+  }
+
+  /**
+   * Makes the program's calls and returns without waiting for the device: a shutdown hook of the
+   * program's, as an application registers one, synchronizes and prints what it observes, while
+   * the JVM exits with the work (and whatever the agent holds) still pending.
+   */
+  private void playAndExit(String name, List<String[]> calls) throws InterruptedException {
+    Run run = new Run(name);
+    makeCalls(run, calls);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      cuCtxSetCurrent(context);
+      run.finish();
+      System.out.print(out);
+      System.out.flush();
+    }, "application-shutdown"));
+  }
+
+  private void makeCalls(Run run, List<String[]> calls) throws InterruptedException {
+    int made = 0;
+    for (String[] call : calls) {
+      int thread = Integer.parseInt(call[0]);
+      // Calls are numbered as in the program: a pause or a priority is not a call, and queries
+      // are numbered as the call they follow.
+      int index = call[1].equals("pause") || call[1].equals("priority") || call[1].startsWith("capture") ? -1
+          : call[1].equals("queries") ? made - 1 : made++;
+      if (thread == 0) {
+        run.execute(index, call);
+      } else {
+        Future<?> done = run.worker(thread).submit(() -> {
+          run.execute(index, call);
+          return null;
+        });
+        try {
+          done.get(2 * GATE_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          throw new IllegalStateException("call " + index + " failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+          throw new IllegalStateException("call " + index + " (" + String.join(" ", call) + ") did not return");
+        }
+      }
     }
   }
 
