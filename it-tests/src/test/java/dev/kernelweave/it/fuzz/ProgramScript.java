@@ -55,9 +55,17 @@ final class ProgramScript {
         .append(" priority ").append(javaPriority(program.priorityOf(t))).append('\n'));
     List<Op> ops = program.ops();
     int captureEnd = -1;
+    // Gates a host function waits for that the host has not opened yet: the syncs around a capture
+    // would wait for that function, which waits for the host.
+    java.util.Set<Integer> closedGates = new java.util.HashSet<>();
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
-      if (i > captureEnd && pauses.nextInt(4) == 0) {
+      if (op instanceof Op.HostFunction h && h.gate() >= 0) {
+        closedGates.add(h.gate());
+      } else if (op instanceof Op.OpenGate g) {
+        closedGates.remove(g.gate());
+      }
+      if (i > captureEnd && closedGates.isEmpty() && pauses.nextInt(4) == 0) {
         int end = capturable(ops, i);
         if (end > i) {
           // The program captures these calls on their stream and launches the graph there. The agent
