@@ -105,6 +105,24 @@ class InterceptedProgramsOnCpuDeviceTest {
             : Arguments.of(m.option(), 40, null));
   }
 
+  /** Groups of three programs played at the same time, each from threads of its own. */
+  private static void addTogether(ProgramScript script, Map<String, Program> byName, int groups, long seed) {
+    ProgramGenerator generator = new ProgramGenerator(60);
+    long next = seed + 1_000_000;
+    for (int g = 0; g < groups; g++) {
+      Map<String, Program> group = new LinkedHashMap<>();
+      while (group.size() < 3) {
+        Program p = generator.generate(next);
+        if (ProgramScript.mayRunBesideOthers(p)) {
+          group.put("c" + Long.toHexString(next), p);
+        }
+        next++;
+      }
+      byName.putAll(group);
+      script.addTogether(group);
+    }
+  }
+
   private record Programs(Map<String, Program> byName, Path script) {}
 
   private Programs programs(int count, long seed) throws Exception {
@@ -118,6 +136,7 @@ class InterceptedProgramsOnCpuDeviceTest {
       String name = "p" + Long.toHexString(seed + i);
       byName.put(name, p);
       if (i == count - 1) {
+        addTogether(script, byName, count / 10, seed);
         script.addExiting(name, p);
       } else {
         script.add(name, p);

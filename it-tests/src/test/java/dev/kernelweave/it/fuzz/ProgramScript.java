@@ -37,7 +37,28 @@ final class ProgramScript {
 
   /** Adds a program, named {@code name} in what the player prints. */
   ProgramScript add(String name, Program program) {
-    return add(name, program, "end");
+    return add(name, program, "end", true);
+  }
+
+  /**
+   * Adds programs the player plays at the same time, each from threads of its own: each must be
+   * able to run beside the others ({@link #mayRunBesideOthers}). They make no captures: a capture
+   * in CUDA's global mode would fail another thread's allocation.
+   */
+  ProgramScript addTogether(java.util.Map<String, Program> programs) {
+    text.append("concurrent ").append(programs.size()).append('\n');
+    programs.forEach((name, program) -> add(name, program, "end", false));
+    return this;
+  }
+
+  /**
+   * Whether a program shares nothing with others played beside it, and waits for nothing they
+   * do: no host function waiting for its host (another program's synchronization would wait for
+   * it too), no use of the module's one constant.
+   */
+  static boolean mayRunBesideOthers(Program program) {
+    return program.ops().stream().noneMatch(op -> op instanceof Op.HostFunction h && h.gate() >= 0
+        || op instanceof Op.WriteConstant || op instanceof Op.LaunchReadingConstant);
   }
 
   /**
@@ -45,10 +66,10 @@ final class ProgramScript {
    * shutdown hook synchronizes and observes.
    */
   ProgramScript addExiting(String name, Program program) {
-    return add(name, program, "exit");
+    return add(name, program, "exit", true);
   }
 
-  private ProgramScript add(String name, Program program, String ending) {
+  private ProgramScript add(String name, Program program, String ending, boolean captures) {
     text.append("program ").append(name).append('\n');
     // Each thread's class as a Java thread priority, which the agent's default priority=thread reads.
     program.ops().stream().mapToInt(Op::thread).distinct().sorted().forEach(t -> text.append(t)
@@ -65,7 +86,7 @@ final class ProgramScript {
       } else if (op instanceof Op.OpenGate g) {
         closedGates.remove(g.gate());
       }
-      if (i > captureEnd && closedGates.isEmpty() && pauses.nextInt(4) == 0) {
+      if (captures && i > captureEnd && closedGates.isEmpty() && pauses.nextInt(4) == 0) {
         int end = capturable(ops, i);
         if (end > i) {
           // The program captures these calls on their stream and launches the graph there. The agent

@@ -86,7 +86,8 @@ import jcuda.runtime.cudaStream_t;
  * path; a thread's {@code priority} line gives it the Java priority of its class, and the calls
  * between {@code captureBegin} and {@code captureEnd} are captured on their stream into a graph
  * that is then launched there (serially, made as they are). A program that ends with {@code exit}
- * instead of {@code end} is the last: the JVM exits after its calls, and its shutdown hook observes. It prints what a program can observe, one line each: the bytes of every synchronous read,
+ * instead of {@code end} is the last: the JVM exits after its calls, and its shutdown hook observes.
+ * {@code concurrent K} before K programs plays them at the same time, each from its own threads. It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
  *
@@ -109,7 +110,6 @@ public final class ScriptedProgramPlayer {
   private CUcontext context = new CUcontext();
   private CUmodule module = new CUmodule();
   private final Map<String, CUfunction> functions = new HashMap<>();
-  private final StringBuilder out = new StringBuilder();
   private final boolean serial;
 
   private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
@@ -154,13 +154,17 @@ public final class ScriptedProgramPlayer {
     ScriptedProgramPlayer player = new ScriptedProgramPlayer(ptx, args.length > 2 && args[2].equals("serial"));
     List<String[]> program = new ArrayList<>();
     String name = null;
+    int together = 0;
+    List<Map.Entry<String, List<String[]>>> group = new ArrayList<>();
     for (String line : lines) {
       String[] t = line.trim().split(" +");
       if (t[0].startsWith("#")) {
         continue;
       } else if (t[0].equals("program")) {
         name = t[1];
-        program.clear();
+        program = new ArrayList<>();
+      } else if (t[0].equals("concurrent")) {
+        together = Integer.parseInt(t[1]);
       } else if (t[0].equals("recreateContext")) {
         player.recreateContext();
       } else if (t[0].equals("reloadModule")) {
@@ -168,14 +172,56 @@ public final class ScriptedProgramPlayer {
       } else if (t[0].equals("exit")) {
         player.playAndExit(name, program);
         return; // the program's shutdown hook prints the rest
+      } else if (t[0].equals("end") && together > 0) {
+        group.add(Map.entry(name, program));
+        if (group.size() == together) {
+          for (StringBuilder observed : player.playTogether(group)) {
+            System.out.print(observed);
+          }
+          System.out.flush();
+          group.clear();
+          together = 0;
+        }
       } else if (t[0].equals("end")) {
-        player.play(name, program);
-        System.out.print(player.out);
+        System.out.print(player.play(name, program));
         System.out.flush();
-        player.out.setLength(0);
       } else if (!t[0].isEmpty()) {
         program.add(t);
       }
+    }
+  }
+
+  /**
+   * Plays the programs at the same time, each from a thread of its own (serially, one after
+   * another): what each observes, in their order. They share no buffer, stream or event.
+   */
+  private List<StringBuilder> playTogether(List<Map.Entry<String, List<String[]>>> programs) throws Exception {
+    List<StringBuilder> observed = new ArrayList<>();
+    if (serial) {
+      for (Map.Entry<String, List<String[]>> p : programs) {
+        observed.add(play(new Run(p.getKey(), false), p.getValue()));
+      }
+      return observed;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(programs.size(), r -> {
+      Thread th = new Thread(() -> {
+        cuCtxSetCurrent(context);
+        r.run();
+      }, "program");
+      th.setDaemon(true);
+      return th;
+    });
+    try {
+      List<Future<StringBuilder>> runs = new ArrayList<>();
+      for (Map.Entry<String, List<String[]>> p : programs) {
+        runs.add(pool.submit(() -> play(new Run(p.getKey(), false), p.getValue())));
+      }
+      for (Future<StringBuilder> run : runs) {
+        observed.add(run.get(5, TimeUnit.MINUTES));
+      }
+      return observed;
+    } finally {
+      pool.shutdownNow();
     }
   }
 
@@ -188,11 +234,16 @@ public final class ScriptedProgramPlayer {
   }
 
   /** One program's run: its buffers, streams, events and threads, all released at its end. */
-  private void play(String name, List<String[]> calls) throws InterruptedException {
-    Run run = new Run(name);
+  /** One program's run, from the calling thread: what it observed. */
+  private StringBuilder play(String name, List<String[]> calls) throws InterruptedException {
+    return play(new Run(name, true), calls);
+  }
+
+  private StringBuilder play(Run run, List<String[]> calls) throws InterruptedException {
     try {
       makeCalls(run, calls);
       run.finish();
+      return run.out;
     } finally {
       run.close();
       Thread.currentThread().setPriority(Thread.NORM_PRIORITY);
@@ -205,12 +256,12 @@ public final class ScriptedProgramPlayer {
    * the JVM exits with the work (and whatever the agent holds) still pending.
    */
   private void playAndExit(String name, List<String[]> calls) throws InterruptedException {
-    Run run = new Run(name);
+    Run run = new Run(name, true);
     makeCalls(run, calls);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       cuCtxSetCurrent(context);
       run.finish();
-      System.out.print(out);
+      System.out.print(run.out);
       System.out.flush();
     }, "application-shutdown"));
   }
@@ -243,6 +294,8 @@ public final class ScriptedProgramPlayer {
 
   private final class Run {
     final String name;
+    /** What the program observed, a line each. */
+    final StringBuilder out = new StringBuilder();
     final Map<Integer, ExecutorService> workers = new HashMap<>();
     final Map<Integer, CUdeviceptr> buffers = new TreeMap<>();
     final Map<Integer, Integer> bufferBytes = new HashMap<>();
@@ -265,8 +318,12 @@ public final class ScriptedProgramPlayer {
     /** Where a device address was stored ({buffer, byte}): addresses differ from run to run. */
     final List<int[]> addressSlots = new ArrayList<>();
 
-    Run(String name) {
+    /** Whether it plays alone: beside others, the legacy stream they share may get their work. */
+    final boolean alone;
+
+    Run(String name, boolean alone) {
       this.name = name;
+      this.alone = alone;
     }
 
     ExecutorService worker(int thread) {
@@ -464,7 +521,11 @@ public final class ScriptedProgramPlayer {
         // A synchronous copy from a Java array returns once the legacy stream's earlier work (and so
         // the blocking streams') is done, its own transfer perhaps not: the events recorded before.
         case "write", "alloc" -> queryEvents(i, false);
-        case "streamSync" -> rc(i, "cuStreamQuery " + last[2], cuStreamQuery(stream(last[2])));
+        case "streamSync" -> {
+          if (alone || Long.parseLong(last[2]) > 1) { // beside others, the legacy stream may have their work
+            rc(i, "cuStreamQuery " + last[2], cuStreamQuery(stream(last[2])));
+          }
+        }
         case "eventSync" -> {
           CUevent e = events.get(num(last[2]));
           if (e != null) {
@@ -476,7 +537,9 @@ public final class ScriptedProgramPlayer {
     }
 
     void queryStreams(int i, boolean all) {
-      rc(i, "cuStreamQuery 0", cuStreamQuery(stream("0")));
+      if (alone) {
+        rc(i, "cuStreamQuery 0", cuStreamQuery(stream("0")));
+      }
       rc(i, "cuStreamQuery 2", cuStreamQuery(stream("2")));
       for (Map.Entry<Long, CUstream> s : new TreeMap<>(streams).entrySet()) {
         if (all || !nonBlocking.getOrDefault(s.getKey(), false)) {
