@@ -109,7 +109,7 @@ public final class ScriptedProgramPlayer {
   private final byte[] ptx;
   private CUcontext context = new CUcontext();
   private CUmodule module = new CUmodule();
-  private final Map<String, CUfunction> functions = new HashMap<>();
+  private final Map<String, CUfunction> functions = new java.util.concurrent.ConcurrentHashMap<>();
   private final boolean serial;
 
   private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
