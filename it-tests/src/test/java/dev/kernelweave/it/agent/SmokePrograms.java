@@ -39,7 +39,7 @@ public final class SmokePrograms {
   }
 
   /** Initializes CUDA with the driver's exceptions on, or exits with {@link #NO_GPU} when there is no device. */
-  static void exitWithoutGpu() {
+  public static void exitWithoutGpu() {
     try {
       JCudaDriver.setExceptionsEnabled(true);
       cuInit(0);

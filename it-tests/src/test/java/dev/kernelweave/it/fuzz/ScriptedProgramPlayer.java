@@ -74,6 +74,7 @@ import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCallback;
+import dev.kernelweave.it.agent.SmokePrograms;
 import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
@@ -102,6 +103,8 @@ public final class ScriptedProgramPlayer {
    * one that makes the host wait for the function instead is caught in seconds, not hung.
    */
   private static final int GATE_SECONDS = 10;
+  /** The exit code when a host function waited {@link #GATE_SECONDS} for its gate. */
+  static final int GATE_NEVER_OPENED = 4;
   /** The host page size registrations are rounded to. */
   private static final int PAGE = 4096;
 
@@ -115,6 +118,8 @@ public final class ScriptedProgramPlayer {
   private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
     this.serial = serial;
     this.ptx = ptx;
+    SmokePrograms.exitWithoutGpu();
+    JCudaDriver.setExceptionsEnabled(false); // the program reads return codes
     check(cuInit(0), "cuInit");
     check(cuDeviceGet(device, 0), "cuDeviceGet");
     retainContext();
@@ -593,7 +598,7 @@ public final class ScriptedProgramPlayer {
           if (open != null && !open.await(GATE_SECONDS, TimeUnit.SECONDS)) {
             // The host never got to open it: it waits for this function, which CUDA never makes it do.
             System.err.println("call " + i + ": a host function waited " + GATE_SECONDS + " s for its gate");
-            Runtime.getRuntime().halt(3);
+            Runtime.getRuntime().halt(GATE_NEVER_OPENED);
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
