@@ -79,6 +79,7 @@ final class ProgramScript {
     // Gates a host function waits for that the host has not opened yet: the syncs around a capture
     // would wait for that function, which waits for the host.
     java.util.Set<Integer> closedGates = new java.util.HashSet<>();
+    List<Integer> live = new java.util.ArrayList<>();
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
       if (op instanceof Op.HostFunction h && h.gate() >= 0) {
@@ -101,7 +102,12 @@ final class ProgramScript {
       if (i > captureEnd && pauses.nextDouble() < pauseChance) {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
-      text.append(op.thread()).append(' ').append(line(op)).append('\n');
+      text.append(op.thread()).append(' ').append(reshaped(op, live)).append('\n');
+      if (op instanceof Op.Alloc a) {
+        live.add(a.buf());
+      } else if (op instanceof Op.Free f) {
+        live.remove(Integer.valueOf(f.buf()));
+      }
       if (i == captureEnd) {
         text.append(op.thread()).append(" captureEnd ").append(stream(line(op))).append('\n');
       }
@@ -166,6 +172,25 @@ final class ProgramScript {
 
   String text() {
     return text.toString();
+  }
+
+  /**
+   * The call's line, a kernel launch perhaps made through the fuzz's own kernels, which write the
+   * same values through other parameter shapes (by its constant: the same in every run): a FILL as
+   * {@code kw_fill_packed}, its pointer at offset 4 of a packed structure, or as {@code
+   * kw_fill_difference}, through another live buffer's pointer and the difference of the two.
+   */
+  private static String reshaped(Op op, List<Integer> live) {
+    if (op instanceof Op.Launch l && l.kernel() == Kernel.FILL && l.mode() == Op.LaunchMode.PRECISE) {
+      if ((l.k() & 3) == 1) {
+        return "fillPacked " + l.stream() + " " + at(l.out()) + " " + l.n() + " " + l.k();
+      }
+      int other = live.stream().filter(b -> b != l.out().buf()).findFirst().orElse(-1);
+      if ((l.k() & 3) == 2 && other >= 0) {
+        return "fillDifference " + l.stream() + " " + other + " 0 " + at(l.out()) + " " + l.n() + " " + l.k();
+      }
+    }
+    return line(op);
   }
 
   /** One call, without its thread. */

@@ -92,9 +92,10 @@ import jcuda.runtime.cudaStream_t;
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
  *
- * <p>{@code ScriptedProgramPlayer SCRIPT PTX [serial]}: the kernels are the self-test's, from {@code
- * PTX}; {@code serial} issues every call on the legacy default stream, in the program's order: the
- * reference, where each call sees all the calls before it done.
+ * <p>{@code ScriptedProgramPlayer SCRIPT PTX serial|as-written FUZZ_PTX}: the kernels are the
+ * self-test's, from {@code PTX}, and the fuzz's own ({@code fuzz_kernels.cu}), from {@code
+ * FUZZ_PTX}; {@code serial} issues every call on the legacy default stream, in the program's
+ * order: the reference, where each call sees all the calls before it done.
  */
 public final class ScriptedProgramPlayer {
 
@@ -109,15 +110,21 @@ public final class ScriptedProgramPlayer {
   private static final int PAGE = 4096;
 
   private final CUdevice device = new CUdevice();
+  /** The kernels of the fuzz's own module ({@code fuzz_kernels.cu}); the others are the self-test's. */
+  private static final java.util.Set<String> FUZZ_KERNELS = java.util.Set.of("kw_fill_packed", "kw_fill_difference");
+
   private final byte[] ptx;
+  private final byte[] fuzzPtx;
   private CUcontext context = new CUcontext();
   private CUmodule module = new CUmodule();
+  private CUmodule fuzzModule = new CUmodule();
   private final Map<String, CUfunction> functions = new java.util.concurrent.ConcurrentHashMap<>();
   private final boolean serial;
 
-  private ScriptedProgramPlayer(byte[] ptx, boolean serial) {
+  private ScriptedProgramPlayer(byte[] ptx, byte[] fuzzPtx, boolean serial) {
     this.serial = serial;
     this.ptx = ptx;
+    this.fuzzPtx = fuzzPtx;
     SmokePrograms.exitWithoutGpu();
     JCudaDriver.setExceptionsEnabled(false); // the program reads return codes
     check(cuInit(0), "cuInit");
@@ -127,19 +134,25 @@ public final class ScriptedProgramPlayer {
 
   private void retainContext() {
     context = new CUcontext();
-    module = new CUmodule();
     functions.clear();
     check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
     check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+    loadModules();
   }
 
-  /** Unloads the module and loads it again: its functions are new, their old handles gone. */
+  private void loadModules() {
+    module = new CUmodule();
+    check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+    fuzzModule = new CUmodule();
+    check(cuModuleLoadData(fuzzModule, fuzzPtx), "cuModuleLoadData");
+  }
+
+  /** Unloads the modules and loads them again: their functions are new, their old handles gone. */
   private void reloadModule() {
     check(cuModuleUnload(module), "cuModuleUnload");
-    module = new CUmodule();
+    check(cuModuleUnload(fuzzModule), "cuModuleUnload");
     functions.clear();
-    check(cuModuleLoadData(module, ptx), "cuModuleLoadData");
+    loadModules();
   }
 
   /**
@@ -153,10 +166,8 @@ public final class ScriptedProgramPlayer {
 
   public static void main(String[] args) throws Exception {
     List<String> lines = Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8);
-    byte[] text = Files.readAllBytes(Path.of(args[1]));
-    byte[] ptx = new byte[text.length + 1];
-    System.arraycopy(text, 0, ptx, 0, text.length);
-    ScriptedProgramPlayer player = new ScriptedProgramPlayer(ptx, args.length > 2 && args[2].equals("serial"));
+    ScriptedProgramPlayer player = new ScriptedProgramPlayer(moduleImage(Path.of(args[1])),
+        moduleImage(Path.of(args[3])), args[2].equals("serial"));
     List<String[]> program = new ArrayList<>();
     String name = null;
     int together = 0;
@@ -196,6 +207,12 @@ public final class ScriptedProgramPlayer {
     }
   }
 
+  /** PTX text as {@code cuModuleLoadData} takes it: ending in a NUL. */
+  private static byte[] moduleImage(Path ptx) throws java.io.IOException {
+    byte[] text = Files.readAllBytes(ptx);
+    return java.util.Arrays.copyOf(text, text.length + 1);
+  }
+
   /**
    * Plays the programs at the same time, each from a thread of its own (serially, one after
    * another): what each observes, in their order. They share no buffer, stream or event.
@@ -233,7 +250,7 @@ public final class ScriptedProgramPlayer {
   private CUfunction function(String name) {
     return functions.computeIfAbsent(name, n -> {
       CUfunction f = new CUfunction();
-      check(cuModuleGetFunction(f, module, n), "cuModuleGetFunction " + n);
+      check(cuModuleGetFunction(f, FUZZ_KERNELS.contains(n) ? fuzzModule : module, n), "cuModuleGetFunction " + n);
       return f;
     });
   }
@@ -377,6 +394,22 @@ public final class ScriptedProgramPlayer {
           Pointer params = Pointer.to(Pointer.to(device(c[6], c[7])), Pointer.to(device(c[8], c[9])),
               Pointer.to(device(c[10], c[11])), Pointer.to(new int[] {num(c[12])}), Pointer.to(new int[] {num(c[13])}));
           rc(i, "cuLaunchKernel", cuLaunchKernel(function(c[3]), num(c[4]), 1, 1, 128, 1, 1, num(c[5]),
+              stream(c[2]), params, null));
+        }
+        case "fillPacked" -> {
+          // stream out outByte n k: kw_fill_packed({k, out, n}), the pointer at offset 4 of a packed structure
+          int n = num(c[5]);
+          ByteBuffer packed = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+          packed.putInt(num(c[6])).putLong(address(device(c[3], c[4]))).putInt(n);
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function("kw_fill_packed"), blocks(n), 1, 1, 128, 1, 1, 0,
+              stream(c[2]), Pointer.to(Pointer.to(packed.array())), null));
+        }
+        case "fillDifference" -> {
+          // stream other otherByte out outByte n k: kw_fill_difference(other, out, n, k), which writes
+          // out through other and the difference of the two pointers
+          Pointer params = Pointer.to(Pointer.to(device(c[3], c[4])), Pointer.to(device(c[5], c[6])),
+              Pointer.to(new int[] {num(c[7])}), Pointer.to(new int[] {num(c[8])}));
+          rc(i, "cuLaunchKernel", cuLaunchKernel(function("kw_fill_difference"), blocks(num(c[7])), 1, 1, 128, 1, 1, 0,
               stream(c[2]), params, null));
         }
         case "sgemmUpdate" -> {
@@ -779,6 +812,18 @@ public final class ScriptedProgramPlayer {
             .append('\n');
       }
     }
+  }
+
+  /**
+   * The address a JCuda device pointer designates, as a program without the driver's help reads it:
+   * from the pointer's description, {@code CUdeviceptr[nativePointer=0x...,byteOffset=...]}.
+   */
+  private static long address(CUdeviceptr pointer) {
+    String s = pointer.toString();
+    int base = s.indexOf("nativePointer=0x") + "nativePointer=0x".length();
+    long address = Long.parseUnsignedLong(s.substring(base, s.indexOf(',', base)), 16);
+    int offset = s.indexOf("byteOffset=") + "byteOffset=".length();
+    return address + Long.parseLong(s.substring(offset, s.indexOf(']', offset)));
   }
 
   /** Whether a callback's stream is the one it was added to; the null stream has two spellings. */

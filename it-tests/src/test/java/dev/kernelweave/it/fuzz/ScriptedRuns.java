@@ -21,6 +21,9 @@ final class ScriptedRuns {
   static final Path SELFTEST_PTX =
       Path.of("../interceptor/src/main/resources/dev/kernelweave/interceptor/selftest/selftest.ptx");
 
+  /** The fuzz's own kernels, with parameters shaped as programs shape them ({@code fuzz_kernels.cu}). */
+  static final Path FUZZ_PTX = Path.of("src/test/resources/fuzz/fuzz_kernels.ptx");
+
   private ScriptedRuns() {}
 
   /** Groups of three programs played at the same time, each from threads of its own. */
@@ -91,7 +94,7 @@ final class ScriptedRuns {
     return ChildJvm.runOnClassPath(ChildJvm.java(System.getProperty("java.home")), jvmOptions, agentOptions,
         ChildJvm.programClassPath(List.of()), env,
         ScriptedProgramPlayer.class.getName(), script.toString(), SELFTEST_PTX.toAbsolutePath().toString(),
-        serial ? "serial" : "as-written");
+        serial ? "serial" : "as-written", FUZZ_PTX.toAbsolutePath().toString());
   }
 
   static List<String> lines(ChildJvm.Result r) {
