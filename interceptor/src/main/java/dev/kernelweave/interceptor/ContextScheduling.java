@@ -12,12 +12,7 @@ import dev.kernelweave.scheduler.Scheduler;
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
 
-  /**
-   * The system property naming a deliberately broken scheduler for the fuzz; outside the {@code
-   * kernelweave.} prefix, whose properties are the agent's options.
-   */
-  static final String MUTANT_PROPERTY = "dev.kernelweave.mutant";
-  /** {@link Mutant#NONE}, or the broken scheduler {@link #MUTANT_PROPERTY} names. */
+  /** {@link Mutant#NONE}, or the broken scheduler {@link Mutant#PROPERTY} names. */
   static final Mutant MUTANT = mutant();
 
   final long context;
@@ -45,19 +40,16 @@ final class ContextScheduling {
    * Never for a real run, and said so on stderr.
    */
   private static Mutant mutant() {
-    String name = System.getProperty(MUTANT_PROPERTY);
-    if (name == null || name.isEmpty() || name.equals(Mutant.NONE.option())) {
-      return Mutant.NONE;
-    }
-    try {
-      Mutant m = Mutant.ofOption(name);
-      AgentLog.warnOnce("mutant", MUTANT_PROPERTY + "=" + name + ": the scheduler is deliberately broken ("
+    String name = System.getProperty(Mutant.PROPERTY);
+    Mutant m = Mutant.ofSystemProperty();
+    if (m != Mutant.NONE) {
+      AgentLog.warnOnce("mutant", Mutant.PROPERTY + "=" + name + ": the scheduler is deliberately broken ("
           + m.description() + "), for testing the fuzz; results may be wrong");
-      return m;
-    } catch (IllegalArgumentException e) {
-      AgentLog.warnOnce("mutant", MUTANT_PROPERTY + " ignored: " + e.getMessage());
-      return Mutant.NONE;
+    } else if (name != null && !name.isEmpty() && !name.equals(Mutant.NONE.option())) {
+      AgentLog.warnOnce("mutant", Mutant.PROPERTY + " ignored: unknown mutant '" + name + "': expected one of "
+          + Mutant.names());
     }
+    return m;
   }
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others. */

@@ -36,7 +36,16 @@ public enum Mutant {
       "an event query does not wait for a record CUDA completed at an earlier synchronous copy (through the agent only)",
       false),
   CALLBACK_GETS_AGENT_STREAM("callback-gets-agent-stream",
-      "a stream callback moved to the agent's stream is told that stream, not its own (through the agent only)", false);
+      "a stream callback moved to the agent's stream is told that stream, not its own (through the agent only)", false),
+  POINTER_DIFFERENCE_LOST("pointer-difference-lost",
+      "the PTX analysis takes the difference of two pointers for a plain number: a kernel writing one "
+          + "allocation through another's pointer is not seen to write it (through the agent only)", false);
+
+  /**
+   * The system property naming a mutant for the agent, for the fuzz that plays programs through
+   * it; outside the {@code kernelweave.} prefix, whose properties are the agent's options.
+   */
+  public static final String PROPERTY = "dev.kernelweave.mutant";
 
   private final String option;
   private final String description;
@@ -68,6 +77,17 @@ public enum Mutant {
   /** The bug, in a few words. */
   public String description() {
     return description;
+  }
+
+  /** The mutant {@link #PROPERTY} names, {@link #NONE} when it names none or one unknown. */
+  public static Mutant ofSystemProperty() {
+    String name = System.getProperty(PROPERTY);
+    for (Mutant m : values()) {
+      if (m.option.equals(name)) {
+        return m;
+      }
+    }
+    return NONE;
   }
 
   public static Mutant ofOption(String option) {
