@@ -65,6 +65,12 @@ class InterceptedProgramsOnCpuDeviceTest {
       Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
       assertTrue(difference.isEmpty(), () -> "with the agent, stand-in seed " + standInSeed + ": " + difference.get());
     }
+    // Other paths through the agent: no graphs, two lanes, no priority classes.
+    String options = "journal=off,graphs=off,streams=2,priority=off";
+    List<String> agent = ScriptedRuns.observations(List.of(), options, StandInDriver.environment(STAND_IN_SEEDS[0]),
+        programs.script(), false);
+    Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
+    assertTrue(difference.isEmpty(), () -> "with the agent, " + options + ": " + difference.get());
   }
 
   /** The programs the fuzz once found observing the agent, shrunk, kept as they are. */
