@@ -77,7 +77,7 @@ class InterceptedProgramsOnCpuDeviceTest {
   @Test
   void foundProgramsObserveWithTheAgentWhatTheyObserveSerially() throws Exception {
     StandInDriver.assumeBuilt();
-    Path script = Path.of("src/test/resources/fuzz/regressions.txt");
+    Path script = ScriptedRuns.inRepository("it-tests/src/test/resources/fuzz/regressions.txt");
     List<String> reference =
         ScriptedRuns.observations(List.of(), null, StandInDriver.environment(STAND_IN_SEEDS[0]), script, true);
     for (int standInSeed : STAND_IN_SEEDS) {

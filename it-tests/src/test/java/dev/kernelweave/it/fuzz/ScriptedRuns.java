@@ -19,12 +19,18 @@ import java.util.stream.Collectors;
 final class ScriptedRuns {
 
   static final Path SELFTEST_PTX =
-      Path.of("../interceptor/src/main/resources/dev/kernelweave/interceptor/selftest/selftest.ptx");
+      inRepository("interceptor/src/main/resources/dev/kernelweave/interceptor/selftest/selftest.ptx");
 
   /** The fuzz's own kernels, with parameters shaped as programs shape them ({@code fuzz_kernels.cu}). */
-  static final Path FUZZ_PTX = Path.of("src/test/resources/fuzz/fuzz_kernels.ptx");
+  static final Path FUZZ_PTX = inRepository("it-tests/src/test/resources/fuzz/fuzz_kernels.ptx");
 
   private ScriptedRuns() {}
+
+  /** A file of the repository, from {@code it-tests} (where Maven runs the tests) or from the root. */
+  static Path inRepository(String path) {
+    Path fromModule = Path.of("..", path);
+    return (Files.exists(fromModule) ? fromModule : Path.of(path)).toAbsolutePath();
+  }
 
   /** Groups of three programs played at the same time, each from threads of its own. */
   private static void addTogether(ProgramScript script, Map<String, Program> byName, int groups, long seed) {
@@ -93,8 +99,8 @@ final class ScriptedRuns {
       boolean serial) throws Exception {
     return ChildJvm.runOnClassPath(ChildJvm.java(System.getProperty("java.home")), jvmOptions, agentOptions,
         ChildJvm.programClassPath(List.of()), env,
-        ScriptedProgramPlayer.class.getName(), script.toString(), SELFTEST_PTX.toAbsolutePath().toString(),
-        serial ? "serial" : "as-written", FUZZ_PTX.toAbsolutePath().toString());
+        ScriptedProgramPlayer.class.getName(), script.toString(), SELFTEST_PTX.toString(),
+        serial ? "serial" : "as-written", FUZZ_PTX.toString());
   }
 
   static List<String> lines(ChildJvm.Result r) {
