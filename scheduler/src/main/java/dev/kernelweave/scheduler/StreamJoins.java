@@ -228,6 +228,7 @@ final class StreamJoins {
     if (e != null) {
       AppStreams.Stream s = appStreams.of(call);
       e.recorded.addPendingTo(s.follow, pool);
+      noteStreamWork(s); // the stream now waits for that work, which no earlier copy completed
     }
   }
 

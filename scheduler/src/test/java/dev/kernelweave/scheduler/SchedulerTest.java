@@ -722,6 +722,31 @@ class SchedulerTest {
   }
 
   @Test
+  void aQueryNeverWaitsForWorkTheStreamWasMadeToWaitForAfterTheCopy() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    scheduler.streamCreated(9, true);
+    launchOn(7, 0, W);
+    dispatched(d, call(CallKind.COPY_HOST_TO_DEVICE, 0, 1, W), Placement.STAGED);
+    // After the copy, which completed stream 7's kernel: work on non-blocking stream 9, an event recorded after it, stream 7 made to wait.
+    launchOn(9, 2, W);
+    CallRecord record = call(CallKind.EVENT, 9);
+    record.appEvent = 0x5009;
+    dispatched(d, record, Placement.EVENT_RECORD);
+    CallRecord wait = call(CallKind.EVENT, 7);
+    wait.appEvent = 0x5009;
+    dispatched(d, wait, Placement.STREAM_WAIT_EVENT);
+    device.drain();
+    CallRecord query = call(CallKind.STREAM, 7);
+    d.enter(query, Placement.STREAM_QUERY, ticket);
+    d.exit(query, false, ticket);
+    // CUDA may answer 600 (stream 7 waits for stream 9's work): the host waits at most for the
+    // kernel the copy completed, never for the stream itself.
+    List<String> issued = device.drain();
+    assertFalse(issued.contains("syncAppStream 7"), "a query blocked on work no copy completed: " + issued);
+  }
+
+  @Test
   void aQueryAfterAStagedCopyFirstWaitsForWhatTheCopyCompleted() {
     Dispatch d = dispatch();
     scheduler.streamCreated(7, false);
