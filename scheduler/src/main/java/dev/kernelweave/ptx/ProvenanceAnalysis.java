@@ -1,5 +1,6 @@
 package dev.kernelweave.ptx;
 
+import dev.kernelweave.scheduler.Mutant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -45,8 +46,7 @@ import java.util.function.IntConsumer;
 final class ProvenanceAnalysis {
 
   /** False only for the fuzz's mutant that loses the provenance of a pointer difference. */
-  private static final boolean SEES_MIXED_ADDRESSES =
-      dev.kernelweave.scheduler.Mutant.ofSystemProperty() != dev.kernelweave.scheduler.Mutant.POINTER_DIFFERENCE_LOST;
+  private static final boolean SEES_MIXED_ADDRESSES = Mutant.ofSystemProperty() != Mutant.POINTER_DIFFERENCE_LOST;
 
   // Flags in word 0 of a set.
   private static final long F_UNKNOWN = 1;
