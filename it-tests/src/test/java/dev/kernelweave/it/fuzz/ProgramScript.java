@@ -75,6 +75,7 @@ final class ProgramScript {
     program.ops().stream().mapToInt(Op::thread).distinct().sorted().forEach(t -> text.append(t)
         .append(" priority ").append(javaPriority(program.priorityOf(t))).append('\n'));
     List<Op> ops = program.ops();
+    List<String> lines = ops.stream().map(ProgramScript::line).toList();
     int captureEnd = -1;
     // Gates a host function waits for that the host has not opened yet: the syncs around a capture
     // would wait for that function, which waits for the host.
@@ -88,28 +89,28 @@ final class ProgramScript {
         closedGates.remove(g.gate());
       }
       if (captures && i > captureEnd && closedGates.isEmpty() && pauses.nextInt(4) == 0) {
-        int end = capturable(ops, i);
+        int end = capturable(ops, lines, i);
         if (end > i) {
           // The program captures these calls on their stream and launches the graph there. The agent
           // leaves what a capture holds as written, ordered against other streams' work as CUDA
           // orders it and no further: synchronizing around it (captureSync, then at captureEnd)
           // keeps a program that races there comparable with its serial run.
           text.append(op.thread()).append(" captureSync\n");
-          text.append(op.thread()).append(" captureBegin ").append(stream(line(op))).append('\n');
+          text.append(op.thread()).append(" captureBegin ").append(stream(lines.get(i))).append('\n');
           captureEnd = end;
         }
       }
       if (i > captureEnd && pauses.nextDouble() < pauseChance) {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
-      text.append(op.thread()).append(' ').append(reshaped(op, live)).append('\n');
+      text.append(op.thread()).append(' ').append(reshaped(op, lines.get(i), live)).append('\n');
       if (op instanceof Op.Alloc a) {
         live.add(a.buf());
       } else if (op instanceof Op.Free f) {
         live.remove(Integer.valueOf(f.buf()));
       }
       if (i == captureEnd) {
-        text.append(op.thread()).append(" captureEnd ").append(stream(line(op))).append('\n');
+        text.append(op.thread()).append(" captureEnd ").append(stream(lines.get(i))).append('\n');
       }
       if ((op instanceof Op.Read || op instanceof Op.SyncContext || op instanceof Op.StreamSync
           || op instanceof Op.EventSync || op instanceof Op.Write || op instanceof Op.Alloc) && pauses.nextBoolean()) {
@@ -125,11 +126,11 @@ final class ProgramScript {
    * device copies and asynchronous memsets, of one thread, on one stream it created, nothing else
    * between them; at least two, at most eight. {@code first - 1} where there are not two.
    */
-  private static int capturable(List<Op> ops, int first) {
-    String stream = capturableStream(ops.get(first));
+  private static int capturable(List<Op> ops, List<String> lines, int first) {
+    String stream = capturableStream(lines.get(first));
     int last = first - 1;
     for (int i = first; i < ops.size() && i < first + 8; i++) {
-      if (stream == null || !stream.equals(capturableStream(ops.get(i))) || ops.get(i).thread() != ops.get(first).thread()) {
+      if (stream == null || !stream.equals(capturableStream(lines.get(i))) || ops.get(i).thread() != ops.get(first).thread()) {
         break;
       }
       last = i;
@@ -137,9 +138,8 @@ final class ProgramScript {
     return last > first ? last : first - 1;
   }
 
-  /** The stream of a call that a capture may hold, or null. */
-  private static String capturableStream(Op op) {
-    String line = line(op);
+  /** The stream of a call (its line) that a capture may hold, or null. */
+  private static String capturableStream(String line) {
     boolean kernel = line.startsWith("launch ") && line.split(" ")[4].equals("0"); // no failing launch
     boolean work = kernel || line.startsWith("copy ") || line.startsWith("memset ") && line.split(" ")[2].equals("0");
     return work && Long.parseLong(stream(line)) > 2 ? stream(line) : null;
@@ -180,7 +180,7 @@ final class ProgramScript {
    * {@code kw_fill_packed}, its pointer at offset 4 of a packed structure, or as {@code
    * kw_fill_difference}, through another live buffer's pointer and the difference of the two.
    */
-  private static String reshaped(Op op, List<Integer> live) {
+  private static String reshaped(Op op, String line, List<Integer> live) {
     if (op instanceof Op.Launch l && l.kernel() == Kernel.FILL && l.mode() == Op.LaunchMode.PRECISE) {
       if ((l.k() & 3) == 1) {
         return "fillPacked " + l.stream() + " " + at(l.out()) + " " + l.n() + " " + l.k();
@@ -190,7 +190,7 @@ final class ProgramScript {
         return "fillDifference " + l.stream() + " " + other + " 0 " + at(l.out()) + " " + l.n() + " " + l.k();
       }
     }
-    return line(op);
+    return line;
   }
 
   /** One call, without its thread. */

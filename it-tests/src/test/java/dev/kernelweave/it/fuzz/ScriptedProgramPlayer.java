@@ -292,10 +292,8 @@ public final class ScriptedProgramPlayer {
     int made = 0;
     for (String[] call : calls) {
       int thread = Integer.parseInt(call[0]);
-      // Calls are numbered as in the program: a pause or a priority is not a call, and queries
-      // are numbered as the call they follow.
-      int index = call[1].equals("pause") || call[1].equals("priority") || call[1].startsWith("capture") ? -1
-          : call[1].equals("queries") ? made - 1 : made++;
+      // Calls are numbered as in the program; queries as the call they follow.
+      int index = call[1].equals("queries") ? made - 1 : isProgramCall(call[1]) ? made++ : -1;
       if (thread == 0) {
         run.execute(index, call);
       } else {
@@ -361,7 +359,7 @@ public final class ScriptedProgramPlayer {
 
     void execute(int i, String[] c) {
       call(i, c);
-      if (!c[1].equals("queries") && !c[1].equals("pause") && !c[1].equals("priority") && !c[1].startsWith("capture")) {
+      if (isProgramCall(c[1])) {
         last = c;
       }
     }
@@ -841,12 +839,16 @@ public final class ScriptedProgramPlayer {
     return Integer.parseInt(s);
   }
 
+  /**
+   * Whether a script line is one of the program's calls, not one the script adds around them (a
+   * pause, a thread's priority, a capture's bounds, queries).
+   */
+  private static boolean isProgramCall(String name) {
+    return !name.equals("pause") && !name.equals("priority") && !name.startsWith("capture") && !name.equals("queries");
+  }
+
   private static byte[] hex(String s) {
-    byte[] b = new byte[s.length() / 2];
-    for (int i = 0; i < b.length; i++) {
-      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
-    }
-    return b;
+    return java.util.HexFormat.of().parseHex(s);
   }
 
   private static void check(int code, String call) {
