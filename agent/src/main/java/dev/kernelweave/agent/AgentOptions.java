@@ -5,6 +5,7 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.JournalRetention;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.selftest.HotPathWarmup;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
@@ -24,16 +25,22 @@ import java.util.Properties;
  * @param journalKeep how many runs the default journal directory keeps (the newest)
  * @param journalMaxBytes how many bytes the default journal directory's runs may hold together
  * @param priority which priority class each thread's calls get
+ * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
+ *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
+ *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority, warmup";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
+  static final int MAX_WARMUP_MILLIS = 60_000;
+  /** The warm-up's default CPU time: where it was measured, what a short program needs to run at full speed. */
+  static final int DEFAULT_WARMUP_MILLIS = 1000;
 
   /** An option the agent cannot accept; the message names it and the accepted values. */
   public static final class InvalidOption extends IllegalArgumentException {
@@ -48,12 +55,13 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
    * The defaults: schedule, a journal in the user's default journal directory (the newest 20 runs,
    * at most 1 GiB, kept), PTX analysis and graphs on, and as many
    * streams as the driver has hardware queues: {@code CUDA_DEVICE_MAX_CONNECTIONS} where the
-   * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}.
+   * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}; a warm-up of {@link
+   * #DEFAULT_WARMUP_MILLIS} of CPU time.
    */
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD);
+        ThreadPriorities.THREAD, DEFAULT_WARMUP_MILLIS);
   }
 
   static int defaultStreams(String maxConnections) {
@@ -93,6 +101,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
     ThreadPriorities priority = o.priority();
+    int warmupMillis = o.warmupMillis();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -157,10 +166,20 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
             throw bad("priority", v, ThreadPriorities.FORMS + " (" + ex.getMessage() + ")");
           }
         }
+        case "warmup" -> {
+          try {
+            warmupMillis = v.equals("off") ? 0 : Integer.parseInt(v);
+          } catch (NumberFormatException ex) {
+            warmupMillis = -1;
+          }
+          if (warmupMillis < 0 || warmupMillis > MAX_WARMUP_MILLIS) {
+            throw bad("warmup", v, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
+          }
+        }
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis);
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

@@ -4,15 +4,19 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.InterceptorInstaller;
 import dev.kernelweave.interceptor.InterceptorSettings;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.selftest.HotPathWarmup;
 import java.lang.instrument.Instrumentation;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The agent's entry points. Does as little as possible: parses the options and installs one class
  * file transformer that looks only at JCuda's classes. What a CUDA program alone needs (the JDK
  * internals the journal maps files with and the injection of helper classes uses) is opened when
- * the first JCuda class loads, and Chronicle starts then in the background; no CUDA is touched and
+ * the first JCuda class loads, and Chronicle and the JIT warm-up start then in the background; no CUDA is touched and
  * no file is made until the program makes its first CUDA call. Nothing thrown here reaches the
  * program.
  */
@@ -26,6 +30,27 @@ public final class KernelWeaveAgent {
 
   public static void agentmain(String argument, Instrumentation jvm) {
     start(argument, jvm);
+  }
+
+  /** The warm-up started when JCuda loaded; null before, or where there is none. */
+  private static volatile HotPathWarmup warmup;
+
+  /**
+   * Starts the JIT warm-up where the agent schedules: beside JCuda's loading and {@code cuInit},
+   * which leave the other cores idle for a few hundred milliseconds.
+   */
+  private static void startWarmup(AgentOptions options) {
+    if (options.mode() != Mode.SCHEDULE || options.warmupMillis() == 0) {
+      return;
+    }
+    int classLanes = options.priority().enabled() ? Scheduler.AGENT_CLASS_LANES : 0;
+    warmup = HotPathWarmup.start(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
+        options.graphs(), new Consumer<String>() {
+          @Override
+          public void accept(String line) {
+            AgentLog.debug(line);
+          }
+        }));
   }
 
   private static void start(String argument, Instrumentation jvm) {
@@ -50,6 +75,10 @@ public final class KernelWeaveAgent {
       Runnable exitWork = new Runnable() {
         @Override
         public void run() {
+          HotPathWarmup w = warmup;
+          if (w != null) {
+            w.stop();
+          }
           InterceptorInstaller.shutdown();
         }
       };
@@ -60,6 +89,7 @@ public final class KernelWeaveAgent {
           // After the application's own hooks: the calls they make are journaled too.
           ExitHook.registerAfterApplicationHooks(exitWork);
           Journals.prepare(options);
+          startWarmup(options);
         }
       });
       // Where the late slot cannot be had, an ordinary hook, concurrent with the application's.

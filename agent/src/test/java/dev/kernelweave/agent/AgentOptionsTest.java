@@ -66,6 +66,18 @@ class AgentOptionsTest {
   }
 
   @Test
+  void theWarmupIsCpuMillisecondsOrOffAndDefaultsToASecond() {
+    assertEquals(1000, AgentOptions.parse(null, none).warmupMillis());
+    assertEquals(0, AgentOptions.parse("warmup=off", none).warmupMillis());
+    assertEquals(0, AgentOptions.parse("warmup=0", none).warmupMillis());
+    assertEquals(250, AgentOptions.parse("graphs=off,warmup=250", none).warmupMillis());
+    for (String bad : List.of("warmup=-1", "warmup=", "warmup=1s", "warmup=60001", "warmup=99999999999")) {
+      AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
+      assertEquals("option " + bad + " is not valid; accepted: off, or CPU milliseconds from 0 to 60000", e.getMessage());
+    }
+  }
+
+  @Test
   void aBadPriorityNamesTheOptionAndTheAcceptedForms() {
     for (String bad : List.of("priority=urgent", "priority=high:", "priority=", "priority=top:a-*")) {
       AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));

@@ -1,0 +1,43 @@
+package dev.kernelweave.selftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelweave.scheduler.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class HotPathWarmupTest {
+
+  @Test
+  void runsProgramsUntilItsCpuBudgetIsSpentAndSaysSo() {
+    List<String> lines = new ArrayList<>();
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(50), 4, 0, true, lines::add);
+    warmup.run();
+    assertTrue(warmup.programs() > 0, "no program ran");
+    assertEquals(1, lines.size(), lines::toString);
+    assertTrue(lines.get(0).startsWith("warm-up: " + warmup.programs() + " self-test programs in "), lines.get(0));
+  }
+
+  @Test
+  void runsWithPriorityLanesWithoutGraphs() {
+    List<String> lines = new ArrayList<>();
+    HotPathWarmup warmup =
+        new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(20), 2, Scheduler.AGENT_CLASS_LANES, false, lines::add);
+    warmup.run();
+    assertTrue(warmup.programs() > 0, "no program ran");
+    assertTrue(lines.get(0).startsWith("warm-up: "), lines.get(0));
+  }
+
+  @Test
+  void aStoppedWarmupRunsNothingMore() throws InterruptedException {
+    List<String> lines = new ArrayList<>();
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add);
+    warmup.stop();
+    warmup.run();
+    assertEquals(0, warmup.programs());
+    assertTrue(lines.get(0).endsWith("stopped at exit"), lines.get(0));
+  }
+}
