@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * The agent's entry points. Does as little as possible: parses the options and installs one class
  * file transformer that looks only at JCuda's classes. What a CUDA program alone needs (the JDK
  * internals the journal maps files with and the injection of helper classes uses) is opened when
- * the first JCuda class loads, and Chronicle and the JIT warm-up start then in the background; no CUDA is touched and
+ * the first JCuda class loads, and Chronicle starts then in the background (the JIT warm-up at the first CUDA call); no CUDA is touched and
  * no file is made until the program makes its first CUDA call. Nothing thrown here reaches the
  * program.
  */
@@ -36,8 +36,9 @@ public final class KernelWeaveAgent {
   private static volatile HotPathWarmup warmup;
 
   /**
-   * Starts the JIT warm-up where the agent schedules: beside JCuda's loading and {@code cuInit},
-   * which leave the other cores idle for a few hundred milliseconds.
+   * Starts the JIT warm-up where the agent schedules, at the program's first CUDA call: beside
+   * {@code cuInit} and the context's creation, a few hundred milliseconds in the driver during which
+   * the program's thread neither loads classes nor compiles.
    */
   private static void startWarmup(AgentOptions options) {
     if (options.mode() != Mode.SCHEDULE || options.warmupMillis() == 0) {
@@ -69,6 +70,7 @@ public final class KernelWeaveAgent {
           new Supplier<LaunchJournal>() {
             @Override
             public LaunchJournal get() {
+              startWarmup(options);
               return Journals.open(options);
             }
           }, options.priority()));
@@ -89,7 +91,6 @@ public final class KernelWeaveAgent {
           // After the application's own hooks: the calls they make are journaled too.
           ExitHook.registerAfterApplicationHooks(exitWork);
           Journals.prepare(options);
-          startWarmup(options);
         }
       });
       // Where the late slot cannot be had, an ordinary hook, concurrent with the application's.

@@ -5,14 +5,20 @@ import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.sim.SimDevice;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Runs generated programs through dispatches of their own on the simulated device, on a daemon
+ * Runs self-test programs through dispatches of their own on the simulated device, on a daemon
  * thread, so that the JIT compiles the scheduler's per-call code (placement, dependency tracking,
- * windows, graph signatures) while the application is still starting CUDA. Without it a program
- * that runs for a second makes its first few hundred calls through interpreted code, each tens of
+ * windows, graph replay) while the application is still starting CUDA. Without it a program that
+ * runs for a second makes its first few hundred calls through interpreted code, each tens of
  * microseconds slower than compiled, and the agent makes it slower instead of faster.
+ *
+ * <p>The programs are shaped as applications run: the same loop of launches and copies, many
+ * times over, so that most of the time goes to the path that most of an application's calls take
+ * (a window replayed as a graph), and little to compiling the generator and the simulator.
  *
  * <p>Touches nothing the application's calls reach: each program gets its own {@code Dispatch},
  * device and allocation table, and the scheduler keeps no state between instances. Bounded by the
@@ -71,10 +77,9 @@ public final class HotPathWarmup implements Runnable {
       boolean cpuTime = threads.isCurrentThreadCpuTimeSupported();
       long start = cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime();
       long wallStart = System.nanoTime();
-      ProgramGenerator generator = new ProgramGenerator();
       long spent = 0;
       for (long seed = 1; !stopped && spent < budgetNanos; seed++) {
-        runOne(generator.generate(seed), seed);
+        runOne(LOOPS.get((int) (seed % LOOPS.size())), seed);
         programs++;
         spent = (cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start;
       }
@@ -85,6 +90,47 @@ public final class HotPathWarmup implements Runnable {
       report.accept("warm-up stopped: " + t);
     }
   }
+
+  /** Loops an application runs: on the legacy stream, read back each time, and on a stream of its own. */
+  static final List<Program> LOOPS = List.of(loop(0L, false), loop(0x10L, true));
+
+  /**
+   * Four independent branches of two launches each, a launch joining them, then a synchronous
+   * read, {@code ITERATIONS} times: a window repeated, which the dispatch replays.
+   */
+  static Program loop(long stream, boolean createStream) {
+    List<Op> ops = new ArrayList<>();
+    int branches = 4;
+    int n = 64;
+    for (int b = 0; b < 2 * branches; b++) {
+      ops.add(new Op.Alloc(0, b, n, b + 1));
+    }
+    if (createStream) {
+      ops.add(new Op.CreateStream(0, stream, true));
+    }
+    for (int i = 0; i < ITERATIONS; i++) {
+      ops.add(new Op.Write(0, new Op.At(branches, 0), n, i));
+      for (int b = 0; b < branches; b++) {
+        ops.add(new Op.Launch(0, stream, Kernel.SCALE, new Op.At(b, 0), new Op.At(branches + b, 0), null, n, b,
+            Op.LaunchMode.PRECISE));
+        ops.add(new Op.Launch(0, stream, Kernel.UPDATE, new Op.At(branches + b, 0), new Op.At(b, 0), null, n, b,
+            Op.LaunchMode.PRECISE));
+      }
+      ops.add(new Op.Launch(0, stream, Kernel.MIX, new Op.At(0, 0), new Op.At(1, 0), new Op.At(2, 0), n, 7,
+          Op.LaunchMode.PRECISE));
+      if (createStream) {
+        ops.add(new Op.StreamSync(0, stream));
+      }
+      ops.add(new Op.Read(0, new Op.At(0, 0), n));
+    }
+    for (int b = 0; b < 2 * branches; b++) {
+      ops.add(new Op.Free(0, b));
+    }
+    return new Program(stream, Program.wellFormed(ops));
+  }
+
+  /** Repetitions of each loop: enough that replays, not captures, take most of its time. */
+  static final int ITERATIONS = 32;
 
   private void runOne(Program program, long seed) {
     try (SimDevice device = new SimDevice(Scheduler.poolLanes(normalStreams, classLanes), seed)) {

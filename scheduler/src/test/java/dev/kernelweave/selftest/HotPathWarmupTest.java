@@ -1,9 +1,12 @@
 package dev.kernelweave.selftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.sim.SimDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +22,21 @@ class HotPathWarmupTest {
     assertTrue(warmup.programs() > 0, "no program ran");
     assertEquals(1, lines.size(), lines::toString);
     assertTrue(lines.get(0).startsWith("warm-up: " + warmup.programs() + " self-test programs in "), lines.get(0));
+  }
+
+  @Test
+  void itsLoopsAreReplayedAsGraphsAndObserveWhatTheyObserveSerially() {
+    for (Program loop : HotPathWarmup.LOOPS) {
+      assertTrue(loop.size() > HotPathWarmup.ITERATIONS * 10, "a loop lost calls to wellFormed: " + loop.size());
+      assertNull(new DifferentialFuzz(SimDevice.FACTORY, 8, Mutant.NONE).check(loop, 1));
+      RunResult scheduled;
+      try (SimDevice device = new SimDevice(8, 2)) {
+        scheduled = ProgramRunner.runScheduled(loop, device, Mutant.NONE, true);
+      }
+      assertTrue(scheduled.faults().isEmpty(), scheduled.faults()::toString);
+      assertTrue(scheduled.stats().replayed() >= HotPathWarmup.ITERATIONS / 2,
+          "replayed " + scheduled.stats().replayed() + " windows of " + HotPathWarmup.ITERATIONS);
+    }
   }
 
   @Test
