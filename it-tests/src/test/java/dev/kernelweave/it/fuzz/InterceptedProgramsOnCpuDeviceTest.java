@@ -58,6 +58,8 @@ class InterceptedProgramsOnCpuDeviceTest {
         programs.script(), true);
     assertEquals(programs.byName().size(), reference.stream().map(l -> l.split(" ")[0]).distinct().count(),
         "every program observed something");
+    assertTrue(reference.stream().anyMatch(l -> l.contains(" read b" + ProgramScript.SECOND_CONTEXT_RESULT + "+0 ")),
+        "some program did work in a second context");
     System.out.println(programs.byName().size() + " programs from seed " + SEED + ", " + reference.size() + " observations");
     for (int standInSeed : STAND_IN_SEEDS) {
       List<String> agent = ScriptedRuns.observations(List.of(), "journal=" + temp.resolve("journal-" + standInSeed),
