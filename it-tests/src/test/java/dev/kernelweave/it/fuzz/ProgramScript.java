@@ -88,14 +88,17 @@ final class ProgramScript {
     java.util.Set<Integer> closedGates = new java.util.HashSet<>();
     List<Integer> live = new java.util.ArrayList<>();
     java.util.Map<Integer, Integer> elements = new java.util.HashMap<>();
+    // Buffers a device address was stored in: they differ from run to run, and so would their copies.
+    java.util.Set<Integer> addressSlots = new java.util.HashSet<>();
     // Alone and not exiting: beside others, or with the JVM exiting, the second context would outlive them.
     int secondContextFrom = captures && ending.equals("end") && contexts.nextInt(SECOND_CONTEXT_EVERY) == 0
         ? contexts.nextInt(ops.size()) : Integer.MAX_VALUE;
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
       // Nothing the second context's syncs and destroy would wait for may wait for the host.
-      if (i >= secondContextFrom && i > captureEnd && closedGates.isEmpty() && !live.isEmpty()) {
-        int source = live.get(contexts.nextInt(live.size()));
+      List<Integer> sources = live.stream().filter(buf -> !addressSlots.contains(buf)).toList();
+      if (i >= secondContextFrom && i > captureEnd && closedGates.isEmpty() && !sources.isEmpty()) {
+        int source = sources.get(contexts.nextInt(sources.size()));
         secondContext(source, elements.get(source));
         secondContextFrom = Integer.MAX_VALUE;
       }
@@ -120,6 +123,9 @@ final class ProgramScript {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
       text.append(op.thread()).append(' ').append(reshaped(op, lines.get(i), live)).append('\n');
+      if (op instanceof Op.LaunchWithoutPtx l) {
+        addressSlots.add(l.slot().buf());
+      }
       if (op instanceof Op.Alloc a) {
         live.add(a.buf());
         elements.put(a.buf(), a.elements());
@@ -144,7 +150,7 @@ final class ProgramScript {
   /** The first context's buffer that the second context's work ends in, read there after the destroy. */
   static final int SECOND_CONTEXT_RESULT = 9001;
   private static final int F = 9000, G = SECOND_CONTEXT_RESULT, S = 9002, X = 9100, B_STREAM = 9101, Y = 9102, B_EVENT = 9103,
-      A_EVENT = 9105, A_EVENT_AFTER = 9106;
+      A_EVENT = 9105, A_EVENT_AFTER = 9106, H_IN = 9200, H_OUT = 9201;
 
   /**
    * Calls of a program that does part of its work in a second context on the same device, made
@@ -152,7 +158,8 @@ final class ProgramScript {
    * such crossings: a {@code cuMemcpyPeer} (serialized with all pending work of both contexts) of
    * the program's buffer {@code source}, whose writers may be held, into the second context; each
    * context's stream waiting for an event recorded in the other before a {@code cuMemcpyPeerAsync}
-   * reads what that event covers; perhaps a {@code cuCtxSynchronize} of one context while the other
+   * reads what that event covers, or before a host function reads host memory that the first
+   * context's kernel wrote through its mapped address (no copy that synchronizes both); perhaps a {@code cuCtxSynchronize} of one context while the other
    * has work pending; and the second context destroyed with a copy into the first still pending
    * there, which CUDA completes first. Every call reads only what an event, a stream's order or a
    * synchronizing call orders before it, so that the serial run observes what CUDA defines.
@@ -170,6 +177,8 @@ final class ProgramScript {
     if (!s.equals("0")) {
       text.append(a).append("streamCreate ").append(S).append(" 0\n");
     }
+    text.append(a).append(line(new Op.AllocHost(0, H_IN, n, contexts.nextBoolean()))).append('\n');
+    text.append(a).append(line(new Op.AllocHost(0, H_OUT, n, contexts.nextBoolean()))).append('\n');
     text.append(b).append("contextCreate\n");
     text.append(b).append("streamCreate ").append(B_STREAM).append(' ').append(bit(contexts.nextBoolean())).append('\n');
     text.append(b).append(line(new Op.Alloc(0, X, n, contexts.nextLong()))).append('\n');
@@ -179,8 +188,13 @@ final class ProgramScript {
         .append(copied).append('\n');
     text.append(b).append(launchLine(B_STREAM, Kernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
     text.append(a).append(launchLine(s, Kernel.FILL, F, -1, -1, n, contexts.nextInt())).append('\n');
+    text.append(a).append("launchIntoHost ").append(s).append(' ').append(H_IN).append(" 0 ").append(F).append(" 0 ")
+        .append(n).append(' ').append(contexts.nextInt()).append('\n');
     text.append(a).append("eventRecord ").append(A_EVENT).append(' ').append(s).append('\n');
     text.append(b).append("streamWaitEvent ").append(B_STREAM).append(' ').append(A_EVENT).append('\n');
+    // Its gate is the host's, never closed: H_OUT = H_IN * 5 + 1, a stream callback every other time.
+    text.append(b).append(contexts.nextBoolean() ? "hostFunction " : "streamCallback ").append(B_STREAM)
+        .append(" -1 ").append(H_IN).append(" 0 ").append(H_OUT).append(" 0 ").append(bytes).append('\n');
     text.append(b).append("peerAsync ").append(B_STREAM).append(' ').append(Y).append(" 0 ").append(F).append(" 0 ")
         .append(bytes).append('\n');
     text.append(b).append("eventRecord ").append(B_EVENT).append(' ').append(B_STREAM).append('\n');
@@ -203,6 +217,7 @@ final class ProgramScript {
     }
     text.append(b).append("contextDestroy\n"); // the copy into G may be pending: CUDA completes it first
     text.append(a).append("read ").append(G).append(" 0 ").append(bytes).append('\n');
+    text.append(a).append("observeHost ").append(H_OUT).append('\n');
   }
 
   /** A self-test kernel's launch line over buffers from their start (-1: no buffer). */
