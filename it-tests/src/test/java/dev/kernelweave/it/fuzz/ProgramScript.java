@@ -149,19 +149,20 @@ final class ProgramScript {
   /** Buffers, streams and events of the calls around the second context: past any a program numbers. */
   /** The first context's buffer that the second context's work ends in, read there after the destroy. */
   static final int SECOND_CONTEXT_RESULT = 9001;
-  private static final int F = 9000, G = SECOND_CONTEXT_RESULT, S = 9002, X = 9100, B_STREAM = 9101, Y = 9102, B_EVENT = 9103,
-      A_EVENT = 9105, A_EVENT_AFTER = 9106, H_IN = 9200, H_OUT = 9201;
+  private static final int F = 9000, G = SECOND_CONTEXT_RESULT, S = 9002, X = 9100, B_STREAM = 9101, Y = 9102,
+      B_EVENT = 9103, A_EVENT = 9105, A_EVENT_AFTER = 9106, H_IN = 9200, H_OUT = 9201;
 
   /**
    * Calls of a program that does part of its work in a second context on the same device, made
    * (cuCtxCreate) and used by a thread of its own, crossing between the two only as CUDA orders
    * such crossings: a {@code cuMemcpyPeer} (serialized with all pending work of both contexts) of
    * the program's buffer {@code source}, whose writers may be held, into the second context; each
-   * context's stream waiting for an event recorded in the other before a {@code cuMemcpyPeerAsync}
-   * reads what that event covers, or before a host function reads host memory that the first
-   * context's kernel wrote through its mapped address (no copy that synchronizes both); perhaps a {@code cuCtxSynchronize} of one context while the other
-   * has work pending; and the second context destroyed with a copy into the first still pending
-   * there, which CUDA completes first. Every call reads only what an event, a stream's order or a
+   * context's stream (its own or the second context's legacy default stream) waiting for an event
+   * recorded in the other before a {@code cuMemcpyPeerAsync} reads what that event covers, or before
+   * a host function reads host memory that the first context's kernel wrote through its mapped
+   * address (no copy that synchronizes both); perhaps a {@code cuCtxSynchronize} of one context
+   * while the other has work pending; and the second context destroyed with a copy into the first
+   * still pending there, which CUDA completes first. Every call reads only what an event, a stream's order or a
    * synchronizing call orders before it, so that the serial run observes what CUDA defines.
    */
   private void secondContext(int source, int sourceElements) {
@@ -180,24 +181,27 @@ final class ProgramScript {
     text.append(a).append(line(new Op.AllocHost(0, H_IN, n, contexts.nextBoolean()))).append('\n');
     text.append(a).append(line(new Op.AllocHost(0, H_OUT, n, contexts.nextBoolean()))).append('\n');
     text.append(b).append("contextCreate\n");
-    text.append(b).append("streamCreate ").append(B_STREAM).append(' ').append(bit(contexts.nextBoolean())).append('\n');
+    text.append(b).append("streamCreate ").append(B_STREAM).append(' ').append(bit(contexts.nextBoolean()))
+        .append('\n');
+    // The second context's work on a stream of its own, or on its own legacy default stream.
+    String bs = contexts.nextInt(3) == 0 ? "0" : Integer.toString(B_STREAM);
     text.append(b).append(line(new Op.Alloc(0, X, n, contexts.nextLong()))).append('\n');
     text.append(b).append(line(new Op.Alloc(0, Y, n, contexts.nextLong()))).append('\n');
     // The program's buffer, as its pending (perhaps held) writers leave it, into the second context.
     text.append(contexts.nextBoolean() ? a : b).append("peer ").append(X).append(" 0 ").append(source).append(" 0 ")
         .append(copied).append('\n');
-    text.append(b).append(launchLine(B_STREAM, Kernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
+    text.append(b).append(launchLine(bs, Kernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
     text.append(a).append(launchLine(s, Kernel.FILL, F, -1, -1, n, contexts.nextInt())).append('\n');
     text.append(a).append("launchIntoHost ").append(s).append(' ').append(H_IN).append(" 0 ").append(F).append(" 0 ")
         .append(n).append(' ').append(contexts.nextInt()).append('\n');
     text.append(a).append("eventRecord ").append(A_EVENT).append(' ').append(s).append('\n');
-    text.append(b).append("streamWaitEvent ").append(B_STREAM).append(' ').append(A_EVENT).append('\n');
+    text.append(b).append("streamWaitEvent ").append(bs).append(' ').append(A_EVENT).append('\n');
     // Its gate is the host's, never closed: H_OUT = H_IN * 5 + 1, a stream callback every other time.
-    text.append(b).append(contexts.nextBoolean() ? "hostFunction " : "streamCallback ").append(B_STREAM)
+    text.append(b).append(contexts.nextBoolean() ? "hostFunction " : "streamCallback ").append(bs)
         .append(" -1 ").append(H_IN).append(" 0 ").append(H_OUT).append(" 0 ").append(bytes).append('\n');
-    text.append(b).append("peerAsync ").append(B_STREAM).append(' ').append(Y).append(" 0 ").append(F).append(" 0 ")
+    text.append(b).append("peerAsync ").append(bs).append(' ').append(Y).append(" 0 ").append(F).append(" 0 ")
         .append(bytes).append('\n');
-    text.append(b).append("eventRecord ").append(B_EVENT).append(' ').append(B_STREAM).append('\n');
+    text.append(b).append("eventRecord ").append(B_EVENT).append(' ').append(bs).append('\n');
     if (contexts.nextBoolean()) {
       text.append(a).append("ctxSync\n"); // the second context's copy may still be pending
     }
@@ -209,8 +213,8 @@ final class ProgramScript {
       text.append(b).append("ctxSync\n"); // the first context's kernel may still be pending, or held
     }
     text.append(a).append("eventRecord ").append(A_EVENT_AFTER).append(' ').append(s).append('\n');
-    text.append(b).append("streamWaitEvent ").append(B_STREAM).append(' ').append(A_EVENT_AFTER).append('\n');
-    text.append(b).append("peerAsync ").append(B_STREAM).append(' ').append(G).append(" 0 ").append(Y).append(" 0 ")
+    text.append(b).append("streamWaitEvent ").append(bs).append(' ').append(A_EVENT_AFTER).append('\n');
+    text.append(b).append("peerAsync ").append(bs).append(' ').append(G).append(" 0 ").append(Y).append(" 0 ")
         .append(bytes).append('\n');
     if (contexts.nextBoolean()) {
       text.append(b).append("read ").append(Y).append(" 0 ").append(bytes).append('\n');
