@@ -30,7 +30,11 @@
 // written there, so that a program can see what ran before it ended.
 // Time, for cuEventElapsedTime, is virtual: each kernel that runs takes 1 ms, everything else none.
 //
-// Not modelled: several devices; contexts other than the primary one share its streams and memory.
+// KW_CPU_DEVICE_FREE=legacy: cuMemFree waits only for the legacy and blocking streams (see there).
+//
+// Not modelled: several devices; contexts other than the primary one share its streams (the legacy
+// default stream included) and memory, so that one context's work is ordered at least as CUDA orders
+// it; a context's destroy completes all work and frees nothing.
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -950,11 +954,28 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
+// CUDA says only that cuMemFree "may perform implicit synchronization". By default it waits for
+// everything; with KW_CPU_DEVICE_FREE=legacy only for what a call on the legacy default stream waits
+// for (the legacy and blocking streams), so that work on non-blocking streams still using the memory
+// runs after it is unmapped (a fault) or allocated again (a wrong result): a program (or an agent)
+// that frees memory must itself wait for its users there.
+bool freeWaitsForLegacyOnly() {
+  static const bool legacyOnly = [] {
+    const char *mode = std::getenv("KW_CPU_DEVICE_FREE");
+    return mode && std::strcmp(mode, "legacy") == 0;
+  }();
+  return legacyOnly;
+}
+
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
   std::unique_lock<std::mutex> guard(lock);
   auto it = deviceMemory.find(pointer);
   if (it == deviceMemory.end() || !it->second.region) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemFree of no allocation");
-  runAll(guard);
+  if (freeWaitsForLegacyOnly()) {
+    runThrough(guard, enqueue(&legacyStream, [] {}));
+  } else {
+    runAll(guard);
+  }
   it = deviceMemory.find(pointer);
   munmap(it->second.region, it->second.regionSize);
   deviceMemory.erase(it);
@@ -1068,12 +1089,25 @@ CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
   return stickyError;
 }
 
-// Contexts share the memory here: a peer copy is a device-to-device copy on the legacy stream.
+// Contexts share the memory here. cuMemcpyPeer is "serialized with respect to all pending and future
+// asynchronous work" of the current, source and destination contexts, every stream's: here it
+// completes all pending work (of any context, which CUDA allows) and copies before returning.
 CUresult cuMemcpyPeer(CUdeviceptr to, CUcontext, CUdeviceptr from, CUcontext, size_t bytes) {
-  std::lock_guard<std::mutex> guard(lock);
+  std::unique_lock<std::mutex> guard(lock);
   if (!inDevice(to, bytes) || !inDevice(from, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyPeer outside device memory");
-  return submit(nullptr, [=] { std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes); },
-                "cuMemcpyPeer");
+  if (CUresult r = synchronizingAllowed(nullptr, "cuMemcpyPeer")) return r;
+  if (stickyError) return stickyError;
+  runAll(guard);
+  std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes);
+  return CUDA_SUCCESS;
+}
+
+// An ordinary device-to-device copy on the stream: ordered with its stream's work only.
+CUresult cuMemcpyPeerAsync(CUdeviceptr to, CUcontext, CUdeviceptr from, CUcontext, size_t bytes, CUstream stream) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(to, bytes) || !inDevice(from, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyPeerAsync outside device memory");
+  return submit(stream, [=] { std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<void *>(from), bytes); },
+                "cuMemcpyPeerAsync");
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {

@@ -54,20 +54,22 @@ class InterceptedProgramsOnCpuDeviceTest {
     StandInDriver.assumeBuilt();
     ScriptedRuns.Programs programs =
         ScriptedRuns.programs(temp, Integer.getInteger("kernelweave.fuzz.programs", 40), SEED);
-    List<String> reference = ScriptedRuns.observations(List.of(), null, StandInDriver.environment(STAND_IN_SEEDS[0]),
+    List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
     assertEquals(programs.byName().size(), reference.stream().map(l -> l.split(" ")[0]).distinct().count(),
         "every program observed something");
+    assertTrue(reference.stream().anyMatch(l -> l.contains(" read b" + ProgramScript.SECOND_CONTEXT_RESULT + "+0 ")),
+        "some program did work in a second context");
     System.out.println(programs.byName().size() + " programs from seed " + SEED + ", " + reference.size() + " observations");
     for (int standInSeed : STAND_IN_SEEDS) {
       List<String> agent = ScriptedRuns.observations(List.of(), "journal=" + temp.resolve("journal-" + standInSeed),
-          StandInDriver.environment(standInSeed), programs.script(), false);
+          ScriptedRuns.standIn(standInSeed), programs.script(), false);
       Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
       assertTrue(difference.isEmpty(), () -> "with the agent, stand-in seed " + standInSeed + ": " + difference.get());
     }
     // Other paths through the agent: no graphs, two lanes, no priority classes.
     String options = "journal=off,graphs=off,streams=2,priority=off";
-    List<String> agent = ScriptedRuns.observations(List.of(), options, StandInDriver.environment(STAND_IN_SEEDS[0]),
+    List<String> agent = ScriptedRuns.observations(List.of(), options, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), false);
     Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
     assertTrue(difference.isEmpty(), () -> "with the agent, " + options + ": " + difference.get());
@@ -79,29 +81,30 @@ class InterceptedProgramsOnCpuDeviceTest {
     StandInDriver.assumeBuilt();
     Path script = ScriptedRuns.inRepository("it-tests/src/test/resources/fuzz/regressions.txt");
     List<String> reference =
-        ScriptedRuns.observations(List.of(), null, StandInDriver.environment(STAND_IN_SEEDS[0]), script, true);
+        ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]), script, true);
     for (int standInSeed : STAND_IN_SEEDS) {
       assertEquals(reference,
-          ScriptedRuns.observations(List.of(), "journal=off", StandInDriver.environment(standInSeed), script, false),
+          ScriptedRuns.observations(List.of(), "journal=off", ScriptedRuns.standIn(standInSeed), script, false),
           "with the agent, stand-in seed " + standInSeed);
     }
   }
 
   /**
    * A deliberately broken scheduler inside the agent changes what some program observes, or ends it
-   * (a crash, a host function that never runs). Every mutant but {@code no-free-wait}: the stand-in's
-   * {@code cuMemFree}, like CUDA's, itself waits for the device. A kernel's pointer range is seen
-   * wrong only where the PTX is not read ({@code ptx=off}): read, it gives the exact range.
+   * (a crash, a host function that never runs). Every mutant: {@code no-free-wait} shows since the
+   * stand-in's {@code cuMemFree} does not wait for the agent's lanes ({@link ScriptedRuns#standIn}).
+   * A kernel's pointer range is seen wrong only where the PTX is not read ({@code ptx=off}): read, it
+   * gives the exact range.
    */
   @ParameterizedTest
   @MethodSource("mutants")
   void catchesABrokenScheduler(String mutant, int count, String options) throws Exception {
     StandInDriver.assumeBuilt();
     ScriptedRuns.Programs programs = ScriptedRuns.programs(temp, count, SEED);
-    List<String> reference = ScriptedRuns.observations(List.of(), null, StandInDriver.environment(STAND_IN_SEEDS[0]),
+    List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
     ChildJvm.Result r = ScriptedRuns.play(List.of("-D" + "dev.kernelweave.mutant=" + mutant),
-        "journal=off" + (options == null ? "" : "," + options), StandInDriver.environment(STAND_IN_SEEDS[0]),
+        "journal=off" + (options == null ? "" : "," + options), ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), false);
     assertTrue(r.stderr().contains("deliberately broken"), () -> "the agent did not take the mutant:\n" + r.stderr());
     assertTrue(r.exitCode() != 0 || ScriptedRuns.firstDifference(reference, ScriptedRuns.lines(r), programs.byName()).isPresent(),
@@ -110,7 +113,7 @@ class InterceptedProgramsOnCpuDeviceTest {
 
   /** Each mutant, with the programs it takes and the agent options it needs. */
   static Stream<Arguments> mutants() {
-    return Arrays.stream(Mutant.values()).filter(m -> m != Mutant.NONE && m != Mutant.NO_FREE_WAIT)
+    return Arrays.stream(Mutant.values()).filter(m -> m != Mutant.NONE)
         .map(m -> m == Mutant.KERNEL_RANGE_FROM_POINTER ? Arguments.of(m.option(), 300, "ptx=off")
             : Arguments.of(m.option(), 40, null));
   }

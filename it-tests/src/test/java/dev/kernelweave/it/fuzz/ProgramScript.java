@@ -24,6 +24,8 @@ final class ProgramScript {
 
   private final StringBuilder text = new StringBuilder();
   private final SplittableRandom pauses;
+  /** Which programs cross into a second context, where and how: apart, so that pauses fall as they did. */
+  private final SplittableRandom contexts;
   private final double pauseChance;
 
   /**
@@ -32,6 +34,7 @@ final class ProgramScript {
    */
   ProgramScript(long pauseSeed, double pauseChance) {
     this.pauses = new SplittableRandom(pauseSeed);
+    this.contexts = new SplittableRandom(pauseSeed ^ 0x2c0de7L);
     this.pauseChance = pauseChance;
   }
 
@@ -69,6 +72,9 @@ final class ProgramScript {
     return add(name, program, "exit", true);
   }
 
+  /** One program in this many, played alone, crosses into a second context ({@link #secondContext}). */
+  static final int SECOND_CONTEXT_EVERY = 3;
+
   private ProgramScript add(String name, Program program, String ending, boolean captures) {
     text.append("program ").append(name).append('\n');
     // Each thread's class as a Java thread priority, which the agent's default priority=thread reads.
@@ -81,8 +87,21 @@ final class ProgramScript {
     // would wait for that function, which waits for the host.
     java.util.Set<Integer> closedGates = new java.util.HashSet<>();
     List<Integer> live = new java.util.ArrayList<>();
+    java.util.Map<Integer, Integer> elements = new java.util.HashMap<>();
+    // Buffers a device address was stored in: they differ from run to run, and so would their copies.
+    java.util.Set<Integer> addressSlots = new java.util.HashSet<>();
+    // Alone and not exiting: beside others, or with the JVM exiting, the second context would outlive them.
+    int secondContextFrom = captures && ending.equals("end") && contexts.nextInt(SECOND_CONTEXT_EVERY) == 0
+        ? contexts.nextInt(ops.size()) : Integer.MAX_VALUE;
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
+      // Nothing the second context's syncs and destroy would wait for may wait for the host.
+      List<Integer> sources = live.stream().filter(buf -> !addressSlots.contains(buf)).toList();
+      if (i >= secondContextFrom && i > captureEnd && closedGates.isEmpty() && !sources.isEmpty()) {
+        int source = sources.get(contexts.nextInt(sources.size()));
+        secondContext(source, elements.get(source));
+        secondContextFrom = Integer.MAX_VALUE;
+      }
       if (op instanceof Op.HostFunction h && h.gate() >= 0) {
         closedGates.add(h.gate());
       } else if (op instanceof Op.OpenGate g) {
@@ -104,8 +123,12 @@ final class ProgramScript {
         text.append(op.thread()).append(" pause ").append(1 + pauses.nextInt(LONGEST_PAUSE_MICROS)).append('\n');
       }
       text.append(op.thread()).append(' ').append(reshaped(op, lines.get(i), live)).append('\n');
+      if (op instanceof Op.LaunchWithoutPtx l) {
+        addressSlots.add(l.slot().buf());
+      }
       if (op instanceof Op.Alloc a) {
         live.add(a.buf());
+        elements.put(a.buf(), a.elements());
       } else if (op instanceof Op.Free f) {
         live.remove(Integer.valueOf(f.buf()));
       }
@@ -119,6 +142,92 @@ final class ProgramScript {
     }
     text.append(ending).append('\n');
     return this;
+  }
+
+  /** The thread of the program's that creates the second context and makes its calls there. */
+  static final int SECOND_CONTEXT_THREAD = 99;
+  /** Buffers, streams and events of the calls around the second context: past any a program numbers. */
+  /** The first context's buffer that the second context's work ends in, read there after the destroy. */
+  static final int SECOND_CONTEXT_RESULT = 9001;
+  private static final int F = 9000, G = SECOND_CONTEXT_RESULT, S = 9002, X = 9100, B_STREAM = 9101, Y = 9102,
+      B_EVENT = 9103, A_EVENT = 9105, A_EVENT_AFTER = 9106, H_IN = 9200, H_OUT = 9201;
+
+  /**
+   * Calls of a program that does part of its work in a second context on the same device, made
+   * (cuCtxCreate) and used by a thread of its own, crossing between the two only as CUDA orders
+   * such crossings: a {@code cuMemcpyPeer} (serialized with all pending work of both contexts) of
+   * the program's buffer {@code source}, whose writers may be held, into the second context; each
+   * context's stream (its own or the second context's legacy default stream) waiting for an event
+   * recorded in the other before a {@code cuMemcpyPeerAsync} reads what that event covers, or before
+   * a host function reads host memory that the first context's kernel wrote through its mapped
+   * address (no copy that synchronizes both); perhaps a {@code cuCtxSynchronize} of one context
+   * while the other has work pending; and the second context destroyed with a copy into the first
+   * still pending there, which CUDA completes first. Every call reads only what an event, a stream's order or a
+   * synchronizing call orders before it, so that the serial run observes what CUDA defines.
+   */
+  private void secondContext(int source, int sourceElements) {
+    int n = 1 + contexts.nextInt(64);
+    int bytes = 4 * n;
+    int copied = 4 * Math.min(n, sourceElements);
+    String a = "0 ", b = SECOND_CONTEXT_THREAD + " ";
+    // The first context's stream: the legacy default stream or a blocking one of its own (either
+    // follows the synchronous copies that filled its buffers).
+    String s = contexts.nextBoolean() ? "0" : Integer.toString(S);
+    text.append(a).append(line(new Op.Alloc(0, F, n, contexts.nextLong()))).append('\n');
+    text.append(a).append(line(new Op.Alloc(0, G, n, contexts.nextLong()))).append('\n');
+    if (!s.equals("0")) {
+      text.append(a).append("streamCreate ").append(S).append(" 0\n");
+    }
+    text.append(a).append(line(new Op.AllocHost(0, H_IN, n, contexts.nextBoolean()))).append('\n');
+    text.append(a).append(line(new Op.AllocHost(0, H_OUT, n, contexts.nextBoolean()))).append('\n');
+    text.append(b).append("contextCreate\n");
+    text.append(b).append("streamCreate ").append(B_STREAM).append(' ').append(bit(contexts.nextBoolean()))
+        .append('\n');
+    // The second context's work on a stream of its own, or on its own legacy default stream.
+    String bs = contexts.nextInt(3) == 0 ? "0" : Integer.toString(B_STREAM);
+    text.append(b).append(line(new Op.Alloc(0, X, n, contexts.nextLong()))).append('\n');
+    text.append(b).append(line(new Op.Alloc(0, Y, n, contexts.nextLong()))).append('\n');
+    // The program's buffer, as its pending (perhaps held) writers leave it, into the second context.
+    text.append(contexts.nextBoolean() ? a : b).append("peer ").append(X).append(" 0 ").append(source).append(" 0 ")
+        .append(copied).append('\n');
+    text.append(b).append(launchLine(bs, Kernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
+    text.append(a).append(launchLine(s, Kernel.FILL, F, -1, -1, n, contexts.nextInt())).append('\n');
+    text.append(a).append("launchIntoHost ").append(s).append(' ').append(H_IN).append(" 0 ").append(F).append(" 0 ")
+        .append(n).append(' ').append(contexts.nextInt()).append('\n');
+    text.append(a).append("eventRecord ").append(A_EVENT).append(' ').append(s).append('\n');
+    text.append(b).append("streamWaitEvent ").append(bs).append(' ').append(A_EVENT).append('\n');
+    // Its gate is the host's, never closed: H_OUT = H_IN * 5 + 1, a stream callback every other time.
+    text.append(b).append(contexts.nextBoolean() ? "hostFunction " : "streamCallback ").append(bs)
+        .append(" -1 ").append(H_IN).append(" 0 ").append(H_OUT).append(" 0 ").append(bytes).append('\n');
+    text.append(b).append("peerAsync ").append(bs).append(' ').append(Y).append(" 0 ").append(F).append(" 0 ")
+        .append(bytes).append('\n');
+    text.append(b).append("eventRecord ").append(B_EVENT).append(' ').append(bs).append('\n');
+    if (contexts.nextBoolean()) {
+      text.append(a).append("ctxSync\n"); // the second context's copy may still be pending
+    }
+    text.append(a).append("streamWaitEvent ").append(s).append(' ').append(B_EVENT).append('\n');
+    text.append(a).append("peerAsync ").append(s).append(' ').append(G).append(" 0 ").append(X).append(" 0 ")
+        .append(bytes).append('\n');
+    text.append(a).append(launchLine(s, Kernel.SCALE, F, G, -1, n, contexts.nextInt())).append('\n');
+    if (contexts.nextBoolean()) {
+      text.append(b).append("ctxSync\n"); // the first context's kernel may still be pending, or held
+    }
+    text.append(a).append("eventRecord ").append(A_EVENT_AFTER).append(' ').append(s).append('\n');
+    text.append(b).append("streamWaitEvent ").append(bs).append(' ').append(A_EVENT_AFTER).append('\n');
+    text.append(b).append("peerAsync ").append(bs).append(' ').append(G).append(" 0 ").append(Y).append(" 0 ")
+        .append(bytes).append('\n');
+    if (contexts.nextBoolean()) {
+      text.append(b).append("read ").append(Y).append(" 0 ").append(bytes).append('\n');
+    }
+    text.append(b).append("contextDestroy\n"); // the copy into G may be pending: CUDA completes it first
+    text.append(a).append("read ").append(G).append(" 0 ").append(bytes).append('\n');
+    text.append(a).append("observeHost ").append(H_OUT).append('\n');
+  }
+
+  /** A self-test kernel's launch line over buffers from their start (-1: no buffer). */
+  private static String launchLine(Object stream, Kernel kernel, int out, int in1, int in2, int n, int k) {
+    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + Kernel.blocks(n) + " 0 " + out
+        + " 0 " + in1 + " 0 " + in2 + " 0 " + n + " " + k;
   }
 
   /**

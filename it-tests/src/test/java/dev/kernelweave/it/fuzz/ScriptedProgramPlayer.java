@@ -1,5 +1,7 @@
 package dev.kernelweave.it.fuzz;
 
+import static jcuda.driver.JCudaDriver.cuCtxCreate;
+import static jcuda.driver.JCudaDriver.cuCtxDestroy;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
@@ -25,6 +27,8 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyPeer;
+import static jcuda.driver.JCudaDriver.cuMemcpyPeerAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
@@ -88,7 +92,9 @@ import jcuda.runtime.cudaStream_t;
  * between {@code captureBegin} and {@code captureEnd} are captured on their stream into a graph
  * that is then launched there (serially, made as they are). A program that ends with {@code exit}
  * instead of {@code end} is the last: the JVM exits after its calls, and its shutdown hook observes.
- * {@code concurrent K} before K programs plays them at the same time, each from its own threads. It prints what a program can observe, one line each: the bytes of every synchronous read,
+ * {@code concurrent K} before K programs plays them at the same time, each from its own threads.
+ * A program's thread may create a second context ({@code contextCreate}), which stays current there,
+ * make calls in it, copy between the two ({@code peer}, {@code peerAsync}) and destroy it. It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
  *
@@ -372,6 +378,9 @@ public final class ScriptedProgramPlayer {
           rc(i, "cuStreamCreate", cuStreamCreate(s, c[3].equals("1") ? 1 : 0));
           streams.put(Long.parseLong(c[2]), s);
           nonBlocking.put(Long.parseLong(c[2]), c[3].equals("1"));
+          if (inOtherContext()) {
+            otherStreams.add(Long.parseLong(c[2]));
+          }
         }
         case "alloc" -> {
           CUdeviceptr p = new CUdeviceptr();
@@ -379,6 +388,9 @@ public final class ScriptedProgramPlayer {
           rc(i, "cuMemAlloc", cuMemAlloc(p, bytes));
           buffers.put(num(c[2]), p);
           bufferBytes.put(num(c[2]), bytes);
+          if (inOtherContext()) {
+            otherBuffers.add(num(c[2]));
+          }
           byte[] data = hex(c[4]);
           rc(i, "cuMemcpyHtoD", cuMemcpyHtoD(p, Pointer.to(data), data.length));
         }
@@ -391,7 +403,7 @@ public final class ScriptedProgramPlayer {
           // stream function grid shared out outByte in1 in1Byte in2 in2Byte n k
           Pointer params = Pointer.to(Pointer.to(device(c[6], c[7])), Pointer.to(device(c[8], c[9])),
               Pointer.to(device(c[10], c[11])), Pointer.to(new int[] {num(c[12])}), Pointer.to(new int[] {num(c[13])}));
-          rc(i, "cuLaunchKernel", cuLaunchKernel(function(c[3]), num(c[4]), 1, 1, 128, 1, 1, num(c[5]),
+          rc(i, "cuLaunchKernel", cuLaunchKernel(inOtherContext() ? otherFunction(c[3]) : function(c[3]), num(c[4]), 1, 1, 128, 1, 1, num(c[5]),
               stream(c[2]), params, null));
         }
         case "fillPacked" -> {
@@ -473,7 +485,11 @@ public final class ScriptedProgramPlayer {
         case "streamSync" -> rc(i, "cuStreamSynchronize", cuStreamSynchronize(stream(c[2])));
         case "eventRecord" -> {
           rc(i, "cuEventRecord", cuEventRecord(event(num(c[2])), stream(c[3])));
-          recordedOn.put(num(c[2]), Long.parseLong(c[3]));
+          if (inOtherContext()) {
+            otherEvents.add(num(c[2])); // queried nowhere: it goes with its context
+          } else {
+            recordedOn.put(num(c[2]), Long.parseLong(c[3]));
+          }
         }
         case "queries" -> queries(i);
         case "eventSync" -> {
@@ -525,6 +541,13 @@ public final class ScriptedProgramPlayer {
           }
           rc(i, "cuCtxSynchronize", cuCtxSynchronize()); // see captureSync
         }
+        case "contextCreate" -> createOtherContext(i);
+        case "contextDestroy" -> destroyOtherContext(i);
+        // dst dstByte src srcByte bytes, each buffer in its own context
+        case "peer" -> rc(i, "cuMemcpyPeer", cuMemcpyPeer(device(c[2], c[3]), contextOf(c[2]), device(c[4], c[5]),
+            contextOf(c[4]), num(c[6])));
+        case "peerAsync" -> rc(i, "cuMemcpyPeerAsync", cuMemcpyPeerAsync(device(c[3], c[4]), contextOf(c[3]),
+            device(c[5], c[6]), contextOf(c[5]), num(c[7]), stream(c[2])));
         case "pause" -> LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(num(c[2])));
         default -> throw new IllegalArgumentException("unknown call: " + String.join(" ", c));
       }
@@ -655,6 +678,71 @@ public final class ScriptedProgramPlayer {
         work.run();
       };
       rc(i, "cuStreamAddCallback", cuStreamAddCallback(stream, callback, null, 0));
+    }
+
+    /** The second context, while it lives: created by one thread of the program's, current there. */
+    CUcontext otherContext;
+    Thread otherThread;
+    CUmodule otherModule;
+    final Map<String, CUfunction> otherFunctions = new HashMap<>();
+    /** The buffers, streams and events of the second context, which go with it. */
+    final java.util.Set<Integer> otherBuffers = new java.util.HashSet<>();
+    final java.util.Set<Long> otherStreams = new java.util.HashSet<>();
+    final java.util.Set<Integer> otherEvents = new java.util.HashSet<>();
+
+    boolean inOtherContext() {
+      return otherThread == Thread.currentThread();
+    }
+
+    /**
+     * {@code cuCtxCreate} on the calling thread, which the new context stays current to (the
+     * primary context beneath it on the thread's stack), with the modules loaded there: a context's
+     * functions are its own.
+     */
+    void createOtherContext(int i) {
+      otherContext = new CUcontext();
+      check(cuCtxCreate(otherContext, 0, device), "cuCtxCreate");
+      otherThread = Thread.currentThread();
+      otherModule = new CUmodule();
+      check(cuModuleLoadData(otherModule, ptx), "cuModuleLoadData");
+      otherFunctions.clear();
+    }
+
+    /**
+     * {@code cuCtxDestroy} of the second context from its thread, whatever work it still has: CUDA
+     * completes that work first. Its buffers, streams, events and module go with it.
+     */
+    void destroyOtherContext(int i) {
+      rc(i, "cuCtxDestroy", cuCtxDestroy(otherContext));
+      otherContext = null;
+      otherThread = null;
+      for (int b : otherBuffers) {
+        buffers.remove(b);
+        bufferBytes.remove(b);
+      }
+      for (long s : otherStreams) {
+        streams.remove(s);
+        nonBlocking.remove(s);
+      }
+      for (int e : otherEvents) {
+        events.remove(e);
+      }
+      otherBuffers.clear();
+      otherStreams.clear();
+      otherEvents.clear();
+    }
+
+    CUfunction otherFunction(String name) {
+      return otherFunctions.computeIfAbsent(name, n -> {
+        CUfunction f = new CUfunction();
+        check(cuModuleGetFunction(f, otherModule, n), "cuModuleGetFunction " + n);
+        return f;
+      });
+    }
+
+    /** The context a buffer was allocated in. */
+    CUcontext contextOf(String buf) {
+      return otherBuffers.contains(num(buf)) ? otherContext : context;
     }
 
     /** What stream callbacks were told that they should not have been, for {@link #finish}. */

@@ -3,6 +3,7 @@ package dev.kernelweave.it.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kernelweave.it.agent.ChildJvm;
+import dev.kernelweave.it.agent.StandInDriver;
 import dev.kernelweave.selftest.Program;
 import dev.kernelweave.selftest.ProgramGenerator;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +31,19 @@ final class ScriptedRuns {
   static Path inRepository(String path) {
     Path fromModule = Path.of("..", path);
     return (Files.exists(fromModule) ? fromModule : Path.of(path)).toAbsolutePath();
+  }
+
+  /**
+   * The stand-in as the fuzz plays over it: its work ordered by {@code standInSeed}, and a {@code
+   * cuMemFree} that waits only for what the legacy default stream waits for ({@code
+   * KW_CPU_DEVICE_FREE=legacy}; CUDA says only that it may synchronize), so that work still using
+   * freed memory on a non-blocking stream, an agent's lane, runs after the free: the agent itself
+   * must wait for an allocation's users before it is freed.
+   */
+  static Map<String, String> standIn(int standInSeed) {
+    Map<String, String> env = new java.util.HashMap<>(StandInDriver.environment(standInSeed));
+    env.put("KW_CPU_DEVICE_FREE", "legacy");
+    return env;
   }
 
   /** Groups of three programs played at the same time, each from threads of its own. */
