@@ -45,13 +45,20 @@ public final class KernelWeaveAgent {
       return;
     }
     int classLanes = options.priority().enabled() ? Scheduler.AGENT_CLASS_LANES : 0;
-    warmup = HotPathWarmup.start(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
+    HotPathWarmup w = new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
         options.graphs(), new Consumer<String>() {
           @Override
           public void accept(String line) {
             AgentLog.debug(line);
           }
-        }));
+        });
+    Interception.whenCallsFlow(new Runnable() {
+      @Override
+      public void run() {
+        w.stop("after " + Interception.CALLS_FLOWING + " calls of the program");
+      }
+    });
+    warmup = HotPathWarmup.start(w);
   }
 
   private static void start(String argument, Instrumentation jvm) {
@@ -79,7 +86,7 @@ public final class KernelWeaveAgent {
         public void run() {
           HotPathWarmup w = warmup;
           if (w != null) {
-            w.stop();
+            w.stop("at exit");
           }
           InterceptorInstaller.shutdown();
         }

@@ -53,6 +53,9 @@ public final class Calls {
       r.abandoned = false;
       r.startNano = System.nanoTime();
       r.seq = Interception.SEQUENCE.incrementAndGet();
+      if (r.seq == Interception.CALLS_FLOWING) {
+        Interception.callsFlowing();
+      }
       r.startNanos = Clock.epochNanos(r.startNano);
       r.threadId = t.id;
       r.threadName = t.name;

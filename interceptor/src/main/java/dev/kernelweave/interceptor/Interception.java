@@ -24,6 +24,12 @@ public final class Interception {
   static final LongMap<KernelInfo> KERNELS = new LongMap<>();
   static final LongMap<ContextScheduling> CONTEXTS = new LongMap<>();
   static final AtomicLong SEQUENCE = new AtomicLong();
+  /**
+   * The program's calls from which on they keep the JIT busy by themselves: a program making
+   * thousands of calls a second has its own code compiled within a few of its repetitions.
+   */
+  public static final long CALLS_FLOWING = 2000;
+  private static volatile Runnable whenCallsFlow;
   /** Bumped when a context may have been destroyed and re-created under the same handle. */
   static volatile int contextEpoch;
   private static final List<Runnable> FALLBACKS = new CopyOnWriteArrayList<>();
@@ -78,6 +84,19 @@ public final class Interception {
         AgentLog.warnOnce("exit-window", "launches held at exit could not be issued: " + e);
       }
     });
+  }
+
+  /** Runs {@code action} once, on the thread of the program's {@link #CALLS_FLOWING}th call. */
+  public static void whenCallsFlow(Runnable action) {
+    whenCallsFlow = action;
+  }
+
+  static void callsFlowing() {
+    Runnable r = whenCallsFlow;
+    whenCallsFlow = null;
+    if (r != null) {
+      r.run();
+    }
   }
 
   static boolean active() {

@@ -33,7 +33,8 @@ public final class HotPathWarmup implements Runnable {
   private final int classLanes;
   private final boolean graphs;
   private final Consumer<String> report;
-  private volatile boolean stopped;
+  /** Why the warm-up was stopped early; null while it may run. */
+  private volatile String stopped;
   private volatile int programs;
 
   /**
@@ -60,9 +61,17 @@ public final class HotPathWarmup implements Runnable {
     return warmup;
   }
 
-  /** Ends the warm-up once its current program has run. */
-  public void stop() {
-    stopped = true;
+  /**
+   * Ends the warm-up once its current program has run: at exit, or once the program's own calls
+   * are many enough to get the JIT's attention, when the warm-up would only take compilations and
+   * profile space from them.
+   *
+   * @param why said in the warm-up's report
+   */
+  public void stop(String why) {
+    if (stopped == null) {
+      stopped = why;
+    }
   }
 
   /** The programs run so far. */
@@ -78,13 +87,13 @@ public final class HotPathWarmup implements Runnable {
       long start = cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime();
       long wallStart = System.nanoTime();
       long spent = 0;
-      for (long seed = 1; !stopped && spent < budgetNanos; seed++) {
+      for (long seed = 1; stopped == null && spent < budgetNanos; seed++) {
         runOne(LOOPS.get((int) (seed % LOOPS.size())), seed);
         programs++;
         spent = (cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start;
       }
       report.accept("warm-up: " + programs + " self-test programs in " + spent / 1_000_000 + " ms of CPU, "
-          + (System.nanoTime() - wallStart) / 1_000_000 + " ms" + (stopped ? ", stopped at exit" : ""));
+          + (System.nanoTime() - wallStart) / 1_000_000 + " ms" + (stopped == null ? "" : ", stopped " + stopped));
     } catch (Throwable t) {
       // Only the JIT's work is lost; the application's calls never reach these objects.
       report.accept("warm-up stopped: " + t);

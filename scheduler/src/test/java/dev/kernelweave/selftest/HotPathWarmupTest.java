@@ -53,9 +53,10 @@ class HotPathWarmupTest {
   void aStoppedWarmupRunsNothingMore() throws InterruptedException {
     List<String> lines = new ArrayList<>();
     HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add);
-    warmup.stop();
+    warmup.stop("at exit");
+    warmup.stop("later");
     warmup.run();
     assertEquals(0, warmup.programs());
-    assertTrue(lines.get(0).endsWith("stopped at exit"), lines.get(0));
+    assertTrue(lines.get(0).endsWith(", stopped at exit"), lines.get(0));
   }
 }
