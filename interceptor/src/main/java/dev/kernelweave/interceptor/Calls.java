@@ -53,8 +53,8 @@ public final class Calls {
       r.abandoned = false;
       r.startNano = System.nanoTime();
       r.seq = Interception.SEQUENCE.incrementAndGet();
-      if (r.seq == Interception.CALLS_FLOWING) {
-        Interception.callsFlowing();
+      if (Interception.MILESTONES.due(r.seq)) {
+        Interception.MILESTONES.reached(r.seq);
       }
       r.startNanos = Clock.epochNanos(r.startNano);
       r.threadId = t.id;

@@ -24,12 +24,7 @@ public final class Interception {
   static final LongMap<KernelInfo> KERNELS = new LongMap<>();
   static final LongMap<ContextScheduling> CONTEXTS = new LongMap<>();
   static final AtomicLong SEQUENCE = new AtomicLong();
-  /**
-   * The program's calls from which on they keep the JIT busy by themselves: a program making
-   * thousands of calls a second has its own code compiled within a few of its repetitions.
-   */
-  public static final long CALLS_FLOWING = 2000;
-  private static volatile Runnable whenCallsFlow;
+  static final CallMilestones MILESTONES = new CallMilestones();
   /** Bumped when a context may have been destroyed and re-created under the same handle. */
   static volatile int contextEpoch;
   private static final List<Runnable> FALLBACKS = new CopyOnWriteArrayList<>();
@@ -86,17 +81,12 @@ public final class Interception {
     });
   }
 
-  /** Runs {@code action} once, on the thread of the program's {@link #CALLS_FLOWING}th call. */
-  public static void whenCallsFlow(Runnable action) {
-    whenCallsFlow = action;
-  }
-
-  static void callsFlowing() {
-    Runnable r = whenCallsFlow;
-    whenCallsFlow = null;
-    if (r != null) {
-      r.run();
-    }
+  /**
+   * Runs {@code action} once, as the program's call number {@code call} (counted from 1, across
+   * threads) begins, on that call's thread; it must not throw, nor make CUDA calls.
+   */
+  public static void atCall(long call, Runnable action) {
+    MILESTONES.at(call, action);
   }
 
   static boolean active() {

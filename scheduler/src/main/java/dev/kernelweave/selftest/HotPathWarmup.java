@@ -88,7 +88,7 @@ public final class HotPathWarmup implements Runnable {
       long wallStart = System.nanoTime();
       long spent = 0;
       for (long seed = 1; stopped == null && spent < budgetNanos; seed++) {
-        runOne(LOOPS.get((int) (seed % LOOPS.size())), seed);
+        runOne(Loops.ALL.get((int) (seed % Loops.ALL.size())), seed);
         programs++;
         spent = (cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start;
       }
@@ -100,8 +100,15 @@ public final class HotPathWarmup implements Runnable {
     }
   }
 
-  /** Loops an application runs: on the legacy stream, read back each time, and on a stream of its own. */
-  static final List<Program> LOOPS = List.of(loop(0L, false), loop(0x10L, true));
+  /**
+   * Loops an application runs: on the legacy stream, read back each time, and on a stream of its
+   * own. Built on the warm-up's thread, at its first use, not where the agent starts.
+   */
+  static final class Loops {
+    static final List<Program> ALL = List.of(loop(0L, false), loop(0x10L, true));
+
+    private Loops() {}
+  }
 
   /**
    * Four independent branches of two launches each, a launch joining them, then a synchronous

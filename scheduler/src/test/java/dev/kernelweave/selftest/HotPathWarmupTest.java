@@ -26,7 +26,7 @@ class HotPathWarmupTest {
 
   @Test
   void itsLoopsAreReplayedAsGraphsAndObserveWhatTheyObserveSerially() {
-    for (Program loop : HotPathWarmup.LOOPS) {
+    for (Program loop : HotPathWarmup.Loops.ALL) {
       assertTrue(loop.size() > HotPathWarmup.ITERATIONS * 10, "a loop lost calls to wellFormed: " + loop.size());
       assertNull(new DifferentialFuzz(SimDevice.FACTORY, 8, Mutant.NONE).check(loop, 1));
       RunResult scheduled;

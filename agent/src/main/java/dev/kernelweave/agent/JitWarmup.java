@@ -1,0 +1,71 @@
+package dev.kernelweave.agent;
+
+import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.Mode;
+import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.selftest.HotPathWarmup;
+import java.util.function.Consumer;
+
+/**
+ * When the JIT warm-up ({@link HotPathWarmup}) runs: from the program's second CUDA call, once
+ * {@code cuInit} has returned, beside the context's creation and the first module loads (a hundred
+ * milliseconds and more in the driver, while the program's thread neither loads classes nor
+ * compiles); until the program's {@link #STOPS_AT_CALL}th call, from which on its own calls keep the
+ * JIT busy and the warm-up would only compete with them for compilations; never past exit.
+ *
+ * <p>A JVM exits only once the compilations in flight end, so a program that only calls {@code
+ * cuInit} starts none. Nothing is started where the agent does not schedule.
+ *
+ * <p>Thread-safe: the milestones run on the program's calls, {@link #stopAtExit} on the exit hook.
+ */
+final class JitWarmup {
+
+  /** The call that starts the warm-up: the first after {@code cuInit}. */
+  static final long STARTS_AT_CALL = 2;
+  /** The call that stops it: a program making thousands of calls compiles its own path within a few of its repetitions. */
+  static final long STOPS_AT_CALL = 2000;
+
+  private final HotPathWarmup warmup;
+
+  private JitWarmup(HotPathWarmup warmup) {
+    this.warmup = warmup;
+  }
+
+  /** Registers the warm-up's start and stop with the program's calls; null where there is none. */
+  static JitWarmup schedule(AgentOptions options) {
+    if (options.mode() != Mode.SCHEDULE || options.warmupMillis() == 0) {
+      return null;
+    }
+    int classLanes = options.priority().enabled() ? Scheduler.AGENT_CLASS_LANES : 0;
+    JitWarmup w = new JitWarmup(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
+        options.graphs(), new Consumer<String>() {
+          @Override
+          public void accept(String line) {
+            AgentLog.debug(line);
+          }
+        }));
+    // Classes, not lambdas, as in the agent's premain.
+    Interception.atCall(STARTS_AT_CALL, new Runnable() {
+      @Override
+      public void run() {
+        HotPathWarmup.start(w.warmup);
+        if (AgentLog.debugEnabled()) {
+          AgentLog.debug("warm-up started: self-test programs on a thread of the agent for up to "
+              + options.warmupMillis() + " ms of CPU, so that the JIT compiles the scheduler early (warmup=off: none)");
+        }
+      }
+    });
+    Interception.atCall(STOPS_AT_CALL, new Runnable() {
+      @Override
+      public void run() {
+        w.warmup.stop("after " + STOPS_AT_CALL + " calls of the program");
+      }
+    });
+    return w;
+  }
+
+  void stopAtExit() {
+    warmup.stop("at exit");
+  }
+}
