@@ -31,6 +31,12 @@ public final class Main {
           streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
           ptx=on|off                  read kernels' read/write sets from their PTX (default on)
           graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)
+          priority=thread|off|CLASS:GLOB,...
+                                      each thread's priority class: from its Java priority
+                                      (default), none, or by thread name (high:request-*,low:batch-*)
+          warmup=MS|off               CPU milliseconds a thread of the agent spends, once the
+                                      program is past cuInit, getting the scheduler compiled
+                                      (default 1000; stops at the program's 2000th call)
           log=quiet|info|debug|system how much the agent prints on stderr (default info); system:
                                       every line through System.Logger "dev.kernelweave"
 
