@@ -3,6 +3,10 @@ package dev.kernelweave.kernels;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -10,8 +14,11 @@ import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.jcublas.JCublas2.cublasCreate;
 import static jcuda.jcublas.JCublas2.cublasDestroy;
 import static jcuda.jcublas.JCublas2.cublasSetStream;
@@ -25,8 +32,11 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCaptureMode;
 import jcuda.driver.CUstream_flags;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
@@ -145,6 +155,46 @@ public final class CudaScope implements AutoCloseable {
       cublasSetStream(handle, new cudaStream_t(stream));
     }
     return handle;
+  }
+
+  /**
+   * A CUDA graph of the work that {@code queue} issues, captured once from {@code origin} and
+   * instantiated; nothing runs until it is launched ({@code cuGraphLaunch}). Each stream of {@code
+   * forked} joins the capture by waiting on an event recorded on {@code origin} when it begins (the
+   * fork); {@code queue} must make {@code origin} wait on the last work of every stream it uses
+   * besides {@code origin} (the join), and issue nothing that synchronizes with the host. The graph
+   * and its executable graph are destroyed when the scope closes. Kernel arguments are captured by
+   * value: every launch replays the same pointers and numbers.
+   */
+  public CUgraphExec graph(CUstream origin, CUstream[] forked, Runnable queue) {
+    CUevent fork = forked.length == 0 ? null : event();
+    cuStreamBeginCapture(origin, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL);
+    if (fork != null) {
+      cuEventRecord(fork, origin);
+      for (CUstream stream : forked) {
+        if (stream != origin) {
+          cuStreamWaitEvent(stream, fork, 0);
+        }
+      }
+    }
+    CUgraph graph = new CUgraph();
+    try {
+      queue.run();
+    } catch (RuntimeException e) {
+      // Leaves the capture so that the streams can be used, and destroyed, afterwards.
+      try {
+        cuStreamEndCapture(origin, graph);
+      } catch (RuntimeException ended) {
+        e.addSuppressed(ended);
+      }
+      throw e;
+    }
+    cuStreamEndCapture(origin, graph);
+    releases.push(() -> cuGraphDestroy(graph));
+    CUgraphExec exec = new CUgraphExec();
+    cuGraphInstantiate(exec, graph, 0);
+    releases.push(() -> cuGraphExecDestroy(exec));
+    return exec;
   }
 
   /**

@@ -10,7 +10,7 @@ import java.util.Locale;
  * Runs one workload in this JVM and reports it on one line.
  *
  * <pre>
- * java -cp ... dev.kernelweave.kernels.WorkloadMain NAME [--variant serial|tuned]
+ * java -cp ... dev.kernelweave.kernels.WorkloadMain NAME [--variant serial|tuned|graph]
  *     [--size check|bench] [--warmup W] [--warmup-ms MS] [--reps R]
  * </pre>
  *
@@ -21,7 +21,7 @@ import java.util.Locale;
 public final class WorkloadMain {
 
   static final String USAGE =
-      "usage: WorkloadMain NAME [--variant serial|tuned] [--size check|bench]"
+      "usage: WorkloadMain NAME [--variant serial|tuned|graph] [--size check|bench]"
           + " [--warmup W] [--warmup-ms MS] [--reps R]\n  NAME: "
           + String.join(", ", Workloads.names())
           + "\n  or a corpus program (serial only): "

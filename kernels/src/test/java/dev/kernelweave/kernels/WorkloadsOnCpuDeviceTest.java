@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The workloads' host code, both variants, on the cpu-device (src/test/cpu-device): a libcuda.so.1
+ * The workloads' host code, every variant, on the cpu-device (src/test/cpu-device): a libcuda.so.1
  * and libcublas.so.12 that run the kernels' CUDA source on the CPU and execute queued work in a
  * random order that respects only the dependencies the host code expressed. Run by the build's
  * {@code cpu-device} test execution, which builds those libraries with g++ and puts them on
@@ -48,14 +48,12 @@ class WorkloadsOnCpuDeviceTest {
 
   static Stream<Arguments> workloads() {
     return Workloads.names().stream()
-        .flatMap(
-            name ->
-                Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
+        .flatMap(name -> Stream.of(Variant.values()).map(variant -> Arguments.of(name, variant)));
   }
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("workloads")
-  void matchesTheReferenceInEveryRepetitionAndBothVariantsAgree(String name, Variant variant) {
+  void matchesTheReferenceInEveryRepetitionAndTheVariantsAgree(String name, Variant variant) {
     // Five repetitions: each runs the queued work in another random order.
     WorkloadRunner.Result result =
         WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, Duration.ZERO, 4);

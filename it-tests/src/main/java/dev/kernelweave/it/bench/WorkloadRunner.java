@@ -9,7 +9,7 @@ import java.util.List;
  * that knows the workload protocol.
  *
  * <p>The protocol: {@code java -cp CP dev.kernelweave.kernels.WorkloadMain NAME [--variant
- * serial|tuned] [--size check|bench] [--warmup W] [--warmup-ms MS] [--reps R]} prints a sizes line,
+ * serial|tuned|graph] [--size check|bench] [--warmup W] [--warmup-ms MS] [--reps R]} prints a sizes line,
  * runs at least W warm-ups and more until MS milliseconds of them have passed, then R timed
  * repetitions, and ends with one {@code KW-RESULT {json}} line. Exit 0: ok, 1: reference
  * mismatch, 2: bad arguments, 3: no GPU.

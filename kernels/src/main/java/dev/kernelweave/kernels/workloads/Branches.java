@@ -1,6 +1,7 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -14,13 +15,21 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code branches} on the GPU; see {@link BranchesProblem}. */
 public abstract class Branches extends DeviceWorkload<BranchesProblem> {
 
   public static Workload create(BranchesProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    switch (variant) {
+      case SERIAL:
+        return new Serial(problem);
+      case TUNED:
+        return new Tuned(problem);
+      default:
+        return new Graph(problem);
+    }
   }
 
   private final BranchesProblem.Inputs inputs;
@@ -106,8 +115,8 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
    * A stream per chain; the join waits on the last kernel of every other chain and runs on chain
    * 0's stream, which then copies the result into pinned memory.
    */
-  static final class Tuned extends Branches {
-    private CUstream[] streams;
+  static class Tuned extends Branches {
+    CUstream[] streams;
     private CUevent[] chainDone;
     private PinnedFloats result;
 
@@ -122,26 +131,65 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
       result = cuda.pinnedFloats(p.n());
     }
 
-    @Override
-    public void run() {
-      CUstream joinStream = streams[0];
+    /** The stream the join, and the copy of its result, run on. */
+    final CUstream joinStream() {
+      return streams[0];
+    }
+
+    /** Every chain on its stream, then the join on {@link #joinStream} after all of them. */
+    final void queueChainsAndJoin() {
       for (int c = 0; c < p.chains(); c++) {
         for (int k = 0; k < p.length(); k++) {
           launchStep(c, k, streams[c]);
         }
         if (c > 0) {
           cuEventRecord(chainDone[c], streams[c]);
-          cuStreamWaitEvent(joinStream, chainDone[c], 0);
+          cuStreamWaitEvent(joinStream(), chainDone[c], 0);
         }
       }
-      launchJoin(joinStream);
-      result.copyFromDevice(0, joined, p.n(), joinStream);
-      cuStreamSynchronize(joinStream);
+      launchJoin(joinStream());
+    }
+
+    /** Issues the chains and the join; {@link Graph} replays them instead. */
+    void issue() {
+      queueChainsAndJoin();
+    }
+
+    @Override
+    public void run() {
+      issue();
+      result.copyFromDevice(0, joined, p.n(), joinStream());
+      cuStreamSynchronize(joinStream());
     }
 
     @Override
     public byte[] output() {
       return Outputs.floats(result.toArray());
+    }
+  }
+
+  /**
+   * The tuned twin's chains and join captured once into one graph (the 15 other chains' streams
+   * forked from the join stream and joined back by the chains' events), launched on the join
+   * stream every repetition; the copy of the result into pinned memory and the host's wait follow
+   * it on that stream, outside the graph.
+   */
+  static final class Graph extends Tuned {
+    private CUgraphExec chainsAndJoin;
+
+    Graph(BranchesProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      super.setUpVariant();
+      chainsAndJoin = cuda.graph(joinStream(), streams, this::queueChainsAndJoin);
+    }
+
+    @Override
+    void issue() {
+      cuGraphLaunch(chainsAndJoin, joinStream());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.kernels.Cuda;
@@ -11,13 +12,21 @@ import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code chain} on the GPU; see {@link ChainProblem}. */
 public abstract class Chain extends DeviceWorkload<ChainProblem> {
 
   public static Workload create(ChainProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    switch (variant) {
+      case SERIAL:
+        return new Serial(problem);
+      case TUNED:
+        return new Tuned(problem);
+      default:
+        return new Graph(problem);
+    }
   }
 
   private final float[] input;
@@ -68,8 +77,8 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
   }
 
   /** What an expert does with nothing to overlap: one stream, an async copy into pinned memory. */
-  static final class Tuned extends Chain {
-    private CUstream stream;
+  static class Tuned extends Chain {
+    CUstream stream;
     private PinnedFloats result;
 
     Tuned(ChainProblem problem) {
@@ -82,9 +91,14 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
       result = cuda.pinnedFloats(p.n());
     }
 
+    /** Issues the chain on {@code stream}; {@link Graph} replays it instead. */
+    void issue() {
+      launchSteps(stream);
+    }
+
     @Override
     public void run() {
-      launchSteps(stream);
+      issue();
       result.copyFromDevice(0, x, p.n(), stream);
       cuStreamSynchronize(stream);
     }
@@ -92,6 +106,29 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
     @Override
     public byte[] output() {
       return Outputs.floats(result.toArray());
+    }
+  }
+
+  /**
+   * The chain captured once into one graph and launched on the tuned twin's stream: nothing to
+   * overlap, only the host's launches to save (one {@code cuGraphLaunch} for all the kernels).
+   */
+  static final class Graph extends Tuned {
+    private CUgraphExec steps;
+
+    Graph(ChainProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      super.setUpVariant();
+      steps = cuda.graph(stream, new CUstream[0], () -> launchSteps(stream));
+    }
+
+    @Override
+    void issue() {
+      cuGraphLaunch(steps, stream);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -14,13 +15,21 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code dynamic} on the GPU; see {@link DynamicProblem}. */
 public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
   public static Workload create(DynamicProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    switch (variant) {
+      case SERIAL:
+        return new Serial(problem);
+      case TUNED:
+        return new Tuned(problem);
+      default:
+        return new Graph(problem);
+    }
   }
 
   private static final int K = DynamicProblem.TOP_K;
@@ -143,9 +152,9 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
    * waiting on each. The host's wait for the scores orders the experts after the previous combine
    * and that combine after the experts' earlier reads, so no other event is needed.
    */
-  static final class Tuned extends Dynamic {
+  static class Tuned extends Dynamic {
     private CUstream main;
-    private CUstream[] streams;
+    CUstream[] streams;
     private CUevent[] expertDone;
     private PinnedFloats scoresOnHost;
     private PinnedFloats result;
@@ -165,6 +174,11 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
       scoresCopy = new float[p.experts()];
     }
 
+    /** Issues expert {@code e}'s chain on its stream; {@link Graph} replays it instead. */
+    void issueExpert(int e) {
+      launchExpert(e, streams[e]);
+    }
+
     @Override
     public void run() {
       for (int it = 0; it < p.iterations(); it++) {
@@ -174,7 +188,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         scoresOnHost.get(0, scoresCopy, 0, p.experts());
         int[] picked = pick(it, scoresCopy);
         for (int e : picked) {
-          launchExpert(e, streams[e]);
+          issueExpert(e);
           cuEventRecord(expertDone[e], streams[e]);
           cuStreamWaitEvent(main, expertDone[e], 0);
         }
@@ -187,6 +201,38 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     @Override
     public byte[] output() {
       return Outputs.builder(p.outputWords()).ints(routes).floats(result.toArray()).toBytes();
+    }
+  }
+
+  /**
+   * The tuned twin with each expert's chain as a graph, captured once on the expert's stream and
+   * launched there when the router picks it. The experts an iteration runs are known only once the
+   * host has read the router's scores, so no graph can span the router, the read-back and the
+   * experts; and the combine's arguments name the picked experts' outputs, one of C(16,4) = 1820
+   * sets of 16 experts, so it is launched as a kernel rather than captured for every set. What the
+   * graphs save is the host's launches of a chain's kernels: one {@code cuGraphLaunch} for {@code
+   * length} launches.
+   */
+  static final class Graph extends Tuned {
+    private CUgraphExec[] expertGraphs;
+
+    Graph(DynamicProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      super.setUpVariant();
+      expertGraphs = new CUgraphExec[p.experts()];
+      for (int e = 0; e < p.experts(); e++) {
+        int expert = e;
+        expertGraphs[e] = cuda.graph(streams[e], new CUstream[0], () -> launchExpert(expert, streams[expert]));
+      }
+    }
+
+    @Override
+    void issueExpert(int e) {
+      cuGraphLaunch(expertGraphs[e], streams[e]);
     }
   }
 }

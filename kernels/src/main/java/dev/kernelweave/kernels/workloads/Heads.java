@@ -1,8 +1,10 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+import static jcuda.jcublas.JCublas2.cublasSetWorkspace;
 import static jcuda.jcublas.JCublas2.cublasSgemm;
 import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
 
@@ -17,6 +19,7 @@ import dev.kernelweave.kernels.Workload;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 
@@ -24,7 +27,14 @@ import jcuda.jcublas.cublasHandle;
 public abstract class Heads extends DeviceWorkload<HeadsProblem> {
 
   public static Workload create(HeadsProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    switch (variant) {
+      case SERIAL:
+        return new Serial(problem);
+      case TUNED:
+        return new Tuned(problem);
+      default:
+        return new Graph(problem);
+    }
   }
 
   private static final Pointer ONE = Pointer.to(new float[] {1.0f});
@@ -111,11 +121,11 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
    * mix runs on its own stream after every head's product, and every head's next product waits for
    * the mix.
    */
-  static final class Tuned extends Heads {
-    private CUstream[] streams;
-    private cublasHandle[] handles;
+  static class Tuned extends Heads {
+    CUstream[] streams;
+    cublasHandle[] handles;
     private CUevent[] headDone;
-    private CUstream main;
+    CUstream main;
     private CUevent mixed;
     private PinnedFloats result;
 
@@ -136,8 +146,8 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
       result = cuda.pinnedFloats(p.heads() * p.headSize());
     }
 
-    @Override
-    public void run() {
+    /** Every layer: each head's product on its stream, then the mix on {@code main}. */
+    final void queueLayers() {
       for (int l = 0; l < p.layers(); l++) {
         for (int h = 0; h < p.heads(); h++) {
           if (l > 0) {
@@ -150,6 +160,16 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
         launchMix(main);
         cuEventRecord(mixed, main);
       }
+    }
+
+    /** Issues every layer; {@link Graph} replays them instead. */
+    void issue() {
+      queueLayers();
+    }
+
+    @Override
+    public void run() {
+      issue();
       result.copyFromDevice(0, x, p.heads() * p.headSize(), main);
       cuStreamSynchronize(main);
     }
@@ -157,6 +177,38 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
     @Override
     public byte[] output() {
       return Outputs.floats(result.toArray());
+    }
+  }
+
+  /**
+   * The tuned twin's layers captured once into one graph (the heads' streams forked from {@code
+   * main}, joined back by every head's event) and launched on {@code main}. cuBLAS calls are
+   * captured like kernels, with the host-pointer scalars read at capture; each handle is given a
+   * workspace of its own first ({@code cublasSetWorkspace}), as cuBLAS asks of graph capture, so
+   * that the graph's products do not share, or allocate, one.
+   */
+  static final class Graph extends Tuned {
+    /** cuBLAS's default workspace size. */
+    private static final int WORKSPACE_BYTES = 4 << 20;
+
+    private CUgraphExec layers;
+
+    Graph(HeadsProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      super.setUpVariant();
+      for (cublasHandle handle : handles) {
+        cublasSetWorkspace(handle, cuda.floats(WORKSPACE_BYTES / Float.BYTES), WORKSPACE_BYTES);
+      }
+      layers = cuda.graph(main, streams, this::queueLayers);
+    }
+
+    @Override
+    void issue() {
+      cuGraphLaunch(layers, main);
     }
   }
 }

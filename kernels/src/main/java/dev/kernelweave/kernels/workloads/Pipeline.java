@@ -1,5 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -13,6 +14,7 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /**
@@ -24,13 +26,17 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
 
   /**
    * The serial variant as its problem names it ({@code pipeline} or {@code pipeline-async}); the
-   * tuned twin is the same for both, since both compute the same batches.
+   * tuned and graph twins are the same for both, since both compute the same batches.
    */
   public static Workload create(PipelineProblem problem, Variant variant) {
-    if (variant == Variant.TUNED) {
-      return new Tuned(problem);
+    switch (variant) {
+      case TUNED:
+        return new Tuned(problem);
+      case GRAPH:
+        return new Graph(problem);
+      default:
+        return problem.isAsync() ? new OneStream(problem) : new Serial(problem);
     }
-    return problem.isAsync() ? new OneStream(problem) : new Serial(problem);
   }
 
   final float[][] inputs;
@@ -132,7 +138,17 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
      * copy out, queued on {@code stream}.
      */
     void queueBatch(int b, CUstream stream) {
+      stage(b);
+      queueBatchWork(b, stream);
+    }
+
+    /** Batch {@code b}'s input from its Java array into its pinned region: host work. */
+    final void stage(int b) {
       staged.put(b * p.n(), inputs[b]);
+    }
+
+    /** Batch {@code b}'s copy in, kernels and copy out, queued on {@code stream}. */
+    final void queueBatchWork(int b, CUstream stream) {
       staged.copyToDevice(b * p.n(), in[b], p.n(), stream);
       launchCompute(b, stream);
       results.copyFromDevice(b * p.n(), out[b], p.n(), stream);
@@ -176,8 +192,8 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
    * A stream per batch: one batch's copies overlap other batches' kernels and copies in the other
    * direction.
    */
-  static final class Tuned extends Pinned {
-    private CUstream[] streams;
+  static class Tuned extends Pinned {
+    CUstream[] streams;
 
     Tuned(PipelineProblem problem) {
       super(problem);
@@ -191,11 +207,47 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     @Override
     public void run() {
       for (int b = 0; b < p.batches(); b++) {
-        queueBatch(b, streams[b]);
+        issueBatch(b);
       }
       for (CUstream stream : streams) {
         cuStreamSynchronize(stream);
       }
+    }
+
+    /** Stages batch {@code b} and issues its work on its stream; {@link Graph} replays the work. */
+    void issueBatch(int b) {
+      queueBatch(b, streams[b]);
+    }
+  }
+
+  /**
+   * The tuned twin with each batch's copy in, kernels and copy out (between its pinned regions and
+   * its device buffers, fixed for the run) as a graph captured once on the batch's stream. Each
+   * batch is staged on the host and then its graph launched, as the tuned twin stages and then
+   * queues: one graph of all the batches would have to wait for all the staging, where this lets
+   * the GPU start on the first batch while the host stages the next.
+   */
+  static final class Graph extends Tuned {
+    private CUgraphExec[] batchGraphs;
+
+    Graph(PipelineProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    void setUpStreams() {
+      super.setUpStreams();
+      batchGraphs = new CUgraphExec[p.batches()];
+      for (int b = 0; b < p.batches(); b++) {
+        int batch = b;
+        batchGraphs[b] = cuda.graph(streams[b], new CUstream[0], () -> queueBatchWork(batch, streams[batch]));
+      }
+    }
+
+    @Override
+    void issueBatch(int b) {
+      stage(b);
+      cuGraphLaunch(batchGraphs[b], streams[b]);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -14,13 +15,21 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code rl-sim} on the GPU; see {@link RlSimProblem}. */
 public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
 
   public static Workload create(RlSimProblem problem, Variant variant) {
-    return variant == Variant.SERIAL ? new Serial(problem) : new Tuned(problem);
+    switch (variant) {
+      case SERIAL:
+        return new Serial(problem);
+      case TUNED:
+        return new Tuned(problem);
+      default:
+        return new Graph(problem);
+    }
   }
 
   private final RlSimProblem.Inputs inputs;
@@ -131,10 +140,10 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
    * whose read-back the host waits for. That host wait also orders the next step's writes after
    * this step's reads, so no other event is needed.
    */
-  static final class Tuned extends RlSim {
-    private CUstream[] streams;
+  static class Tuned extends RlSim {
+    CUstream[] streams;
     private CUevent[] envDone;
-    private CUstream main;
+    CUstream main;
 
     /** The statistics of every step, then every final state. */
     private PinnedFloats result;
@@ -151,15 +160,25 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
       result = cuda.pinnedFloats(p.outputWords());
     }
 
+    /** Step {@code s} of every environment on its stream, then the total on {@code main}. */
+    final void queueStep(int s) {
+      for (int e = 0; e < p.envs(); e++) {
+        launchEnvStep(e, s, streams[e]);
+        cuEventRecord(envDone[e], streams[e]);
+        cuStreamWaitEvent(main, envDone[e], 0);
+      }
+      launchTotal(main);
+    }
+
+    /** Issues step {@code s}; {@link Graph} replays it instead. */
+    void issueStep(int s) {
+      queueStep(s);
+    }
+
     @Override
     public void run() {
       for (int s = 0; s < p.steps(); s++) {
-        for (int e = 0; e < p.envs(); e++) {
-          launchEnvStep(e, s, streams[e]);
-          cuEventRecord(envDone[e], streams[e]);
-          cuStreamWaitEvent(main, envDone[e], 0);
-        }
-        launchTotal(main);
+        issueStep(s);
         result.copyFromDevice(s * RlSimProblem.STATS, stats, RlSimProblem.STATS, main);
         cuStreamSynchronize(main);
       }
@@ -173,6 +192,37 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
     @Override
     public byte[] output() {
       return Outputs.floats(result.toArray());
+    }
+  }
+
+  /**
+   * The tuned twin's steps as two graphs captured once: a step reads one state buffer of each
+   * environment and writes the other, so even steps and odd steps differ only in which is which
+   * and every step replays the graph of its parity on {@code main} (the environments' streams
+   * forked from it and joined back before the total). The 8-byte copy of the statistics and the
+   * host's wait after every step stay outside the graphs: the host reads them before the next
+   * step, as the program does.
+   */
+  static final class Graph extends Tuned {
+    /** The graph of even steps, then of odd steps. */
+    private final CUgraphExec[] stepGraphs = new CUgraphExec[2];
+
+    Graph(RlSimProblem problem) {
+      super(problem);
+    }
+
+    @Override
+    protected void setUpVariant() {
+      super.setUpVariant();
+      for (int parity = 0; parity < stepGraphs.length; parity++) {
+        int step = parity;
+        stepGraphs[parity] = cuda.graph(main, streams, () -> queueStep(step));
+      }
+    }
+
+    @Override
+    void issueStep(int s) {
+      cuGraphLaunch(stepGraphs[s % stepGraphs.length], main);
     }
   }
 }
