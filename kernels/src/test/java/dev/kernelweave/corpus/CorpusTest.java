@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The corpus on the CPU: names, kernels and references, without a device. */
@@ -60,10 +61,11 @@ class CorpusTest {
     assertTrue(distinct.size() >= 8, name + ": only " + distinct.size() + " distinct words");
   }
 
-  @Test
-  void aCorpusProgramHasNoTunedVariant() {
+  @ParameterizedTest
+  @EnumSource(value = Variant.class, names = {"TUNED", "GRAPH"})
+  void aCorpusProgramHasNoTunedOrGraphVariant(Variant variant) {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> Workloads.create("mlp", Variant.TUNED, Size.CHECK));
+        assertThrows(IllegalArgumentException.class, () -> Workloads.create("mlp", variant, Size.CHECK));
     assertEquals("corpus program 'mlp' has only the serial variant", e.getMessage());
   }
 

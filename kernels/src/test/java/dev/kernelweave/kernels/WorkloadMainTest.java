@@ -41,6 +41,15 @@ class WorkloadMainTest {
             "--variant", "tuned", "rl-sim", "--size", "check", "--warmup", "0", "--reps", "2", "--warmup-ms", "1500"));
   }
 
+  @Test
+  void theGraphVariantIsAVariantOfTheWorkloadsButNotOfTheCorpus() {
+    assertEquals(Variant.GRAPH, WorkloadMain.Options.parse("dynamic", "--variant", "graph").variant());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> WorkloadMain.Options.parse("mlp", "--variant", "graph"));
+    assertEquals("corpus program 'mlp' has only the serial variant", e.getMessage());
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
