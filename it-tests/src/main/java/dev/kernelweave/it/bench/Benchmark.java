@@ -16,7 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * The benchmark: every workload serial without the agent, serial with the agent scheduling,
- * hand-tuned without the agent, and serial with the agent passing through, and every corpus
+ * hand-tuned without the agent, serial with the agent passing through, and its graph twin without
+ * the agent, and every corpus
  * program serial without and with the agent, each in fresh JVMs, interleaved round by round, in
  * each regime asked for (short, warmed); the host time per launch from the agent ways' journals;
  * and the agent's start-up cost. See {@link BenchmarkOptions#HELP} for the command line.

@@ -37,10 +37,11 @@ public record BenchmarkOptions(
       """
       Usage: java -cp 'it-tests/target/classes:it-tests/target/lib/*' dev.kernelweave.it.bench.Benchmark [OPTIONS]
 
-      Runs each workload four ways: serial without the agent, serial with the agent, the
-      hand-tuned multi-stream twin without the agent, and serial with the agent in
-      mode=passthrough; then each program of the corpus (ordinary serial JCuda programs, no
-      hand-tuned twin) two ways: without and with the agent. Each round runs the ways in a rotating
+      Runs each workload five ways: serial without the agent, serial with the agent, the
+      hand-tuned multi-stream twin without the agent, serial with the agent in mode=passthrough,
+      and the graph twin (the tuned twin captured into CUDA graphs by hand and replayed) without
+      the agent; then each program of the corpus (ordinary serial JCuda programs, no hand-tuned
+      twin) two ways: without and with the agent. Each round runs the ways in a rotating
       order, each in a fresh JVM that does the warm-ups and then the timed repetitions. Reads the
       host time per kernel launch from the agent ways' journals, then times a program that only
       calls cuInit in fresh JVMs without and with the agent. Prints medians and spreads, writes
@@ -53,7 +54,7 @@ public record BenchmarkOptions(
                               time, what a program that runs for a second sees. Both (short,warmed)
                               run every program in both, one regime after the other, and report
                               each (default: warmed, as before)
-        --rounds N            rounds of the four ways (default 5)
+        --rounds N            rounds of the five ways (default 5)
         --warmup W            warm-ups in each JVM, at least (default 30)
         --warmup-ms MS        then more warm-ups until MS milliseconds of them have passed (default
                               1500): the JIT compiles a method fully only after some thousands

@@ -77,9 +77,14 @@ public final class Report {
     return workloads.stream().filter(WorkloadMeasurement::corpus).toList();
   }
 
-  /** The geometric mean over {@link #speedupWorkloads()} of the speedup of {@code way}. */
+  /**
+   * The geometric mean over {@link #speedupWorkloads()} of the speedup of {@code way}; NaN where one
+   * of them has no time of that way (a way not required of a clean run, such as {@link Way#GRAPH}),
+   * so that the mean always covers the same workloads as the agent's.
+   */
   public double geometricMeanSpeedup(Way way) {
-    return Stats.geometricMean(speedupWorkloads().stream().map(w -> w.speedup(way)).toList());
+    List<Double> speedups = speedupWorkloads().stream().map(w -> w.speedup(way)).toList();
+    return speedups.stream().allMatch(Double::isFinite) ? Stats.geometricMean(speedups) : Double.NaN;
   }
 
   /** The agent's overhead on chain in percent, NaN where chain did not run cleanly. */
@@ -94,14 +99,18 @@ public final class Report {
   /** The results as a text table, with the summary lines under it. */
   public String table() {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"workload", "serial ms", "agent ms", "tuned ms", "agent", "tuned", "agent/tuned", "outputs"});
+    rows.add(
+        new String[] {
+          "workload", "serial ms", "agent ms", "tuned ms", "graph ms", "agent", "tuned", "graph", "agent/tuned",
+          "agent/graph", "outputs"
+        });
     List<String> failures = new ArrayList<>();
     for (WorkloadMeasurement w : workloads) {
       if (w.corpus()) {
         continue;
       }
       if (w.failure() != null) {
-        rows.add(new String[] {w.name(), "failed", "", "", "", "", "", ""});
+        rows.add(new String[] {w.name(), "failed", "", "", "", "", "", "", "", "", ""});
         failures.add(w.name() + ": " + w.failure());
         continue;
       }
@@ -111,9 +120,12 @@ public final class Report {
             time(w.summary(Way.SERIAL)),
             time(w.summary(Way.AGENT)),
             time(w.summary(Way.TUNED)),
+            time(w.summary(Way.GRAPH)),
             times(w.speedup(Way.AGENT)),
             times(w.speedup(Way.TUNED)),
+            times(w.speedup(Way.GRAPH)),
             percent(w.agentOfTunedPercent()),
+            percent(w.agentOfGraphPercent()),
             w.outputsEqual() ? "equal" : "DIFFER"
           });
     }
@@ -132,10 +144,11 @@ public final class Report {
     out.append(
         String.format(
             Locale.ROOT,
-            "agent speedup, geometric mean of %d workloads (chain excluded): %s (hand-tuned: %s)%n",
+            "agent speedup, geometric mean of %d workloads (chain excluded): %s (hand-tuned: %s, graph by hand: %s)%n",
             covered.size(),
             times(geometricMeanSpeedup(Way.AGENT)),
-            times(geometricMeanSpeedup(Way.TUNED))));
+            times(geometricMeanSpeedup(Way.TUNED)),
+            times(geometricMeanSpeedup(Way.GRAPH))));
     double overhead = chainOverheadPercent();
     out.append(
         Double.isNaN(overhead)
@@ -292,6 +305,7 @@ public final class Report {
     summary.put("geomean_workloads", speedupWorkloads().stream().map(WorkloadMeasurement::name).toList());
     summary.put("agent_speedup_geomean", round(geometricMeanSpeedup(Way.AGENT)));
     summary.put("tuned_speedup_geomean", round(geometricMeanSpeedup(Way.TUNED)));
+    summary.put("graph_speedup_geomean", round(geometricMeanSpeedup(Way.GRAPH)));
     summary.put("chain_overhead_pct", round(chainOverheadPercent()));
     summary.put("geomean_corpus", speedupCorpus().stream().map(WorkloadMeasurement::name).toList());
     summary.put("corpus_agent_speedup_geomean", round(corpusGeometricMeanSpeedup()));
@@ -374,6 +388,8 @@ public final class Report {
     row.put("agent_speedup", round(w.speedup(Way.AGENT)));
     row.put("tuned_speedup", round(w.speedup(Way.TUNED)));
     row.put("agent_of_tuned_pct", round(w.agentOfTunedPercent()));
+    row.put("graph_speedup", round(w.speedup(Way.GRAPH)));
+    row.put("agent_of_graph_pct", round(w.agentOfGraphPercent()));
     row.put("agent_overhead_pct", round(w.agentOverheadPercent()));
     for (Way way : Way.values()) {
       Stats.Summary s = w.summary(way);

@@ -13,7 +13,12 @@ public enum Way {
    * journaled. Its journal gives each call's host time without the scheduler, beside {@link
    * #AGENT}'s.
    */
-  PASSTHROUGH("serial", true, true);
+  PASSTHROUGH("serial", true, true),
+  /**
+   * The graph twin, no agent: the tuned twin's work captured once into CUDA graphs by hand and
+   * replayed, the ceiling for a tool that leaves the program unchanged.
+   */
+  GRAPH("graph", false, false);
 
   private final String variant;
   private final boolean withAgent;

@@ -149,7 +149,7 @@ public final class WorkloadMeasurement {
 
   /**
    * Whether serial, agent and tuned (not for a corpus program) ran, and every run of every way
-   * produced the same output ({@link Way#PASSTHROUGH} counts where it ran).
+   * produced the same output ({@link Way#PASSTHROUGH} and {@link Way#GRAPH} count where they ran).
    */
   public boolean outputsEqual() {
     Set<String> all = new LinkedHashSet<>();
@@ -194,6 +194,11 @@ public final class WorkloadMeasurement {
   /** The agent's speedup as a percentage of the hand-tuned twin's speedup. */
   public double agentOfTunedPercent() {
     return 100 * speedup(Way.AGENT) / speedup(Way.TUNED);
+  }
+
+  /** The agent's speedup as a percentage of the graph twin's speedup; NaN where either is missing. */
+  public double agentOfGraphPercent() {
+    return 100 * speedup(Way.AGENT) / speedup(Way.GRAPH);
   }
 
   /** How much slower the agent run is than the serial one, in percent (negative: faster). */

@@ -11,7 +11,7 @@ import java.util.Locale;
 /**
  * A stand-in for {@code dev.kernelweave.kernels.WorkloadMain} that speaks the same protocol without
  * a GPU. Its times are made up: the agent halves serial's (chain: 5% slower), tuned divides it by
- * 2.5. Some names misbehave on purpose: {@code nogpu} exits 3, {@code broken} reports a reference
+ * 2.5, graph by 4. Some names misbehave on purpose: {@code nogpu} exits 3, {@code broken} reports a reference
  * mismatch, {@code differs} gives the tuned twin another checksum, {@code hang} never ends.
  */
 public final class FakeWorkloadMain {
@@ -55,7 +55,11 @@ public final class FakeWorkloadMain {
     boolean agent = System.getProperty(FakeAgent.OPTIONS_PROPERTY) != null;
     double base = 10 + Math.floorMod(name.hashCode(), 5);
     double each =
-        variant.equals("tuned") ? base / 2.5 : !agent ? base : name.equals("chain") ? base * 1.05 : base / 2;
+        variant.equals("tuned") ? base / 2.5
+            : variant.equals("graph") ? base / 4
+            : !agent ? base
+            : name.equals("chain") ? base * 1.05
+            : base / 2;
     List<String> ms = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
       ms.add(String.format(Locale.ROOT, "%.4f", each + 0.01 * r));

@@ -101,8 +101,42 @@ class ReportTest {
     assertTrue(table.contains("3.00x"), table);
     assertTrue(table.contains("67%"), table);
     assertTrue(table.contains("failed pipeline: serial: exit 1: reference mismatch"), table);
-    assertTrue(table.contains("geometric mean of 1 workloads (chain excluded): 2.00x (hand-tuned: 3.00x)"), table);
+    assertTrue(
+        table.contains("geometric mean of 1 workloads (chain excluded): 2.00x (hand-tuned: 3.00x, graph by hand: -)"),
+        table);
     assertTrue(table.contains("chain overhead under the agent: +5.0%"), table);
+  }
+
+  @Test
+  void theGraphTwinHasItsColumnsTheAgentsShareOfItAndItsGeometricMean(@TempDir Path dir) throws Exception {
+    WorkloadMeasurement rl = measured("rl-sim", 12, 6, 4);
+    rl.add(Way.GRAPH, result("rl-sim", "graph", 3, "same"));
+    WorkloadMeasurement branches = measured("branches", 10, 5, 4);
+    branches.add(Way.GRAPH, result("branches", "graph", 2.5, "same"));
+    assertEquals(50.0, rl.agentOfGraphPercent(), 1e-9);
+    Report report = report(List.of(rl, branches));
+    String table = report.table();
+    assertTrue(table.contains("graph ms") && table.contains("agent/graph"), table);
+    String rlRow = table.lines().filter(l -> l.startsWith("rl-sim")).findFirst().orElseThrow();
+    assertTrue(rlRow.contains("3.00 [2.70-3.60]") && rlRow.contains("4.00x") && rlRow.contains("50%"), rlRow);
+    assertTrue(table.contains("(hand-tuned: 2.74x, graph by hand: 4.00x)"), table);
+
+    JsonObject json = JsonParser.parseString(Files.readString(report.writeJson(dir))).getAsJsonObject();
+    JsonObject first = json.getAsJsonArray("workloads").get(0).getAsJsonObject();
+    assertEquals(3.0, first.get("graph_ms").getAsDouble(), 1e-9);
+    assertEquals(4.0, first.get("graph_speedup").getAsDouble(), 1e-9);
+    assertEquals(50.0, first.get("agent_of_graph_pct").getAsDouble(), 1e-9);
+    assertEquals(4.0, json.getAsJsonObject("summary").get("graph_speedup_geomean").getAsDouble(), 1e-9);
+  }
+
+  @Test
+  void aWorkloadWithoutAGraphTimeShowsADashAndLeavesNoGraphMean() {
+    WorkloadMeasurement rl = measured("rl-sim", 12, 6, 4);
+    rl.add(Way.GRAPH, result("rl-sim", "graph", 3, "same"));
+    Report report = report(List.of(rl, measured("branches", 10, 5, 4)));
+    assertTrue(Double.isNaN(report.geometricMeanSpeedup(Way.GRAPH)));
+    String branchesRow = report.table().lines().filter(l -> l.startsWith("branches")).findFirst().orElseThrow();
+    assertTrue(branchesRow.matches(".* - +2\\.00x +2\\.50x +- +80% +- +equal *"), branchesRow);
   }
 
   @Test

@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every workload, serial and tuned, at check size on the GPU, in this JVM (no agent): the output
- * equals the CPU reference bit for bit, every repetition gives the same bytes, and both variants
- * give the same checksum.
+ * Every workload, every variant (serial, tuned, graph), at check size on the GPU, in this JVM (no
+ * agent): the output equals the CPU reference bit for bit, every repetition gives the same bytes,
+ * and every variant gives serial's checksum.
  */
 class WorkloadsOnGpuTest {
 
@@ -44,9 +44,7 @@ class WorkloadsOnGpuTest {
 
   static Stream<Arguments> variants() {
     return names()
-        .flatMap(
-            name ->
-                Stream.of(Arguments.of(name, Variant.SERIAL), Arguments.of(name, Variant.TUNED)));
+        .flatMap(name -> Stream.of(Variant.values()).map(variant -> Arguments.of(name, variant)));
   }
 
   private static WorkloadRunner.Result run(String name, Variant variant) {
@@ -69,7 +67,9 @@ class WorkloadsOnGpuTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("names")
-  void serialAndTunedChecksumsAreEqual(String name) {
-    assertEquals(run(name, Variant.SERIAL).checksum(), run(name, Variant.TUNED).checksum());
+  void serialTunedAndGraphChecksumsAreEqual(String name) {
+    String serial = run(name, Variant.SERIAL).checksum();
+    assertEquals(serial, run(name, Variant.TUNED).checksum(), name + " tuned");
+    assertEquals(serial, run(name, Variant.GRAPH).checksum(), name + " graph");
   }
 }
