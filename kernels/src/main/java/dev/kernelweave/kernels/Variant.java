@@ -1,6 +1,7 @@
 package dev.kernelweave.kernels;
 
 import java.util.Locale;
+import java.util.function.Function;
 
 /** The ways each workload is written. */
 public enum Variant {
@@ -19,6 +20,25 @@ public enum Variant {
   /** The name used on the command line and in results. */
   public String label() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * What {@code serial}, {@code tuned} or {@code graph}, the one for this variant, makes of {@code
+   * problem}.
+   */
+  public <P, W> W create(
+      P problem,
+      Function<? super P, ? extends W> serial,
+      Function<? super P, ? extends W> tuned,
+      Function<? super P, ? extends W> graph) {
+    switch (this) {
+      case SERIAL:
+        return serial.apply(problem);
+      case TUNED:
+        return tuned.apply(problem);
+      default:
+        return graph.apply(problem);
+    }
   }
 
   /** Parses {@link #label()}. */

@@ -22,14 +22,7 @@ import jcuda.driver.CUstream;
 public abstract class Branches extends DeviceWorkload<BranchesProblem> {
 
   public static Workload create(BranchesProblem problem, Variant variant) {
-    switch (variant) {
-      case SERIAL:
-        return new Serial(problem);
-      case TUNED:
-        return new Tuned(problem);
-      default:
-        return new Graph(problem);
-    }
+    return variant.create(problem, Serial::new, Tuned::new, Graph::new);
   }
 
   private final BranchesProblem.Inputs inputs;

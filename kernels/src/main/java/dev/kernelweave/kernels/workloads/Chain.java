@@ -19,14 +19,7 @@ import jcuda.driver.CUstream;
 public abstract class Chain extends DeviceWorkload<ChainProblem> {
 
   public static Workload create(ChainProblem problem, Variant variant) {
-    switch (variant) {
-      case SERIAL:
-        return new Serial(problem);
-      case TUNED:
-        return new Tuned(problem);
-      default:
-        return new Graph(problem);
-    }
+    return variant.create(problem, Serial::new, Tuned::new, Graph::new);
   }
 
   private final float[] input;

@@ -22,14 +22,7 @@ import jcuda.driver.CUstream;
 public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
   public static Workload create(DynamicProblem problem, Variant variant) {
-    switch (variant) {
-      case SERIAL:
-        return new Serial(problem);
-      case TUNED:
-        return new Tuned(problem);
-      default:
-        return new Graph(problem);
-    }
+    return variant.create(problem, Serial::new, Tuned::new, Graph::new);
   }
 
   private static final int K = DynamicProblem.TOP_K;

@@ -27,14 +27,7 @@ import jcuda.jcublas.cublasHandle;
 public abstract class Heads extends DeviceWorkload<HeadsProblem> {
 
   public static Workload create(HeadsProblem problem, Variant variant) {
-    switch (variant) {
-      case SERIAL:
-        return new Serial(problem);
-      case TUNED:
-        return new Tuned(problem);
-      default:
-        return new Graph(problem);
-    }
+    return variant.create(problem, Serial::new, Tuned::new, Graph::new);
   }
 
   private static final Pointer ONE = Pointer.to(new float[] {1.0f});

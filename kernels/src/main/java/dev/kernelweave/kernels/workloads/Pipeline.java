@@ -29,14 +29,8 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
    * tuned and graph twins are the same for both, since both compute the same batches.
    */
   public static Workload create(PipelineProblem problem, Variant variant) {
-    switch (variant) {
-      case TUNED:
-        return new Tuned(problem);
-      case GRAPH:
-        return new Graph(problem);
-      default:
-        return problem.isAsync() ? new OneStream(problem) : new Serial(problem);
-    }
+    return variant.create(
+        problem, p -> p.isAsync() ? new OneStream(p) : new Serial(p), Tuned::new, Graph::new);
   }
 
   final float[][] inputs;

@@ -22,14 +22,7 @@ import jcuda.driver.CUstream;
 public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
 
   public static Workload create(RlSimProblem problem, Variant variant) {
-    switch (variant) {
-      case SERIAL:
-        return new Serial(problem);
-      case TUNED:
-        return new Tuned(problem);
-      default:
-        return new Graph(problem);
-    }
+    return variant.create(problem, Serial::new, Tuned::new, Graph::new);
   }
 
   private final RlSimProblem.Inputs inputs;
