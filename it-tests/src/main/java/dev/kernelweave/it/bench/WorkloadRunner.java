@@ -148,6 +148,9 @@ public final class WorkloadRunner {
         return "the workloads' main class is not on the class path (" + run.lastLine() + ")";
       } else if (exit == NO_GPU) {
         return "no GPU";
+      } else if (way.withAgent() && agentOff(run) != null) {
+        // Timed without the agent, the run would pass for the agent's: a bad option turns it off.
+        return "the agent did not run: " + agentOff(run);
       } else if (exit == 1 && result != null) {
         return "exit 1: reference " + result.reference();
       } else if (exit == 2) {
@@ -164,6 +167,17 @@ public final class WorkloadRunner {
         return "ran " + result.name() + "/" + result.variant() + ", expected " + workload + "/" + way.variant();
       } else if (result.ms().isEmpty()) {
         return "no timed repetitions";
+      }
+      return null;
+    }
+
+    /** The agent's line saying it is off for this run (a bad option, a failed start), or null. */
+    private static String agentOff(Jvm.Run run) {
+      for (String line : run.lines()) {
+        if (line.startsWith("[kernelweave] ")
+            && (line.contains("the agent is off for this run") || line.contains("the agent could not start"))) {
+          return line.substring("[kernelweave] ".length());
+        }
       }
       return null;
     }

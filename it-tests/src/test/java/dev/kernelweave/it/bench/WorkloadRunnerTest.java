@@ -46,6 +46,17 @@ class WorkloadRunnerTest {
   }
 
   @Test
+  void anAgentRunWhoseAgentTurnedItselfOffDoesNotCount() {
+    String off = "[kernelweave] option warmupMs=500 is not valid; accepted keys: mode; the agent is off for this run";
+    assertEquals("the agent did not run: option warmupMs=500 is not valid; accepted keys: mode; the agent is off for this run",
+        attempt(Way.AGENT, 0, off, OK_LINE).problem());
+    assertEquals("the agent did not run: the agent could not start and is off for this run: java.lang.Error",
+        attempt(Way.PASSTHROUGH, 0, "[kernelweave] the agent could not start and is off for this run: java.lang.Error",
+            OK_LINE).problem());
+    assertNull(attempt(Way.SERIAL, 0, off, OK_LINE).problem(), "no agent was asked for");
+  }
+
+  @Test
   void onlyTheLaunchersOwnMessageMeansTheWorkloadsAreNotBuilt() {
     WorkloadRunner.Attempt missing =
         attempt(
