@@ -39,8 +39,14 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
-  /** The warm-up's default CPU time: where it was measured, what a short program needs to run at full speed. */
+  /** The warm-up's default CPU time, where the machine has {@link #WARMUP_PROCESSORS} processors or more. */
   static final int DEFAULT_WARMUP_MILLIS = 1000;
+  /**
+   * The fewest processors on which the warm-up is on by default: it pays where a core is idle
+   * while the program starts CUDA; on fewer, it takes a core from the program and its own
+   * compilations.
+   */
+  static final int WARMUP_PROCESSORS = 4;
 
   /** An option the agent cannot accept; the message names it and the accepted values. */
   public static final class InvalidOption extends IllegalArgumentException {
@@ -56,12 +62,17 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
    * at most 1 GiB, kept), PTX analysis and graphs on, and as many
    * streams as the driver has hardware queues: {@code CUDA_DEVICE_MAX_CONNECTIONS} where the
    * environment sets it (1 to 32), else {@link Scheduler#DEFAULT_STREAMS}; a warm-up of {@link
-   * #DEFAULT_WARMUP_MILLIS} of CPU time.
+   * #DEFAULT_WARMUP_MILLIS} of CPU time on a machine of {@link #WARMUP_PROCESSORS} processors or
+   * more, none on a smaller one.
    */
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, DEFAULT_WARMUP_MILLIS);
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()));
+  }
+
+  static int defaultWarmupMillis(int processors) {
+    return processors >= WARMUP_PROCESSORS ? DEFAULT_WARMUP_MILLIS : 0;
   }
 
   static int defaultStreams(String maxConnections) {

@@ -66,8 +66,15 @@ class AgentOptionsTest {
   }
 
   @Test
-  void theWarmupIsCpuMillisecondsOrOffAndDefaultsToASecond() {
-    assertEquals(1000, AgentOptions.parse(null, none).warmupMillis());
+  void theWarmupIsCpuMillisecondsOrOffAndDefaultsToASecondWhereAProcessorIsToSpare() {
+    assertEquals(AgentOptions.defaultWarmupMillis(Runtime.getRuntime().availableProcessors()),
+        AgentOptions.parse(null, none).warmupMillis());
+    assertEquals(0, AgentOptions.defaultWarmupMillis(1));
+    assertEquals(0, AgentOptions.defaultWarmupMillis(2));
+    assertEquals(0, AgentOptions.defaultWarmupMillis(3));
+    assertEquals(1000, AgentOptions.defaultWarmupMillis(4));
+    assertEquals(1000, AgentOptions.defaultWarmupMillis(128));
+    assertEquals(1000, AgentOptions.parse("warmup=1000", none).warmupMillis());
     assertEquals(0, AgentOptions.parse("warmup=off", none).warmupMillis());
     assertEquals(0, AgentOptions.parse("warmup=0", none).warmupMillis());
     assertEquals(250, AgentOptions.parse("graphs=off,warmup=250", none).warmupMillis());

@@ -36,7 +36,7 @@ public final class Main {
                                       (default), none, or by thread name (high:request-*,low:batch-*)
           warmup=MS|off               CPU milliseconds a thread of the agent spends, once the
                                       program is past cuInit, getting the scheduler compiled
-                                      (default 1000; stops at the program's 2000th call)
+                                      (default 1000, off below 4 processors; stops at the program's 2000th call)
           log=quiet|info|debug|system how much the agent prints on stderr (default info); system:
                                       every line through System.Logger "dev.kernelweave"
 

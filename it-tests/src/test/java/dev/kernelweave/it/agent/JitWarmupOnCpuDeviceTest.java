@@ -34,8 +34,8 @@ class JitWarmupOnCpuDeviceTest {
   void aProgramThatOnlyInitializesCudaStartsNoWarmup() throws Exception {
     StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
-    ChildJvm.Result agent = ChildJvm.run(java, "journal=off,log=debug", List.of(), StandInDriver.environment(1),
-        "dev.kernelweave.kernels.CuInitMain");
+    ChildJvm.Result agent = ChildJvm.run(java, "journal=off,log=debug,warmup=1000", List.of(),
+        StandInDriver.environment(1), "dev.kernelweave.kernels.CuInitMain");
     assertEquals(0, agent.exitCode(), agent.stderr());
     assertTrue(agent.stderr().contains("instrumented jcuda.driver.JCudaDriver"), agent.stderr());
     assertFalse(agent.stderr().contains("warm-up"), agent.stderr());
