@@ -72,9 +72,9 @@ final class InterceptedSelfTest {
       dir = Files.createTempDirectory("kernelweave-selftest");
       PlayerFiles.Extracted player = PlayerFiles.extract(dir.resolve("player"));
       ScriptedPrograms.Programs programs = ScriptedPrograms.programs(dir, s.programs(), s.seed());
-      String agentOptions = agentOptions(s, dir.resolve("journal"));
-      out.printf(Locale.ROOT, "selftest --gpu: seed %d, %d programs (%d of them played beside others), agent %s, %s%n",
-          s.seed(), s.programs(), programs.byName().size() - s.programs(), agentOptions,
+      String agentOptions = "journal=" + dir.resolve("journal") + "," + agentOptions(s);
+      out.printf(Locale.ROOT, "selftest --gpu: seed %d, %d programs and %d played beside others, agent %s, %s%n",
+          s.seed(), s.programs(), programs.byName().size() - s.programs(), agentOptions(s),
           s.mutant() == Mutant.NONE ? "the real scheduler" : "mutant " + s.mutant().option() + " (it should be caught)");
       String classPath = player.classes() + File.pathSeparator + String.join(File.pathSeparator, jcuda);
 
@@ -86,8 +86,9 @@ final class InterceptedSelfTest {
       if (serial.exitCode() != 0) {
         keep = true;
         out.println("without the agent the programs ended with exit code " + serial.exitCode()
-            + " (this machine's CUDA, not the agent; files kept in " + dir + "):");
+            + " (this machine's CUDA, not the agent); its stderr ends:");
         out.print(tail(serial.stderr()).indent(2));
+        out.println("the script is kept in " + dir);
         return Main.FAILED;
       }
       out.printf(Locale.ROOT, "without the agent, serially: %d observations, %.1f s%n", serial.lines().size(),
@@ -105,9 +106,9 @@ final class InterceptedSelfTest {
       if (agent.exitCode() != 0) {
         keep = true;
         out.println("with the agent the programs ended with exit code " + agent.exitCode()
-            + " (without it: 0); the script and journal are kept in " + dir + ":");
+            + " (without it: 0); its stderr ends:");
         out.print(tail(agent.stderr()).indent(2));
-        out.println("FAILED: the agent changed how the programs ran");
+        out.println("FAILED: the agent changed how the programs ran; the script and journal are kept in " + dir);
         return Main.FAILED;
       }
       out.printf(Locale.ROOT, "with the agent, as written: %d observations, %.1f s%n", agent.lines().size(),
@@ -116,6 +117,7 @@ final class InterceptedSelfTest {
       if (difference.isPresent()) {
         keep = true;
         out.println();
+        out.println("first program that observed otherwise (each line: program, call #, what it observed):");
         out.print(difference.get().indent(2));
         out.println("FAILED: with the agent, a program observed what it does not observe serially; the script and "
             + "journal are kept in " + dir);
@@ -138,10 +140,9 @@ final class InterceptedSelfTest {
     }
   }
 
-  /** The agent's options for the run: a journal in the run's directory, graphs and lanes as asked. */
-  static String agentOptions(Settings s, Path journal) {
-    return "journal=" + journal + ",graphs=" + (s.graphs() ? "on" : "off")
-        + (s.streams() == null ? "" : ",streams=" + s.streams());
+  /** The agent's options as asked (the run adds its journal): graphs, and lanes where given. */
+  static String agentOptions(Settings s) {
+    return "graphs=" + (s.graphs() ? "on" : "off") + (s.streams() == null ? "" : ",streams=" + s.streams());
   }
 
   /** What a child printed and how it ended. */
