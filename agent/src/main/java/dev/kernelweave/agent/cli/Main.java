@@ -51,8 +51,11 @@ public final class Main {
         selftest --sim [--seed S] [--programs N] [--mutant M] [--streams K]
                                                differential fuzz of the scheduler on a simulated GPU
                                                (selftest --help lists the mutants)
-        selftest --gpu [--seed S] [--programs N]
-                                               the same on this machine's GPU (JCuda on the class path)
+        selftest --gpu [--seed S] [--programs N] [--mutant M] [--class-path CP]
+                                               generated programs played by a JCuda application,
+                                               serially without the agent and with it, on this
+                                               machine's GPU: the whole agent checked (JCuda on
+                                               the class path or in --class-path)
         completion                             bash completion: source <(kernelweave completion)
         --version, version                     the version of this build
         --help                                 this text

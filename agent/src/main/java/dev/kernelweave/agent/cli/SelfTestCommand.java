@@ -7,29 +7,32 @@ import dev.kernelweave.selftest.ProgramGenerator;
 import dev.kernelweave.selftest.Shape;
 import dev.kernelweave.sim.SimDevice;
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * {@code selftest --sim|--gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]}:
- * the differential fuzz of the scheduler, on the simulated GPU or on this machine's GPU.
+ * the differential fuzz of the scheduler on the simulated GPU ({@code --sim}), or of the whole agent,
+ * interceptor included, on this machine's GPU ({@code --gpu}, {@link InterceptedSelfTest}).
  */
 final class SelfTestCommand {
 
-  /** Exit code when the GPU self-test cannot run here (not in this build, or no JCuda). */
+  /** Exit code when the GPU self-test cannot run here (no GPU, no JCuda, not run from the agent jar). */
   static final int UNAVAILABLE = 3;
-
-  /** The GPU self-test, looked up by name: it lives in the interceptor and needs JCuda. */
-  static final String GPU_SELF_TEST = "dev.kernelweave.interceptor.selftest.GpuSelfTest";
 
   private static final String USAGE = """
       usage: selftest --sim [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]
-             selftest --gpu [--seed S] [--programs N] [--graphs on|off]
-        --sim        run on the simulated GPU
-        --gpu        run on this machine's GPU (JCuda and the interceptor on the class path)
+             selftest --gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]
+                    [--class-path CP]
+        --sim        the scheduler alone, on a simulated GPU
+        --gpu        the whole agent on this machine's GPU: the programs played by a JCuda
+                     application, serially without the agent, then as written with this jar as
+                     -javaagent; every observation must be the same. Run it with JCuda and JCublas
+                     on the class path: java -cp kernelweave-agent.jar:JCUDA_JARS
+                     dev.kernelweave.agent.cli.Main selftest --gpu. Exit code 3: no GPU here
+        --class-path CP  (--gpu) the JCuda and JCublas jars, natives included, for the programs
+                     (default: this JVM's class path)
         --seed S     the first program's seed (default: a new one, printed)
         --programs N programs to generate and check, at least 1 (default 1000)
         --graphs G   on: repeated windows of launches are held and replayed as CUDA graphs, as the
@@ -59,6 +62,7 @@ final class SelfTestCommand {
     Mutant mutant = null;
     Integer streams = null;
     boolean graphs = true;
+    String classPath = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -82,6 +86,12 @@ final class SelfTestCommand {
           }
           graphs = value.equals("on");
         }
+        case "--class-path" -> {
+          if (i + 1 >= args.length) {
+            return usage(err, arg + " needs a value");
+          }
+          classPath = args[++i];
+        }
         case "--seed", "--programs", "--mutant", "--streams" -> {
           if (i + 1 >= args.length) {
             return usage(err, arg + " needs a value");
@@ -103,7 +113,7 @@ final class SelfTestCommand {
         }
         default -> {
           return usage(err, "unknown option '" + arg + "': expected --sim, --gpu, --seed S, --programs N, "
-              + "--graphs on|off, --mutant M or --streams K");
+              + "--graphs on|off, --mutant M, --streams K or --class-path CP");
         }
       }
     }
@@ -120,10 +130,11 @@ final class SelfTestCommand {
       seed = System.nanoTime() & 0xFFFF_FFFFL;
     }
     if (mode.equals("--gpu")) {
-      if (mutant != null || streams != null) {
-        return usage(err, "--mutant and --streams apply to --sim only");
-      }
-      return runGpu(seed, programs, graphs, out, err);
+      return InterceptedSelfTest.run(new InterceptedSelfTest.Settings(seed, programs, graphs, streams,
+          mutant == null ? Mutant.NONE : mutant, classPath), out, err);
+    }
+    if (classPath != null) {
+      return usage(err, "--class-path applies to --gpu only");
     }
     return runSim(seed, programs, mutant == null ? Mutant.NONE : mutant,
         streams == null ? Scheduler.DEFAULT_STREAMS : streams, graphs, out);
@@ -159,46 +170,6 @@ final class SelfTestCommand {
     }
   }
 
-  private static int runGpu(long seed, int programs, boolean graphs, PrintStream out, PrintStream err) {
-    ClassLoader loader = SelfTestCommand.class.getClassLoader();
-    Class<?> gpuSelfTest;
-    try {
-      gpuSelfTest = Class.forName(GPU_SELF_TEST, false, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
-      err.println("kernelweave selftest --gpu: the GPU self-test (" + GPU_SELF_TEST + ") is not in this build; "
-          + "use --sim");
-      return UNAVAILABLE;
-    }
-    try {
-      Class.forName("jcuda.driver.JCudaDriver", false, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
-      err.println("kernelweave selftest --gpu: JCuda is not on the class path (run java -cp "
-          + "kernelweave-agent.jar:jcuda-12.6.0.jar:jcuda-natives-12.6.0-linux-x86_64.jar "
-          + "dev.kernelweave.agent.cli.Main selftest --gpu)");
-      return UNAVAILABLE;
-    }
-    try {
-      // Loads JCuda's native library, which needs the CUDA driver: its failure is a page of nested
-      // traces, said here in one line.
-      Class.forName("jcuda.driver.JCudaDriver", true, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
-      err.println("kernelweave selftest --gpu: no CUDA driver here (" + driverProblem(e) + "); use --sim");
-      return UNAVAILABLE;
-    }
-    try {
-      Method run = gpuSelfTest.getMethod("run", long.class, int.class, boolean.class, PrintStream.class,
-          PrintStream.class);
-      return (Integer) run.invoke(null, seed, programs, graphs, out, err);
-    } catch (InvocationTargetException e) {
-      err.println("kernelweave selftest --gpu: failed: " + Main.firstLine(e.getCause()));
-      return 1;
-    } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
-      err.println("kernelweave selftest --gpu: " + GPU_SELF_TEST
-          + " has no usable static int run(long, int, boolean, PrintStream, PrintStream): " + Main.firstLine(e));
-      return UNAVAILABLE;
-    }
-  }
-
   private static final Pattern MISSING_LIBRARY =
       Pattern.compile("([^/\\s:]+\\.so[.0-9]*): cannot open shared object file");
 
@@ -211,6 +182,12 @@ final class SelfTestCommand {
       }
     }
     return Main.firstLine(e);
+  }
+
+  /** The library that could not be loaded, when the text names one; else the text. */
+  static String driverProblem(String text) {
+    Matcher m = MISSING_LIBRARY.matcher(text);
+    return m.find() ? m.group(1) + " not found" : text.strip();
   }
 
   private static int usage(PrintStream err, String message) {

@@ -11,7 +11,7 @@ _kernelweave() {
   case "$prev" in
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "text json csv" -- "$cur")); return ;;
-    -n|--lines|--from|--to|--since|--kernel|--seed|--programs|--streams|--mutant) return ;;
+    -n|--lines|--from|--to|--since|--kernel|--seed|--programs|--streams|--mutant|--class-path) return ;;
   esac
   case "$command" in
     inspect)
@@ -33,7 +33,7 @@ _kernelweave() {
       fi
       ;;
     ptx) COMPREPLY=($(compgen -f -X '!*.ptx' -- "$cur") $(compgen -d -- "$cur")) ;;
-    selftest) COMPREPLY=($(compgen -W "--sim --gpu --seed --programs --mutant --streams --help" -- "$cur")) ;;
+    selftest) COMPREPLY=($(compgen -W "--sim --gpu --seed --programs --graphs --mutant --streams --class-path --help" -- "$cur")) ;;
   esac
 }
 complete -o filenames -F _kernelweave kernelweave

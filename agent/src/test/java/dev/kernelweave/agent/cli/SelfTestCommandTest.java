@@ -84,22 +84,36 @@ class SelfTestCommandTest {
     assertTrue(err().contains("unknown option '--fast'"), err());
     assertEquals(Main.USAGE, run("selftest", "--programs", "3"));
     assertTrue(err().contains("choose --sim"), err());
-    assertEquals(Main.USAGE, run("selftest", "--gpu", "--mutant", "drop-raw"));
-    assertTrue(err().contains("--sim only"), err());
+    assertEquals(Main.USAGE, run("selftest", "--sim", "--class-path", "lib/*"));
+    assertTrue(err().contains("--class-path applies to --gpu only"), err());
   }
 
   @Test
-  void gpuWhereItCannotRunSaysWhyInOneLine() {
-    // Here: no CUDA driver (CI), or no JCuda on the class path; on a GPU machine the test is moot.
-    int code = run("selftest", "--gpu", "--programs", "1");
-    if (code == 0) {
-      return;
-    }
-    assertEquals(SelfTestCommand.UNAVAILABLE, code, err());
+  void gpuWithoutJCudaSaysHowToRunItInOneLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path empty) {
+    assertEquals(SelfTestCommand.UNAVAILABLE, run("selftest", "--gpu", "--programs", "1", "--class-path",
+        empty + java.io.File.separator + "*"));
     assertEquals(1, err().lines().count(), err());
-    assertTrue(err().startsWith("kernelweave selftest --gpu: "), err());
-    assertTrue(err().contains("use --sim") || err().contains("not on the class path")
-        || err().contains(SelfTestCommand.GPU_SELF_TEST), err());
+    assertTrue(err().startsWith("kernelweave selftest --gpu: JCuda (jcuda.driver.JCudaDriver) is not on the class path"),
+        err());
+    assertTrue(err().contains("dev.kernelweave.agent.cli.Main selftest --gpu"), err());
+  }
+
+  @Test
+  void gpuOutsideTheAgentJarSaysSoInOneLine() {
+    // Here the classes come from the build's directories (the jar is packaged after the tests), and
+    // JCuda is on the test class path: the programs would have no agent jar to run with.
+    assertEquals(SelfTestCommand.UNAVAILABLE, run("selftest", "--gpu", "--programs", "1"));
+    assertEquals(1, err().lines().count(), err());
+    assertTrue(err().startsWith("kernelweave selftest --gpu: it runs from kernelweave-agent.jar"), err());
+  }
+
+  @Test
+  void theMissingLibraryIsNamedFromThePlayersLine() {
+    assertEquals("libcuda.so.1 not found", InterceptedSelfTest.reason("no GPU: java.lang.UnsatisfiedLinkError: "
+        + "Error while loading native library \"JCudaDriver\" ... /tmp/libJCudaDriver.so: libcuda.so.1: cannot open "
+        + "shared object file: No such file or directory\n"));
+    assertEquals("java.lang.IllegalStateException: no CUDA device",
+        InterceptedSelfTest.reason("no GPU: java.lang.IllegalStateException: no CUDA device\n"));
   }
 
   @Test

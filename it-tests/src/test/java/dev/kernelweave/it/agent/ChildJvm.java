@@ -30,7 +30,7 @@ public final class ChildJvm {
   private ChildJvm() {}
 
   /** The packaged agent, built by the agent module before this module's tests run. */
-  static Path agentJar() {
+  public static Path agentJar() {
     for (Path candidate : List.of(Path.of("../agent/target/kernelweave-agent.jar"),
         Path.of("agent/target/kernelweave-agent.jar"))) {
       if (Files.isRegularFile(candidate)) {
@@ -110,7 +110,7 @@ public final class ChildJvm {
   }
 
   /** Runs any command, with {@code env} added to this JVM's environment, and waits for it. */
-  static Result start(List<String> command, Map<String, String> env)
+  public static Result start(List<String> command, Map<String, String> env)
       throws IOException, InterruptedException {
     Path out = Files.createTempFile("kw-child", ".out");
     Path err = Files.createTempFile("kw-child", ".err");

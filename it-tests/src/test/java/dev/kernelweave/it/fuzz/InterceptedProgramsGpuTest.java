@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kernelweave.interceptor.selftest.ScriptedPrograms;
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.SmokePrograms;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class InterceptedProgramsGpuTest {
   @Test
   void generatedProgramsObserveWithTheAgentWhatTheyObserveSerially() throws Exception {
     long seed = Long.getLong("kernelweave.fuzz.seed", 20261127L);
-    ScriptedRuns.Programs programs =
+    ScriptedPrograms.Programs programs =
         ScriptedRuns.programs(temp, Integer.getInteger("kernelweave.fuzz.programs", 300), seed);
     ChildJvm.Result serial = ScriptedRuns.play(List.of(), null, Map.of(), programs.script(), true);
     assumeTrue(serial.exitCode() != SmokePrograms.NO_GPU, "no GPU on this machine: " + serial.stdout().strip());

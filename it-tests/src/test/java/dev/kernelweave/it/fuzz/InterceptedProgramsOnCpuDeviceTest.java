@@ -3,6 +3,8 @@ package dev.kernelweave.it.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kernelweave.interceptor.selftest.ProgramScript;
+import dev.kernelweave.interceptor.selftest.ScriptedPrograms;
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.StandInDriver;
 import dev.kernelweave.scheduler.Mutant;
@@ -27,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The differential fuzz through the whole agent: generated programs played as a JCuda application
- * writes them ({@link ScriptedProgramPlayer}), over the stand-in driver, in child JVMs. Everything
+ * writes them ({@code selftest.player.ScriptedProgramPlayer}), over the stand-in driver, in child JVMs. Everything
  * the agent does to a program's calls is in the loop (parameter scanning, PTX analysis, held
  * launches and graph replay, staged copies, cuBLAS, the deadline of a held launch, real application
  * threads with their priorities, the host pausing between calls, the program's own captures, stream
@@ -52,7 +54,7 @@ class InterceptedProgramsOnCpuDeviceTest {
   @Test
   void generatedProgramsObserveWithTheAgentWhatTheyObserveSerially() throws Exception {
     StandInDriver.assumeBuilt();
-    ScriptedRuns.Programs programs =
+    ScriptedPrograms.Programs programs =
         ScriptedRuns.programs(temp, Integer.getInteger("kernelweave.fuzz.programs", 40), SEED);
     List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
@@ -100,7 +102,7 @@ class InterceptedProgramsOnCpuDeviceTest {
   @MethodSource("mutants")
   void catchesABrokenScheduler(String mutant, int count, String options) throws Exception {
     StandInDriver.assumeBuilt();
-    ScriptedRuns.Programs programs = ScriptedRuns.programs(temp, count, SEED);
+    ScriptedPrograms.Programs programs = ScriptedRuns.programs(temp, count, SEED);
     List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
     ChildJvm.Result r = ScriptedRuns.play(List.of("-D" + "dev.kernelweave.mutant=" + mutant),

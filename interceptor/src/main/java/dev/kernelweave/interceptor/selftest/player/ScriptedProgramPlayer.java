@@ -1,4 +1,4 @@
-package dev.kernelweave.it.fuzz;
+package dev.kernelweave.interceptor.selftest.player;
 
 import static jcuda.driver.JCudaDriver.cuCtxCreate;
 import static jcuda.driver.JCudaDriver.cuCtxDestroy;
@@ -78,7 +78,6 @@ import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCallback;
-import dev.kernelweave.it.agent.SmokePrograms;
 import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
@@ -111,7 +110,9 @@ public final class ScriptedProgramPlayer {
    */
   private static final int GATE_SECONDS = 10;
   /** The exit code when a host function waited {@link #GATE_SECONDS} for its gate. */
-  static final int GATE_NEVER_OPENED = 4;
+  public static final int GATE_NEVER_OPENED = 4;
+  /** The exit code when there is no CUDA driver or no device: the line before says why. */
+  public static final int NO_GPU = 3;
   /** The host page size registrations are rounded to. */
   private static final int PAGE = 4096;
 
@@ -131,11 +132,30 @@ public final class ScriptedProgramPlayer {
     this.serial = serial;
     this.ptx = ptx;
     this.fuzzPtx = fuzzPtx;
-    SmokePrograms.exitWithoutGpu();
+    exitWithoutGpu();
     JCudaDriver.setExceptionsEnabled(false); // the program reads return codes
     check(cuInit(0), "cuInit");
     check(cuDeviceGet(device, 0), "cuDeviceGet");
     retainContext();
+  }
+
+  /**
+   * Initializes CUDA, or exits with {@link #NO_GPU} after printing {@code no GPU: } and the reason
+   * in one line (the driver's nested load errors included), where there is no driver or no device.
+   */
+  private static void exitWithoutGpu() {
+    try {
+      JCudaDriver.setExceptionsEnabled(true);
+      cuInit(0);
+      int[] count = {0};
+      JCudaDriver.cuDeviceGetCount(count);
+      if (count[0] == 0) {
+        throw new IllegalStateException("no CUDA device");
+      }
+    } catch (Throwable t) {
+      System.out.println("no GPU: " + String.valueOf(t).replaceAll("\\s+", " "));
+      System.exit(NO_GPU);
+    }
   }
 
   private void retainContext() {

@@ -1,4 +1,4 @@
-package dev.kernelweave.it.fuzz;
+package dev.kernelweave.interceptor.selftest;
 
 import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.selftest.Kernel;
@@ -10,17 +10,17 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Writes self-test programs as scripts for {@link ScriptedProgramPlayer}: one call per line, buffers
+ * Writes self-test programs as scripts for {@link dev.kernelweave.interceptor.selftest.player.ScriptedProgramPlayer}: one call per line, buffers
  * by number, byte offsets and data spelled out, so that the player needs nothing of the generator.
  * Added from the script's own seed: pauses of the host (a clock that moves: windows end at a pause,
  * a held launch waits for its deadline), runs of a stream's kernels and copies that the program
  * captures into a graph of its own and launches there, and after a call that waits for the device,
  * the queries of streams and events whose answer CUDA then defines.
  */
-final class ProgramScript {
+public final class ProgramScript {
 
   /** The most a pause lasts, in microseconds: past the 1 ms after which the agent ends a window. */
-  static final int LONGEST_PAUSE_MICROS = 2_500;
+  public static final int LONGEST_PAUSE_MICROS = 2_500;
 
   private final StringBuilder text = new StringBuilder();
   private final SplittableRandom pauses;
@@ -32,14 +32,14 @@ final class ProgramScript {
    * @param pauseSeed where the pauses fall
    * @param pauseChance the chance of a pause before each call
    */
-  ProgramScript(long pauseSeed, double pauseChance) {
+  public ProgramScript(long pauseSeed, double pauseChance) {
     this.pauses = new SplittableRandom(pauseSeed);
     this.contexts = new SplittableRandom(pauseSeed ^ 0x2c0de7L);
     this.pauseChance = pauseChance;
   }
 
   /** Adds a program, named {@code name} in what the player prints. */
-  ProgramScript add(String name, Program program) {
+  public ProgramScript add(String name, Program program) {
     return add(name, program, "end", true);
   }
 
@@ -48,7 +48,7 @@ final class ProgramScript {
    * able to run beside the others ({@link #mayRunBesideOthers}). They make no captures: a capture
    * in CUDA's global mode would fail another thread's allocation.
    */
-  ProgramScript addTogether(java.util.Map<String, Program> programs) {
+  public ProgramScript addTogether(java.util.Map<String, Program> programs) {
     text.append("concurrent ").append(programs.size()).append('\n');
     programs.forEach((name, program) -> add(name, program, "end", false));
     return this;
@@ -59,7 +59,7 @@ final class ProgramScript {
    * do: no host function waiting for its host (another program's synchronization would wait for
    * it too), no use of the module's one constant.
    */
-  static boolean mayRunBesideOthers(Program program) {
+  public static boolean mayRunBesideOthers(Program program) {
     return program.ops().stream().noneMatch(op -> op instanceof Op.HostFunction h && h.gate() >= 0
         || op instanceof Op.WriteConstant || op instanceof Op.LaunchReadingConstant);
   }
@@ -68,12 +68,12 @@ final class ProgramScript {
    * Adds the last program: the JVM exits once it made its calls, with its work pending, and its
    * shutdown hook synchronizes and observes.
    */
-  ProgramScript addExiting(String name, Program program) {
+  public ProgramScript addExiting(String name, Program program) {
     return add(name, program, "exit", true);
   }
 
   /** One program in this many, played alone, crosses into a second context ({@link #secondContext}). */
-  static final int SECOND_CONTEXT_EVERY = 3;
+  public static final int SECOND_CONTEXT_EVERY = 3;
 
   private ProgramScript add(String name, Program program, String ending, boolean captures) {
     text.append("program ").append(name).append('\n');
@@ -145,10 +145,10 @@ final class ProgramScript {
   }
 
   /** The thread of the program's that creates the second context and makes its calls there. */
-  static final int SECOND_CONTEXT_THREAD = 99;
+  public static final int SECOND_CONTEXT_THREAD = 99;
   /** Buffers, streams and events of the calls around the second context: past any a program numbers. */
   /** The first context's buffer that the second context's work ends in, read there after the destroy. */
-  static final int SECOND_CONTEXT_RESULT = 9001;
+  public static final int SECOND_CONTEXT_RESULT = 9001;
   private static final int F = 9000, G = SECOND_CONTEXT_RESULT, S = 9002, X = 9100, B_STREAM = 9101, Y = 9102,
       B_EVENT = 9103, A_EVENT = 9105, A_EVENT_AFTER = 9106, H_IN = 9200, H_OUT = 9201;
 
@@ -260,13 +260,13 @@ final class ProgramScript {
   }
 
   /** Between two programs: the module unloaded and loaded again. */
-  ProgramScript reloadModule() {
+  public ProgramScript reloadModule() {
     text.append("reloadModule\n");
     return this;
   }
 
   /** Between two programs: the primary context released to nothing and retained anew. */
-  ProgramScript recreateContext() {
+  public ProgramScript recreateContext() {
     text.append("recreateContext\n");
     return this;
   }
@@ -279,7 +279,7 @@ final class ProgramScript {
     };
   }
 
-  String text() {
+  public String text() {
     return text.toString();
   }
 
@@ -303,7 +303,7 @@ final class ProgramScript {
   }
 
   /** One call, without its thread. */
-  static String line(Op op) {
+  public static String line(Op op) {
     if (op instanceof Op.AllocHost a) {
       return "allocHost " + a.host() + " " + a.elements() + " " + bit(a.registered());
     } else if (op instanceof Op.CreateStream c) {
