@@ -44,7 +44,7 @@ public final class KernelWeaveAgent {
           new Supplier<LaunchJournal>() {
             @Override
             public LaunchJournal get() {
-              return Journals.open(options);
+              return AgentJournal.open(options);
             }
           }, options.priority()));
       JitWarmup warmup = JitWarmup.schedule(options);
@@ -63,7 +63,7 @@ public final class KernelWeaveAgent {
           JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
           // After the application's own hooks: the calls they make are journaled too.
           ExitHook.registerAfterApplicationHooks(exitWork);
-          Journals.prepare(options);
+          AgentJournal.prepare(options);
         }
       });
       // Where the late slot cannot be had, an ordinary hook, concurrent with the application's.

@@ -2,7 +2,7 @@ package dev.kernelweave.it;
 
 import dev.kernelweave.it.bench.Jvm;
 import dev.kernelweave.it.bench.ProjectLayout;
-import dev.kernelweave.it.bench.Stats;
+import dev.kernelweave.it.bench.RepetitionStats;
 import dev.kernelweave.it.bench.Way;
 import dev.kernelweave.it.bench.WorkloadRunner;
 import java.io.File;
@@ -131,7 +131,7 @@ public final class Demo {
       return failed(WORKLOAD + " with the agent", agent.problem(), agent.run());
     }
     out.println("  with the agent:    " + median(agent));
-    double speedup = Stats.median(serial.result().ms()) / Stats.median(agent.result().ms());
+    double speedup = RepetitionStats.median(serial.result().ms()) / RepetitionStats.median(agent.result().ms());
     out.println(String.format(Locale.ROOT, "  speedup:           %.2fx", speedup));
     boolean equal = resultsEqual(serial, agent);
     out.println("  journal:           " + journal);
@@ -310,7 +310,7 @@ public final class Demo {
   }
 
   private static String median(WorkloadRunner.Attempt attempt) {
-    return String.format(Locale.ROOT, "%.3f ms", Stats.median(attempt.result().ms()));
+    return String.format(Locale.ROOT, "%.3f ms", RepetitionStats.median(attempt.result().ms()));
   }
 
   private static String abbreviate(String checksum) {

@@ -120,10 +120,10 @@ public final class WorkloadMain {
     Problem problem = Workloads.problem(options.name(), options.size());
     out.println(problem.name() + ": " + problem.sizes());
     out.flush();
-    WorkloadRunner.Result result;
+    TimedRepetitions.Result result;
     try {
       result =
-          WorkloadRunner.run(
+          TimedRepetitions.run(
               Workloads.create(options.name(), options.variant(), options.size()),
               options.warmup(),
               Duration.ofMillis(options.warmupMillis()),
@@ -143,7 +143,7 @@ public final class WorkloadMain {
   /**
    * "ok", "skipped" (bench size) or "mismatch: ..." (against the reference or between repetitions).
    */
-  static String verdict(Problem problem, Size size, WorkloadRunner.Result result) {
+  static String verdict(Problem problem, Size size, TimedRepetitions.Result result) {
     if (result.unstable() != null) {
       return "mismatch: " + result.unstable();
     }
@@ -155,7 +155,7 @@ public final class WorkloadMain {
   }
 
   static String json(
-      Options options, String sizes, WorkloadRunner.Result result, String reference) {
+      Options options, String sizes, TimedRepetitions.Result result, String reference) {
     StringBuilder ms = new StringBuilder();
     List<Double> millis = result.millis();
     for (int i = 0; i < millis.size(); i++) {

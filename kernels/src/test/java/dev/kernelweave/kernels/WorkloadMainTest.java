@@ -102,8 +102,8 @@ class WorkloadMainTest {
   void theResultLineIsOneJsonObjectWithEveryField() {
     WorkloadMain.Options options =
         new WorkloadMain.Options("heads", Variant.TUNED, Size.CHECK, 1, 0, 2);
-    WorkloadRunner.Result result =
-        new WorkloadRunner.Result(List.of(1.5, 0.25), new byte[0], "ab12", null, 7, Instant.parse("2026-11-25T14:30:00.123456789Z"));
+    TimedRepetitions.Result result =
+        new TimedRepetitions.Result(List.of(1.5, 0.25), new byte[0], "ab12", null, 7, Instant.parse("2026-11-25T14:30:00.123456789Z"));
     assertEquals(
         "{\"name\":\"heads\",\"variant\":\"tuned\",\"size\":\"check\",\"sizes\":\"a \\\"b\\\"\","
             + "\"ms\":[1.500,0.250],\"checksum\":\"ab12\",\"reference\":\"ok\","
@@ -115,17 +115,17 @@ class WorkloadMainTest {
   void verdictIsSkippedAtBenchOkOrMismatchAtCheckAndMismatchWhenRepetitionsDiffer() {
     Problem chain = Workloads.problem("chain", Size.CHECK);
     byte[] reference = chain.reference();
-    WorkloadRunner.Result good = new WorkloadRunner.Result(List.of(1.0), reference, "x", null, 0, Instant.EPOCH);
+    TimedRepetitions.Result good = new TimedRepetitions.Result(List.of(1.0), reference, "x", null, 0, Instant.EPOCH);
     assertEquals("ok", WorkloadMain.verdict(chain, Size.CHECK, good));
     assertEquals("skipped", WorkloadMain.verdict(chain, Size.BENCH, good));
     byte[] wrong = reference.clone();
     wrong[5] ^= 1;
     String mismatch =
         WorkloadMain.verdict(
-            chain, Size.CHECK, new WorkloadRunner.Result(List.of(1.0), wrong, "x", null, 0, Instant.EPOCH));
+            chain, Size.CHECK, new TimedRepetitions.Result(List.of(1.0), wrong, "x", null, 0, Instant.EPOCH));
     assertTrue(mismatch.startsWith("mismatch: 1 of 1024 words differ; first at word 1"), mismatch);
-    WorkloadRunner.Result unstable =
-        new WorkloadRunner.Result(List.of(1.0), reference, "x", "repetition 2 ...", 0, Instant.EPOCH);
+    TimedRepetitions.Result unstable =
+        new TimedRepetitions.Result(List.of(1.0), reference, "x", "repetition 2 ...", 0, Instant.EPOCH);
     assertTrue(
         WorkloadMain.verdict(chain, Size.BENCH, unstable).startsWith("mismatch: repetition 2"));
   }

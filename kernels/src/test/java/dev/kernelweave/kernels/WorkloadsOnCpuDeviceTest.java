@@ -55,8 +55,8 @@ class WorkloadsOnCpuDeviceTest {
   @MethodSource("workloads")
   void matchesTheReferenceInEveryRepetitionAndTheVariantsAgree(String name, Variant variant) {
     // Five repetitions: each runs the queued work in another random order.
-    WorkloadRunner.Result result =
-        WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), 1, Duration.ZERO, 4);
+    TimedRepetitions.Result result =
+        TimedRepetitions.run(Workloads.create(name, variant, Size.CHECK), 1, Duration.ZERO, 4);
     assertNull(result.unstable());
     assertNull(
         Outputs.difference(result.output(), Workloads.problem(name, Size.CHECK).reference()));
@@ -69,7 +69,7 @@ class WorkloadsOnCpuDeviceTest {
   @Test
   void theTimedRepetitionsBeginAfterTheWarmUps() {
     List<Instant> runs = new ArrayList<>();
-    WorkloadRunner.Result result = WorkloadRunner.run(recordingChain(runs, true, 0), 3, Duration.ZERO, 2);
+    TimedRepetitions.Result result = TimedRepetitions.run(recordingChain(runs, true, 0), 3, Duration.ZERO, 2);
     assertEquals(5, runs.size());
     assertEquals(3, result.warmups());
     assertTrue(
@@ -81,7 +81,7 @@ class WorkloadsOnCpuDeviceTest {
   @Test
   void warmUpsGoOnUntilTheirTimeHasPassed() {
     List<Instant> runs = new ArrayList<>();
-    WorkloadRunner.Result result = WorkloadRunner.run(recordingChain(runs, false, 5), 2, Duration.ofMillis(60), 3);
+    TimedRepetitions.Result result = TimedRepetitions.run(recordingChain(runs, false, 5), 2, Duration.ofMillis(60), 3);
     assertTrue(result.warmups() > 2, "more warm-ups than the 2 asked for: " + result.warmups());
     assertEquals(result.warmups() + 3, runs.size());
     assertEquals(3, result.millis().size());
@@ -106,7 +106,7 @@ class WorkloadsOnCpuDeviceTest {
         return reused;
       }
     };
-    WorkloadRunner.Result result = WorkloadRunner.run(refilling, 1, Duration.ZERO, 3);
+    TimedRepetitions.Result result = TimedRepetitions.run(refilling, 1, Duration.ZERO, 3);
     assertTrue(result.unstable() != null && result.unstable().startsWith("repetition 3 "), String.valueOf(result.unstable()));
   }
 

@@ -242,7 +242,7 @@ public final class Benchmark {
         }
         m.add(way, attempt.result());
         int warmups = attempt.result().warmups();
-        medians.add(way.label() + " " + Report.ms(Stats.median(attempt.result().ms())) + " ms"
+        medians.add(way.label() + " " + Report.ms(RepetitionStats.median(attempt.result().ms())) + " ms"
             + (warmups >= 0 ? " (" + warmups + " warm-ups)" : ""));
         if (way.withAgent()) {
           readJournal(m, way, journal, attempt.result().timedFrom());

@@ -70,7 +70,7 @@ public final class Report {
 
   /** The geometric mean of the agent's speedup over {@link #speedupCorpus()}. */
   public double corpusGeometricMeanSpeedup() {
-    return Stats.geometricMean(speedupCorpus().stream().map(w -> w.speedup(Way.AGENT)).toList());
+    return RepetitionStats.geometricMean(speedupCorpus().stream().map(w -> w.speedup(Way.AGENT)).toList());
   }
 
   private List<WorkloadMeasurement> corpus() {
@@ -84,7 +84,7 @@ public final class Report {
    */
   public double geometricMeanSpeedup(Way way) {
     List<Double> speedups = speedupWorkloads().stream().map(w -> w.speedup(way)).toList();
-    return speedups.stream().allMatch(Double::isFinite) ? Stats.geometricMean(speedups) : Double.NaN;
+    return speedups.stream().allMatch(Double::isFinite) ? RepetitionStats.geometricMean(speedups) : Double.NaN;
   }
 
   /** The agent's overhead on chain in percent, NaN where chain did not run cleanly. */
@@ -225,7 +225,7 @@ public final class Report {
                 : String.format(Locale.ROOT, "%.0f%%", 100.0 * last.replayedLaunches() / last.launches()),
             replayed.isEmpty()
                 ? "-"
-                : micros(Stats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList())),
+                : micros(RepetitionStats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList())),
             time(w.summary(Way.PASSTHROUGH))
           });
     }
@@ -246,7 +246,7 @@ public final class Report {
     }
     StringBuilder out = new StringBuilder();
     if (startup.pairs() > 0) {
-      Stats.Summary extra = startup.pairedExtra();
+      RepetitionStats.Summary extra = startup.pairedExtra();
       out.append(
           String.format(
               Locale.ROOT,
@@ -343,7 +343,7 @@ public final class Report {
   }
 
   /** Median and extremes, with the sample size; empty for no sample. */
-  private static Map<String, Object> spread(Stats.Summary s) {
+  private static Map<String, Object> spread(RepetitionStats.Summary s) {
     Map<String, Object> spread = new LinkedHashMap<>();
     if (s != null) {
       spread.put("min", round(s.min()));
@@ -359,14 +359,14 @@ public final class Report {
     for (Way way : List.of(Way.PASSTHROUGH, Way.AGENT)) {
       List<LaunchHostTime> runs = w.launchHostTimes(way);
       Map<String, Object> row =
-          spread(runs.isEmpty() ? null : Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
+          spread(runs.isEmpty() ? null : RepetitionStats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
       row.put("launches", runs.stream().map(LaunchHostTime::launches).toList());
       json.put(way.label() + "_us", row);
     }
     List<LaunchHostTime> replayed =
         w.launchHostTimes(Way.AGENT).stream().filter(t -> t.replayedLaunches() > 0).toList();
     Map<String, Object> replay =
-        spread(replayed.isEmpty() ? null : Stats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList()));
+        spread(replayed.isEmpty() ? null : RepetitionStats.summarize(replayed.stream().map(LaunchHostTime::replayedMeanMicros).toList()));
     replay.put("launches", replayed.stream().map(LaunchHostTime::replayedLaunches).toList());
     json.put("agent_in_replay_us", replay);
     json.put("extra_us", round(w.launchHostExtraMicros()));
@@ -381,7 +381,7 @@ public final class Report {
         w.failure() != null ? "failed: " + w.failure() : w.outputsEqual() ? "ok" : "outputs differ: " + w.outputDifference());
     row.put("sizes", w.sizes());
     for (Way way : Way.values()) {
-      Stats.Summary s = w.summary(way);
+      RepetitionStats.Summary s = w.summary(way);
       row.put(way.label() + "_ms", s == null ? null : round(s.median()));
     }
     row.put("outputs_equal", w.outputsEqual());
@@ -392,7 +392,7 @@ public final class Report {
     row.put("agent_of_graph_pct", round(w.agentOfGraphPercent()));
     row.put("agent_overhead_pct", round(w.agentOverheadPercent()));
     for (Way way : Way.values()) {
-      Stats.Summary s = w.summary(way);
+      RepetitionStats.Summary s = w.summary(way);
       Map<String, Object> spread = new LinkedHashMap<>();
       if (s != null) {
         spread.put("min", round(s.min()));
@@ -460,7 +460,7 @@ public final class Report {
     return ModuleLayer.boot().findModule("java.desktop").isPresent();
   }
 
-  static String time(Stats.Summary s) {
+  static String time(RepetitionStats.Summary s) {
     return s == null ? "-" : ms(s.median()) + " [" + ms(s.min()) + "-" + ms(s.max()) + "]";
   }
 
@@ -469,15 +469,15 @@ public final class Report {
     if (runs.isEmpty()) {
       return "-";
     }
-    return micros(Stats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
+    return micros(RepetitionStats.summarize(runs.stream().map(LaunchHostTime::meanMicros).toList()));
   }
 
-  static String micros(Stats.Summary s) {
+  static String micros(RepetitionStats.Summary s) {
     return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", s.median(), s.min(), s.max());
   }
 
   /** Whole milliseconds: median [min-max]. */
-  static String wholeMs(Stats.Summary s) {
+  static String wholeMs(RepetitionStats.Summary s) {
     return String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", s.median(), s.min(), s.max());
   }
 

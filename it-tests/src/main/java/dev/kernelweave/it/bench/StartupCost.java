@@ -55,25 +55,25 @@ public final class StartupCost {
   }
 
   /** Centre and spread of the runs without the agent; null where none finished. */
-  public Stats.Summary without() {
-    return without.isEmpty() ? null : Stats.summarize(without);
+  public RepetitionStats.Summary without() {
+    return without.isEmpty() ? null : RepetitionStats.summarize(without);
   }
 
   /** Centre and spread of the runs with the agent; null where none finished. */
-  public Stats.Summary with() {
-    return with.isEmpty() ? null : Stats.summarize(with);
+  public RepetitionStats.Summary with() {
+    return with.isEmpty() ? null : RepetitionStats.summarize(with);
   }
 
   /** The median with the agent less the median without it; NaN where nothing was measured. */
   public double extraMs() {
-    return without.isEmpty() ? Double.NaN : Stats.median(with) - Stats.median(without);
+    return without.isEmpty() ? Double.NaN : RepetitionStats.median(with) - RepetitionStats.median(without);
   }
 
   /**
    * Centre and spread of each pair's difference (with less without): how far the extra time varies
    * between neighbouring runs. Null where nothing was measured.
    */
-  public Stats.Summary pairedExtra() {
+  public RepetitionStats.Summary pairedExtra() {
     if (without.isEmpty()) {
       return null;
     }
@@ -81,6 +81,6 @@ public final class StartupCost {
     for (int i = 0; i < without.size(); i++) {
       differences.add(with.get(i) - without.get(i));
     }
-    return Stats.summarize(differences);
+    return RepetitionStats.summarize(differences);
   }
 }

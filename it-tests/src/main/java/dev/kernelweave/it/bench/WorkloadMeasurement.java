@@ -48,7 +48,7 @@ public final class WorkloadMeasurement {
   /** Adds one JVM's result for {@code way}. */
   public void add(Way way, WorkloadResult result) {
     times.get(way).addAll(result.ms());
-    runMedians.get(way).add(Stats.median(result.ms()));
+    runMedians.get(way).add(RepetitionStats.median(result.ms()));
     checksums.get(way).add(result.checksum());
     if (sizes.isEmpty()) {
       sizes = result.sizes();
@@ -116,7 +116,7 @@ public final class WorkloadMeasurement {
    */
   public double launchHostMicros(Way way) {
     List<Double> means = launchHostTimes.get(way).stream().map(LaunchHostTime::meanMicros).toList();
-    return means.isEmpty() ? Double.NaN : Stats.median(means);
+    return means.isEmpty() ? Double.NaN : RepetitionStats.median(means);
   }
 
   /**
@@ -179,15 +179,15 @@ public final class WorkloadMeasurement {
   }
 
   /** Median and spread of {@code way}, or null if it has no times. */
-  public Stats.Summary summary(Way way) {
+  public RepetitionStats.Summary summary(Way way) {
     List<Double> t = times.get(way);
-    return t.isEmpty() ? null : Stats.summarize(t);
+    return t.isEmpty() ? null : RepetitionStats.summarize(t);
   }
 
   /** Median serial time over median time of {@code way}; NaN where either is missing. */
   public double speedup(Way way) {
-    Stats.Summary serial = summary(Way.SERIAL);
-    Stats.Summary other = summary(way);
+    RepetitionStats.Summary serial = summary(Way.SERIAL);
+    RepetitionStats.Summary other = summary(way);
     return serial == null || other == null ? Double.NaN : serial.median() / other.median();
   }
 

@@ -8,7 +8,7 @@ import dev.kernelweave.kernels.Gpu;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
 import dev.kernelweave.kernels.Variant;
-import dev.kernelweave.kernels.WorkloadRunner;
+import dev.kernelweave.kernels.TimedRepetitions;
 import dev.kernelweave.kernels.Workloads;
 import java.time.Duration;
 import java.util.Map;
@@ -47,8 +47,8 @@ class WorkloadsOnGpuTest {
         .flatMap(name -> Stream.of(Variant.values()).map(variant -> Arguments.of(name, variant)));
   }
 
-  private static WorkloadRunner.Result run(String name, Variant variant) {
-    return WorkloadRunner.run(Workloads.create(name, variant, Size.CHECK), WARMUP, Duration.ZERO, REPS);
+  private static TimedRepetitions.Result run(String name, Variant variant) {
+    return TimedRepetitions.run(Workloads.create(name, variant, Size.CHECK), WARMUP, Duration.ZERO, REPS);
   }
 
   private static byte[] reference(String name) {
@@ -58,7 +58,7 @@ class WorkloadsOnGpuTest {
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("variants")
   void equalsTheCpuReference(String name, Variant variant) {
-    WorkloadRunner.Result result = run(name, variant);
+    TimedRepetitions.Result result = run(name, variant);
     assertNull(result.unstable(), "repetitions differ");
     assertNull(
         Outputs.difference(result.output(), reference(name)),

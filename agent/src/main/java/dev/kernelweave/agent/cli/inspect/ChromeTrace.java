@@ -150,7 +150,7 @@ public final class ChromeTrace implements AutoCloseable {
     replays++;
     StringBuilder b = begin();
     b.append("{\"name\":");
-    Json.string(b, "graph replay #" + replay.window + " (" + replay.launches
+    JsonText.string(b, "graph replay #" + replay.window + " (" + replay.launches
         + (replay.launches == 1 ? " launch)" : " launches)"));
     b.append(",\"cat\":\"graph\",\"ph\":\"X\",\"ts\":").append(micros(replay.start))
         .append(",\"dur\":").append(micros(replay.end - replay.start))
@@ -169,13 +169,13 @@ public final class ChromeTrace implements AutoCloseable {
   private StringBuilder complete(CallRecord r, int pid, long tid, double ts, double dur) {
     StringBuilder b = begin();
     b.append("{\"name\":");
-    Json.string(b, r.kernel.isEmpty() ? r.name : r.kernel);
+    JsonText.string(b, r.kernel.isEmpty() ? r.name : r.kernel);
     b.append(",\"cat\":");
-    Json.string(b, r.kind.name().toLowerCase(Locale.ROOT));
+    JsonText.string(b, r.kind.name().toLowerCase(Locale.ROOT));
     b.append(",\"ph\":\"X\",\"ts\":").append(micros(ts)).append(",\"dur\":").append(micros(dur));
     b.append(",\"pid\":").append(pid).append(",\"tid\":").append(tid);
     b.append(",\"args\":{\"seq\":").append(r.seq).append(",\"call\":");
-    Json.string(b, r.name);
+    JsonText.string(b, r.name);
     b.append(",\"stream\":").append(r.stream).append(",\"priority\":\"").append(r.priority.label()).append('"')
         .append(",\"result\":").append(r.result);
     if (r.bytes != 0) {
@@ -232,7 +232,7 @@ public final class ChromeTrace implements AutoCloseable {
       b.append("\"sort_index\":").append(pid);
     } else {
       b.append("\"name\":");
-      Json.string(b, value);
+      JsonText.string(b, value);
     }
     b.append("}}");
     end(b);

@@ -258,7 +258,7 @@ public final class Stats {
   public void printJson(PrintStream out, String journal) {
     StringBuilder b = new StringBuilder(4096);
     b.append("{\n  \"journal\": ");
-    Json.string(b, journal);
+    JsonText.string(b, journal);
     b.append(",\n  \"calls\": ").append(calls);
     if (calls > 0) {
       b.append(",\n  \"first_start_epoch_ns\": ").append(firstStart);
@@ -269,7 +269,7 @@ public final class Stats {
     for (CallKind kind : CallKind.values()) {
       if (perKind[kind.ordinal()] > 0) {
         b.append(sep).append("\n    ");
-        Json.string(b, kindName(kind));
+        JsonText.string(b, kindName(kind));
         b.append(": ").append(perKind[kind.ordinal()]);
         sep = ",";
       }
@@ -280,7 +280,7 @@ public final class Stats {
     for (PriorityClass c : PriorityClass.values()) {
       if (perPriority[c.ordinal()] > 0) {
         b.append(sep).append("\n    ");
-        Json.string(b, c.label());
+        JsonText.string(b, c.label());
         b.append(": ").append(perPriority[c.ordinal()]);
         sep = ",";
       }
@@ -290,7 +290,7 @@ public final class Stats {
     sep = "";
     for (TopTable.Row k : perKernel.rows("kernels")) {
       b.append(sep).append("\n    {\"name\": ");
-      Json.string(b, k.name);
+      JsonText.string(b, k.name);
       b.append(", \"launches\": ").append(k.count).append(", \"mean_host_us\": ")
           .append(jsonNumber(k.nanos / 1000.0 / k.count)).append('}');
       sep = ",";
@@ -299,7 +299,7 @@ public final class Stats {
     sep = "";
     for (TopTable.Row t : perThread.rows("threads")) {
       b.append(sep).append("\n    {\"name\": ");
-      Json.string(b, t.name);
+      JsonText.string(b, t.name);
       b.append(", \"calls\": ").append(t.count).append(", \"host_ms\": ").append(jsonNumber(t.nanos / 1e6)).append('}');
       sep = ",";
     }

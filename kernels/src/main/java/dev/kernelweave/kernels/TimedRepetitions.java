@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Runs a workload: set up, warm-up and timed repetitions, close. */
-public final class WorkloadRunner {
+public final class TimedRepetitions {
 
   /**
    * What a run produced.
@@ -23,7 +23,7 @@ public final class WorkloadRunner {
   public record Result(
       List<Double> millis, byte[] output, String checksum, String unstable, int warmups, Instant timedFrom) {}
 
-  private WorkloadRunner() {}
+  private TimedRepetitions() {}
 
   /**
    * Sets {@code workload} up, runs untimed repetitions (at least {@code warmup}, and more until

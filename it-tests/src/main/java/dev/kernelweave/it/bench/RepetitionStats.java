@@ -5,8 +5,8 @@ import java.util.Collection;
 import java.util.List;
 
 /** Order statistics for repetition times, and the geometric mean of speedups. */
-public final class Stats {
-  private Stats() {}
+public final class RepetitionStats {
+  private RepetitionStats() {}
 
   /**
    * The centre and spread of a sample.

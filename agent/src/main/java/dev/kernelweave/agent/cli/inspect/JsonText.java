@@ -1,8 +1,8 @@
 package dev.kernelweave.agent.cli.inspect;
 
 /** The little JSON the trace needs: quoted, escaped strings. */
-final class Json {
-  private Json() {}
+final class JsonText {
+  private JsonText() {}
 
   static void string(StringBuilder b, String s) {
     b.append('"');

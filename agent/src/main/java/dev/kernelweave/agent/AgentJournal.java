@@ -10,9 +10,9 @@ import java.nio.file.Path;
  * Opens the journal the options ask for, at the program's first CUDA call, on its thread; starts
  * Chronicle ahead of it when the program loads JCuda.
  */
-final class Journals {
+final class AgentJournal {
 
-  private Journals() {}
+  private AgentJournal() {}
 
   /** At the first JCuda class: starts Chronicle in the background when the options ask for a journal. */
   static void prepare(AgentOptions options) {

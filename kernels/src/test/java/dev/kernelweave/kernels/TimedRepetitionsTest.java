@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class WorkloadRunnerTest {
+class TimedRepetitionsTest {
 
   @Test
   void aRepetitionEqualToTheFirstIsStable() {
     byte[] first = Outputs.floats(new float[] {1, 2, 3});
-    assertNull(WorkloadRunner.differenceFromFirst(Outputs.floats(new float[] {1, 2, 3}), first, 7));
+    assertNull(TimedRepetitions.differenceFromFirst(Outputs.floats(new float[] {1, 2, 3}), first, 7));
   }
 
   @Test
@@ -18,7 +18,7 @@ class WorkloadRunnerTest {
     byte[] first = Outputs.floats(new float[] {1, 2, 3});
     byte[] output = first.clone();
     output[8] ^= 1; // the lowest bit of word 2
-    String difference = WorkloadRunner.differenceFromFirst(output, first, 7);
+    String difference = TimedRepetitions.differenceFromFirst(output, first, 7);
     assertTrue(difference.startsWith("repetition 7 (warm-ups included) gave other bytes than the first: "
         + Outputs.sha256(output) + " vs " + Outputs.sha256(first)), difference);
     assertTrue(difference.endsWith("1 of 3 words differ; first at word 2: 0x40400001 (3.0000002 as float)"
@@ -27,7 +27,7 @@ class WorkloadRunnerTest {
 
   @Test
   void aRepetitionOfAnotherLengthDiffers() {
-    String difference = WorkloadRunner.differenceFromFirst(new byte[4], new byte[8], 2);
+    String difference = TimedRepetitions.differenceFromFirst(new byte[4], new byte[8], 2);
     assertTrue(difference.endsWith("length 4 bytes, expected 8"), difference);
   }
 }
