@@ -49,7 +49,13 @@ final class JitWarmup {
     Interception.atCall(STARTS_AT_CALL, new Runnable() {
       @Override
       public void run() {
-        HotPathWarmup.start(w.warmup);
+        try {
+          HotPathWarmup.start(w.warmup);
+        } catch (Throwable t) {
+          // Runs inside the program's call: a thread that cannot be had must not turn the agent off.
+          AgentLog.debug("warm-up not started: " + t);
+          return;
+        }
         if (AgentLog.debugEnabled()) {
           AgentLog.debug("warm-up started: self-test programs on a thread of the agent for up to "
               + options.warmupMillis() + " ms of CPU, so that the JIT compiles the scheduler early (warmup=off: none)");

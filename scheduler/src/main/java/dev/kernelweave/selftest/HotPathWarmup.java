@@ -52,9 +52,14 @@ public final class HotPathWarmup implements Runnable {
     this.report = report;
   }
 
-  /** Runs {@code warmup} on a new daemon thread named {@code kernelweave-warmup}; returns it. */
+  /**
+   * Runs {@code warmup} on a new daemon thread named {@code kernelweave-warmup}; returns it. The
+   * thread is started from a program's call: it inherits none of that thread's inheritable thread
+   * locals, and holds the agent's class loader as its context loader rather than the program's.
+   */
   public static HotPathWarmup start(HotPathWarmup warmup) {
-    Thread t = new Thread(warmup, "kernelweave-warmup");
+    Thread t = new Thread(null, warmup, "kernelweave-warmup", 0, false);
+    t.setContextClassLoader(HotPathWarmup.class.getClassLoader());
     t.setDaemon(true);
     t.setPriority(Thread.MIN_PRIORITY);
     t.start();
