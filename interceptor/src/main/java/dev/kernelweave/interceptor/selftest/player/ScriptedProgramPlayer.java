@@ -96,6 +96,8 @@ import jcuda.runtime.cudaStream_t;
  * make calls in it, copy between the two ({@code peer}, {@code peerAsync}) and destroy it. It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
+ * A {@code print STREAM CHANNEL COUNT} line launches {@code kw_print}, whose device printf line
+ * ({@code device-print CHANNEL COUNT}) the driver writes to the same stdout when the kernel runs.
  *
  * <p>{@code ScriptedProgramPlayer SCRIPT PTX serial|as-written FUZZ_PTX}: the kernels are the
  * self-test's, from {@code PTX}, and the fuzz's own ({@code fuzz_kernels.cu}), from {@code
