@@ -89,8 +89,7 @@ std::string formatDevicePrintf(const char *format, const char *args, int *parsed
       widthOrPrecision();
     }
     int longs = 0;
-    bool shortLength = false;
-    while (*p == 'h') { shortLength = true; p++; }
+    while (*p == 'h') p++;  // %hd, %hhx: the argument is an int, which snprintf narrows as C does
     while (*p == 'l' && longs < 2) { longs++; p++; }
     char type = *p;
     if (type) p++;
@@ -100,7 +99,6 @@ std::string formatDevicePrintf(const char *format, const char *args, int *parsed
       out += spec;  // not a conversion CUDA's printf knows, or past its arguments: printed as it is
       continue;
     }
-    (void)shortLength;  // %hd, %hhx: the argument is an int, snprintf narrows it as C does
     switch (type) {
       case 'd': case 'i':
         if (longs == 2) convert(out, spec, stars, nstars, a.next<long long>());

@@ -11,6 +11,6 @@ extern "C" __global__ void print_values(int tag, int lines, float scale, const c
                             4000000000u + i, 255 * i, 255 * i, -i, i, x, x, x / 3.0f, x);
     returns[3 * i + 1] = printf("launch %d line %d: %s|%8s|%.2s|%c|%ld|%lu|%lld|%llu|%%\n", tag, i, name, name, name,
                                 'a' + i, -(1L << 40) - i, 1UL << 63, -(1LL << 50), 18446744073709551615ULL - i);
-    returns[3 * i + 2] = printf("launch %d line %d ends\n", tag, i);
+    returns[3 * i + 2] = printf("launch %d line %d ends|%*d|%.*f|%hd\n", tag, i, 4, i, 2, x, (short)-i);
   }
 }

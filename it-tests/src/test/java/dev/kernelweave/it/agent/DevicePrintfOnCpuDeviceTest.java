@@ -19,20 +19,20 @@ class DevicePrintfOnCpuDeviceTest {
   static final List<String> EXPECTED = List.of(
       "launch 1 line 0: 4000000000 0x0 0|    0|0   |000.0|0.000000e+00|0|0",
       "launch 1 line 0: weave|   weave|we|a|-1099511627776|9223372036854775808|-1125899906842624|18446744073709551615|%",
-      "launch 1 line 0 ends",
+      "launch 1 line 0 ends|   0|0.00|0",
       "launch 1 line 1: 4000000001 0xff FF|   -1|1   |001.2|1.250000e+00|0.416667|1.25",
       "launch 1 line 1: weave|   weave|we|b|-1099511627777|9223372036854775808|-1125899906842624|18446744073709551614|%",
-      "launch 1 line 1 ends",
+      "launch 1 line 1 ends|   1|1.25|-1",
       "launch 2 line 0: 4000000000 0x0 0|    0|0   |000.0|0.000000e+00|0|0",
       "launch 2 line 0: weave|   weave|we|a|-1099511627776|9223372036854775808|-1125899906842624|18446744073709551615|%",
-      "launch 2 line 0 ends",
+      "launch 2 line 0 ends|   0|0.00|0",
       "launch 2 line 1: 4000000001 0xff FF|   -1|1   |002.5|2.500000e+00|0.833333|2.5",
       "launch 2 line 1: weave|   weave|we|b|-1099511627777|9223372036854775808|-1125899906842624|18446744073709551614|%",
-      "launch 2 line 1 ends",
+      "launch 2 line 1 ends|   1|2.50|-1",
       "host synchronized",
       // CUDA's device printf returns the number of arguments it read.
-      "returns launch 1: [11, 10, 2, 11, 10, 2]",
-      "returns launch 2: [11, 10, 2, 11, 10, 2]");
+      "returns launch 1: [11, 10, 7, 11, 10, 7]",
+      "returns launch 2: [11, 10, 7, 11, 10, 7]");
 
   @Test
   void twoPrintingLaunchesOnOneStreamPrintInStreamOrderWithAndWithoutTheAgent() throws Exception {
