@@ -20,3 +20,13 @@ extern "C" __global__ void kw_fill_difference(unsigned *other, unsigned *out, un
   long long d = out - other;
   if (i < n) other[d + i] = k + i * 0x9E3779B9u;
 }
+
+// A kernel that only prints: its channel (one program's stream as one of its threads uses it,
+// numbered by the script) and a counter. CUDA prints such kernels' lines in their stream's order,
+// so the fuzz compares each channel's counters with the serial run's; the agent keeps them in
+// order by treating a printing kernel as a barrier.
+#include <cstdio>
+
+extern "C" __global__ void kw_print(unsigned channel, unsigned count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) printf("device-print %u %u\n", channel, count);
+}

@@ -16,6 +16,7 @@
 
 #include "cuda_on_cpu.h"
 #include "ptx_interpreter.h"
+#include "ptx_printf.h"
 #include "ptx_semantics.h"
 
 namespace ptx {
@@ -348,6 +349,14 @@ void Thread::run() {
       }
       case Op::Call: {
         const Function *callee = &L.program->functions[in.target];
+        if (callee->builtin == Builtin::Vprintf) {
+          uint64_t format, args;
+          std::memcpy(&format, f->params.data() + in.callParams[in.mode], 8);
+          std::memcpy(&args, f->params.data() + in.callParams[in.mode + 1], 8);
+          int32_t result = deviceVprintf(reinterpret_cast<const char *>(format), reinterpret_cast<const char *>(args));
+          std::memcpy(f->params.data() + in.callParams[0], &result, 4);
+          break;
+        }
         uint64_t depot = (f->localBase + f->fn->localBytes + 15) / 16 * 16;
         push(callee, depot, &in);
         Frame &caller = frames[frames.size() - 2];

@@ -140,7 +140,8 @@ void Parser::parse(const std::string &text) {
     if (fn.code.empty() && fn.entry) throw Failure{kInvalidPtx, "kernel " + fn.name + " has no body"};
     for (const Instr &in : fn.code) {
       fn.meets |= in.op == Op::Bar || in.op == Op::WarpSync || in.op == Op::Shfl || in.op == Op::Vote;
-      if (in.op == Op::Call && prog.functions[in.target].code.empty()) {
+      if (in.op == Op::Call && prog.functions[in.target].code.empty() &&
+          prog.functions[in.target].builtin == Builtin::None) {
         throw Failure{kNotSupported, "PTX line " + std::to_string(in.line) + ": the PTX interpreter does not support "
                                          "calls to functions outside the module (" + prog.functions[in.target].name + ")"};
       }
@@ -275,6 +276,13 @@ void Parser::declareFunction(const Item &item) {
     parseParams(rest.substr(open + 1, close - open - 1), fn.params, &offset, bad);
   }
   fn.paramBytes = offset;
+  if (words(h.substr(0, h.find(".func"))) == std::vector<std::string>{".extern"}) {
+    // Only the externals the executor implements load; any other fails here, naming it.
+    bool vprintf = fn.name == "vprintf" && fn.returns.size() == 1 && fn.returns[0].size == 4 &&
+                   fn.params.size() == 2 && fn.params[0].size == 8 && fn.params[1].size == 8;
+    if (!vprintf) unsupported(s, "the external function " + fn.name + " (of those outside the module it runs vprintf alone)");
+    fn.builtin = Builtin::Vprintf;
+  }
   if (prog.functionIndex.count(fn.name)) {
     if (item.hasBody) {
       Function &earlier = prog.functions[prog.functionIndex[fn.name]];

@@ -92,9 +92,13 @@ struct Param {
   size_t offset, size;
 };
 
+// A function outside the module that the interpreter provides itself.
+enum class Builtin : uint8_t { None, Vprintf };
+
 struct Function {
   std::string name;
   bool entry = false;
+  Builtin builtin = Builtin::None;   // an .extern .func the interpreter implements
   std::vector<Param> params;         // an entry's kernel parameters, a function's arguments
   std::vector<Param> returns;        // a function's return value, if any
   size_t paramBytes = 0;             // params, returns, then the callseq .param variables

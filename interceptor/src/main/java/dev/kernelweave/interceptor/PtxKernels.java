@@ -6,6 +6,7 @@ import dev.kernelweave.ptx.ModuleAccessSummary;
 import dev.kernelweave.ptx.ModuleVariable;
 import dev.kernelweave.ptx.ParameterExtent;
 import dev.kernelweave.ptx.ParameterUse;
+import dev.kernelweave.scheduler.Mutant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -80,7 +81,7 @@ final class PtxKernels {
     for (KernelAccessSummary s : module.kernels()) {
       // A printing kernel is a barrier: its output keeps its place among every other launch's and
       // reaches the host at the synchronization that follows it, as without the agent.
-      boolean barrier = s.touchesOtherMemory() || s.prints()
+      boolean barrier = s.touchesOtherMemory() || s.prints() && ContextScheduling.MUTANT != Mutant.PRINTS_UNORDERED
           || (someMissing && s.anyModuleVariable() != ParameterUse.V);
       Map<Variable, ParameterUse> uses = new LinkedHashMap<>();
       if (s.anyModuleVariable() != ParameterUse.V) {

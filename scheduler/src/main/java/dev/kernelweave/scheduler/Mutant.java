@@ -39,7 +39,10 @@ public enum Mutant {
       "a stream callback moved to the agent's stream is told that stream, not its own (through the agent only)", false),
   POINTER_DIFFERENCE_LOST("pointer-difference-lost",
       "the PTX analysis takes the difference of two pointers for a plain number: a kernel writing one "
-          + "allocation through another's pointer is not seen to write it (through the agent only)", false);
+          + "allocation through another's pointer is not seen to write it (through the agent only)", false),
+  PRINTS_UNORDERED("prints-unordered",
+      "a kernel that prints is ordered by the memory it touches alone, not as a barrier: two printing kernels "
+          + "of one stream may print out of order (through the agent only)", false);
 
   /**
    * The system property naming a mutant for the agent, for the fuzz that plays programs through

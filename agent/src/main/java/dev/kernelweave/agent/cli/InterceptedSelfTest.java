@@ -113,7 +113,8 @@ final class InterceptedSelfTest {
       }
       out.printf(Locale.ROOT, "with the agent, as written: %d observations, %.1f s%n", agent.lines().size(),
           agent.seconds());
-      Optional<String> difference = ScriptedPrograms.firstDifference(serial.lines(), agent.lines(), programs.byName());
+      Optional<String> difference = ScriptedPrograms.firstDifference(serial.lines(), agent.lines(),
+          programs.byName(), programs.printChannels());
       if (difference.isPresent()) {
         keep = true;
         out.println();

@@ -27,6 +27,12 @@ public final class ProgramScript {
   /** Which programs cross into a second context, where and how: apart, so that pauses fall as they did. */
   private final SplittableRandom contexts;
   private final double pauseChance;
+  /** Where printing kernels follow launches: apart, so that pauses and contexts fall as they did. */
+  private final SplittableRandom prints;
+  /** Each print channel (a program's stream as one thread uses it) by number, described. */
+  private final java.util.Map<Integer, String> printChannels = new java.util.LinkedHashMap<>();
+  private final java.util.Map<String, Integer> channelNumbers = new java.util.HashMap<>();
+  private final java.util.Map<Integer, Integer> printCounts = new java.util.HashMap<>();
 
   /**
    * @param pauseSeed where the pauses fall
@@ -36,6 +42,7 @@ public final class ProgramScript {
     this.pauses = new SplittableRandom(pauseSeed);
     this.contexts = new SplittableRandom(pauseSeed ^ 0x2c0de7L);
     this.pauseChance = pauseChance;
+    this.prints = new SplittableRandom(pauseSeed ^ 0x9817fL);
   }
 
   /** Adds a program, named {@code name} in what the player prints. */
@@ -135,6 +142,9 @@ public final class ProgramScript {
       if (i == captureEnd) {
         text.append(op.thread()).append(" captureEnd ").append(stream(lines.get(i))).append('\n');
       }
+      if (i >= captureEnd && isKernelCall(lines.get(i)) && prints.nextInt(PRINT_AFTER_ONE_LAUNCH_IN) == 0) {
+        print(name, op.thread(), stream(lines.get(i)));
+      }
       if ((op instanceof Op.Read || op instanceof Op.SyncContext || op instanceof Op.StreamSync
           || op instanceof Op.EventSync || op instanceof Op.Write || op instanceof Op.Alloc) && pauses.nextBoolean()) {
         text.append(op.thread()).append(" queries\n");
@@ -142,6 +152,38 @@ public final class ProgramScript {
     }
     text.append(ending).append('\n');
     return this;
+  }
+
+  /** After one launch in this many (outside captures), two kernels that only print follow on its stream. */
+  public static final int PRINT_AFTER_ONE_LAUNCH_IN = 6;
+
+  /** Whether a call's line launches work on the stream its first argument names. */
+  private static boolean isKernelCall(String line) {
+    return line.startsWith("launch ") || line.startsWith("fillPacked ") || line.startsWith("fillDifference ")
+        || line.startsWith("sgemmUpdate ");
+  }
+
+  /**
+   * Two launches of {@code kw_print} on {@code stream}, printing its channel and the next two
+   * counts. A channel is one thread's use of one stream: a thread's calls keep their order on a
+   * stream, while two threads' per-thread default streams are not ordered with each other.
+   */
+  private void print(String program, int thread, String stream) {
+    int channel = channelNumbers.computeIfAbsent(program + " " + thread + " " + stream, k -> {
+      int number = printChannels.size();
+      printChannels.put(number, "program " + program + ", thread " + thread + ", stream " + stream);
+      return number;
+    });
+    for (int n = 0; n < 2; n++) {
+      int count = printCounts.merge(channel, 1, Integer::sum) - 1;
+      text.append(thread).append(" print ").append(stream).append(' ').append(channel).append(' ').append(count)
+          .append('\n');
+    }
+  }
+
+  /** The print channels' descriptions by number, as the device prints the number. */
+  public java.util.Map<Integer, String> printChannels() {
+    return java.util.Collections.unmodifiableMap(printChannels);
   }
 
   /** The thread of the program's that creates the second context and makes its calls there. */

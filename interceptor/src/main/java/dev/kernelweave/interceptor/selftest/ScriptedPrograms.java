@@ -22,8 +22,11 @@ public final class ScriptedPrograms {
 
   private ScriptedPrograms() {}
 
-  /** Generated programs by name (as the player prints them), and the script that plays them. */
-  public record Programs(Map<String, Program> byName, Path script) {}
+  /**
+   * Generated programs by name (as the player prints them), the script that plays them, and its
+   * print channels ({@link ProgramScript#printChannels}).
+   */
+  public record Programs(Map<String, Program> byName, Path script, Map<Integer, String> printChannels) {}
 
   /**
    * {@code count} generated programs from {@code seed}, written as one script in {@code dir}: mostly
@@ -55,7 +58,7 @@ public final class ScriptedPrograms {
     }
     Path file = Files.createTempFile(dir, "programs", ".txt");
     Files.writeString(file, script.text(), StandardCharsets.UTF_8);
-    return new Programs(byName, file);
+    return new Programs(byName, file, script.printChannels());
   }
 
   /** Groups of three programs played at the same time, each from threads of its own. */
@@ -82,6 +85,49 @@ public final class ScriptedPrograms {
    * program's calls. Empty where every program observed the same lines in the same order.
    */
   public static Optional<String> firstDifference(List<String> expected, List<String> actual,
+      Map<String, Program> programs) {
+    return firstDifference(expected, actual, programs, Map.of());
+  }
+
+  /**
+   * The same, then the lines printed by the device ({@code device-print CHANNEL COUNT}): each
+   * channel's counts must come in the same order. Channels are compared apart, never their
+   * interleaving: CUDA orders a stream's printing kernels, not those of independent streams.
+   */
+  public static Optional<String> firstDifference(List<String> expected, List<String> actual,
+      Map<String, Program> programs, Map<Integer, String> printChannels) {
+    Optional<String> program = firstProgramDifference(expected, actual, programs);
+    if (program.isPresent()) {
+      return program;
+    }
+    Map<Integer, List<Integer>> want = deviceLines(expected);
+    Map<Integer, List<Integer>> got = deviceLines(actual);
+    java.util.SortedSet<Integer> channels = new java.util.TreeSet<>(want.keySet());
+    channels.addAll(got.keySet());
+    for (int c : channels) {
+      List<Integer> w = want.getOrDefault(c, List.of());
+      List<Integer> g = got.getOrDefault(c, List.of());
+      if (!w.equals(g)) {
+        return Optional.of("device printf, channel " + c + " (" + printChannels.getOrDefault(c, "unknown")
+            + ") printed its counts otherwise:\n  expected: " + w + "\n  printed:  " + g);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What kw_print printed: each channel's counts in the order they came. */
+  private static Map<Integer, List<Integer>> deviceLines(List<String> lines) {
+    Map<Integer, List<Integer>> byChannel = new java.util.HashMap<>();
+    for (String l : lines) {
+      if (l.startsWith("device-print ")) {
+        String[] t = l.trim().split(" ");
+        byChannel.computeIfAbsent(Integer.parseInt(t[1]), c -> new ArrayList<>()).add(Integer.parseInt(t[2]));
+      }
+    }
+    return byChannel;
+  }
+
+  private static Optional<String> firstProgramDifference(List<String> expected, List<String> actual,
       Map<String, Program> programs) {
     Map<String, List<String>> want = byProgram(expected);
     Map<String, List<String>> got = byProgram(actual);

@@ -34,7 +34,7 @@ class InterceptedProgramsGpuTest {
     assertEquals(0, serial.exitCode(), () -> "serially:\n" + serial.stdout() + "\n" + serial.stderr());
     List<String> agent = ScriptedRuns.observations(List.of(), "journal=" + temp.resolve("journal"), Map.of(),
         programs.script(), false);
-    Optional<String> difference = ScriptedRuns.firstDifference(ScriptedRuns.lines(serial), agent, programs.byName());
+    Optional<String> difference = ScriptedRuns.firstDifference(ScriptedRuns.lines(serial), agent, programs);
     assertTrue(difference.isEmpty(), () -> "with the agent: " + difference.get());
   }
 }

@@ -58,22 +58,25 @@ class InterceptedProgramsOnCpuDeviceTest {
         ScriptedRuns.programs(temp, Integer.getInteger("kernelweave.fuzz.programs", 40), SEED);
     List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
-    assertEquals(programs.byName().size(), reference.stream().map(l -> l.split(" ")[0]).distinct().count(),
+    assertEquals(programs.byName().size(),
+        reference.stream().filter(l -> !l.startsWith("device-print ")).map(l -> l.split(" ")[0]).distinct().count(),
         "every program observed something");
+    assertTrue(reference.stream().filter(l -> l.startsWith("device-print ")).count() >= 20,
+        "kernels that only print ran, and printed through the stand-in's vprintf");
     assertTrue(reference.stream().anyMatch(l -> l.contains(" read b" + ProgramScript.SECOND_CONTEXT_RESULT + "+0 ")),
         "some program did work in a second context");
     System.out.println(programs.byName().size() + " programs from seed " + SEED + ", " + reference.size() + " observations");
     for (int standInSeed : STAND_IN_SEEDS) {
       List<String> agent = ScriptedRuns.observations(List.of(), "journal=" + temp.resolve("journal-" + standInSeed),
           ScriptedRuns.standIn(standInSeed), programs.script(), false);
-      Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
+      Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs);
       assertTrue(difference.isEmpty(), () -> "with the agent, stand-in seed " + standInSeed + ": " + difference.get());
     }
     // Other paths through the agent: no graphs, two lanes, no priority classes.
     String options = "journal=off,graphs=off,streams=2,priority=off";
     List<String> agent = ScriptedRuns.observations(List.of(), options, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), false);
-    Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs.byName());
+    Optional<String> difference = ScriptedRuns.firstDifference(reference, agent, programs);
     assertTrue(difference.isEmpty(), () -> "with the agent, " + options + ": " + difference.get());
   }
 
@@ -109,8 +112,10 @@ class InterceptedProgramsOnCpuDeviceTest {
         "journal=off" + (options == null ? "" : "," + options), ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), false);
     assertTrue(r.stderr().contains("deliberately broken"), () -> "the agent did not take the mutant:\n" + r.stderr());
-    assertTrue(r.exitCode() != 0 || ScriptedRuns.firstDifference(reference, ScriptedRuns.lines(r), programs.byName()).isPresent(),
-        "no program observed the mutant " + mutant);
+    Optional<String> difference = ScriptedRuns.firstDifference(reference, ScriptedRuns.lines(r), programs);
+    assertTrue(r.exitCode() != 0 || difference.isPresent(), "no program observed the mutant " + mutant);
+    System.out.println(mutant + " caught: " + (r.exitCode() != 0 ? "exit " + r.exitCode()
+        : difference.get().lines().findFirst().orElse("")));
   }
 
   /** Each mutant, with the programs it takes and the agent options it needs. */

@@ -89,7 +89,7 @@ final class ScriptedRuns {
 
   /** {@link ScriptedPrograms#firstDifference}. */
   static Optional<String> firstDifference(List<String> expected, List<String> actual,
-      Map<String, Program> programs) {
-    return ScriptedPrograms.firstDifference(expected, actual, programs);
+      ScriptedPrograms.Programs programs) {
+    return ScriptedPrograms.firstDifference(expected, actual, programs.byName(), programs.printChannels());
   }
 }

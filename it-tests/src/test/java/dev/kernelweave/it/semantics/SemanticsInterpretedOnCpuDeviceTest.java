@@ -15,9 +15,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The semantics programs with their kernels run from semantics.ptx by the stand-in's PTX
  * interpreter ({@code KW_CPU_DEVICE_PTX=interpret}) rather than compiled in: no observation may be
- * wrong, and all must be the compiled-in run's. Left out: the cubin and fatbin variants (no PTX to
- * interpret), the pointer programs (their module prints, and the interpreter runs no {@code vprintf})
- * and the stream callback and the allocation ranges (they load no module).
+ * wrong, and all must be the compiled-in run's: for the printing kernels of the pointer programs,
+ * the same lines in the same order from the interpreter's {@code vprintf}. Left out: the cubin and
+ * fatbin variants (no PTX to interpret) and the stream callback and the allocation ranges (they load
+ * no module).
  */
 class SemanticsInterpretedOnCpuDeviceTest {
 
@@ -27,8 +28,6 @@ class SemanticsInterpretedOnCpuDeviceTest {
   @ParameterizedTest
   @EnumSource(value = SemanticsCase.class, mode = EnumSource.Mode.EXCLUDE,
       names = {"CUBIN_KERNEL_IS_ORDERED_BEFORE_A_READ", "FATBIN_KERNEL_IS_ORDERED_BEFORE_A_READ",
-          "KERNELS_THAT_PRINT_KEEP_STREAM_ORDER", "POINTER_AT_OFFSET_FOUR_OF_A_PACKED_STRUCT",
-          "END_POINTER_OF_ONE_ALLOCATION_AT_THE_START_OF_THE_NEXT", "ADDRESS_FROM_THE_DIFFERENCE_OF_TWO_POINTERS",
           "STREAM_CALLBACK_RECEIVES_ITS_STREAM", "ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR"})
   void interpretedKernelsObserveWhatCompiledInKernelsDo(SemanticsCase c) throws Exception {
     assumeTrue(Files.isRegularFile(SemanticsOnCpuDeviceTest.CPU_DEVICE.resolve("libcuda.so.1")),

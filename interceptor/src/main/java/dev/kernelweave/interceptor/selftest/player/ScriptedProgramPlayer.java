@@ -96,6 +96,8 @@ import jcuda.runtime.cudaStream_t;
  * make calls in it, copy between the two ({@code peer}, {@code peerAsync}) and destroy it. It prints what a program can observe, one line each: the bytes of every synchronous read,
  * host buffer observation and final buffer (as CRC-32), and every call that did not return
  * {@code CUDA_SUCCESS} with its code. Run without and with the agent, the lines must be the same.
+ * A {@code print STREAM CHANNEL COUNT} line launches {@code kw_print}, whose device printf line
+ * ({@code device-print CHANNEL COUNT}) the driver writes to the same stdout when the kernel runs.
  *
  * <p>{@code ScriptedProgramPlayer SCRIPT PTX serial|as-written FUZZ_PTX}: the kernels are the
  * self-test's, from {@code PTX}, and the fuzz's own ({@code fuzz_kernels.cu}), from {@code
@@ -118,7 +120,8 @@ public final class ScriptedProgramPlayer {
 
   private final CUdevice device = new CUdevice();
   /** The kernels of the fuzz's own module ({@code fuzz_kernels.cu}); the others are the self-test's. */
-  private static final java.util.Set<String> FUZZ_KERNELS = java.util.Set.of("kw_fill_packed", "kw_fill_difference");
+  private static final java.util.Set<String> FUZZ_KERNELS = java.util.Set.of("kw_fill_packed", "kw_fill_difference",
+      "kw_print");
 
   private final byte[] ptx;
   private final byte[] fuzzPtx;
@@ -218,19 +221,26 @@ public final class ScriptedProgramPlayer {
         group.add(Map.entry(name, program));
         if (group.size() == together) {
           for (StringBuilder observed : player.playTogether(group)) {
-            System.out.print(observed);
+            printLines(observed);
           }
-          System.out.flush();
           group.clear();
           together = 0;
         }
       } else if (t[0].equals("end")) {
-        System.out.print(player.play(name, program));
-        System.out.flush();
+        printLines(player.play(name, program));
       } else if (!t[0].isEmpty()) {
         program.add(t);
       }
     }
+  }
+
+  /**
+   * A line per write: device printf writes its lines to the same stdout when kernels run, and a
+   * short write is not split, so neither cuts into the other's lines.
+   */
+  private static void printLines(CharSequence observed) {
+    observed.toString().lines().forEach(System.out::println);
+    System.out.flush();
   }
 
   /** PTX text as {@code cuModuleLoadData} takes it: ending in a NUL. */
@@ -309,8 +319,7 @@ public final class ScriptedProgramPlayer {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       cuCtxSetCurrent(context);
       run.finish();
-      System.out.print(run.out);
-      System.out.flush();
+      printLines(run.out);
     }, "application-shutdown"));
   }
 
@@ -568,6 +577,8 @@ public final class ScriptedProgramPlayer {
             contextOf(c[4]), num(c[6])));
         case "peerAsync" -> rc(i, "cuMemcpyPeerAsync", cuMemcpyPeerAsync(device(c[3], c[4]), contextOf(c[3]),
             device(c[5], c[6]), contextOf(c[5]), num(c[7]), stream(c[2])));
+        case "print" -> rc(i, "cuLaunchKernel kw_print", cuLaunchKernel(function("kw_print"), 1, 1, 1, 32, 1, 1, 0,
+            stream(c[2]), Pointer.to(Pointer.to(new int[] {num(c[3])}), Pointer.to(new int[] {num(c[4])})), null));
         case "pause" -> LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(num(c[2])));
         default -> throw new IllegalArgumentException("unknown call: " + String.join(" ", c));
       }
@@ -952,7 +963,7 @@ public final class ScriptedProgramPlayer {
    * pause, a thread's priority, a capture's bounds, queries).
    */
   private static boolean isProgramCall(String name) {
-    return !name.equals("pause") && !name.equals("priority") && !name.startsWith("capture") && !name.equals("queries");
+    return !name.equals("pause") && !name.equals("print") && !name.equals("priority") && !name.startsWith("capture") && !name.equals("queries");
   }
 
   private static byte[] hex(String s) {
