@@ -143,7 +143,8 @@ void Parser::parse(const std::string &text) {
       if (in.op == Op::Call && prog.functions[in.target].code.empty() &&
           prog.functions[in.target].builtin == Builtin::None) {
         throw Failure{kNotSupported, "PTX line " + std::to_string(in.line) + ": the PTX interpreter does not support "
-                                         "calls to functions outside the module (" + prog.functions[in.target].name + ")"};
+                                         "the external function " + prog.functions[in.target].name +
+                                         " (of the functions outside the module it runs vprintf alone)"};
       }
     }
     if (!fn.entry) calleesMeet |= fn.meets;
@@ -276,11 +277,12 @@ void Parser::declareFunction(const Item &item) {
     parseParams(rest.substr(open + 1, close - open - 1), fn.params, &offset, bad);
   }
   fn.paramBytes = offset;
-  if (words(h.substr(0, h.find(".func"))) == std::vector<std::string>{".extern"}) {
-    // Only the externals the executor implements load; any other fails here, naming it.
-    bool vprintf = fn.name == "vprintf" && fn.returns.size() == 1 && fn.returns[0].size == 4 &&
-                   fn.params.size() == 2 && fn.params[0].size == 8 && fn.params[1].size == 8;
-    if (!vprintf) unsupported(s, "the external function " + fn.name + " (of those outside the module it runs vprintf alone)");
+  if (words(h.substr(0, h.find(".func"))) == std::vector<std::string>{".extern"} && fn.name == "vprintf") {
+    // The one external the executor implements. Any other may be declared (a module's kernels
+    // that are never launched may use it); a call to it fails at load, naming it.
+    bool shaped = fn.returns.size() == 1 && fn.returns[0].size == 4 && fn.params.size() == 2 &&
+                  fn.params[0].size == 8 && fn.params[1].size == 8;
+    if (!shaped) unsupported(s, "vprintf declared with another signature");
     fn.builtin = Builtin::Vprintf;
   }
   if (prog.functionIndex.count(fn.name)) {
