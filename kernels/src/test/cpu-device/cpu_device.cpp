@@ -9,8 +9,8 @@
 // a time in a random order (seed: KW_CPU_DEVICE_SEED) that respects stream order, cuStreamWaitEvent,
 // graph edges and the legacy default stream's implicit ordering, and nothing else. A dependency the
 // host code forgot to express therefore shows up, for some seed, as a wrong result; a missing host
-// wait as a read of stale pinned memory. Device memory ends at a guard page, so a kernel that runs
-// past its buffer crashes.
+// wait as a read of stale pinned memory. Device memory ends at a guard page, so a compiled-in kernel
+// that runs past its buffer crashes (an interpreted one faults as a GPU's does: see below).
 //
 // What it models, as the CUDA documentation states it: the legacy default stream (null or 0x1)
 // waits for and is waited for by every blocking stream; 0x2 is the calling thread's per-thread
