@@ -9,8 +9,8 @@
 // a time in a random order (seed: KW_CPU_DEVICE_SEED) that respects stream order, cuStreamWaitEvent,
 // graph edges and the legacy default stream's implicit ordering, and nothing else. A dependency the
 // host code forgot to express therefore shows up, for some seed, as a wrong result; a missing host
-// wait as a read of stale pinned memory. Device memory ends at a guard page, so a kernel that runs
-// past its buffer crashes.
+// wait as a read of stale pinned memory. Device memory ends at a guard page, so a compiled-in kernel
+// that runs past its buffer crashes (an interpreted one faults as a GPU's does: see below).
 //
 // What it models, as the CUDA documentation states it: the legacy default stream (null or 0x1)
 // waits for and is waited for by every blocking stream; 0x2 is the calling thread's per-thread
@@ -22,8 +22,11 @@
 // fork/join into a graph; a synchronizing call during a global capture fails with error 900 and
 // invalidates it. cuDevicePrimaryCtxReset destroys every stream, event, module and allocation.
 //
-// A kernel that calls __trap() makes the context's sticky error CUDA_ERROR_LAUNCH_FAILED: from then
-// on launches, allocations, synchronizations, queries and copies return it, until the context is
+// A kernel that calls __trap() makes the context's sticky error CUDA_ERROR_LAUNCH_FAILED, and an
+// interpreted kernel that loads, stores or runs an atomic outside every live allocation, page-locked
+// or registered host memory and module variable (past a buffer's end, into freed memory) makes it
+// CUDA_ERROR_ILLEGAL_ADDRESS and stops (see ptx_executor.cpp): from then on launches, allocations,
+// synchronizations, queries and copies return the first such error, until the context is
 // destroyed (reset, or the primary context's last release). Dynamic shared memory is checked against
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (48 KiB unless cuFuncSetAttribute raised it).
 // KW_CPU_DEVICE_KERNELS_FILE=path: whenever a context ends, the number of kernels run so far is
@@ -305,7 +308,7 @@ unsigned generation = 0;  // bumped by a reset: per-thread default streams of ol
 
 Context primaryContext{0};
 int primaryRetains = 0;
-CUresult stickyError = CUDA_SUCCESS;  // set by __trap(), cleared when the context is destroyed
+CUresult stickyError = CUDA_SUCCESS;  // set by __trap() or a bad address, cleared when the context is destroyed
 long kernelsRun = 0;
 std::map<const void *, int> maxDynamicShared;  // per function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kDefaultMaxDynamicShared = 48 * 1024;
@@ -584,6 +587,30 @@ bool overlapsPinned(const void *host, size_t bytes) {
   if (it == pinnedMemory.begin()) return false;
   --it;
   return it->first + it->second.bytes > p;
+}
+
+// For the PTX interpreter (ptx::DeviceRange): the device allocation or page-locked or registered
+// host memory that holds `address`. The driver's lock is held: kernels run under it.
+bool deviceRangeOf(uint64_t address, uint64_t *begin, uint64_t *end) {
+  auto device = deviceMemory.upper_bound(address);
+  if (device != deviceMemory.begin()) {
+    --device;
+    if (address < device->first + device->second.size) {
+      *begin = device->first;
+      *end = device->first + device->second.size;
+      return true;
+    }
+  }
+  auto pinned = pinnedMemory.upper_bound(address);
+  if (pinned != pinnedMemory.begin()) {
+    --pinned;
+    if (address < pinned->first + pinned->second.bytes) {
+      *begin = pinned->first;
+      *end = pinned->first + pinned->second.bytes;
+      return true;
+    }
+  }
+  return false;
 }
 
 void registerGlobals() {
@@ -1428,7 +1455,10 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gr
     return submit(stream, [kernel, values, grid, block, sharedBytes] {
       runningKernel = kernel.get();
       kernelsRun++;
-      ptx::launch(kernel->program, kernel->entry, values->data(), grid, block, sharedBytes, runBlock);
+      // A bad address stops the grid; the context keeps the first error, as a GPU's does.
+      int result = ptx::launch(kernel->program, kernel->entry, values->data(), grid, block, sharedBytes, runBlock,
+                               deviceRangeOf);
+      if (result != CUDA_SUCCESS && stickyError == CUDA_SUCCESS) stickyError = CUDA_ERROR_ILLEGAL_ADDRESS;
       virtualMs += 1;
     }, k->name);
   }

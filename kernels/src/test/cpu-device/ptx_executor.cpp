@@ -3,7 +3,16 @@
 // counting barrier) and a warp's at shfl.sync, vote.sync and bar.warp.sync: a thread that must wait
 // yields to the next fiber until the others have come. Where no thread can move on (a barrier or
 // collective some threads never reach), the interpreter stops the process with a message rather
-// than run on with undefined values; so does a shared, local or parameter access out of range.
+// than run on with undefined values; so does a parameter access out of range.
+//
+// Bad addresses: a global, constant or generic load, store or atomic outside all device memory (the
+// driver's allocations, page-locked and registered host memory, module variables, and the block's
+// shared and the thread's local memory that generic addresses reach), and a shared or local access
+// outside its window, stop the grid as a GPU's fault does: the thread ends at once, the others at
+// their next barrier or warp collective, no other thread or block starts, and launch() returns
+// kIllegalAddress (the driver makes it the context's sticky error). Each memory instruction keeps
+// the allocation it last touched in the launch's cache (a window), so the usual check is one
+// subtraction and one comparison; a miss asks the driver.
 //
 // Address spaces: .global and .const addresses are host addresses (device memory is host memory);
 // .shared, .local and .param addresses are offsets into the block's shared memory, the thread's
@@ -34,6 +43,18 @@ struct Warp {
   unsigned size = 0;  // lanes that exist (the block's last warp may be partial)
 };
 
+// The allocation a memory instruction last touched: an access of its size at address a is inside
+// where a - base <= span (span: the allocation's size less the access's).
+struct Window {
+  uint64_t base, span;
+};
+
+// A fresh window's, which admits only the access at `nowhere` itself: a harmless byte of ours.
+alignas(16) char nowhere[16];
+
+// Thrown to end a thread when its grid has faulted; caught where the thread began.
+struct Stop {};
+
 struct Launch {
   std::shared_ptr<Program> program;
   const Function *kernel;
@@ -48,6 +69,9 @@ struct Launch {
   uint64_t barrierGeneration[kBarriers];
   std::vector<Warp> warps;
   uint64_t progress = 0;  // bumped whenever a thread arrives somewhere: no bump in a round is a deadlock
+  std::vector<Window> windows;  // per memory instruction (Instr::window)
+  DeviceRange deviceRange;
+  bool faulted = false;   // a thread touched memory outside every allocation: the grid stops
 };
 
 Launch *current = nullptr;
@@ -91,7 +115,14 @@ class Thread {
     std::memcpy(frames.back().params.data(), L.params.data(), L.params.size());
   }
 
-  void run();
+  // Runs the thread to its end, or to the grid's fault.
+  void run() {
+    try {
+      execute();
+    } catch (const Stop &) {
+      exitThread();
+    }
+  }
 
  private:
   Launch &L;
@@ -107,6 +138,42 @@ class Thread {
                  L.kernel->name.c_str(), blockIdx.x, blockIdx.y, blockIdx.z, tid.x, tid.y, tid.z, in.line,
                  why.c_str());
     std::abort();
+  }
+
+  // An access to `bytes` at `a` outside all memory the thread may touch: the grid stops with an
+  // illegal address, as a GPU's would. The first such access is reported.
+  [[noreturn]] void illegal(const Instr &in, uint64_t a, size_t bytes, const char *where) {
+    if (!L.faulted) {
+      std::fprintf(stderr,
+                   "cpu-device: kernel %s, block (%u,%u,%u), thread (%u,%u,%u), PTX line %u: illegal address: "
+                   "%zu bytes at %s 0x%llx, outside %s; the grid stops with CUDA_ERROR_ILLEGAL_ADDRESS\n",
+                   L.kernel->name.c_str(), blockIdx.x, blockIdx.y, blockIdx.z, tid.x, tid.y, tid.z, in.line, bytes,
+                   in.space == Space::Shared ? "shared offset" : in.space == Space::Local ? "local offset" : "address",
+                   static_cast<unsigned long long>(a), where);
+      L.faulted = true;
+    }
+    throw Stop();
+  }
+
+  // Whether [a, a + bytes) lies in one range the launch may touch; sets the instruction's window.
+  void admit(const Instr &in, uint64_t a, size_t bytes, Window &w) {
+    uint64_t begin = 0, end = 0;
+    auto within = [&](uint64_t b, uint64_t e) {
+      if (a < b || a >= e) return false;
+      begin = b;
+      end = e;
+      return true;
+    };
+    uint64_t shared = reinterpret_cast<uint64_t>(L.shared.data()), local = reinterpret_cast<uint64_t>(L.local.data());
+    bool found = (!L.shared.empty() && within(shared, shared + L.shared.size())) ||
+                 (!L.local.empty() && within(local, local + L.local.size()));
+    for (size_t i = 0; !found && i < L.program->variables.size(); i++) {
+      const Variable &v = L.program->variables[i];
+      if (v.space == Space::Global || v.space == Space::Const) found = within(v.address, v.address + v.size);
+    }
+    if (!found) found = L.deviceRange && L.deviceRange(a, &begin, &end) && a >= begin && a < end;
+    if (!found || a + bytes > end || a + bytes < a) illegal(in, a, bytes, "all device memory");
+    w = Window{begin, end - begin - bytes};
   }
 
   void push(const Function *fn, uint64_t localBase, const Instr *call) {
@@ -166,16 +233,19 @@ class Thread {
     uint64_t a = read(f, in.addr) + static_cast<uint64_t>(in.addrOffset);
     switch (in.space) {
       case Space::Shared:
-        if (a + bytes > L.shared.size() || a + bytes < a) fault(in, "shared memory access at " + std::to_string(a) + " out of range");
+        if (a + bytes > L.shared.size() || a + bytes < a) illegal(in, a, bytes, "the block's shared memory");
         return L.shared.data() + a;
       case Space::Local:
-        if (a + bytes > L.localPerThread || a + bytes < a) fault(in, "local memory access out of range");
+        if (a + bytes > L.localPerThread || a + bytes < a) illegal(in, a, bytes, "the thread's local memory");
         return localArea + a;
       case Space::Param:
         if (a + bytes > f.params.size() || a + bytes < a) fault(in, "parameter access out of range");
         return f.params.data() + a;
-      default:
+      default: {
+        Window &w = L.windows[in.window];
+        if (a - w.base > w.span) admit(in, a, bytes, w);
         return reinterpret_cast<char *>(a);
+      }
     }
   }
 
@@ -186,7 +256,9 @@ class Thread {
   }
 
   void yield(const Instr &in, uint64_t *seen, unsigned *idle) {
+    if (L.faulted) throw Stop();
     __syncthreads();  // to the next fiber, back after a round
+    if (L.faulted) throw Stop();
     if (L.progress != *seen) {
       *seen = L.progress;
       *idle = 0;
@@ -272,6 +344,8 @@ class Thread {
     write(f, in.ops[0], r);
   }
 
+  void execute();
+
   void exitThread() {
     warp.exited[lane] = true;
     L.live--;
@@ -286,7 +360,7 @@ class Thread {
   }
 };
 
-void Thread::run() {
+void Thread::execute() {
   Frame *f = &frames.back();
   for (;;) {
     const Instr &in = f->fn->code[f->pc++];
@@ -458,9 +532,12 @@ std::vector<std::pair<void *, size_t>> variables(const Program &p) {
   return all;
 }
 
-void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Dim grid, Dim block,
-            unsigned dynamicSharedBytes, void (*runBlock)()) {
+int launch(const std::shared_ptr<Program> &p, int entry, const char *params, Dim grid, Dim block,
+           unsigned dynamicSharedBytes, void (*runBlock)(), DeviceRange deviceRange) {
   Launch L;
+  L.deviceRange = deviceRange;
+  uint64_t fresh = reinterpret_cast<uint64_t>(nowhere);
+  L.windows.assign(p->windows, Window{fresh, 0});
   L.program = p;
   L.kernel = &p->functions[static_cast<size_t>(entry)];
   L.params.assign(params, params + paramBytes(*p, entry));
@@ -483,9 +560,9 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
   gridDim = {grid.x, grid.y, grid.z};
   blockDim = {block.x, block.y, block.z};
   current = &L;
-  for (unsigned z = 0; z < grid.z; z++) {
-    for (unsigned y = 0; y < grid.y; y++) {
-      for (unsigned x = 0; x < grid.x; x++) {
+  for (unsigned z = 0; z < grid.z && !L.faulted; z++) {
+    for (unsigned y = 0; y < grid.y && !L.faulted; y++) {
+      for (unsigned x = 0; x < grid.x && !L.faulted; x++) {
         blockIdx = {x, y, z};
         L.live = L.threads;
         for (unsigned id = 0; id < kBarriers; id++) L.barrierArrived[id] = L.barrierGeneration[id] = 0;
@@ -498,7 +575,7 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
         } else {
           // No barrier or warp collective: running the threads one after another is one of the
           // orders a GPU may take, and needs no fibers.
-          for (unsigned t = 0; t < L.threads; t++) Thread(L, t).run();
+          for (unsigned t = 0; t < L.threads && !L.faulted; t++) Thread(L, t).run();
         }
       }
     }
@@ -506,10 +583,12 @@ void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Di
   current = nullptr;
   launchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   launchCpuSeconds += threadCpuSeconds() - cpuStart;
+  return L.faulted ? kIllegalAddress : 0;
 }
 
 void runCurrentThread(void **) {
   Launch &L = *current;
+  if (L.faulted) return;  // the grid has stopped: the block's later threads never start
   unsigned linear = threadIdx.x + L.block.x * (threadIdx.y + L.block.y * threadIdx.z);
   Thread(L, linear).run();
 }

@@ -43,10 +43,22 @@ struct Dim {
   unsigned x, y, z;
 };
 
+// The device memory that holds `address` (allocations, page-locked and registered host memory,
+// variables), as [*begin, *end); false where none does. The interpreter asks it on a cache miss.
+using DeviceRange = bool (*)(uint64_t address, uint64_t *begin, uint64_t *end);
+
+// What a grid's run ends with: 0, or CUDA_ERROR_ILLEGAL_ADDRESS where a thread loaded, stored or
+// ran an atomic outside all device memory (or outside its block's shared or its own local memory).
+constexpr int kIllegalAddress = 700;
+
 // Runs a grid: for each block sets blockIdx and calls runBlock, which runs the block's threads on
 // fibers; each calls runCurrentThread. `params` is the parameter buffer (paramOffsets' layout).
-void launch(const std::shared_ptr<Program> &p, int entry, const char *params, Dim grid, Dim block,
-            unsigned dynamicSharedBytes, void (*runBlock)());
+// Every global, constant and generic access is checked against the launch's shared and local
+// memory, the module's variables and `deviceRange`; the first one outside them all stops the grid
+// (no thread goes on past its next barrier or warp collective, no further thread or block starts)
+// and the launch returns kIllegalAddress, having printed where.
+int launch(const std::shared_ptr<Program> &p, int entry, const char *params, Dim grid, Dim block,
+           unsigned dynamicSharedBytes, void (*runBlock)(), DeviceRange deviceRange);
 
 // The body of one interpreted thread: the launch's kernel for threadIdx of blockIdx.
 void runCurrentThread(void **unused);

@@ -478,6 +478,15 @@ std::shared_ptr<Program> load(const char *text, LoadError *error) {
     error->message = f.message;
     return nullptr;
   }
+  // Each global, constant or generic access gets its own slot in a launch's cache of allocations.
+  for (Function &fn : program->functions) {
+    for (Instr &in : fn.code) {
+      bool memory = in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red;
+      if (memory && (in.space == Space::Generic || in.space == Space::Global || in.space == Space::Const)) {
+        in.window = program->windows++;
+      }
+    }
+  }
   error->code = 0;
   return program;
 }

@@ -83,6 +83,8 @@ struct Instr {
   Operand addr;             // memory operand's base, for ld, st, atom, red
   int64_t addrOffset = 0;
   uint32_t target = 0;      // bra: instruction index; call: function index
+  uint32_t window = 0;      // ld, st, atom, red of global, const or generic memory: its slot in a launch's
+                            // cache of the allocation it last touched (Program::windows of them)
   std::vector<uint64_t> callParams;  // call: caller's param-area offsets of the return value, then the arguments
   uint32_t line = 0;
 };
@@ -122,6 +124,7 @@ struct Program {
   std::vector<std::unique_ptr<char[]>> storage;  // the global and constant variables' bytes
   size_t staticSharedBytes = 0;  // then dynamic shared memory (.extern .shared) begins
   bool usesLocal = false;
+  uint32_t windows = 0;  // memory instructions whose addresses a launch checks (Instr::window)
 };
 
 }  // namespace ptx

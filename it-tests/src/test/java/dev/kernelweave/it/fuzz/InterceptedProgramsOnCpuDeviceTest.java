@@ -114,8 +114,11 @@ class InterceptedProgramsOnCpuDeviceTest {
     assertTrue(r.stderr().contains("deliberately broken"), () -> "the agent did not take the mutant:\n" + r.stderr());
     Optional<String> difference = ScriptedRuns.firstDifference(reference, ScriptedRuns.lines(r), programs);
     assertTrue(r.exitCode() != 0 || difference.isPresent(), "no program observed the mutant " + mutant);
+    // How: the exit, or the first lines of the difference; and whether a kernel touched memory outside
+    // every allocation (the stand-in's CUDA_ERROR_ILLEGAL_ADDRESS rather than a crash).
     System.out.println(mutant + " caught: " + (r.exitCode() != 0 ? "exit " + r.exitCode()
-        : difference.get().lines().findFirst().orElse("")));
+        : String.join(" | ", difference.get().lines().limit(3).toList()))
+        + (r.stderr().contains("illegal address") ? " [a kernel faulted: CUDA_ERROR_ILLEGAL_ADDRESS]" : ""));
   }
 
   /** Each mutant, with the programs it takes and the agent options it needs. */
