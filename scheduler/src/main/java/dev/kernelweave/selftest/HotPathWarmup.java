@@ -132,12 +132,12 @@ public final class HotPathWarmup implements Runnable {
     for (int i = 0; i < ITERATIONS; i++) {
       ops.add(new Op.Write(0, new Op.At(branches, 0), n, i));
       for (int b = 0; b < branches; b++) {
-        ops.add(new Op.Launch(0, stream, Kernel.SCALE, new Op.At(b, 0), new Op.At(branches + b, 0), null, n, b,
+        ops.add(new Op.Launch(0, stream, SelfTestKernel.SCALE, new Op.At(b, 0), new Op.At(branches + b, 0), null, n, b,
             Op.LaunchMode.PRECISE));
-        ops.add(new Op.Launch(0, stream, Kernel.UPDATE, new Op.At(branches + b, 0), new Op.At(b, 0), null, n, b,
+        ops.add(new Op.Launch(0, stream, SelfTestKernel.UPDATE, new Op.At(branches + b, 0), new Op.At(b, 0), null, n, b,
             Op.LaunchMode.PRECISE));
       }
-      ops.add(new Op.Launch(0, stream, Kernel.MIX, new Op.At(0, 0), new Op.At(1, 0), new Op.At(2, 0), n, 7,
+      ops.add(new Op.Launch(0, stream, SelfTestKernel.MIX, new Op.At(0, 0), new Op.At(1, 0), new Op.At(2, 0), n, 7,
           Op.LaunchMode.PRECISE));
       if (createStream) {
         ops.add(new Op.StreamSync(0, stream));

@@ -76,7 +76,7 @@ public sealed interface Op {
   }
 
   /** A kernel launch; {@code in1}, {@code in2} are null when the kernel does not read them. */
-  record Launch(int thread, long stream, Kernel kernel, At out, At in1, At in2, int n, int k, LaunchMode mode)
+  record Launch(int thread, long stream, SelfTestKernel kernel, At out, At in1, At in2, int n, int k, LaunchMode mode)
       implements Op {
     @Override
     public String describe() {
@@ -204,7 +204,7 @@ public sealed interface Op {
   }
 
   /**
-   * A launch of {@link Kernel#SCALE} whose output is host buffer {@code host}, through its mapped
+   * A launch of {@link SelfTestKernel#SCALE} whose output is host buffer {@code host}, through its mapped
    * address: the device writes host memory directly.
    */
   record LaunchIntoHost(int thread, long stream, int host, int hostOffset, At in, int n, int k) implements Op {

@@ -291,7 +291,7 @@ public final class ProgramGenerator {
         }
         long on = it > 0 && random.nextInt(10) == 0 ? stream() : stream;
         for (int[] l : launches) {
-          Kernel kernel = Kernel.values()[l[0]];
+          SelfTestKernel kernel = SelfTestKernel.values()[l[0]];
           int n = l[4];
           Op.At out = places[l[1]][turn];
           ops.add(new Op.Launch(thread, on, kernel, out, kernel.inputs() >= 1 ? places[l[2]][turn] : null,
@@ -308,7 +308,7 @@ public final class ProgramGenerator {
 
     /** A launch of a window: {kernel, out role, in1 role, in2 role, n, k, scalars: 0 fixed, 1 counting, 2 changing}. */
     int[] windowLaunch(int roles, int m) {
-      Kernel kernel = Kernel.values()[random.nextInt(Kernel.values().length)];
+      SelfTestKernel kernel = SelfTestKernel.values()[random.nextInt(SelfTestKernel.values().length)];
       int out = random.nextInt(roles);
       int in1 = (out + 1 + random.nextInt(roles - 1)) % roles;
       int in2 = (out + 1 + random.nextInt(roles - 1)) % roles;
@@ -319,7 +319,7 @@ public final class ProgramGenerator {
 
     /** Elements a window's launch takes in places of {@code m}: FILL_BACKWARD's pointer stays inside its place. */
     int windowElements(int kernel, int m) {
-      return Kernel.values()[kernel] == Kernel.FILL_BACKWARD ? 1 + random.nextInt(m - 1) : 1 + random.nextInt(m);
+      return SelfTestKernel.values()[kernel] == SelfTestKernel.FILL_BACKWARD ? 1 + random.nextInt(m - 1) : 1 + random.nextInt(m);
     }
 
     /** The host synchronization after an iteration of a window. */
@@ -486,7 +486,7 @@ public final class ProgramGenerator {
       } else {
         int[] out = any();
         int m = Math.min(length(n), out[1]);
-        ops.add(new Op.Launch(thread, stream, Kernel.SCALE, at(out, m), at(targetBuf, m), null, m, random.nextInt(),
+        ops.add(new Op.Launch(thread, stream, SelfTestKernel.SCALE, at(out, m), at(targetBuf, m), null, m, random.nextInt(),
             Op.LaunchMode.PRECISE));
         noteWritten(out[0]);
       }
@@ -553,13 +553,13 @@ public final class ProgramGenerator {
         }
         case 3 -> {
           if (other != b) {
-            ops.add(new Op.Launch(thread, stream(), Kernel.SCALE, at, at(other, m), null, m, random.nextInt(),
+            ops.add(new Op.Launch(thread, stream(), SelfTestKernel.SCALE, at, at(other, m), null, m, random.nextInt(),
                 Op.LaunchMode.PRECISE));
             noteWritten(b[0]);
           }
         }
         default -> {
-          ops.add(new Op.Launch(thread, stream(), Kernel.FILL_BACKWARD, at, null, null, n, random.nextInt(),
+          ops.add(new Op.Launch(thread, stream(), SelfTestKernel.FILL_BACKWARD, at, null, null, n, random.nextInt(),
               Op.LaunchMode.PRECISE));
           noteWritten(b[0]);
         }
@@ -710,7 +710,7 @@ public final class ProgramGenerator {
       for (int i = random.nextInt(4); i > 0; i--) {
         int[] out = any();
         int m = length(out[1]);
-        ops.add(new Op.Launch(thread, stream, Kernel.FILL, at(out, m), null, null, m, random.nextInt(),
+        ops.add(new Op.Launch(thread, stream, SelfTestKernel.FILL, at(out, m), null, null, m, random.nextInt(),
             Op.LaunchMode.PRECISE));
         noteWritten(out[0]);
       }
@@ -731,7 +731,7 @@ public final class ProgramGenerator {
           continue;
         }
         int n = 1 + random.nextInt(Math.min(Math.min(src[1], out[1]), 64));
-        ops.add(new Op.Launch(thread, stream(), Kernel.SCALE, at(out, n), at(src, n), null, n, random.nextInt(),
+        ops.add(new Op.Launch(thread, stream(), SelfTestKernel.SCALE, at(out, n), at(src, n), null, n, random.nextInt(),
             Op.LaunchMode.PRECISE));
         noteRead(src[0]);
         noteWritten(out[0]);
@@ -754,7 +754,7 @@ public final class ProgramGenerator {
         Op.At aAt = at(a, n);
         Op.At bAt = at(b, n);
         if (!overlaps(outAt, n, aAt, n) && !overlaps(outAt, n, bAt, n)) {
-          ops.add(new Op.Launch(thread, stream(), Kernel.MIX, outAt, aAt, bAt, n, random.nextInt(),
+          ops.add(new Op.Launch(thread, stream(), SelfTestKernel.MIX, outAt, aAt, bAt, n, random.nextInt(),
               Op.LaunchMode.PRECISE));
           noteWritten(out[0]);
         }
@@ -787,15 +787,15 @@ public final class ProgramGenerator {
     }
 
     void launch(Op.LaunchMode mode) {
-      Kernel kernel = Kernel.values()[random.nextInt(Kernel.values().length)];
+      SelfTestKernel kernel = SelfTestKernel.values()[random.nextInt(SelfTestKernel.values().length)];
       for (int attempt = 0; attempt < 8; attempt++) {
         int[] out = pickToWrite();
         int[] in1 = kernel.inputs() >= 1 ? pickToRead() : null;
         int[] in2 = kernel.inputs() >= 2 ? pickToRead() : null;
         int limit = 64;
-        if (kernel == Kernel.FILL_BACKWARD) {
+        if (kernel == SelfTestKernel.FILL_BACKWARD) {
           limit = Math.min(limit, out[1] - 1); // its pointer stays inside the allocation
-        } else if (kernel != Kernel.REDUCE) {
+        } else if (kernel != SelfTestKernel.REDUCE) {
           limit = Math.min(limit, out[1]);
         }
         if (limit < 1) {
@@ -809,7 +809,7 @@ public final class ProgramGenerator {
         }
         int n = 1 + random.nextInt(limit);
         int outN = kernel.outElements(n);
-        Op.At outAt = kernel == Kernel.FILL_BACKWARD ? backwardRange(out, outN) : at(out, outN);
+        Op.At outAt = kernel == SelfTestKernel.FILL_BACKWARD ? backwardRange(out, outN) : at(out, outN);
         Op.At in1At = in1 == null ? null : at(in1, n);
         Op.At in2At = in2 == null ? null : at(in2, n);
         if (overlaps(outAt, outN, in1At, n) || overlaps(outAt, outN, in2At, n)) {
@@ -884,7 +884,7 @@ public final class ProgramGenerator {
       return n;
     }
 
-    /** An output range of {@code n} elements for {@link Kernel#FILL_BACKWARD}: its end, its pointer, inside {@code b}. */
+    /** An output range of {@code n} elements for {@link SelfTestKernel#FILL_BACKWARD}: its end, its pointer, inside {@code b}. */
     Op.At backwardRange(int[] b, int n) {
       return new Op.At(b[0], random.nextInt(b[1] - n));
     }

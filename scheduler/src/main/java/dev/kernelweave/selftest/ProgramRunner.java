@@ -279,21 +279,21 @@ public final class ProgramRunner {
       long out = hostAddress(l.host(), l.hostOffset());
       long in = address(l.in());
       if (scheduler == null) {
-        target.launch(legacy, Kernel.SCALE, out, in, 0, l.n(), l.k());
+        target.launch(legacy, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
         return;
       }
       CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
-      call.kernel = Kernel.SCALE.name();
+      call.kernel = SelfTestKernel.SCALE.name();
       kernelPointer(call, out, AccessMode.WRITE);
       kernelPointer(call, in, AccessMode.READ);
-      parameters(call, target.function(Kernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
+      parameters(call, target.function(SelfTestKernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
       int chosen = scheduler.enterLaunch(call, ticket);
       if (chosen == Dispatch.HELD) {
         held();
         return;
       }
       int lane = laneOf(chosen, l.stream());
-      target.launch(lane, Kernel.SCALE, out, in, 0, l.n(), l.k());
+      target.launch(lane, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
       scheduler.exit(call, true, ticket);
     }
 
@@ -385,7 +385,7 @@ public final class ProgramRunner {
       long out = address(l.out()) + l.kernel().outPointerOffset(l.n());
       long in1 = l.in1() == null ? 0 : address(l.in1());
       long in2 = l.in2() == null ? 0 : address(l.in2());
-      Kernel kernel = l.kernel();
+      SelfTestKernel kernel = l.kernel();
       if (scheduler == null) {
         if (l.mode() != Op.LaunchMode.FAILS) {
           target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
@@ -553,15 +553,15 @@ public final class ProgramRunner {
 
     /**
      * Fills a launch's record as the interceptor does from {@code cuLaunchKernel}: the function, one
-     * block of {@link Kernel#BLOCK} threads per that many elements, and the parameters in the
+     * block of {@link SelfTestKernel#BLOCK} threads per that many elements, and the parameters in the
      * kernel's layout, 8-byte pointers then 4-byte integers.
      */
     void parameters(CallRecord call, long function, int n, long[] pointers, int... integers) {
       call.function = function;
-      call.gridX = Kernel.blocks(n);
+      call.gridX = SelfTestKernel.blocks(n);
       call.gridY = 1;
       call.gridZ = 1;
-      call.blockX = Kernel.BLOCK;
+      call.blockX = SelfTestKernel.BLOCK;
       call.blockY = 1;
       call.blockZ = 1;
       call.sharedMemBytes = 0;
@@ -635,7 +635,7 @@ public final class ProgramRunner {
 
     /**
      * Adds a kernel's pointer parameter as the interceptor does: its whole allocation, since a kernel
-     * may index back from an interior pointer ({@link Kernel#FILL_BACKWARD} does).
+     * may index back from an interior pointer ({@link SelfTestKernel#FILL_BACKWARD} does).
      */
     void kernelPointer(CallRecord call, long pointer, AccessMode mode) {
       access(call, pointer, mutant == Mutant.KERNEL_RANGE_FROM_POINTER ? 0 : AllocationTable.WHOLE_ALLOCATION, mode);

@@ -84,11 +84,11 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
   long moduleConstant();
 
   /**
-   * {@code cuLaunchKernel} of {@code kernel} (see {@link Kernel}) on {@code lane}, with one thread
-   * per element; {@code out} is the pointer the kernel is given ({@link Kernel#outPointerOffset}
+   * {@code cuLaunchKernel} of {@code kernel} (see {@link SelfTestKernel}) on {@code lane}, with one thread
+   * per element; {@code out} is the pointer the kernel is given ({@link SelfTestKernel#outPointerOffset}
    * bytes past the start of its output range).
    */
-  void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k);
+  void launch(int lane, SelfTestKernel kernel, long out, long in1, long in2, int n, int k);
 
   /** The kernel that reads the constant: {@code out[i] = (k ^ constant[0]) + i * 0x9E3779B9}, on {@code lane}. */
   void launchReadingConstant(int lane, long out, int n, int k);
@@ -164,7 +164,7 @@ public interface ProgramTarget extends StreamDevice, AutoCloseable {
    * The function handle ({@code CUfunction}) of {@code kernel}, as {@link GraphDevice#launch} takes
    * it back from a launch's record; 0 where the target has no graphs.
    */
-  default long function(Kernel kernel) {
+  default long function(SelfTestKernel kernel) {
     return 0;
   }
 

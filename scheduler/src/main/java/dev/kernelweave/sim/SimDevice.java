@@ -2,7 +2,7 @@ package dev.kernelweave.sim;
 
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.scheduler.GraphDevice;
-import dev.kernelweave.selftest.Kernel;
+import dev.kernelweave.selftest.SelfTestKernel;
 import dev.kernelweave.selftest.ProgramTarget;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -370,7 +370,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
     op.work = new Work() {
       @Override
       public void begin() {
-        Kernel.FILL.apply(result, null, null, n, k ^ ints(constant, 1)[0]);
+        SelfTestKernel.FILL.apply(result, null, null, n, k ^ ints(constant, 1)[0]);
       }
 
       @Override
@@ -400,7 +400,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
 
       @Override
       public void begin() {
-        Kernel.FILL.apply(result, null, null, n, k);
+        SelfTestKernel.FILL.apply(result, null, null, n, k);
       }
 
       @Override
@@ -473,12 +473,12 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   }
 
   @Override
-  public void launch(int lane, Kernel kernel, long outPointer, long in1, long in2, int n, int k) {
+  public void launch(int lane, SelfTestKernel kernel, long outPointer, long in1, long in2, int n, int k) {
     hostStep();
     enqueue(lane, kernel(lane, kernel, outPointer, in1, in2, n, k));
   }
 
-  private SimOp kernel(int lane, Kernel kernel, long outPointer, long in1, long in2, int n, int k) {
+  private SimOp kernel(int lane, SelfTestKernel kernel, long outPointer, long in1, long in2, int n, int k) {
     SimOp op = work(lane, String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel, n, k));
     long out = outPointer - kernel.outPointerOffset(n);
     int outBytes = kernel.outElements(n) * 4;
@@ -625,7 +625,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   }
 
   @Override
-  public long function(Kernel kernel) {
+  public long function(SelfTestKernel kernel) {
     return FUNCTIONS + 1 + kernel.ordinal();
   }
 
@@ -640,7 +640,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   }
 
   /** A launch as its record describes it: a kernel ({@code null}: the one reading the constant) and its arguments. */
-  private record HeldLaunch(Kernel kernel, long out, long in1, long in2, int n, int k) {
+  private record HeldLaunch(SelfTestKernel kernel, long out, long in1, long in2, int n, int k) {
     String describe() {
       return String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel == null ? "FILL_FROM_CONSTANT" : kernel, n, k);
     }
@@ -734,15 +734,15 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   /** The launch a held record stands for, or null (and a fault) when it names no kernel of this device as launched. */
   private HeldLaunch decode(CallRecord call) {
     boolean readsConstant = call.function == READS_CONSTANT;
-    Kernel kernel = null;
+    SelfTestKernel kernel = null;
     if (!readsConstant) {
       long number = call.function - FUNCTIONS - 1;
-      if (number < 0 || number >= Kernel.values().length) {
+      if (number < 0 || number >= SelfTestKernel.values().length) {
         fault(String.format(Locale.ROOT, "a held launch of function 0x%x, no kernel the agent may issue itself",
             call.function));
         return null;
       }
-      kernel = Kernel.values()[(int) number];
+      kernel = SelfTestKernel.values()[(int) number];
     }
     int[] layout = readsConstant ? new int[] {8, 4, 4} : new int[] {8, 8, 8, 4, 4};
     boolean matches = call.paramCount == layout.length;
@@ -758,7 +758,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
         ? new HeldLaunch(null, call.paramAsLong(0), 0, 0, (int) call.paramAsLong(1), (int) call.paramAsLong(2))
         : new HeldLaunch(kernel, call.paramAsLong(0), call.paramAsLong(1), call.paramAsLong(2),
             (int) call.paramAsLong(3), (int) call.paramAsLong(4));
-    if (call.gridX != Kernel.blocks(launch.n()) || call.gridY != 1 || call.gridZ != 1 || call.blockX != Kernel.BLOCK
+    if (call.gridX != SelfTestKernel.blocks(launch.n()) || call.gridY != 1 || call.gridZ != 1 || call.blockX != SelfTestKernel.BLOCK
         || call.blockY != 1 || call.blockZ != 1 || call.sharedMemBytes != 0) {
       fault("a held launch of " + launch.describe() + " with another grid or block than it was launched with");
       return null;

@@ -29,7 +29,7 @@ class BytesOnlyTarget implements ProgramTarget {
   @Override public byte[] readHost(long address, int bytes) { return target.readHost(address, bytes); }
 
   @Override
-  public void launch(int lane, Kernel kernel, long out, long in1, long in2, int n, int k) {
+  public void launch(int lane, SelfTestKernel kernel, long out, long in1, long in2, int n, int k) {
     target.launch(lane, kernel, out, in1, in2, n, k);
   }
 
@@ -81,7 +81,7 @@ class BytesOnlyTarget implements ProgramTarget {
 
   @Override public void waitAppEvent(int lane, int appEvent) { target.waitAppEvent(lane, appEvent); }
   @Override public dev.kernelweave.scheduler.GraphDevice graphs() { return target.graphs(); }
-  @Override public long function(Kernel kernel) { return target.function(kernel); }
+  @Override public long function(SelfTestKernel kernel) { return target.function(kernel); }
   @Override public long readsConstantFunction() { return target.readsConstantFunction(); }
   @Override public long withoutPtxFunction() { return target.withoutPtxFunction(); }
 }

@@ -32,9 +32,9 @@ class GraphReplayTest {
     Op.At b0 = new Op.At(0, 0);
     Op.At b1 = new Op.At(1, 0);
     for (int it = 0; it < 5; it++) {
-      ops.add(new Op.Launch(0, 0, Kernel.FILL, b0, null, null, 16, it < 4 ? 7 : 8, Op.LaunchMode.PRECISE));
-      ops.add(new Op.Launch(0, 0, Kernel.SCALE, b1, b0, null, 16, 3, Op.LaunchMode.PRECISE));
-      ops.add(new Op.Launch(0, 0, Kernel.UPDATE, b0, b1, null, 16, 5, Op.LaunchMode.PRECISE));
+      ops.add(new Op.Launch(0, 0, SelfTestKernel.FILL, b0, null, null, 16, it < 4 ? 7 : 8, Op.LaunchMode.PRECISE));
+      ops.add(new Op.Launch(0, 0, SelfTestKernel.SCALE, b1, b0, null, 16, 3, Op.LaunchMode.PRECISE));
+      ops.add(new Op.Launch(0, 0, SelfTestKernel.UPDATE, b0, b1, null, 16, 5, Op.LaunchMode.PRECISE));
       ops.add(new Op.Read(0, b0, 16));
     }
     return new Program(1, Program.wellFormed(ops));

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kernelweave.selftest.Kernel;
+import dev.kernelweave.selftest.SelfTestKernel;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -20,7 +20,7 @@ class SimDeviceTest {
 
   private static byte[] fill(int k) {
     int[] out = new int[BYTES / 4];
-    Kernel.FILL.apply(out, null, null, out.length, k);
+    SelfTestKernel.FILL.apply(out, null, null, out.length, k);
     byte[] b = new byte[BYTES];
     for (int i = 0; i < out.length; i++) {
       for (int j = 0; j < 4; j++) {
@@ -36,7 +36,7 @@ class SimDeviceTest {
     sim.copyHostToDevice(buf, new byte[BYTES]);
     sim.synchronizeDevice();
     sim.createStream(0);
-    sim.launch(0, Kernel.FILL, buf, 0, 0, BYTES / 4, 7);
+    sim.launch(0, SelfTestKernel.FILL, buf, 0, 0, BYTES / 4, 7);
     if (ordered) {
       sim.createEvent(0);
       sim.recordEvent(0, 0);
@@ -72,7 +72,7 @@ class SimDeviceTest {
         SimDevice sim = new SimDevice(2, seed, SLOW_DEVICE);
         long a = sim.allocDevice(BYTES);
         sim.createAppStream(100, nonBlocking);
-        sim.launch(sim.appStreamLane(100), Kernel.FILL, a, 0, 0, BYTES / 4, 7);
+        sim.launch(sim.appStreamLane(100), SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 7);
         byte[] read = new byte[BYTES];
         sim.copyDeviceToHost(read, a);
         if (!nonBlocking) {
@@ -118,10 +118,10 @@ class SimDeviceTest {
       sim.createStream(0);
       sim.createStream(1);
       sim.createEvent(0);
-      sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 1);
+      sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 1);
       sim.recordEvent(0, 0);
       sim.waitEvent(1, 0);
-      sim.launch(0, Kernel.FILL, b, 0, 0, BYTES / 4, 2);
+      sim.launch(0, SelfTestKernel.FILL, b, 0, 0, BYTES / 4, 2);
       sim.recordEvent(0, 0);
       sim.copyDeviceToDevice(1, c, a, BYTES);
       sim.synchronizeDevice();
@@ -142,9 +142,9 @@ class SimDeviceTest {
       SimDevice sim = new SimDevice(1, seed, SLOW_DEVICE);
       long a = sim.allocDevice(BYTES);
       sim.createStream(0);
-      sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 1);
-      sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 2);
-      sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 3);
+      sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 1);
+      sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 2);
+      sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 3);
       sim.synchronizeLane(0);
       byte[] read = new byte[BYTES];
       sim.copyDeviceToHost(read, a);
@@ -180,8 +180,8 @@ class SimDeviceTest {
     SimDevice sim = new SimDevice(1, 1, SLOW_DEVICE);
     long a = sim.allocDevice(BYTES);
     sim.createStream(0);
-    sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 1);
-    sim.launch(0, Kernel.FILL, a, 0, 0, BYTES / 4, 2);
+    sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 1);
+    sim.launch(0, SelfTestKernel.FILL, a, 0, 0, BYTES / 4, 2);
     sim.freeDevice(a);
     long b = sim.allocDevice(BYTES);
     assertEquals(a, b, "first fit hands the freed address out again");
@@ -206,7 +206,7 @@ class SimDeviceTest {
   void streamsAndEventsMustBeCreatedBeforeUse() {
     SimDevice sim = new SimDevice(2, 1);
     long a = sim.allocDevice(BYTES);
-    sim.launch(1, Kernel.FILL, a, 0, 0, 4, 1);
+    sim.launch(1, SelfTestKernel.FILL, a, 0, 0, 4, 1);
     sim.recordEvent(3, 1);
     sim.createStream(0);
     sim.createStream(0);

@@ -1,7 +1,7 @@
 package dev.kernelweave.interceptor.selftest;
 
 import dev.kernelweave.call.PriorityClass;
-import dev.kernelweave.selftest.Kernel;
+import dev.kernelweave.selftest.SelfTestKernel;
 import dev.kernelweave.selftest.Op;
 import dev.kernelweave.selftest.Program;
 import java.util.HexFormat;
@@ -232,8 +232,8 @@ public final class ProgramScript {
     // The program's buffer, as its pending (perhaps held) writers leave it, into the second context.
     text.append(contexts.nextBoolean() ? a : b).append("peer ").append(X).append(" 0 ").append(source).append(" 0 ")
         .append(copied).append('\n');
-    text.append(b).append(launchLine(bs, Kernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
-    text.append(a).append(launchLine(s, Kernel.FILL, F, -1, -1, n, contexts.nextInt())).append('\n');
+    text.append(b).append(launchLine(bs, SelfTestKernel.UPDATE, X, Y, -1, n, contexts.nextInt())).append('\n');
+    text.append(a).append(launchLine(s, SelfTestKernel.FILL, F, -1, -1, n, contexts.nextInt())).append('\n');
     text.append(a).append("launchIntoHost ").append(s).append(' ').append(H_IN).append(" 0 ").append(F).append(" 0 ")
         .append(n).append(' ').append(contexts.nextInt()).append('\n');
     text.append(a).append("eventRecord ").append(A_EVENT).append(' ').append(s).append('\n');
@@ -250,7 +250,7 @@ public final class ProgramScript {
     text.append(a).append("streamWaitEvent ").append(s).append(' ').append(B_EVENT).append('\n');
     text.append(a).append("peerAsync ").append(s).append(' ').append(G).append(" 0 ").append(X).append(" 0 ")
         .append(bytes).append('\n');
-    text.append(a).append(launchLine(s, Kernel.SCALE, F, G, -1, n, contexts.nextInt())).append('\n');
+    text.append(a).append(launchLine(s, SelfTestKernel.SCALE, F, G, -1, n, contexts.nextInt())).append('\n');
     if (contexts.nextBoolean()) {
       text.append(b).append("ctxSync\n"); // the first context's kernel may still be pending, or held
     }
@@ -267,8 +267,8 @@ public final class ProgramScript {
   }
 
   /** A self-test kernel's launch line over buffers from their start (-1: no buffer). */
-  private static String launchLine(Object stream, Kernel kernel, int out, int in1, int in2, int n, int k) {
-    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + Kernel.blocks(n) + " 0 " + out
+  private static String launchLine(Object stream, SelfTestKernel kernel, int out, int in1, int in2, int n, int k) {
+    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + SelfTestKernel.blocks(n) + " 0 " + out
         + " 0 " + in1 + " 0 " + in2 + " 0 " + n + " " + k;
   }
 
@@ -332,7 +332,7 @@ public final class ProgramScript {
    * kw_fill_difference}, through another live buffer's pointer and the difference of the two.
    */
   private static String reshaped(Op op, String line, List<Integer> live) {
-    if (op instanceof Op.Launch l && l.kernel() == Kernel.FILL && l.mode() == Op.LaunchMode.PRECISE) {
+    if (op instanceof Op.Launch l && l.kernel() == SelfTestKernel.FILL && l.mode() == Op.LaunchMode.PRECISE) {
       if ((l.k() & 3) == 1) {
         return "fillPacked " + l.stream() + " " + at(l.out()) + " " + l.n() + " " + l.k();
       }
@@ -407,8 +407,8 @@ public final class ProgramScript {
    * A quarter of the updates (from their constant) are a cuBLAS GEMM touching the same bytes.
    */
   private static String launch(Op.Launch l) {
-    Kernel kernel = l.kernel();
-    if (kernel == Kernel.UPDATE && l.mode() == Op.LaunchMode.PRECISE && l.in1() != null && (l.k() & 3) == 0) {
+    SelfTestKernel kernel = l.kernel();
+    if (kernel == SelfTestKernel.UPDATE && l.mode() == Op.LaunchMode.PRECISE && l.in1() != null && (l.k() & 3) == 0) {
       // The same accesses by cuBLAS: out (read and written) = alpha * in * in[0] + out, reading in.
       return "sgemmUpdate " + l.stream() + " " + at(l.out()) + " " + at(l.in1()) + " " + l.n() + " "
           + (l.k() >>> 24) / 16f;
@@ -416,7 +416,7 @@ public final class ProgramScript {
     long stream = l.mode() == Op.LaunchMode.OPAQUE ? 0 : l.stream();
     int shared = l.mode() == Op.LaunchMode.FAILS ? 1 << 20 : 0;
     String out = l.out().buf() + " " + (4L * l.out().offset() + kernel.outPointerOffset(l.n()));
-    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + Kernel.blocks(l.n()) + " "
+    return "launch " + stream + " kw_" + kernel.name().toLowerCase(Locale.ROOT) + " " + SelfTestKernel.blocks(l.n()) + " "
         + shared + " " + out + " " + atOrNull(l.in1()) + " " + atOrNull(l.in2()) + " " + l.n() + " " + l.k();
   }
 

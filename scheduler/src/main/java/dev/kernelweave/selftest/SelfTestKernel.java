@@ -24,7 +24,7 @@ import dev.kernelweave.call.AccessMode;
  * the agent must take a kernel's pointer parameter for its whole allocation, not for the bytes from
  * the pointer on.
  */
-public enum Kernel {
+public enum SelfTestKernel {
   FILL(0, AccessMode.WRITE),
   SCALE(1, AccessMode.WRITE),
   MIX(2, AccessMode.WRITE),
@@ -38,7 +38,7 @@ public enum Kernel {
   private final int inputs;
   private final AccessMode outMode;
 
-  Kernel(int inputs, AccessMode outMode) {
+  SelfTestKernel(int inputs, AccessMode outMode) {
     this.inputs = inputs;
     this.outMode = outMode;
   }
