@@ -37,7 +37,7 @@ final class JitWarmup {
     if (options.mode() != Mode.SCHEDULE || options.warmupMillis() == 0) {
       return null;
     }
-    int classLanes = options.priority().enabled() ? Scheduler.AGENT_CLASS_LANES : 0;
+    int classLanes = Scheduler.classLanes(options.priority().enabled());
     JitWarmup w = new JitWarmup(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
         options.graphs(), new Consumer<String>() {
           @Override

@@ -28,7 +28,7 @@ final class ContextScheduling {
    */
   ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes) {
     this.context = context;
-    int classLanes = priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0;
+    int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
         graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);

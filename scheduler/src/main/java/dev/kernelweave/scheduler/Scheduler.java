@@ -52,6 +52,11 @@ public final class Scheduler {
    */
   public static final int AGENT_CLASS_LANES = 1;
 
+  /** The high and the low lanes each of a context's agent, {@link #AGENT_CLASS_LANES} with priority lanes, else 0. */
+  public static int classLanes(boolean priorityLanes) {
+    return priorityLanes ? AGENT_CLASS_LANES : 0;
+  }
+
   private final StreamDevice device;
   private final Mutant mutant;
   private final StreamPool pool;

@@ -144,13 +144,14 @@ public final class WorkloadRunner {
     private static String problem(
         String workload, Way way, Jvm.Run run, WorkloadResult result, String unreadable) {
       int exit = run.exitCode();
+      String agentOff = way.withAgent() ? agentOff(run) : null;
       if (mainClassMissing(run)) {
         return "the workloads' main class is not on the class path (" + run.lastLine() + ")";
       } else if (exit == NO_GPU) {
         return "no GPU";
-      } else if (way.withAgent() && agentOff(run) != null) {
+      } else if (agentOff != null) {
         // Timed without the agent, the run would pass for the agent's: a bad option turns it off.
-        return "the agent did not run: " + agentOff(run);
+        return "the agent did not run: " + agentOff;
       } else if (exit == 1 && result != null) {
         return "exit 1: reference " + result.reference();
       } else if (exit == 2) {
