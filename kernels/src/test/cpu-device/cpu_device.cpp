@@ -326,6 +326,7 @@ CUcontext lastCurrent = nullptr;  // for threads that never set one (see cuCtxGe
 thread_local CUcontext threadCurrent = nullptr;
 thread_local std::vector<CUcontext> contextStack;
 thread_local Stream *perThreadStream = nullptr;
+thread_local int threadCaptureMode = CU_STREAM_CAPTURE_MODE_GLOBAL;  // cuThreadExchangeStreamCaptureMode
 thread_local unsigned perThreadGeneration = 0;
 
 std::mt19937_64 &random() {
@@ -484,13 +485,17 @@ void endCapture(Capture *c) {
 void invalidate(Capture *c) { c->invalidated = true; }
 
 // A synchronizing call (`target`: the stream it synchronizes, if one): error 900, and the capture it
-// would break invalidated, while `target` captures or a global capture (or this thread's
-// thread-local one) is under way.
+// would break invalidated, while `target` captures, or, unless the calling thread's mode is relaxed,
+// while this thread captures in a mode other than relaxed or (in the global thread mode) another
+// thread captures in global mode.
 CUresult synchronizingAllowed(Stream *target, const char *what) {
   CUresult result = CUDA_SUCCESS;
   for (Capture *c : captures) {
-    bool applies = (target && target->capture == c) || c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL
-                   || (c->mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && c->thread == std::this_thread::get_id());
+    bool own = c->thread == std::this_thread::get_id();
+    bool prohibited = threadCaptureMode != CU_STREAM_CAPTURE_MODE_RELAXED
+                      && ((own && c->mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+                          || (threadCaptureMode == CU_STREAM_CAPTURE_MODE_GLOBAL && c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL));
+    bool applies = (target && target->capture == c) || prohibited;
     if (applies) {
       invalidate(c);
       result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -1539,6 +1544,14 @@ CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
   Graph *g = new Graph{c->nodes};
   graphs.insert(g);
   *graph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuThreadExchangeStreamCaptureMode(int *mode) {
+  if (!mode || *mode < CU_STREAM_CAPTURE_MODE_GLOBAL || *mode > CU_STREAM_CAPTURE_MODE_RELAXED) {
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuThreadExchangeStreamCaptureMode mode");
+  }
+  std::swap(*mode, threadCaptureMode);
   return CUDA_SUCCESS;
 }
 

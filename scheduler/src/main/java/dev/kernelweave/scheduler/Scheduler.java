@@ -321,6 +321,11 @@ public final class Scheduler {
           needs.add(lane, p, 0);
         }
       }
+      if (capturing()) {
+        // Only work of streams beside the capture can be pending (the capture began with a device
+        // synchronization); the agent's lanes never capture, but the legacy lane must not be touched.
+        ticket.waitsDuringCapture = true;
+      }
     } else if (placement == Placement.STAGED) {
       if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
         blockingVisible.addPendingTo(needs, pool);
@@ -339,6 +344,9 @@ public final class Scheduler {
       long p = needs.position(lane);
       if (placement == Placement.SYNC && lane == pool.legacy) {
         continue; // the real call on the legacy stream waits for it anyway
+      }
+      if (ticket.waitsDuringCapture && lane == pool.legacy) {
+        continue; // an event or a wait there would join, and so break, a blocking stream's capture
       }
       events.addHostWait(call, ticket, lane, p, needs.seq(lane), pool, device);
     }
@@ -495,11 +503,18 @@ public final class Scheduler {
    * whole lane where the position was its tail. Needs no lock: the device calls may be made without it.
    */
   void awaitHostWaits(Ticket ticket) {
-    for (int i = 0; i < ticket.waitCount; i++) {
-      if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
-        device.synchronizeLane(ticket.waitLane[i]);
-      } else {
-        device.synchronizeEvent(ticket.waitEvent[i]);
+    int captureMode = ticket.waitsDuringCapture ? device.relaxCaptureMode() : 0;
+    try {
+      for (int i = 0; i < ticket.waitCount; i++) {
+        if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
+          device.synchronizeLane(ticket.waitLane[i]);
+        } else {
+          device.synchronizeEvent(ticket.waitEvent[i]);
+        }
+      }
+    } finally {
+      if (ticket.waitsDuringCapture) {
+        device.restoreCaptureMode(captureMode);
       }
     }
   }

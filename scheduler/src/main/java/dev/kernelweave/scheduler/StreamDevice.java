@@ -87,4 +87,16 @@ public interface StreamDevice {
 
   /** The host waits for all work on every stream of the context. */
   void synchronizeDevice();
+
+  /**
+   * Puts the calling thread in CUDA's relaxed stream-capture mode and returns its previous mode, so
+   * that the agent's own waits for streams beside a capture are not prohibited by it
+   * ({@code cuThreadExchangeStreamCaptureMode}). A device without captures does nothing.
+   */
+  default int relaxCaptureMode() {
+    return 0;
+  }
+
+  /** Gives the calling thread back the capture mode {@link #relaxCaptureMode} returned. */
+  default void restoreCaptureMode(int previous) {}
 }

@@ -240,6 +240,9 @@ final class StreamJoins {
    * calls are legal during a capture. Everything else passes through as written.
    */
   boolean outsideCapture(CallRecord call, Placement placement) {
+    if (placement == Placement.FREE) {
+      return true; // it still waits for the users the agent moved, in relaxed capture mode
+    }
     boolean streamWork = placement == Placement.ASYNC && !call.returnsWhenDone
         || placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT
         || placement == Placement.STREAM_SYNC || placement == Placement.STREAM_QUERY;

@@ -27,6 +27,11 @@ public final class Ticket {
   int[] waitLane = new int[8];
   long[] waitPosition = new long[8];
   int waitCount;
+  /**
+   * Whether the waits run while a stream captures a graph: then in the thread's relaxed capture
+   * mode, so that they neither fail nor invalidate the program's capture.
+   */
+  boolean waitsDuringCapture;
 
   /** Whether this ticket holds a context's lock. */
   public boolean holdsLock() {
@@ -41,6 +46,7 @@ public final class Ticket {
   void reset(Placement p, int laneCount) {
     placement = p;
     waitCount = 0;
+    waitsDuringCapture = false;
     if (settled == null || settled.capacity() != laneCount) {
       settled = new LanePositions(laneCount);
     } else {

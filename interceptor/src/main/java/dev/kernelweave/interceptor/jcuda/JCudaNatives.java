@@ -50,6 +50,8 @@ public final class JCudaNatives {
     static final MethodHandle STREAM_SYNCHRONIZE = find("cuStreamSynchronizeNative", int.class, CUstream.class);
     static final MethodHandle STREAM_IS_CAPTURING =
         find("cuStreamIsCapturingNative", int.class, CUstream.class, int[].class);
+    static final MethodHandle EXCHANGE_CAPTURE_MODE =
+        find("cuThreadExchangeStreamCaptureModeNative", int.class, int[].class);
     static final MethodHandle MEM_ALLOC = find("cuMemAllocNative", int.class, CUdeviceptr.class, long.class);
     static final MethodHandle MEM_FREE = find("cuMemFreeNative", int.class, CUdeviceptr.class);
     static final MethodHandle MEM_ALLOC_HOST = find("cuMemAllocHostNative", int.class, Pointer.class, long.class);
@@ -247,6 +249,15 @@ public final class JCudaNatives {
   public static int isCapturing(CUstream stream, int[] status) {
     try {
       return (int) Driver.STREAM_IS_CAPTURING.invokeExact(stream, status);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code cuThreadExchangeStreamCaptureMode}: sets the calling thread's mode to {@code mode[0]}, returns the old one there. */
+  public static int exchangeCaptureMode(int[] mode) {
+    try {
+      return (int) Driver.EXCHANGE_CAPTURE_MODE.invokeExact(mode);
     } catch (Throwable t) {
       throw rethrow(t);
     }

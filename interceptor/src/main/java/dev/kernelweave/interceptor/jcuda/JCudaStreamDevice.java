@@ -5,6 +5,7 @@ import dev.kernelweave.scheduler.StreamDevice;
 import java.util.Arrays;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCaptureMode;
 import jcuda.runtime.cudaStream_t;
 
 /**
@@ -151,6 +152,18 @@ public final class JCudaStreamDevice implements StreamDevice {
   @Override
   public void synchronizeDevice() {
     check("cuCtxSynchronize", JCudaNatives.synchronizeContext());
+  }
+
+  @Override
+  public int relaxCaptureMode() {
+    int[] mode = {CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED}; // a free during a capture is rare: no reuse needed, and no lock held
+    check("cuThreadExchangeStreamCaptureMode", JCudaNatives.exchangeCaptureMode(mode));
+    return mode[0];
+  }
+
+  @Override
+  public void restoreCaptureMode(int previous) {
+    check("cuThreadExchangeStreamCaptureMode", JCudaNatives.exchangeCaptureMode(new int[] {previous}));
   }
 
   /** Destroys the streams and events this device created; the caller has synchronized. */

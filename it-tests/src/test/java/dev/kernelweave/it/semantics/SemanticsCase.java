@@ -3,6 +3,7 @@ package dev.kernelweave.it.semantics;
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.SmokePrograms;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -43,7 +44,10 @@ enum SemanticsCase {
   TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
   WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", ""),
   ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR(AllocationProgram.class, "range", ""),
-  EVENTS_ARE_COMPLETE_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "event-after-copy", "");
+  EVENTS_ARE_COMPLETE_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "event-after-copy", ""),
+  // CUDA's free "may" synchronize: the stand-in's then waits only for the legacy and blocking streams.
+  A_FREE_BESIDE_A_CAPTURE_FOLLOWS_ITS_USERS(StreamOrderProgram.class, "free-beside-capture", "",
+      Map.of("KW_CPU_DEVICE_FREE", "legacy"));
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
@@ -51,11 +55,18 @@ enum SemanticsCase {
   final Class<?> program;
   final String variant;
   final String agentOptions;
+  /** Added to the child's environment either way (the stand-in's settings; a GPU ignores them). */
+  final Map<String, String> environment;
 
   SemanticsCase(Class<?> program, String variant, String extraAgentOptions) {
+    this(program, variant, extraAgentOptions, Map.of());
+  }
+
+  SemanticsCase(Class<?> program, String variant, String extraAgentOptions, Map<String, String> environment) {
     this.program = program;
     this.variant = variant;
     this.agentOptions = AGENT + extraAgentOptions;
+    this.environment = environment;
   }
 
   /**
@@ -66,8 +77,10 @@ enum SemanticsCase {
   ChildJvm.Result run(boolean withAgent, Map<String, String> env, String... options) throws Exception {
     List<String> args = new ArrayList<>(List.of("--variant", variant));
     args.addAll(List.of(options));
+    Map<String, String> childEnv = new HashMap<>(env);
+    childEnv.putAll(environment);
     return ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), withAgent ? agentOptions : null,
-        List.of(), env, program.getName(), args.toArray(String[]::new));
+        List.of(), childEnv, program.getName(), args.toArray(String[]::new));
   }
 
   /** What a run printed as its observations, one line each, for a readable comparison. */

@@ -27,6 +27,7 @@ import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -58,12 +59,19 @@ import jcuda.driver.CUstreamCaptureMode;
  *       waits for it), {@code cuStreamSynchronize} of the legacy stream, then {@code cuStreamQuery(s)}: 0.
  *   <li>{@code capture-other-stream}: while another stream captures a graph, a kernel on {@code s},
  *       which is not capturing; after the capture a second kernel on {@code s} runs after it.
+ *   <li>{@code free-beside-capture}: while another stream captures a graph (relaxed mode), a long
+ *       kernel on the blocking stream {@code s} writes a buffer that the program then frees: the free
+ *       may synchronize (it does for blocking streams on the stand-in with
+ *       {@code KW_CPU_DEVICE_FREE=legacy}), so the kernel never writes freed memory (no error 700).
  *   <li>{@code timing}: a long kernel on {@code s}, then records of two timing events around a
  *       kernel on {@code s}: their elapsed time covers the kernel between them (at least half of
  *       what the same kernel alone between two records takes).
  * </ul>
  */
 public final class StreamOrderProgram {
+
+  /** A buffer of its own 2 MiB granule on a GPU, so that a kernel writing it after its free faults there. */
+  private static final long FREED_BYTES = 4L << 20;
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "pageable-read");
@@ -110,10 +118,11 @@ public final class StreamOrderProgram {
         }
         case "timing" -> timing(seq, rep, slowFill, s, x, y, value);
         case "capture-other-stream" -> captureOtherStream(seq, rep, slowFill, slowAxpb, s, x, y, value);
+        case "free-beside-capture" -> freeBesideCapture(seq, rep, slowFill, s, y, value);
         default -> throw new IllegalArgumentException("variant " + seq.variant);
       }
       cuCtxSynchronize();
-      if (!seq.variant.equals("callback") && !seq.variant.equals("capture-other-stream")) {
+      if (!List.of("callback", "capture-other-stream", "free-beside-capture").contains(seq.variant)) {
         seq.check(rep, "x", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(x)));
       }
       cuMemFree(x);
@@ -173,6 +182,30 @@ public final class StreamOrderProgram {
     seq.rc(rep, "cuGraphLaunch", 0, cuGraphLaunch(exec, capturing));
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(capturing));
     seq.check(rep, "x", Sequence.describe(Sequence.ramp(value + 1)), Sequence.describe(Sequence.read(x)));
+    seq.check(rep, "y", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(y)));
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+    cuStreamDestroy(capturing);
+  }
+
+  private static void freeBesideCapture(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr y,
+      float value) {
+    CUdeviceptr used = new CUdeviceptr();
+    cuMemAlloc(used, FREED_BYTES);
+    CUstream capturing = new CUstream();
+    cuStreamCreate(capturing, 0);
+    seq.rc(rep, "cuStreamBeginCapture (relaxed)", 0,
+        cuStreamBeginCapture(capturing, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED));
+    seq.rc(rep, "slow_fill y captured", 0, Sequence.launch(slowFill, capturing, y, value, N, seq.cycles));
+    seq.rc(rep, "slow_fill of the freed buffer on s during the capture", 0,
+        Sequence.launch(slowFill, s, used, value, N, 20 * seq.cycles));
+    seq.rc(rep, "cuMemFree during the capture", 0, cuMemFree(used));
+    CUgraph graph = new CUgraph();
+    seq.rc(rep, "cuStreamEndCapture", 0, cuStreamEndCapture(capturing, graph));
+    CUgraphExec exec = new CUgraphExec();
+    seq.rc(rep, "cuGraphInstantiate", 0, cuGraphInstantiate(exec, graph, 0));
+    seq.rc(rep, "cuGraphLaunch", 0, cuGraphLaunch(exec, capturing));
+    seq.rc(rep, "cuCtxSynchronize: no kernel wrote freed memory", 0, cuCtxSynchronize());
     seq.check(rep, "y", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(y)));
     cuGraphExecDestroy(exec);
     cuGraphDestroy(graph);
