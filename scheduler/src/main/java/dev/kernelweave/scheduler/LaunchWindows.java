@@ -17,7 +17,8 @@ import java.util.Arrays;
  * (copied, not issued, and the program told it succeeded); otherwise the held launches are issued
  * one by one through the scheduler, as without windows, and the rest of the window is only
  * recorded. Any other call of the context ends the window first ({@link #end}): a window held whole
- * that equals a known one is replayed from its graph, captured the first time it repeats; anything
+ * that equals a known one is replayed from its graph, captured the first time it repeats (the second
+ * where threads interleave, {@link #HELD_WHOLE_BEFORE_CAPTURE}); anything
  * else is issued one by one, and the window becomes known.
  *
  * <p>cuBLAS routines are held like launches when the interceptor describes them ({@link
@@ -76,6 +77,15 @@ public final class LaunchWindows {
   public static final long PAUSE_NANOS = 1_000_000;
   /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
+  /**
+   * Once launches of two threads have cut each other's windows in the context, how many times a
+   * known window is held whole before its graph is captured (at the last of them); one thread's
+   * windows are captured the first time they repeat. Interleaved threads make windows of chance
+   * shapes, and a window captured at its first repeat that never comes back costs the capture
+   * (about a millisecond on an H100, under the context's lock) for nothing: in a request thread
+   * beside a training thread, the request's latency at the 99th percentile.
+   */
+  static final int HELD_WHOLE_BEFORE_CAPTURE = 2;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
   static final int DIVERGENCE_ALLOWANCE = 64;
 
@@ -105,6 +115,9 @@ public final class LaunchWindows {
    * lock and with the context current, and the map costs the program's first launch no class loading.
    */
   private final BoundedLongMap<Known> known = new BoundedLongMap<>(MAX_KNOWN, this::evict);
+
+  /** Whether launches of two threads have cut each other's windows here ({@link #HELD_WHOLE_BEFORE_CAPTURE}). */
+  private boolean threadsInterleave;
 
   private int state = IDLE;
   private long appStream;
@@ -175,6 +188,7 @@ public final class LaunchWindows {
   }
 
   private boolean offer(CallRecord call, long start, long sincePrevious) {
+    threadsInterleave |= state != IDLE && call.threadId != threadId;
     if (!holdable(call)) {
       end();
       return false;
@@ -259,6 +273,12 @@ public final class LaunchWindows {
       known.put(key, window);
     }
     boolean capturedNow = false;
+    if (window.graph == 0 && threadsInterleave && ++window.heldWhole < HELD_WHOLE_BEFORE_CAPTURE) {
+      // Not yet: a capture costs as much as hundreds of launches, and where threads cut each
+      // other's windows, one that came back once may never come again. Issued as learned.
+      issueHeldOneByOne();
+      return;
+    }
     if (window.graph == 0) {
       try {
         window.capture(held, heldCount, device);
@@ -538,6 +558,8 @@ public final class LaunchWindows {
   static final class Known {
     final int length;
     long graph;
+    /** How many times the window was held whole before it had a graph. */
+    int heldWhole;
     /** Whether the graph holds cuBLAS routines. */
     boolean routines;
     /** The words of the launches the graph was captured from ({@link LaunchSignature}). */

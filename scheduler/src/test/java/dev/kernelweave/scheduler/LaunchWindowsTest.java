@@ -171,6 +171,27 @@ class LaunchWindowsTest {
   }
 
   @Test
+  void whereThreadsCutEachOthersWindowsAWindowIsCapturedOnlyAtItsSecondRepeat() {
+    iteration(5);
+    CallRecord other = launch(4, 4, AccessMode.WRITE, 1);
+    other.threadId = 7;
+    make(launch(1, 1, AccessMode.WRITE, 5));
+    make(other); // another thread's launch ends this thread's window
+    synchronize();
+    graphs.drain();
+    assertEquals(List.of(false, false, false), iteration(5), "the window is only remembered");
+    graphs.drain();
+    assertEquals(List.of(true, true, true), iteration(5), "held: it came before");
+    assertEquals(List.of("launch 12 k=5", "launch 13 k=5", "launch 14 k=5"), graphs.drain(),
+        "its first repeat is issued as learned, not captured");
+    assertEquals(List.of(true, true, true), iteration(5));
+    assertEquals(List.of("capture 16 k=5 after[] 17 k=5 after[16] 18 k=5 after[]", "replay g100"), graphs.drain(),
+        "captured at its second repeat");
+    assertEquals(List.of(true, true, true), iteration(5));
+    assertEquals(List.of("replay g100"), graphs.drain());
+  }
+
+  @Test
   void heldLaunchesAreIssuedBeforeAnyOtherCallIsPlaced() {
     iteration(1);
     iteration(1);
