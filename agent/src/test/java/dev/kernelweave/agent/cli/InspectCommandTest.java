@@ -127,19 +127,26 @@ class InspectCommandTest {
   }
 
   @Test
-  void eachCommandsHelpShowsThatCommandAndTheNotesOnly() {
-    for (String command : List.of("stats", "tail", "dag", "trace")) {
+  void eachCommandsHelpShowsThatCommandsOptionsAndTheExitCodes() {
+    // An option only that command has, as its help writes it.
+    Map<String, String> own = Map.of("stats", "--since=INSTANT", "tail", "--kernel=GLOB", "dag", "--svg",
+        "trace", "-o, --output=FILE.json");
+    for (String command : own.keySet()) {
       Run run = inspect(command, "--help");
       assertEquals(0, run.code(), run.err());
-      assertTrue(run.out().startsWith("usage: kernelweave inspect"), run.out());
-      assertTrue(run.out().contains("\n  " + command + " DIR"), run.out());
-      for (String other : List.of("stats", "tail", "dag", "trace")) {
-        assertEquals(other.equals(command), run.out().contains("\n  " + other + " DIR"), command + " help:\n" + run.out());
-      }
-      assertTrue(run.out().contains("Exit codes:"), run.out());
+      assertEquals("", run.err());
+      assertTrue(run.out().startsWith("Usage: kernelweave inspect " + command + " "), run.out());
+      own.forEach((other, option) ->
+          assertEquals(other.equals(command), run.out().contains(option), command + " help:\n" + run.out()));
+      assertTrue(run.out().contains("Exit codes:") && run.out().contains("3   damaged journal"), run.out());
     }
-    assertTrue(inspect("tail", "-h").out().contains("--kernel GLOB"));
-    assertEquals(InspectCommand.USAGE, inspect("--help").out());
+    assertTrue(inspect("tail", "-h").out().contains("--kernel=GLOB"));
+    Run all = inspect("--help");
+    assertTrue(all.out().startsWith("Usage: kernelweave inspect [-h] [COMMAND]"), all.out());
+    for (String command : own.keySet()) {
+      assertTrue(all.out().contains("\n  " + command + " "), command + " listed:\n" + all.out());
+    }
+    assertEquals(inspect("stats", "--help").out(), inspect("help", "stats").out(), "help COMMAND is COMMAND --help");
   }
 
   @Test
@@ -501,11 +508,13 @@ class InspectCommandTest {
     Run unknown = inspect("graph", sample.toString());
     assertEquals(Main.USAGE, unknown.code());
     assertTrue(unknown.err().startsWith("kernelweave inspect: unknown command 'graph'"), unknown.err());
-    assertTrue(unknown.err().contains("usage: kernelweave inspect"), unknown.err());
+    assertTrue(unknown.err().contains("expected stats, tail, dag, trace or help"), unknown.err());
+    assertTrue(unknown.err().contains("Usage: kernelweave inspect"), unknown.err());
 
     Run option = inspect("stats", sample.toString(), "--fast");
     assertEquals(Main.USAGE, option.code());
-    assertTrue(option.err().startsWith("kernelweave inspect: unknown option '--fast' for stats"), option.err());
+    assertTrue(option.err().startsWith("kernelweave inspect: unknown option '--fast' for stats; accepted: --since,"
+        + " --format, -h/--help\n"), option.err());
 
     Run noOutput = inspect("trace", sample.toString());
     assertEquals(Main.USAGE, noOutput.code());
@@ -529,16 +538,33 @@ class InspectCommandTest {
   void helpPrintsUsage() {
     Run help = inspect("--help");
     assertEquals(0, help.code());
-    assertTrue(help.out().startsWith("usage: kernelweave inspect COMMAND DIR"), help.out());
+    assertTrue(help.out().startsWith("Usage: kernelweave inspect [-h] [COMMAND]"), help.out());
     for (String[] args : new String[][] {{"stats", "--help"}, {"trace", "some-dir", "-h"}}) {
       Run after = inspect(args);
       assertEquals(0, after.code(), String.join(" ", args) + ": " + after.err());
-      assertTrue(after.out().startsWith("usage: kernelweave inspect COMMAND DIR"), after.out());
+      assertTrue(after.out().startsWith("Usage: kernelweave inspect " + args[0] + " "), after.out());
       assertEquals("", after.err());
     }
     Run bare = inspect();
     assertEquals(Main.USAGE, bare.code());
-    assertTrue(bare.err().startsWith("usage:"), bare.err());
+    assertTrue(bare.err().startsWith("Usage: kernelweave inspect"), bare.err());
+    assertEquals("", bare.out());
+  }
+
+  @Test
+  void aMissingValueOrASecondDirectoryIsAUsageErrorNamingTheOption() {
+    Run noValue = inspect("tail", sample.toString(), "-n");
+    assertEquals(Main.USAGE, noValue.code());
+    assertTrue(noValue.err().startsWith("kernelweave inspect: -n/--lines needs a value (N)\n"), noValue.err());
+    Run two = inspect("stats", sample.toString(), sample.toString());
+    assertEquals(Main.USAGE, two.code());
+    assertTrue(two.err().startsWith("kernelweave inspect: stats takes one journal directory, not ["), two.err());
+    Run both = inspect("dag", sample.toString(), "--svg", "--png", "-o", temp.resolve("d").toString());
+    assertEquals(Main.USAGE, both.code());
+    assertTrue(both.err().startsWith("kernelweave inspect: choose one of --svg and --png\n"), both.err());
+    Run equals = inspect("stats", sample.toString(), "--format=csv");
+    assertEquals(0, equals.code(), equals.err());
+    assertEquals("section,name,count,value", equals.lines().get(0), "--format=csv is --format csv");
   }
 
   @Test
