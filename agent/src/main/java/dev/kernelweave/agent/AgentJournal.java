@@ -4,6 +4,7 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.journal.ChronicleLaunchJournal;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.journal.LaunchJournals;
+import dev.kernelweave.journal.RunHeader;
 import java.nio.file.Path;
 
 /**
@@ -27,7 +28,7 @@ final class AgentJournal {
     }
     Path parent = options.journal() == AgentOptions.DEFAULT_JOURNAL ? null : options.journal();
     LaunchJournal journal = LaunchJournals.open(parent, options.journalKeep(), options.journalMaxBytes(),
-        message -> AgentLog.warnOnce("journal", strip(message)));
+        RunHeader.of(Version.current()), message -> AgentLog.warnOnce("journal", strip(message)));
     if (journal instanceof ChronicleLaunchJournal chronicle) {
       Path run = chronicle.directory().toAbsolutePath();
       AgentLog.info("journal: " + run + " (java -jar kernelweave-agent.jar inspect stats " + run + ")");

@@ -76,6 +76,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final FileStore store;
   private final long minFreeBytes;
   private final Runnable housekeeping;
+  private final RunHeader header;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
@@ -92,6 +93,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.store = store;
     this.minFreeBytes = b.minFreeBytes;
     this.housekeeping = b.housekeeping;
+    this.header = b.header;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -269,6 +271,11 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         directory.verify();
         queue = Journals.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
         appender = queue.createAppender();
+        if (header != null) {
+          try (DocumentContext dc = appender.writingDocument(true)) {
+            header.writeTo(dc.wire().bytes());
+          }
+        }
         directory.ownerOnlyFiles(); // the queue's table and first data file
         checkSpace(System.nanoTime());
       } catch (Throwable t) {
@@ -396,6 +403,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private RollCycle rollCycle = ROLL_CYCLE;
     private Consumer<String> warn = System.err::println;
     private Runnable housekeeping;
+    private RunHeader header;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -434,6 +442,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
      */
     public Builder housekeeping(Runnable task) {
       this.housekeeping = Objects.requireNonNull(task, "housekeeping");
+      return this;
+    }
+
+    /** The journal's first document, before any call: which KernelWeave writes it. None by default. */
+    public Builder header(RunHeader runHeader) {
+      this.header = Objects.requireNonNull(runHeader, "header");
       return this;
     }
 

@@ -63,6 +63,7 @@ public final class JournalReader implements AutoCloseable {
   private Path file;
   private long position;
   private JournalFormatException damage;
+  private RunHeader runHeader;
   private JournalFormatException metadataDamage;
   private final SequenceGaps gaps = new SequenceGaps();
   /** Whether the caller waits for the writer: a newest file being created is then not damage. */
@@ -219,11 +220,33 @@ public final class JournalReader implements AutoCloseable {
         position = (end + 3) & ~3L;
         return true;
       }
+      if (runHeader == null && position > 0 && readRunHeader(start, length)) {
+        position = (end + 3) & ~3L;
+        continue;
+      }
       if (position > 0 && isCall(start, length, into)) {
         return damaged("a call's record is marked as queue metadata (header flag bit 30)", null);
       }
       position = (end + 3) & ~3L;
     }
+  }
+
+  /** Reads the run's header when the metadata document at {@code start} is one. */
+  private boolean readRunHeader(long start, int length) {
+    windowBytes.readPositionRemaining(start - windowStart, length);
+    if (!RunHeader.isHeader(windowBytes, length)) {
+      return false;
+    }
+    runHeader = RunHeader.read(windowBytes, length);
+    return true;
+  }
+
+  /**
+   * Which KernelWeave wrote the journal, once {@link #next} has read past the header (it precedes
+   * the first call); null for a journal written before headers were, or not read that far.
+   */
+  public RunHeader runHeader() {
+    return runHeader;
   }
 
   /** Decodes the call in the window at {@code [start, start + length)} of the file. */

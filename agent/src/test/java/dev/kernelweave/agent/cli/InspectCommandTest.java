@@ -120,6 +120,28 @@ class InspectCommandTest {
   }
 
   @Test
+  void statsSaysWhichVersionWroteTheJournalWhereItsFirstDocumentSays() throws Exception {
+    Path dir = temp.resolve("versioned");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { })
+        .header(new dev.kernelweave.journal.RunHeader("9.8.7", "25.0.1")).open();
+    journal.append(launch(0, 1, AccessMode.WRITE));
+    journal.close();
+    List<String> text = inspect("stats", dir.toString()).lines();
+    assertEquals("written by kernelweave 9.8.7 on Java 25.0.1", text.get(1), String.join("\n", text));
+    assertTrue(text.get(2).startsWith("1 calls from "), String.join("\n", text));
+    JsonObject json = JsonParser.parseString(inspect("stats", dir.toString(), "--format", "json").out()).getAsJsonObject();
+    assertEquals("9.8.7", json.get("agent_version").getAsString());
+    assertEquals("25.0.1", json.get("java_version").getAsString());
+    assertTrue(inspect("stats", dir.toString(), "--format", "csv").lines().contains("written by,kernelweave,,9.8.7"));
+
+    // A journal written before the header existed: read as before, its writer unknown.
+    Run old = inspect("stats", sample.toString(), "--format", "json");
+    assertEquals(0, old.code(), old.err());
+    assertTrue(JsonParser.parseString(old.out()).getAsJsonObject().get("agent_version").isJsonNull(), old.out());
+    assertFalse(inspect("stats", sample.toString()).out().contains("written by"));
+  }
+
+  @Test
   void statsRejectsAnUnknownFormatNamingTheChoices() {
     Run run = inspect("stats", sample.toString(), "--format", "xml");
     assertEquals(2, run.code());
