@@ -489,8 +489,8 @@ class InspectCommandTest {
     }
     assertEquals(41, onThreads.size(), "every call on its thread's track");
     assertEquals(11, onStreams.size(), "every call placed on a stream, on that stream's track");
-    assertEquals(Map.of("1/1", "main (1)", "1/23", "worker-1 (23)", "2/0", "stream 0",
-        "2/1", "stream 1", "2/2", "stream 2", "2/3", "stream 3"), trackNames);
+    assertEquals(Map.of("1/1", "main (1)", "1/23", "worker-1 (23)", "2/0", "host: stream 0",
+        "2/1", "host: stream 1", "2/2", "host: stream 2", "2/3", "host: stream 3"), trackNames);
     JsonObject reduce = onStreams.stream()
         .filter(e -> e.get("name").getAsString().equals("reduce_sum")).findFirst().orElseThrow();
     assertEquals(0, reduce.get("tid").getAsInt());
@@ -501,6 +501,33 @@ class InspectCommandTest {
     assertTrue(run.out().contains(file.toString()), run.out());
     assertFalse(run.out().contains("graph"), run.out());
     assertTrue(events.stream().noneMatch(e -> e.has("cat") && e.get("cat").getAsString().equals("graph")));
+  }
+
+  @Test
+  void traceSaysItsStreamSlicesAreHostTimeNotGpuTime() throws Exception {
+    Run run = inspect("trace", replayJournal().toString(), "-o", "-");
+    assertEquals(0, run.code(), run.err());
+    JsonObject trace = JsonParser.parseString(run.out()).getAsJsonObject();
+    assertTrue(trace.getAsJsonObject("otherData").get("timing").getAsString()
+        .startsWith("every slice is host time"), trace.get("otherData").toString());
+    Map<Integer, String> processes = new HashMap<>();
+    int streamSlices = 0;
+    for (JsonElement element : trace.getAsJsonArray("traceEvents")) {
+      JsonObject e = element.getAsJsonObject();
+      int pid = e.get("pid").getAsInt();
+      if (e.get("name").getAsString().equals("process_name")) {
+        processes.put(pid, e.getAsJsonObject("args").get("name").getAsString());
+      } else if (e.get("name").getAsString().equals("thread_name") && pid == 2) {
+        assertTrue(e.getAsJsonObject("args").get("name").getAsString().startsWith("host: stream "), e.toString());
+      } else if (e.get("ph").getAsString().equals("X") && pid == 2) {
+        // Replays' slices too: they span their launches' host times.
+        assertEquals("host", e.getAsJsonObject("args").get("clock").getAsString(), e.toString());
+        streamSlices++;
+      }
+    }
+    assertEquals(Map.of(1, "application threads (host time)", 2, "agent streams (host time, not GPU time)"),
+        processes);
+    assertEquals(11 + 3, streamSlices, "the calls placed on a stream (all but the synchronization), three replays");
   }
 
   @Test
