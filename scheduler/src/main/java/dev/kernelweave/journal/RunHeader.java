@@ -1,7 +1,7 @@
 package dev.kernelweave.journal;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
 
 /**
@@ -41,24 +41,24 @@ public record RunHeader(String version, String java) {
     out.write(("version=" + version + "\njava=" + java + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
-  /** Whether the {@code length} bytes at the read position are a header. */
-  static boolean isHeader(BytesIn<?> in, int length) {
+  /** Whether the document (the buffer's bytes from its position to its limit) is a header. */
+  static boolean isHeader(ByteBuffer document) {
+    int length = document.remaining();
     if (length < MARK.length || length > MAX_LENGTH) {
       return false;
     }
-    long at = in.readPosition();
     for (int i = 0; i < MARK.length; i++) {
-      if (in.peekUnsignedByte(at + i) != (MARK[i] & 0xFF)) {
+      if (document.get(document.position() + i) != MARK[i]) {
         return false;
       }
     }
     return true;
   }
 
-  /** The header in the {@code length} bytes at the read position ({@link #isHeader} said so). */
-  static RunHeader read(BytesIn<?> in, int length) {
-    byte[] bytes = new byte[length];
-    in.read(bytes);
+  /** The header in the document ({@link #isHeader} said it is one). */
+  static RunHeader read(ByteBuffer document) {
+    byte[] bytes = new byte[document.remaining()];
+    document.get(bytes);
     String version = "";
     String java = "";
     for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
