@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code completion}: the bash (and zsh) completion script of every command, option and value. */
-@Command(name = "completion", description = "bash completion: source <(kernelweave completion)")
+/** {@code completion}: the bash and zsh completion script of every command, option and value. */
+@Command(name = "completion", description = "bash and zsh completion: source <(kernelweave completion)")
 final class CompletionCommand implements Callable<Integer> {
 
   @Spec private CommandLine.Model.CommandSpec spec;
