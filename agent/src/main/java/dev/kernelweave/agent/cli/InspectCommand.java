@@ -77,8 +77,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
   @Spec private CommandSpec spec;
 
-  InspectCommand(CommandIo io) {}
-
   /** Without a subcommand: the usage, on stderr, and the usage error's exit code. */
   @Override
   public Integer call() {

@@ -76,8 +76,10 @@ public final class Main {
     CommandLine commandLine = new CommandLine(KernelWeaveCommand.class, new CommandFactory(io));
     commandLine.setOut(new PrintWriter(new OutputStreamWriter(io.out(), StandardCharsets.UTF_8), true));
     commandLine.setErr(new PrintWriter(new OutputStreamWriter(io.err(), StandardCharsets.UTF_8), true));
-    // As before picocli: a repeated option is no error, the last one counts.
+    // As before picocli: a repeated option is no error, the last one counts, and an argument
+    // starting with @ is a path, not a file of arguments.
     commandLine.setOverwrittenOptionsAllowed(true);
+    commandLine.setExpandAtFiles(false);
     // Wide enough for the agent options' table, the same on every terminal.
     commandLine.setUsageHelpWidth(HELP_WIDTH);
     inDeclaredOrder(commandLine);

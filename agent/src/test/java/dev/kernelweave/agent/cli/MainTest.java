@@ -135,6 +135,11 @@ class MainTest {
     assertEquals(Main.USAGE, graphs.code());
     assertTrue(graphs.err().startsWith("kernelweave selftest: --graphs: expected on or off, got 'maybe'\n"),
         graphs.err());
+    Run atFile = main("ptx", "@args");
+    assertEquals(Main.USAGE, atFile.code());
+    assertEquals("kernelweave ptx: cannot read @args: no such file\n", atFile.err(), "an @ argument is a path");
+    Run repeated = main("--version", "--version");
+    assertEquals(0, repeated.code(), "a repeated option is no error: " + repeated.err());
     Run top = main("--colour");
     assertEquals(Main.USAGE, top.code());
     assertEquals("kernelweave: unknown option '--colour'; accepted: -h/--help, -V/--version\n", top.err());
