@@ -3,6 +3,7 @@ package dev.kernelweave.journal;
 import dev.kernelweave.call.CallRecord;
 import java.io.IOException;
 import java.nio.file.FileStore;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -245,6 +246,16 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     String message = t.getMessage();
     if (t.getClass() == IOException.class && message != null && !message.isBlank()) {
       return message;
+    }
+    // A file error's message is its file alone where the JDK maps the system's error to a type.
+    if (t instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied: " + ((FileSystemException) t).getFile();
+    }
+    if (t instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory: " + ((FileSystemException) t).getFile();
+    }
+    if (t instanceof FileSystemException f && f.getReason() != null) {
+      return f.getReason() + ": " + f.getFile();
     }
     String name = t.getClass().getSimpleName();
     String line = message == null || message.isBlank()
