@@ -119,6 +119,37 @@ class AgentStartupTest {
     assertTrue(with.stderr().contains("instrumented jcuda.driver.JCudaDriver"), with.stderr());
   }
 
+  /**
+   * On Java 25 the journal's Chronicle makes the JDK print its {@code sun.misc.Unsafe} warning: only
+   * once a program makes a CUDA call (the journal is then written), never for one that only loads
+   * JCuda, and not with the flag that allows the access (README, "Java 24 and later").
+   */
+  @Test
+  void onJava25TheUnsafeWarningComesOnlyWithAJournalBeingWritten() throws Exception {
+    assumeTrue(Files.isExecutable(JDK_25.resolve("bin/java")), "no JDK 25 at " + JDK_25 + ": skipped");
+    String java25 = ChildJvm.java(JDK_25.toString());
+    String classPath = ChildJvm.programClassPath(List.of());
+    Path journals = Files.createTempDirectory("kw-unsafe");
+    String unsafe = "sun.misc.Unsafe";
+
+    ChildJvm.Result loadsOnly = ChildJvm.runOnClassPath(java25, "journal=" + journals.resolve("a"), classPath,
+        standInDriver(), PlainPrograms.LoadsJCudaOnly.class.getName(), "1500");
+    assertEquals(0, loadsOnly.exitCode(), loadsOnly.stderr());
+    assertFalse(loadsOnly.stderr().contains(unsafe), "no CUDA call, no Chronicle: " + loadsOnly.stderr());
+
+    ChildJvm.Result calls = ChildJvm.runOnClassPath(java25, "journal=" + journals.resolve("b"), classPath,
+        standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, calls.exitCode(), calls.stderr());
+    assertTrue(calls.stderr().contains(unsafe + "::") && calls.stderr().contains(".shaded.chronicle."),
+        "the JDK's warning about the journal's Chronicle: " + calls.stderr());
+
+    ChildJvm.Result allowed = ChildJvm.runOnClassPath(java25, List.of("--sun-misc-unsafe-memory-access=allow"),
+        "journal=" + journals.resolve("c"), classPath, standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, allowed.exitCode(), allowed.stderr());
+    assertFalse(allowed.stderr().contains(unsafe), allowed.stderr());
+    assertEquals(calls.stdout(), allowed.stdout());
+  }
+
   @Test
   void agentRunsOnANewerJdk() throws Exception {
     assumeTrue(Files.isExecutable(JDK_25.resolve("bin/java")), "no JDK 25 at " + JDK_25 + ": skipped");
