@@ -123,8 +123,9 @@ public final class Main {
         return "unknown command '" + argument + "': expected " + oneOf(List.copyOf(commands.keySet()))
             + (suggestions.isEmpty() ? "" : " (did you mean " + suggestions.get(0) + "?)");
       }
+      String takes = spec.positionalParameters().stream().map(ArgSpec::paramLabel).collect(Collectors.joining(" "));
       return "unexpected argument '" + argument + "'" + nested + ": it takes "
-          + spec.positionalParameters().stream().map(p -> p.paramLabel()).collect(Collectors.joining(" "));
+          + (takes.isEmpty() ? "no arguments" : takes);
     }
     if (e instanceof CommandLine.MissingParameterException missing && !missing.getMissing().isEmpty()) {
       ArgSpec arg = missing.getMissing().get(0);

@@ -140,6 +140,9 @@ class MainTest {
     assertEquals("kernelweave ptx: cannot read @args: no such file\n", atFile.err(), "an @ argument is a path");
     Run repeated = main("--version", "--version");
     assertEquals(0, repeated.code(), "a repeated option is no error: " + repeated.err());
+    Run extra = main("version", "now");
+    assertEquals(Main.USAGE, extra.code());
+    assertEquals("kernelweave version: unexpected argument 'now': it takes no arguments\n", extra.err());
     Run top = main("--colour");
     assertEquals(Main.USAGE, top.code());
     assertEquals("kernelweave: unknown option '--colour'; accepted: -h/--help, -V/--version\n", top.err());
