@@ -62,7 +62,8 @@ class LauncherScriptTest {
       ChildJvm.Result scripted = script(SCRIPT, JDK_25.toString(), args.toArray(String[]::new));
       assertEquals(0, scripted.exitCode(), args + " through the script: " + scripted.stderr());
       // The first line only: selftest ends with the time it took.
-      assertEquals(direct.stdout().lines().findFirst(), scripted.stdout().lines().findFirst(), args + " through the script");
+      assertEquals(direct.stdout().lines().findFirst(), scripted.stdout().lines().findFirst(),
+          args + " through the script");
       assertEquals("", scripted.stderr(), args + " through the script");
     }
   }
