@@ -153,6 +153,23 @@ final class OptionSources {
     return values;
   }
 
+  /** The system's reason a file could not be read, in its words. */
+  private static String reason(Exception e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+      return f.getReason();
+    }
+    if (e instanceof java.nio.charset.CharacterCodingException) {
+      return "not UTF-8 text";
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
   private static Map<String, Setting> fromFile(Setting config) {
     Path file = Path.of(config.value());
     Properties p = new Properties();
@@ -160,7 +177,7 @@ final class OptionSources {
       p.load(in);
     } catch (IOException | IllegalArgumentException e) {
       String where = config.origin() == null ? "option config=" + config.value() : config.origin() + "=" + config.value();
-      throw new AgentOptions.InvalidOption(where + ": cannot read the properties file (" + e.getClass().getSimpleName()
+      throw new AgentOptions.InvalidOption(where + ": cannot read the properties file (" + reason(e)
           + "); accepted: a readable file of key=value lines with keys " + AgentOptions.KEYS);
     }
     Map<String, Setting> values = new LinkedHashMap<>();

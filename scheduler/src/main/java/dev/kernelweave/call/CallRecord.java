@@ -1,11 +1,12 @@
 package dev.kernelweave.call;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
 import net.openhft.chronicle.core.io.IORuntimeException;
-import net.openhft.chronicle.core.pool.StringInterner;
 import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 
 /**
@@ -396,13 +397,30 @@ public class CallRecord extends BytesInBinaryMarshallable {
 
   /**
    * Reads a record written by {@link #writeMarshallable} into this one, reusing its arrays (they
-   * only grow). Strings come from a small per-thread interner, so that reading a journal does not
+   * only grow). Strings come from a small per-thread cache, so that reading a journal does not
    * build a new string per field.
    *
    * @throws IORuntimeException when the record has another format version or is malformed
    */
   @Override
   public void readMarshallable(BytesIn<?> in) {
+    read(new ChronicleSource(in));
+  }
+
+  /**
+   * {@link #readMarshallable} from a plain buffer holding the record's bytes (between its position
+   * and limit), without Chronicle: what the journal reader uses, so that reading a journal touches
+   * none of Chronicle's {@code sun.misc.Unsafe} memory access. Sets the buffer's order to little
+   * endian, as the writer wrote it.
+   *
+   * @throws IORuntimeException when the record has another format version or is malformed
+   * @throws java.nio.BufferUnderflowException when it ends early
+   */
+  public void readFrom(ByteBuffer in) {
+    read(new BufferSource(in.order(ByteOrder.LITTLE_ENDIAN)));
+  }
+
+  private void read(Source in) {
     int version = in.readByte() & 0xFF;
     if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_2) {
       throw new IORuntimeException(
@@ -434,7 +452,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
       addParam(checkedCount(in.readStopBit(), "parameter size"));
     }
     int paramTotal = paramOffsets[paramCount];
-    if (in.read(paramBytes, 0, paramTotal) != paramTotal && paramTotal > 0) {
+    if (!in.readFully(paramBytes, paramTotal)) {
       throw new IORuntimeException("journal record truncated in the parameters");
     }
     bytes = in.readLong();
@@ -458,6 +476,99 @@ public class CallRecord extends BytesInBinaryMarshallable {
     graphWindow = version == FORMAT_VERSION_1 ? 0 : in.readStopBit();
     priority = version < FORMAT_VERSION ? PriorityClass.NORMAL
         : PriorityClass.ofOrdinal(checkedOrdinal(in.readByte(), PRIORITY_COUNT, "priority class"));
+  }
+
+  /** The reads a record needs, from Chronicle's bytes or from a plain buffer. */
+  private interface Source {
+    byte readByte();
+
+    int readInt();
+
+    long readLong();
+
+    /** Chronicle's stop-bit encoding: 7 bits a byte, low first; a negative value is ~n then a 0 byte. */
+    long readStopBit();
+
+    /** Reads {@code length} bytes into {@code into}; false when fewer are left. */
+    boolean readFully(byte[] into, int length);
+  }
+
+  private record ChronicleSource(BytesIn<?> in) implements Source {
+    @Override
+    public byte readByte() {
+      return in.readByte();
+    }
+
+    @Override
+    public int readInt() {
+      return in.readInt();
+    }
+
+    @Override
+    public long readLong() {
+      return in.readLong();
+    }
+
+    @Override
+    public long readStopBit() {
+      return in.readStopBit();
+    }
+
+    @Override
+    public boolean readFully(byte[] into, int length) {
+      return length == 0 || in.read(into, 0, length) == length;
+    }
+  }
+
+  private record BufferSource(ByteBuffer in) implements Source {
+    @Override
+    public byte readByte() {
+      return in.get();
+    }
+
+    @Override
+    public int readInt() {
+      return in.getInt();
+    }
+
+    @Override
+    public long readLong() {
+      return in.getLong();
+    }
+
+    @Override
+    public long readStopBit() {
+      long value = in.get();
+      if (value >= 0) {
+        return value;
+      }
+      value &= 0x7F;
+      int shift = 7;
+      long b;
+      while ((b = in.get()) < 0) {
+        value |= (b & 0x7F) << shift;
+        shift += 7;
+      }
+      if (b != 0) {
+        if (shift > 56) {
+          throw new IORuntimeException("journal record has a stop-bit number of more than 9 bytes");
+        }
+        return value | b << shift;
+      }
+      if (shift > 63) {
+        throw new IORuntimeException("journal record has a stop-bit number of more than 10 bytes");
+      }
+      return ~value;
+    }
+
+    @Override
+    public boolean readFully(byte[] into, int length) {
+      if (in.remaining() < length) {
+        return false;
+      }
+      in.get(into, 0, length);
+      return true;
+    }
   }
 
   /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
@@ -521,8 +632,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
   /**
    * Strings on the wire, per thread. Writing: the UTF-8 bytes of each string instance are cached in
    * a small direct-mapped table keyed by identity (the strings are constants), which is several
-   * times faster than encoding per call. Reading: names are interned, so that a reader does not
-   * build a new string per field.
+   * times faster than encoding per call. Reading: the strings of recent byte sequences are cached
+   * (direct-mapped, keyed by the bytes), so that a reader does not build a new string per field.
    */
   private static final class Strings {
     static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);
@@ -531,9 +642,11 @@ public class CallRecord extends BytesInBinaryMarshallable {
 
     final String[] encoded = new String[SIZE];
     final byte[][] encodings = new byte[SIZE][];
+    private static final int CACHED = 1024;
+
     byte[] buffer = new byte[64];
-    final StringBuilder chars = new StringBuilder(64);
-    final StringInterner interner = new StringInterner(1024);
+    final byte[][] cachedBytes = new byte[CACHED][];
+    final String[] cachedStrings = new String[CACHED];
 
     void write(BytesOut<?> out, String s) {
       byte[] utf8 = encode(s == null ? "" : s);
@@ -564,7 +677,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
       return utf8;
     }
 
-    String read(BytesIn<?> in) {
+    String read(Source in) {
       int length = checkedCount(in.readStopBit(), "string length");
       if (length == 0) {
         return "";
@@ -572,18 +685,27 @@ public class CallRecord extends BytesInBinaryMarshallable {
       if (length > buffer.length) {
         buffer = new byte[Math.max(length, buffer.length * 2)];
       }
-      if (in.read(buffer, 0, length) != length) {
+      if (!in.readFully(buffer, length)) {
         throw new IORuntimeException("journal record truncated in a string");
       }
-      chars.setLength(0);
+      return cached(buffer, length);
+    }
+
+    /** The string of these UTF-8 bytes, from a direct-mapped cache keyed by the bytes. */
+    private String cached(byte[] utf8, int length) {
+      int hash = 1;
       for (int i = 0; i < length; i++) {
-        byte b = buffer[i];
-        if (b < 0) {
-          return interner.intern(new String(buffer, 0, length, StandardCharsets.UTF_8));
-        }
-        chars.append((char) b);
+        hash = 31 * hash + utf8[i];
       }
-      return interner.intern(chars);
+      int slot = (hash ^ hash >>> 16) & (CACHED - 1);
+      byte[] key = cachedBytes[slot];
+      if (key != null && Arrays.equals(key, 0, key.length, utf8, 0, length)) {
+        return cachedStrings[slot];
+      }
+      String s = new String(utf8, 0, length, StandardCharsets.UTF_8);
+      cachedBytes[slot] = Arrays.copyOf(utf8, length);
+      cachedStrings[slot] = s;
+      return s;
     }
   }
 

@@ -3,6 +3,7 @@ package dev.kernelweave.journal;
 import dev.kernelweave.call.CallRecord;
 import java.io.IOException;
 import java.nio.file.FileStore;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -76,6 +77,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final FileStore store;
   private final long minFreeBytes;
   private final Runnable housekeeping;
+  private final RunHeader header;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
@@ -92,6 +94,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.store = store;
     this.minFreeBytes = b.minFreeBytes;
     this.housekeeping = b.housekeeping;
+    this.header = b.header;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -244,6 +247,16 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     if (t.getClass() == IOException.class && message != null && !message.isBlank()) {
       return message;
     }
+    // A file error's message is its file alone where the JDK maps the system's error to a type.
+    if (t instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied: " + ((FileSystemException) t).getFile();
+    }
+    if (t instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory: " + ((FileSystemException) t).getFile();
+    }
+    if (t instanceof FileSystemException f && f.getReason() != null) {
+      return f.getReason() + ": " + f.getFile();
+    }
     String name = t.getClass().getSimpleName();
     String line = message == null || message.isBlank()
         ? name : name + ": " + message.lines().findFirst().orElse("");
@@ -269,6 +282,11 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
         directory.verify();
         queue = Journals.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
         appender = queue.createAppender();
+        if (header != null) {
+          try (DocumentContext dc = appender.writingDocument(true)) {
+            header.writeTo(dc.wire().bytes());
+          }
+        }
         directory.ownerOnlyFiles(); // the queue's table and first data file
         checkSpace(System.nanoTime());
       } catch (Throwable t) {
@@ -396,6 +414,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private RollCycle rollCycle = ROLL_CYCLE;
     private Consumer<String> warn = System.err::println;
     private Runnable housekeeping;
+    private RunHeader header;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -434,6 +453,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
      */
     public Builder housekeeping(Runnable task) {
       this.housekeeping = Objects.requireNonNull(task, "housekeeping");
+      return this;
+    }
+
+    /** The journal's first document, before any call: which KernelWeave writes it. None by default. */
+    public Builder header(RunHeader runHeader) {
+      this.header = Objects.requireNonNull(runHeader, "header");
       return this;
     }
 

@@ -15,14 +15,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
-import net.openhft.chronicle.bytes.Bytes;
 
 /**
  * Reads a journal directory's calls in the order they were written, into a record the caller
  * reuses. Read-only: it reads a journal while its writer is running (see {@link #follow}), one whose
  * writer was killed (up to its last complete record), and one on a read-only disk.
  *
- * <p>It walks Chronicle Queue's files itself, with plain positional reads and no memory mapping: a
+ * <p>It walks Chronicle Queue's files itself, with plain positional reads and no memory mapping, and
+ * decodes the records without Chronicle ({@link CallRecord#readFrom}), which it never starts: a
  * file that is truncated, overwritten or shrinks while it is read gives a {@link
  * JournalFormatException} naming the file and where its readable part ends, never a fault of the
  * JVM. A queue file is a sequence of documents, each a 4-byte little-endian header (the length in
@@ -63,6 +63,7 @@ public final class JournalReader implements AutoCloseable {
   private Path file;
   private long position;
   private JournalFormatException damage;
+  private RunHeader runHeader;
   private JournalFormatException metadataDamage;
   private final SequenceGaps gaps = new SequenceGaps();
   /** Whether the caller waits for the writer: a newest file being created is then not damage. */
@@ -71,7 +72,7 @@ public final class JournalReader implements AutoCloseable {
   private String partialEnd;
 
   private byte[] window = new byte[WINDOW];
-  private Bytes<byte[]> windowBytes = Bytes.wrapForRead(window);
+  private ByteBuffer windowBytes = littleEndian(window);
   private long windowStart;
   private int windowLength;
   private int readAhead = SMALL_READ;
@@ -105,7 +106,6 @@ public final class JournalReader implements AutoCloseable {
     for (Path f : dataFiles(directory)) {
       requireRegularFile(f);
     }
-    Journals.startChronicle();
     JournalReader reader = new JournalReader(directory);
     reader.metadataDamage = checkMetadata(directory.resolve(Journals.METADATA_FILE));
     return reader;
@@ -160,7 +160,7 @@ public final class JournalReader implements AutoCloseable {
         }
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
-      int header = windowBytes.readInt(position - windowStart);
+      int header = windowBytes.getInt((int) (position - windowStart));
       if ((header & LENGTH_MASK) > MAX_DOCUMENT) {
         return damaged("a record header claims " + (header & LENGTH_MASK) + " bytes", null);
       }
@@ -219,6 +219,10 @@ public final class JournalReader implements AutoCloseable {
         position = (end + 3) & ~3L;
         return true;
       }
+      if (runHeader == null && position > 0 && readRunHeader(start, length)) {
+        position = (end + 3) & ~3L;
+        continue;
+      }
       if (position > 0 && isCall(start, length, into)) {
         return damaged("a call's record is marked as queue metadata (header flag bit 30)", null);
       }
@@ -226,13 +230,47 @@ public final class JournalReader implements AutoCloseable {
     }
   }
 
+  /** Reads the run's header when the metadata document at {@code start} is one. */
+  private boolean readRunHeader(long start, int length) {
+    ByteBuffer document = document(start, length);
+    if (!RunHeader.isHeader(document)) {
+      return false;
+    }
+    runHeader = RunHeader.read(document);
+    return true;
+  }
+
+  /**
+   * Which KernelWeave wrote the journal, once {@link #next} has read past the header (it precedes
+   * the first call); null for a journal written before headers were, or not read that far.
+   */
+  public RunHeader runHeader() {
+    return runHeader;
+  }
+
   /** Decodes the call in the window at {@code [start, start + length)} of the file. */
   private void decode(long start, int length, CallRecord into) {
-    windowBytes.readPositionRemaining(start - windowStart, length);
-    into.readMarshallable(windowBytes);
-    if (windowBytes.readRemaining() != 0) {
-      throw new IllegalStateException(windowBytes.readRemaining() + " bytes left over");
+    // The window's own buffer, bounded to the record, then whole again: no buffer per record.
+    int at = (int) (start - windowStart);
+    windowBytes.limit(at + length).position(at);
+    try {
+      into.readFrom(windowBytes);
+      if (windowBytes.hasRemaining()) {
+        throw new IllegalStateException(windowBytes.remaining() + " bytes left over");
+      }
+    } finally {
+      windowBytes.clear();
     }
+  }
+
+  /** The window's bytes {@code [start, start + length)} of the file, as a buffer of their own. */
+  private ByteBuffer document(long start, int length) {
+    int at = (int) (start - windowStart);
+    return windowBytes.duplicate().limit(at + length).position(at).slice().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private static ByteBuffer littleEndian(byte[] bytes) {
+    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   /**
@@ -243,7 +281,7 @@ public final class JournalReader implements AutoCloseable {
     if (length == 0) {
       return false;
     }
-    byte first = windowBytes.readByte(start - windowStart);
+    byte first = windowBytes.get((int) (start - windowStart));
     if (first < 1 || first > CallRecord.FORMAT_VERSION) {
       return false;
     }
@@ -263,7 +301,7 @@ public final class JournalReader implements AutoCloseable {
     int length = header & LENGTH_MASK;
     if (position > 0) {
       long after = (position + 4 + length + 3) & ~3L;
-      if (length > 0 && available(after, 4) && windowBytes.readInt(after - windowStart) != 0) {
+      if (length > 0 && available(after, 4) && windowBytes.getInt((int) (after - windowStart)) != 0) {
         return damaged("a record marked incomplete (header flag bit 31) has records after it", null);
       }
       Path later = nextFile();
@@ -411,7 +449,7 @@ public final class JournalReader implements AutoCloseable {
     readAhead = Math.min(WINDOW, readAhead * 2);
     if (size > window.length) {
       window = new byte[size];
-      windowBytes = Bytes.wrapForRead(window);
+      windowBytes = littleEndian(window);
     }
     ByteBuffer buffer = ByteBuffer.wrap(window, 0, size).order(ByteOrder.LITTLE_ENDIAN);
     windowStart = at;

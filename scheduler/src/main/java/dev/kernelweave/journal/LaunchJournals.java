@@ -21,9 +21,9 @@ public final class LaunchJournals {
     }
   }
 
-  /** {@link #open(Path, int, long, Consumer)} with the default retention. */
+  /** {@link #open(Path, int, long, RunHeader, Consumer)} with the default retention and no header. */
   public static LaunchJournal open(Path parent, Consumer<String> warn) {
-    return open(parent, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES, warn);
+    return open(parent, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES, null, warn);
   }
 
   /**
@@ -41,8 +41,10 @@ public final class LaunchJournals {
    * caller closes the journal (the agent does so after the application's shutdown hooks).
    *
    * @param parent the directory the user named, or null for the default
+   * @param header the journal's first document (which agent writes it), or null for none
    */
-  public static LaunchJournal open(Path parent, int keepRuns, long maxBytes, Consumer<String> warn) {
+  public static LaunchJournal open(Path parent, int keepRuns, long maxBytes, RunHeader header,
+      Consumer<String> warn) {
     Path where = parent;
     try {
       Path base = parent == null ? JournalDirectories.defaultParent()
@@ -51,6 +53,9 @@ public final class LaunchJournals {
       Path run = JournalDirectories.createRun(base);
       where = run;
       ChronicleLaunchJournal.Builder journal = ChronicleLaunchJournal.builder(run).warn(warn);
+      if (header != null) {
+        journal.header(header);
+      }
       if (parent == null) {
         journal.housekeeping(new Pruning(base, run, keepRuns, maxBytes, warn));
       }

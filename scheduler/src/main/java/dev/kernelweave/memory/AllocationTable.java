@@ -18,7 +18,10 @@ import java.util.Arrays;
  */
 public final class AllocationTable {
 
-  /** Returned by {@link #find} when the address lies in no live allocation. */
+  /**
+   * Returned by {@link #remove} when no allocation starts at the address, and by lookups when the
+   * address lies in no live allocation.
+   */
   public static final int NOT_FOUND = -1;
 
   private static final class Snapshot {

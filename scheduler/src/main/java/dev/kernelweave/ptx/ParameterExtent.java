@@ -23,7 +23,7 @@ public final class ParameterExtent {
     this.end = end;
   }
 
-  /** {@code [start, end)} bytes from the pointer's value. @throws IllegalArgumentException unless start < end */
+  /** {@code [start, end)} bytes from the pointer's value. @throws IllegalArgumentException unless {@code start < end} */
   public static ParameterExtent of(long start, long end) {
     if (start >= end) throw new IllegalArgumentException("empty extent [" + start + "," + end + ")");
     return new ParameterExtent(start, end);

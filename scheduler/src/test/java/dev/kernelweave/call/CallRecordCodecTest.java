@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.io.IORuntimeException;
 import org.junit.jupiter.api.AfterEach;
@@ -22,12 +23,36 @@ class CallRecordCodecTest {
     bytes.releaseLast();
   }
 
+  /**
+   * Writes the record and reads it back twice, through Chronicle and from a plain buffer (as the
+   * journal reader does): both readers must take exactly the bytes written and agree on every field.
+   */
   private CallRecord roundTrip(CallRecord written, CallRecord into) {
     bytes.clear();
     written.writeMarshallable(bytes);
+    ByteBuffer plain = ByteBuffer.wrap(bytes.toByteArray());
     into.readMarshallable(bytes);
     assertEquals(0, bytes.readRemaining(), "the reader consumed exactly what the writer wrote");
+    CallRecord fromBuffer = new CallRecord();
+    fromBuffer.readFrom(plain);
+    assertEquals(0, plain.remaining(), "the plain reader consumed exactly what the writer wrote");
+    TestCalls.assertSameCall(into, fromBuffer);
+    assertEquals(into.graphWindow, fromBuffer.graphWindow);
+    assertEquals(into.graphCaptured, fromBuffer.graphCaptured);
+    assertEquals(into.priority, fromBuffer.priority);
     return into;
+  }
+
+  @Test
+  void thePlainReaderDecodesStopBitNumbersAsChronicleWritesThem() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 3);
+    CallRecord into = new CallRecord();
+    // graphWindow is the record's one stop-bit long: every length of encoding, and negatives.
+    for (long window : new long[] {0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1L << 35, 1L << 56, (1L << 62) + 5,
+        Long.MAX_VALUE, -1, -128, Long.MIN_VALUE}) {
+      written.graphWindow = window;
+      assertEquals(window, roundTrip(written, into).graphWindow);
+    }
   }
 
   @Test

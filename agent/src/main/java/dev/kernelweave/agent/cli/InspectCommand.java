@@ -17,130 +17,409 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code inspect}: reads a launch journal directory. */
-final class InspectCommand {
+/**
+ * {@code inspect stats|tail|dag|trace DIR}: reads a launch journal directory. Each subcommand
+ * checks its arguments, then reads the journal; what it cannot read is said in one line with the
+ * exit code of {@link InspectException}.
+ */
+@Command(
+    name = "inspect",
+    description = {"Reads a launch journal: statistics, each call, the dependency graph, a timeline.", "",
+        InspectCommand.DIRECTORY_NOTE, ""},
+    subcommands = {
+      InspectCommand.StatsCommand.class,
+      InspectCommand.TailCommand.class,
+      InspectCommand.DagCommand.class,
+      InspectCommand.TraceCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = InspectCommand.EXIT_CODES_HEADING,
+    exitCodeList = {
+      InspectCommand.EXIT_READ, InspectCommand.EXIT_OUTPUT, InspectCommand.EXIT_USAGE, InspectCommand.EXIT_DAMAGED
+    })
+final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
-  static final String USAGE = """
-      usage: kernelweave inspect COMMAND DIR [options]
-        stats DIR [--since INSTANT] [--format F] calls per kind, kernel, thread and priority; bytes;
-                                                 syncs; streams; --since counts only calls that began at
-                                                 INSTANT or later
-                                                 (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds);
-                                                 --format text (default), json or csv
-        tail DIR [-f] [-n N] [--kernel GLOB]     one line per call; -f follows a live journal to its run's
-                                                 end; -n the last N calls only (then, with -f, those that
-                                                 follow); --kernel only launches of kernels whose name
-                                                 matches GLOB (gemm*, *_step)
-        dag DIR [--from SEQ] [--to SEQ] [--dot] [-o FILE.dot]
-                                                 the dependency graph in Graphviz DOT
-        dag DIR --svg|--png -o FILE [--from SEQ] [--to SEQ]
-                                                 the same drawn by Graphviz's dot (on the PATH, or the
-                                                 program KERNELWEAVE_DOT names); without a range, the
-                                                 first 200 calls
-        trace DIR -o FILE.json                   a timeline for Perfetto (Chrome Trace Event Format);
-                                                 -o - writes it to standard output
-      DIR is a run's journal directory (the one the agent printed at start), or a directory holding
-      runs (journal=DIR): then the newest run is read and the others are named on stderr.
-      Exit codes: 0 read (a journal whose writer stopped mid-record is read to that record, and
-      one line on stderr says so), 1 the output file cannot be written, 2 usage, unreadable input
-      or an output that is the journal's own file, 3 damaged journal: calls are missing (what was
-      readable is printed, then one line names the file and the first missing call).
-      """;
+  static final String DIRECTORY_NOTE = "DIR is a run's journal directory (the one the agent printed at start),"
+      + " or a directory holding runs (journal=DIR): then the newest run is read and the others are named"
+      + " on stderr.";
+  static final String EXIT_CODES_HEADING = "%nExit codes:%n";
+  static final String EXIT_READ = "0:read (a journal whose writer stopped mid-record is read to that record,"
+      + " and one line on stderr says so)";
+  static final String EXIT_OUTPUT = "1:the output file cannot be written (the line says why)";
+  static final String EXIT_USAGE = "2:usage, unreadable input, or an output that is the journal's own file";
+  static final String EXIT_DAMAGED = "3:damaged journal: calls are missing (what was readable is printed,"
+      + " then one line names the file and the first missing call)";
 
   /** Exit code when the output file cannot be written. */
   static final int OUTPUT_FAILED = OutputFile.FAILED;
 
-  private InspectCommand() {}
+  @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
+  private boolean help;
+
+  @Spec private CommandSpec spec;
+
+  /** Without a subcommand: the usage, on stderr, and the usage error's exit code. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Main.USAGE;
+  }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
     return run(args, out, err, ZoneId.systemDefault());
   }
 
+  /** {@code kernelweave inspect ARGS...}, showing times in {@code zone}. */
   static int run(String[] args, PrintStream out, PrintStream err, ZoneId zone) {
-    if (args.length == 0) {
-      err.print(USAGE);
-      return Main.USAGE;
+    String[] command = new String[args.length + 1];
+    command[0] = "inspect";
+    System.arraycopy(args, 0, command, 1, args.length);
+    return Main.run(command, out, err, zone);
+  }
+
+  /** What every subcommand shares: the journal directory, help, and how it reports. */
+  abstract static class JournalCommand implements Callable<Integer>, Main.UsageAfterErrors {
+
+    @Parameters(paramLabel = "DIR", arity = "0..*", hideParamSyntax = true,
+        description = "a run's journal directory, or a directory of runs (the newest is read)")
+    private List<Path> directories = List.of();
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
+    private boolean help;
+
+    @Spec CommandSpec spec;
+
+    final PrintStream out;
+    final PrintStream err;
+    final ZoneId zone;
+
+    JournalCommand(CommandIo io) {
+      this.out = io.out();
+      this.err = io.err();
+      this.zone = io.zone();
     }
-    if (args[0].equals("help") || List.of(args).contains("--help") || List.of(args).contains("-h")) {
-      // Also after a command: "inspect stats --help" asks for that command's help, not for a journal.
-      out.print(args[0].equals("help") || args[0].startsWith("-") ? USAGE : usageOf(args[0]));
-      return 0;
+
+    @Override
+    public Integer call() {
+      if (directories.isEmpty()) {
+        throw usage(spec.name() + " needs a journal directory");
+      }
+      if (directories.size() > 1) {
+        throw usage(spec.name() + " takes one journal directory, not " + directories);
+      }
+      check();
+      try {
+        return read(directories.get(0));
+      } catch (InspectException e) {
+        err.println("kernelweave inspect: " + e.getMessage());
+        return e.exitCode();
+      }
     }
-    try {
-      Options o = Options.parse(args);
-      return switch (o.command) {
-        case "stats" -> stats(o, out, err, zone);
-        case "tail" -> tail(o, out, err, zone);
-        case "dag" -> dag(o, out, err);
-        case "trace" -> trace(o, out, err);
-        default -> throw new IllegalStateException(o.command);
-      };
-    } catch (UsageException e) {
-      err.println("kernelweave inspect: " + e.getMessage());
-      err.print(USAGE);
-      return Main.USAGE;
-    } catch (InspectException e) {
-      err.println("kernelweave inspect: " + e.getMessage());
-      return e.exitCode();
+
+    /** Checks the options together, before anything is read. */
+    void check() {}
+
+    abstract int read(Path directory) throws InspectException;
+
+    ParameterException usage(String message) {
+      return new ParameterException(spec.commandLine(), message);
     }
   }
 
-  private static int stats(Options o, PrintStream out, PrintStream err, ZoneId zone) throws InspectException {
+  @Command(
+      name = "stats",
+      description = {"Calls per kind, kernel, thread and priority; bytes; syncs; streams; graph replays.",
+        "", DIRECTORY_NOTE, ""},
+      exitCodeListHeading = EXIT_CODES_HEADING,
+      exitCodeList = {EXIT_READ, EXIT_USAGE, EXIT_DAMAGED})
+  static final class StatsCommand extends JournalCommand {
+    @Option(names = "--since", paramLabel = "INSTANT", description = "count only calls that began at INSTANT or"
+        + " later (ISO-8601 like 2026-11-25T14:30:00.5Z, or epoch nanoseconds)")
+    private String sinceText;
+
+    @Option(names = "--format", paramLabel = "F", completionCandidates = Formats.class,
+        description = "text (default), json or csv")
+    private String format = "text";
+
+    /** Epoch nanoseconds: the calls that began then or later are counted. */
+    private long since = Long.MIN_VALUE;
+
+    StatsCommand(CommandIo io) {
+      super(io);
+    }
+
+    @Override
+    void check() {
+      if (!List.of("text", "json", "csv").contains(format)) {
+        throw usage("--format is text, json or csv, not '" + format + "'");
+      }
+      if (sinceText != null) {
+        since = instant("--since", sinceText);
+      }
+    }
+
+    @Override
+    int read(Path directory) throws InspectException {
+      return stats(directory, since, sinceText, format, out, err, zone);
+    }
+
+    /** Epoch nanoseconds from an ISO-8601 instant or from epoch nanoseconds. */
+    private long instant(String option, String value) {
+      try {
+        if (value.chars().allMatch(Character::isDigit) && !value.isEmpty()) {
+          return Long.parseLong(value);
+        }
+        Instant t = Instant.parse(value);
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+      } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
+        throw usage(option + " needs an instant (ISO-8601, like 2026-11-25T14:30:00.5Z, or epoch"
+            + " nanoseconds), not '" + value + "'");
+      }
+    }
+  }
+
+  /** The formats of {@code stats --format}, for completion. */
+  static final class Formats implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return List.of("text", "json", "csv").iterator();
+    }
+  }
+
+  @Command(
+      name = "tail",
+      description = {"One line per call.", "", DIRECTORY_NOTE, ""},
+      exitCodeListHeading = EXIT_CODES_HEADING,
+      exitCodeList = {EXIT_READ, EXIT_OUTPUT, EXIT_USAGE, EXIT_DAMAGED})
+  static final class TailCommand extends JournalCommand {
+    @Option(names = {"-f", "--follow"}, description = "follow a live journal to its run's end")
+    private boolean follow;
+
+    @Option(names = {"-n", "--lines"}, paramLabel = "N",
+        description = "the last N calls only (then, with -f, those that follow)")
+    private String lastText;
+
+    @Option(names = "--kernel", paramLabel = "GLOB",
+        description = "only launches of kernels whose name matches GLOB (gemm*, *_step)")
+    private String kernelGlob;
+
+    /** How many of the last calls to print; -1 for every call. */
+    private long last = -1;
+    /** Only launches of kernels whose name matches; null for every call. */
+    private PathMatcher kernel;
+
+    TailCommand(CommandIo io) {
+      super(io);
+    }
+
+    @Override
+    void check() {
+      if (lastText != null) {
+        last = count("-n", lastText);
+      }
+      if (kernelGlob != null) {
+        try {
+          kernel = FileSystems.getDefault().getPathMatcher("glob:" + kernelGlob);
+        } catch (IllegalArgumentException e) {
+          throw usage("--kernel needs a glob like 'gemm*' or '*_step', not '" + kernelGlob + "': "
+              + e.getMessage().lines().findFirst().orElse(""));
+        }
+      }
+    }
+
+    private long count(String option, String value) {
+      try {
+        long n = Long.parseLong(value);
+        if (n >= 0) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // Said below.
+      }
+      throw usage(option + " needs a number of calls (0 or more), not '" + value + "'");
+    }
+
+    @Override
+    int read(Path directory) throws InspectException {
+      return tail(directory, follow, last, kernel, out, err, zone);
+    }
+  }
+
+  @Command(
+      name = "dag",
+      description = {"The dependency graph of the device calls, in Graphviz DOT or drawn by Graphviz.", "",
+        "DOT text by default (or --dot); --svg and --png run Graphviz's dot (on the PATH, or the program"
+            + " KERNELWEAVE_DOT names) and draw the first " + InspectCommand.IMAGE_CALLS + " calls unless"
+            + " --from and --to say others.",
+        "", DIRECTORY_NOTE, ""},
+      exitCodeListHeading = EXIT_CODES_HEADING,
+      exitCodeList = {EXIT_READ, EXIT_OUTPUT, EXIT_USAGE, EXIT_DAMAGED})
+  static final class DagCommand extends JournalCommand {
+    @Option(names = "--from", paramLabel = "SEQ", description = "the first call drawn")
+    private String fromText;
+
+    @Option(names = "--to", paramLabel = "SEQ", description = "the last call drawn")
+    private String toText;
+
+    @Option(names = "--dot", description = "Graphviz DOT text (the default)")
+    private boolean dot;
+
+    @Option(names = "--svg", description = "an SVG drawing, written to -o FILE.svg")
+    private boolean svg;
+
+    @Option(names = "--png", description = "a PNG drawing, written to -o FILE.png")
+    private boolean png;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "where to write it (default: standard output, DOT only)")
+    private Path output;
+
+    private long from = Long.MIN_VALUE;
+    private long to = Long.MAX_VALUE;
+
+    DagCommand(CommandIo io) {
+      super(io);
+    }
+
+    @Override
+    void check() {
+      if (fromText != null) {
+        from = seq("--from", fromText);
+      }
+      if (toText != null) {
+        to = seq("--to", toText);
+      }
+      if (svg && png) {
+        throw usage("choose one of --svg and --png");
+      }
+      String image = image();
+      if (image != null && (output == null || output.toString().equals("-"))) {
+        throw usage("dag --" + image + " needs -o FILE." + image);
+      }
+      if (from > to) {
+        throw usage("--from " + from + " is after --to " + to);
+      }
+    }
+
+    /** svg or png, drawn by Graphviz; null for DOT text. */
+    private String image() {
+      return svg ? "svg" : png ? "png" : null;
+    }
+
+    private long seq(String option, String value) {
+      try {
+        return Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw usage(option + " needs a sequence number, not '" + value + "'");
+      }
+    }
+
+    @Override
+    int read(Path directory) throws InspectException {
+      return dag(directory, from, to, image(), output, out, err);
+    }
+  }
+
+  @Command(
+      name = "trace",
+      description = {"A timeline for Perfetto (Chrome Trace Event Format).", "",
+        "A track per thread and one per agent stream, both showing when the host made each call: host"
+            + " time, not GPU time.",
+        "", DIRECTORY_NOTE, ""},
+      exitCodeListHeading = EXIT_CODES_HEADING,
+      exitCodeList = {EXIT_READ, EXIT_OUTPUT, EXIT_USAGE, EXIT_DAMAGED})
+  static final class TraceCommand extends JournalCommand {
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE.json", description = "where to write it; - for standard output")
+    private Path output;
+
+    TraceCommand(CommandIo io) {
+      super(io);
+    }
+
+    @Override
+    void check() {
+      if (output == null) {
+        throw usage("trace needs -o FILE.json");
+      }
+    }
+
+    @Override
+    int read(Path directory) throws InspectException {
+      return trace(directory, output, out, err);
+    }
+  }
+
+  private static int stats(Path directory, long since, String sinceText, String format, PrintStream out,
+      PrintStream err, ZoneId zone) throws InspectException {
     Stats stats = new Stats();
-    try (Journal journal = Journal.open(o.directory, err)) {
+    try (Journal journal = Journal.open(directory, err)) {
       journal.forEach(r -> {
-        if (r.startNanos >= o.since) {
+        if (r.startNanos >= since) {
           stats.add(r);
         }
       });
+      stats.writer(journal.writer());
       if (stats.calls() > 0 || journal.damage() == null) {
         // A damaged file with no readable call is said to be damaged, not to hold "no calls".
-        String since = o.since == Long.MIN_VALUE ? "" : ", calls since " + o.sinceText;
-        switch (o.format) {
-          case "json" -> stats.printJson(out, journal.directory() + since);
-          case "csv" -> stats.printCsv(out, journal.directory() + since);
-          default -> stats.print(out, journal.directory() + since, zone);
+        String title = journal.directory() + (since == Long.MIN_VALUE ? "" : ", calls since " + sinceText);
+        switch (format) {
+          case "json" -> stats.printJson(out, title);
+          case "csv" -> stats.printCsv(out, title);
+          default -> stats.print(out, title, zone);
         }
       }
       return finish(journal, err);
     }
   }
 
-  private static int tail(Options o, PrintStream out, PrintStream err, ZoneId zone) throws InspectException {
+  private static int tail(Path directory, boolean follow, long last, PathMatcher kernel, PrintStream out,
+      PrintStream err, ZoneId zone) throws InspectException {
     TailFormat format = new TailFormat(zone);
-    try (Journal journal = Journal.open(o.directory, err)) {
+    Predicate<CallRecord> shows = r -> kernel == null || !r.kernel.isEmpty() && kernel.matches(Path.of(r.kernel));
+    try (Journal journal = Journal.open(directory, err)) {
       CallRecord r = new CallRecord();
-      if (o.last >= 0) {
+      if (last >= 0) {
         // The last N calls written so far; with -f, then every call that follows.
-        java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
+        ArrayDeque<String> lines = new ArrayDeque<>();
         while (journal.next(r)) {
-          if (o.shows(r)) {
-            last.addLast(format.format(r));
-            if (last.size() > o.last) {
-              last.removeFirst();
+          if (shows.test(r)) {
+            lines.addLast(format.format(r));
+            if (lines.size() > last) {
+              lines.removeFirst();
             }
           }
         }
-        last.forEach(out::println);
+        lines.forEach(out::println);
         out.flush();
-        if (!o.follow) {
+        if (!follow) {
           return finish(journal, err);
         }
-      } else if (!o.follow) {
+      } else if (!follow) {
         // A line per call, for millions of calls: one builder and one char buffer, flushed at the end.
         Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         StringBuilder line = new StringBuilder(256);
         char[] chars = new char[256];
         try {
           while (journal.next(r)) {
-            if (!o.shows(r)) {
+            if (!shows.test(r)) {
               continue;
             }
             line.setLength(0);
@@ -159,7 +438,7 @@ final class InspectCommand {
         return finish(journal, err);
       }
       while (journal.follow(r)) {
-        if (o.shows(r)) {
+        if (shows.test(r)) {
           out.println(format.format(r));
           out.flush();
         }
@@ -168,19 +447,18 @@ final class InspectCommand {
     }
   }
 
-  private static int dag(Options o, PrintStream out, PrintStream err) throws InspectException {
-    try (Journal journal = Journal.open(o.directory, err)) {
-      if (o.output != null) {
-        refuseJournalFiles(o, journal);
+  private static int dag(Path directory, long from, long to, String image, Path output, PrintStream out,
+      PrintStream err) throws InspectException {
+    try (Journal journal = Journal.open(directory, err)) {
+      if (output != null) {
+        refuseJournalFiles(output, directory, journal);
       }
-      if (o.image != null) {
+      if (image != null) {
         GraphvizDot.check();
       }
       CallRecord r = new CallRecord();
       boolean any = journal.next(r);
-      long from = o.from;
-      long to = o.to;
-      if (o.image != null && from == Long.MIN_VALUE && to == Long.MAX_VALUE && any) {
+      if (image != null && from == Long.MIN_VALUE && to == Long.MAX_VALUE && any) {
         // A picture of thousands of calls is unreadable: the first calls, and how to see others.
         from = r.seq;
         to = r.seq + IMAGE_CALLS - 1;
@@ -196,14 +474,14 @@ final class InspectCommand {
       if (graph.tooLarge()) {
         throw new InspectException(graph.tooLargeMessage(), Main.USAGE);
       }
-      if (o.output == null) {
+      if (output == null) {
         PrintStream buffered = buffered(out);
         graph.printDot(buffered);
         buffered.flush();
       } else {
-        OutputFile.write(o.output, stream -> {
-          if (o.image != null) {
-            GraphvizDot.render(graph::printDot, o.image, stream);
+        OutputFile.write(output, stream -> {
+          if (image != null) {
+            GraphvizDot.render(graph::printDot, image, stream);
             return;
           }
           PrintStream dot = new PrintStream(stream, false, StandardCharsets.UTF_8);
@@ -213,7 +491,7 @@ final class InspectCommand {
             throw new IOException("the write failed");
           }
         });
-        out.println("wrote " + graph.held() + " calls to " + o.output);
+        out.println("wrote " + graph.held() + " calls to " + output);
       }
       return finish(journal, err);
     }
@@ -227,18 +505,18 @@ final class InspectCommand {
     return new PrintStream(new BufferedOutputStream(out, 1 << 16), false, StandardCharsets.UTF_8);
   }
 
-  private static int trace(Options o, PrintStream out, PrintStream err) throws InspectException {
-    boolean toStdout = o.output.toString().equals("-");
+  private static int trace(Path directory, Path output, PrintStream out, PrintStream err) throws InspectException {
+    boolean toStdout = output.toString().equals("-");
     long[] origin = {Long.MAX_VALUE};
-    try (Journal journal = Journal.open(o.directory, err)) {
+    try (Journal journal = Journal.open(directory, err)) {
       if (!toStdout) {
-        refuseJournalFiles(o, journal);
+        refuseJournalFiles(output, directory, journal);
       }
       journal.forEach(r -> origin[0] = Math.min(origin[0], r.startNanos));
     }
     long[] calls = {0};
     ChromeTrace[] trace = {null};
-    try (Journal journal = Journal.open(o.directory, new PrintStream(OutputStream.nullOutputStream()))) {
+    try (Journal journal = Journal.open(directory, new PrintStream(OutputStream.nullOutputStream()))) {
       OutputFile.Contents contents = stream -> {
         Writer w = new OutputStreamWriter(stream, StandardCharsets.UTF_8);
         trace[0] = new ChromeTrace(w, origin[0] == Long.MAX_VALUE ? 0 : origin[0]);
@@ -257,12 +535,12 @@ final class InspectCommand {
           throw new InspectException("cannot write the output: " + OutputFile.reason(e), OUTPUT_FAILED);
         }
       } else {
-        OutputFile.write(o.output, contents);
+        OutputFile.write(output, contents);
       }
       // On standard output the trace is all there is: the summary goes to standard error.
       (toStdout ? err : out).println("wrote " + calls[0] + " calls"
           + (trace[0].replays() > 0 ? ", " + trace[0].replays() + " graph replays" : "")
-          + " and " + trace[0].flows() + " wait arrows to " + (toStdout ? "standard output" : o.output)
+          + " and " + trace[0].flows() + " wait arrows to " + (toStdout ? "standard output" : output)
           + " (open it in https://ui.perfetto.dev)");
       return finish(journal, err);
     }
@@ -282,170 +560,8 @@ final class InspectCommand {
   }
 
   /** The output may not be, link to, or lie beside a file of the journal read (named or resolved). */
-  private static void refuseJournalFiles(Options o, Journal journal) throws InspectException {
-    OutputFile.refuseJournalFiles(o.output, o.directory);
-    OutputFile.refuseJournalFiles(o.output, journal.directory());
-  }
-
-  private static final class UsageException extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    UsageException(String message) {
-      super(message);
-    }
-  }
-
-  /**
-   * The usage text of one command: the first line, that command's lines and the closing notes;
-   * all of it for a command there is none of.
-   */
-  static String usageOf(String command) {
-    StringBuilder b = new StringBuilder();
-    boolean inCommand = false;
-    boolean found = false;
-    for (String line : USAGE.split("\n")) {
-      boolean commandLine = line.startsWith("  ") && !line.startsWith("   ");
-      if (commandLine) {
-        inCommand = line.startsWith("  " + command + " ");
-        found |= inCommand;
-      }
-      boolean continuation = line.startsWith("   ");
-      if (!commandLine && !continuation || inCommand) {
-        b.append(line).append('\n');
-      }
-    }
-    return found ? b.toString() : USAGE;
-  }
-
-  /** The parsed command line of one subcommand. */
-  private static final class Options {
-    String command;
-    Path directory;
-    boolean follow;
-    long from = Long.MIN_VALUE;
-    long to = Long.MAX_VALUE;
-    /** Epoch nanoseconds: stats counts the calls that began then or later. */
-    long since = Long.MIN_VALUE;
-    String sinceText;
-    Path output;
-    /** dag: svg or png, drawn by Graphviz; null for DOT text. */
-    String image;
-    /** stats: text, json or csv. */
-    String format = "text";
-    /** tail: how many of the last calls to print; -1 for every call. */
-    long last = -1;
-    /** tail: only launches of kernels whose name matches; null for every call. */
-    java.nio.file.PathMatcher kernel;
-
-    /** Whether tail prints the call. */
-    boolean shows(CallRecord r) {
-      return kernel == null || !r.kernel.isEmpty() && kernel.matches(Path.of(r.kernel));
-    }
-
-    static Options parse(String[] args) throws UsageException {
-      Options o = new Options();
-      o.command = args[0];
-      if (!List.of("stats", "tail", "dag", "trace").contains(o.command)) {
-        throw new UsageException("unknown command '" + o.command + "': expected stats, tail, dag or trace");
-      }
-      List<String> positional = new ArrayList<>();
-      for (int i = 1; i < args.length; i++) {
-        String a = args[i];
-        switch (o.command + " " + a) {
-          case "tail -f", "tail --follow" -> o.follow = true;
-          case "tail -n", "tail --lines" -> o.last = count(a, value(args, ++i, a));
-          case "tail --kernel" -> o.kernel = kernelGlob(a, value(args, ++i, a));
-          case "dag --dot" -> { }
-          case "dag --svg" -> o.image = "svg";
-          case "dag --png" -> o.image = "png";
-          case "dag --from" -> o.from = seq(a, value(args, ++i, a));
-          case "dag --to" -> o.to = seq(a, value(args, ++i, a));
-          case "stats --format" -> {
-            o.format = value(args, ++i, a);
-            if (!List.of("text", "json", "csv").contains(o.format)) {
-              throw new UsageException("--format is text, json or csv, not '" + o.format + "'");
-            }
-          }
-          case "stats --since" -> {
-            o.sinceText = value(args, ++i, a);
-            o.since = instant(a, o.sinceText);
-          }
-          case "trace -o", "trace --output", "dag -o", "dag --output" -> o.output = Path.of(value(args, ++i, a));
-          default -> {
-            if (a.startsWith("-") && a.length() > 1) {
-              throw new UsageException("unknown option '" + a + "' for " + o.command);
-            }
-            positional.add(a);
-          }
-        }
-      }
-      if (positional.isEmpty()) {
-        throw new UsageException(o.command + " needs a journal directory");
-      }
-      if (positional.size() > 1) {
-        throw new UsageException(o.command + " takes one journal directory, not " + positional);
-      }
-      o.directory = Path.of(positional.get(0));
-      if (o.command.equals("trace") && o.output == null) {
-        throw new UsageException("trace needs -o FILE.json");
-      }
-      if (o.image != null && (o.output == null || o.output.toString().equals("-"))) {
-        throw new UsageException("dag --" + o.image + " needs -o FILE." + o.image);
-      }
-      if (o.from > o.to) {
-        throw new UsageException("--from " + o.from + " is after --to " + o.to);
-      }
-      return o;
-    }
-
-    private static String value(String[] args, int i, String option) throws UsageException {
-      if (i >= args.length) {
-        throw new UsageException(option + " needs a value");
-      }
-      return args[i];
-    }
-
-    /** Epoch nanoseconds from an ISO-8601 instant or from epoch nanoseconds. */
-    private static long instant(String option, String value) throws UsageException {
-      try {
-        if (value.chars().allMatch(Character::isDigit) && !value.isEmpty()) {
-          return Long.parseLong(value);
-        }
-        Instant t = Instant.parse(value);
-        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
-      } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
-        throw new UsageException(option + " needs an instant (ISO-8601, like 2026-11-25T14:30:00.5Z, or epoch"
-            + " nanoseconds), not '" + value + "'");
-      }
-    }
-
-    private static long seq(String option, String value) throws UsageException {
-      try {
-        return Long.parseLong(value);
-      } catch (NumberFormatException e) {
-        throw new UsageException(option + " needs a sequence number, not '" + value + "'");
-      }
-    }
-
-    private static long count(String option, String value) throws UsageException {
-      try {
-        long n = Long.parseLong(value);
-        if (n >= 0) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // Said below.
-      }
-      throw new UsageException(option + " needs a number of calls (0 or more), not '" + value + "'");
-    }
-
-    private static java.nio.file.PathMatcher kernelGlob(String option, String value) throws UsageException {
-      try {
-        return java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + value);
-      } catch (IllegalArgumentException e) {
-        throw new UsageException(option + " needs a glob like 'gemm*' or '*_step', not '" + value + "': "
-            + e.getMessage().lines().findFirst().orElse(""));
-      }
-    }
+  private static void refuseJournalFiles(Path output, Path directory, Journal journal) throws InspectException {
+    OutputFile.refuseJournalFiles(output, directory);
+    OutputFile.refuseJournalFiles(output, journal.directory());
   }
 }

@@ -96,7 +96,8 @@ final class InterceptedSelfTest {
 
       List<String> jvm = new ArrayList<>();
       if (Runtime.version().feature() >= 23) {
-        jvm.add("--sun-misc-unsafe-memory-access=allow"); // the journal's Chronicle, as the launcher script does
+        // The agent's journal writes through Chronicle's sun.misc.Unsafe: the JDK's warning, not the program's.
+        jvm.add("--sun-misc-unsafe-memory-access=allow");
       }
       if (s.mutant() != Mutant.NONE) {
         jvm.add("-D" + Mutant.PROPERTY + "=" + s.mutant().option());

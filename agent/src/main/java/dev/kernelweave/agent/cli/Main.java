@@ -1,10 +1,29 @@
 package dev.kernelweave.agent.cli;
 
-import dev.kernelweave.agent.Version;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.util.Arrays;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneId;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
 
-/** {@code java -jar kernelweave-agent.jar COMMAND ...}: the command line. */
+/**
+ * {@code java -jar kernelweave-agent.jar COMMAND ...}: the command line, parsed by picocli.
+ *
+ * <p>Only this package uses picocli: the agent's start-up never loads it (AgentStartupTest). A
+ * usage error prints one line, {@code kernelweave COMMAND: what is wrong}, naming the option and
+ * the values it accepts, then (for {@code inspect} and {@code selftest}) the command's usage;
+ * exit code {@value #USAGE}. A failure no command foresaw prints one line; exit code {@value
+ * #FAILED}.
+ */
 public final class Main {
 
   /** Exit code for a usage error or an input that cannot be read. */
@@ -12,54 +31,14 @@ public final class Main {
   /** Exit code when a command failed in a way it did not foresee (said in one line). */
   public static final int FAILED = 1;
 
-  static final String HELP = """
-      KernelWeave: runs the independent GPU work of unmodified JCuda programs concurrently.
+  /** The help option's place among a command's options: the last. */
+  static final int LAST = 1000;
 
-      As an agent:
-        java -javaagent:kernelweave-agent.jar[=key=value,...] -cp APP MAIN
-        options (also -Dkernelweave.KEY=VALUE, then KERNELWEAVE_KEY=VALUE in the environment, then
-        KEY=VALUE lines of the properties file named by config=FILE or KERNELWEAVE_CONFIG=FILE):
-          mode=schedule|passthrough   schedule: run independent calls on concurrent streams (default)
-                                      passthrough: change nothing, only journal
-          journal=DIR|off             where the launch journal goes: each run in a new run-...
-                                      directory inside DIR (default: $XDG_STATE_HOME/kernelweave
-                                      or ~/.local/state/kernelweave); the run's directory is
-                                      printed. DIR and every directory above it must not be
-                                      writable by other users (sticky ones such as /tmp excepted)
-          journal-keep=N              runs the default journal directory keeps (default 20)
-          journal-max-bytes=SIZE      bytes they may hold, as 512m or 1g (default 1g)
-          streams=N                   streams per CUDA context, 1..64 (default: CUDA_DEVICE_MAX_CONNECTIONS, else 8)
-          ptx=on|off                  read kernels' read/write sets from their PTX (default on)
-          graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)
-          priority=thread|off|CLASS:GLOB,...
-                                      each thread's priority class: from its Java priority
-                                      (default), none, or by thread name (high:request-*,low:batch-*)
-          warmup=MS|off               CPU milliseconds a thread of the agent spends, once the
-                                      program is past cuInit, getting the scheduler compiled
-                                      (default 1000, off below 4 processors; stops at the program's 2000th call)
-          log=quiet|info|debug|system how much the agent prints on stderr (default info); system:
-                                      every line through System.Logger "dev.kernelweave"
+  /** Columns of the help text. */
+  static final int HELP_WIDTH = 100;
 
-      Commands:
-        inspect stats DIR [--since INSTANT]    calls per kind, kernel, thread, priority; bytes; syncs; streams
-                                               (--since: only calls begun then or later)
-        inspect tail DIR [-f] [-n N] [--kernel GLOB]  one line per call; -f follows a live journal
-        inspect dag DIR [--from SEQ] [--to SEQ] --dot
-                                               the dependency graph in Graphviz DOT
-        inspect trace DIR -o FILE.json         a timeline for Perfetto (Chrome Trace Event Format)
-        ptx FILE.ptx                           each kernel's parameters: R, W, RW or V (and OTHER)
-        selftest --sim [--seed S] [--programs N] [--mutant M] [--streams K]
-                                               differential fuzz of the scheduler on a simulated GPU
-                                               (selftest --help lists the mutants)
-        selftest --gpu [--seed S] [--programs N] [--mutant M] [--class-path CP]
-                                               generated programs played by a JCuda application,
-                                               serially without the agent and with it, on this
-                                               machine's GPU: the whole agent checked (JCuda on
-                                               the class path or in --class-path)
-        completion                             bash completion: source <(kernelweave completion)
-        --version, version                     the version of this build
-        --help                                 this text
-      """;
+  /** A command whose usage errors are followed by its usage. */
+  interface UsageAfterErrors {}
 
   private Main() {}
 
@@ -69,53 +48,118 @@ public final class Main {
 
   /** Runs one command and returns its exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
-    if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
-      out.print(HELP);
-      return args.length == 0 ? USAGE : 0;
-    }
-    if (args[0].equals("--version") || args[0].equals("version")) {
-      out.println("kernelweave " + Version.current());
-      return 0;
-    }
-    if (args[0].equals("completion")) {
-      return printCompletion(out, err);
-    }
-    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    return run(args, out, err, ZoneId.systemDefault());
+  }
+
+  /** Runs one command, showing times in {@code zone}, and returns its exit code. */
+  static int run(String[] args, PrintStream out, PrintStream err, ZoneId zone) {
+    CommandLine commandLine = commandLine(new CommandIo(out, err, zone));
     try {
-      switch (args[0]) {
-        case "inspect":
-          return InspectCommand.run(rest, out, err);
-        case "ptx":
-          return PtxCommand.run(rest, out, err);
-        case "selftest":
-          return SelfTestCommand.run(rest, out, err);
-        default:
-          err.println("kernelweave: unknown command '" + args[0]
-              + "': expected inspect, ptx, selftest, completion, version or --help");
-          return USAGE;
-      }
+      return commandLine.execute(args);
     } catch (LinkageError e) {
-      err.println("kernelweave " + args[0] + ": a library is missing or does not match: " + firstLine(e));
+      // picocli hands on Errors: a jar missing from the class path surfaces here.
+      err.println(prefix(args) + ": a library is missing or does not match: " + firstLine(e));
       return FAILED;
     } catch (RuntimeException | Error e) {
-      err.println("kernelweave " + args[0] + ": failed: " + firstLine(e));
+      err.println(prefix(args) + ": failed: " + firstLine(e));
       return FAILED;
+    } finally {
+      commandLine.getOut().flush();
+      commandLine.getErr().flush();
+      out.flush();
+      err.flush();
     }
   }
 
-  /** Prints the bash completion script: {@code source <(kernelweave completion)}. */
-  private static int printCompletion(PrintStream out, PrintStream err) {
-    try (java.io.InputStream script = Main.class.getResourceAsStream("completion.bash")) {
-      if (script == null) {
-        err.println("kernelweave completion: the script is missing from this jar");
-        return FAILED;
-      }
-      out.print(new String(script.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-      return 0;
-    } catch (java.io.IOException e) {
-      err.println("kernelweave completion: " + firstLine(e));
+  /** The whole command tree, its commands writing to {@code io}. */
+  static CommandLine commandLine(CommandIo io) {
+    CommandLine commandLine = new CommandLine(KernelWeaveCommand.class, new CommandFactory(io));
+    commandLine.setOut(new PrintWriter(new OutputStreamWriter(io.out(), StandardCharsets.UTF_8), true));
+    commandLine.setErr(new PrintWriter(new OutputStreamWriter(io.err(), StandardCharsets.UTF_8), true));
+    // As before picocli: a repeated option is no error, the last one counts, and an argument
+    // starting with @ is a path, not a file of arguments.
+    commandLine.setOverwrittenOptionsAllowed(true);
+    commandLine.setExpandAtFiles(false);
+    // Wide enough for the agent options' table, the same on every terminal.
+    commandLine.setUsageHelpWidth(HELP_WIDTH);
+    inDeclaredOrder(commandLine);
+    commandLine.setParameterExceptionHandler((e, args) -> usageError(e, io));
+    commandLine.setExecutionExceptionHandler((e, command, parsed) -> {
+      io.err().println(prefix(command) + ": failed: " + firstLine(e));
       return FAILED;
+    });
+    SelfTestCommand.listMutants(commandLine.getSubcommands().get("selftest").getCommandSpec());
+    return commandLine;
+  }
+
+  /** Options in the help as the commands declare them (help last), not alphabetically. */
+  private static void inDeclaredOrder(CommandLine command) {
+    command.getCommandSpec().usageMessage().sortOptions(false);
+    command.getSubcommands().values().forEach(Main::inDeclaredOrder);
+  }
+
+  private static int usageError(ParameterException e, CommandIo io) {
+    CommandLine command = e.getCommandLine();
+    io.err().println(prefix(command) + ": " + describe(e));
+    io.err().flush();
+    if (command.getCommand() instanceof UsageAfterErrors) {
+      command.usage(command.getErr());
     }
+    return USAGE;
+  }
+
+  /** What is wrong, in the command's words: the option or command, and what is accepted. */
+  static String describe(ParameterException e) {
+    CommandSpec spec = e.getCommandLine().getCommandSpec();
+    String nested = spec.parent() != null && spec.parent().parent() != null ? " for " + spec.name() : "";
+    if (e instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
+      String argument = unmatched.getUnmatched().get(0);
+      if (argument.startsWith("-") && argument.length() > 1) {
+        return "unknown option '" + argument + "'" + nested + "; accepted: " + optionNames(spec);
+      }
+      Map<String, CommandLine> commands = spec.subcommands();
+      if (!commands.isEmpty()) {
+        List<String> suggestions = unmatched.getSuggestions();
+        return "unknown command '" + argument + "': expected " + oneOf(List.copyOf(commands.keySet()))
+            + (suggestions.isEmpty() ? "" : " (did you mean " + suggestions.get(0) + "?)");
+      }
+      String takes = spec.positionalParameters().stream().map(ArgSpec::paramLabel).collect(Collectors.joining(" "));
+      return "unexpected argument '" + argument + "'" + nested + ": it takes "
+          + (takes.isEmpty() ? "no arguments" : takes);
+    }
+    if (e instanceof CommandLine.MissingParameterException missing && !missing.getMissing().isEmpty()) {
+      ArgSpec arg = missing.getMissing().get(0);
+      if (arg instanceof OptionSpec option) {
+        return String.join("/", option.names()) + " needs a value (" + option.paramLabel() + ")";
+      }
+    }
+    return e.getMessage();
+  }
+
+  /** Every option of the command, as a user would type it. */
+  private static String optionNames(CommandSpec spec) {
+    return spec.options().stream().filter(o -> !o.hidden()).sorted(Comparator.comparingInt(OptionSpec::order))
+        .map(o -> String.join("/", o.names()))
+        .collect(Collectors.joining(", "));
+  }
+
+  /** "a, b or c". */
+  static String oneOf(List<String> names) {
+    return names.size() < 2 ? String.join("", names)
+        : String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
+  }
+
+  /** {@code kernelweave COMMAND}: the first two words of the command's name, which errors start with. */
+  static String prefix(CommandLine command) {
+    CommandSpec spec = command.getCommandSpec();
+    while (spec.parent() != null && spec.parent().parent() != null) {
+      spec = spec.parent();
+    }
+    return spec.qualifiedName();
+  }
+
+  private static String prefix(String[] args) {
+    return args.length == 0 || args[0].startsWith("-") ? "kernelweave" : "kernelweave " + args[0];
   }
 
   /** The exception's name and the first line of its message: the one line a user reads. */
@@ -123,5 +167,17 @@ public final class Main {
     String message = t.getMessage();
     String first = message == null ? "" : message.strip().lines().findFirst().orElse("");
     return first.isEmpty() ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + first;
+  }
+
+  /** Builds commands that take a {@link CommandIo} with it, others as picocli would. */
+  private record CommandFactory(CommandIo io) implements CommandLine.IFactory {
+    @Override
+    public <K> K create(Class<K> type) throws Exception {
+      try {
+        return type.getDeclaredConstructor(CommandIo.class).newInstance(io);
+      } catch (NoSuchMethodException e) {
+        return CommandLine.defaultFactory().create(type);
+      }
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.kernelweave.agent.cli;
 
+import dev.kernelweave.agent.cli.inspect.OutputFile;
 import dev.kernelweave.ptx.KernelAccessSummary;
 import dev.kernelweave.ptx.KernelMerging;
 import dev.kernelweave.ptx.MergedKernel;
@@ -9,79 +10,92 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code ptx [--json] FILE.ptx}: what each kernel of a PTX module does with its parameters. */
-final class PtxCommand {
-  private PtxCommand() {}
+@Command(
+    name = "ptx",
+    description = {
+      "What each kernel of a PTX module does with its parameters: reads, writes, both, or neither.",
+      "",
+      "For every kernel (.entry) of the PTX module FILE.ptx, prints one line: the kernel's name,",
+      "a tab, then one token per parameter in order, separated by single spaces:",
+      "  R      the kernel only loads from the memory the parameter points to",
+      "  W      it only stores to it",
+      "  RW     it loads and stores, uses atomics, or cannot be shown to do only one",
+      "  V      it never uses the parameter as a global memory address (a scalar)",
+      "a use is followed by [START,END) when the kernel touches only those bytes from the pointer's",
+      "value (W[0,4): one float stored at the pointer; START may be negative); without it, the",
+      "kernel may touch any byte of the allocation the pointer falls in, unless the use is followed",
+      "by + (it never touches memory below the pointer: only at or after it) or +x<=L (the same,",
+      "for launches with gridDim.x * blockDim.x <= L: a signed thread index stays non-negative);",
+      "then NAME:USE for each .global or .const variable of the module the kernel uses (*:USE when",
+      "it may use any of them), then OTHER when the kernel may touch global memory that neither",
+      "names (pointers loaded from memory, calls it cannot follow). The answer is never optimistic.",
+      "After a second tab: \"mergeable\" when k launches of the kernel may run as one launch of a",
+      "merged variant generated from its PTX (same block shape and shared memory, independent",
+      "instances), else \"not mergeable: REASON\" (reads %%clock64, indirect call, ...).",
+      ""
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:done",
+      "2:a usage error or a file that cannot be read as PTX"
+    })
+final class PtxCommand implements Callable<Integer> {
 
-  static final String HELP = """
-      Usage: kernelweave ptx [--json] FILE.ptx
+  @Option(names = "--json", description = "print a JSON array instead, with each parameter's size in bytes"
+      + " (and its extent, {\"start\":S,\"end\":E}, where bounded; \"forward\":true for +, with"
+      + " \"forwardThreadsX\":L for +x<=L; \"mergeable\", with \"notMergeable\":REASON when false)")
+  private boolean json;
 
-      For every kernel (.entry) of the PTX module FILE.ptx, prints one line: the kernel's name,
-      a tab, then one token per parameter in order, separated by single spaces:
-        R      the kernel only loads from the memory the parameter points to
-        W      it only stores to it
-        RW     it loads and stores, uses atomics, or cannot be shown to do only one
-        V      it never uses the parameter as a global memory address (a scalar)
-      a use is followed by [START,END) when the kernel touches only those bytes from the pointer's
-      value (W[0,4): one float stored at the pointer; START may be negative); without it, the
-      kernel may touch any byte of the allocation the pointer falls in, unless the use is followed
-      by + (it never touches memory below the pointer: only at or after it) or +x<=L (the same,
-      for launches with gridDim.x * blockDim.x <= L: a signed thread index stays non-negative);
-      then NAME:USE for each .global or .const variable of the module the kernel uses (*:USE when
-      it may use any of them), then OTHER when the kernel may touch global memory that neither
-      names (pointers loaded from memory, calls it cannot follow). The answer is never optimistic.
-      After a second tab: "mergeable" when k launches of the kernel may run as one launch of a
-      merged variant generated from its PTX (same block shape and shared memory, independent
-      instances), else "not mergeable: REASON" (reads %clock64, indirect call, ...).
+  @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
+  private boolean help;
 
-      Options:
-        --json   print a JSON array instead, with each parameter's size in bytes (and its
-                 extent, {"start":S,"end":E}, where bounded; "forward":true for +, with
-                 "forwardThreadsX":L for +x<=L; "mergeable", with "notMergeable":REASON when
-                 false)
-        --help   this text
+  @Parameters(paramLabel = "FILE.ptx", arity = "0..*", hideParamSyntax = true, description = "a PTX module, as text")
+  private List<Path> files = List.of();
 
-      Exit status: 0 on success, 2 for a usage error or a file that cannot be read as PTX.
-      """;
+  @Spec private CommandSpec spec;
 
+  private final PrintStream out;
+  private final PrintStream err;
+
+  PtxCommand(CommandIo io) {
+    this.out = io.out();
+    this.err = io.err();
+  }
+
+  /** {@code kernelweave ptx ARGS...}. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    boolean json = false;
-    String file = null;
-    for (String arg : args) {
-      switch (arg) {
-        case "--help":
-        case "-h":
-          out.print(HELP);
-          return 0;
-        case "--json":
-          json = true;
-          break;
-        default:
-          if (arg.startsWith("-") && arg.length() > 1) {
-            err.println("kernelweave ptx: unknown option '" + arg + "' (kernelweave ptx --help)");
-            return Main.USAGE;
-          }
-          if (file != null) {
-            err.println("kernelweave ptx: one FILE.ptx at a time, got '" + file + "' and '" + arg + "'");
-            return Main.USAGE;
-          }
-          file = arg;
-      }
-    }
-    if (file == null) {
-      err.println("kernelweave ptx: no FILE.ptx given (kernelweave ptx --help)");
-      return Main.USAGE;
-    }
+    String[] command = new String[args.length + 1];
+    command[0] = "ptx";
+    System.arraycopy(args, 0, command, 1, args.length);
+    return Main.run(command, out, err);
+  }
 
+  @Override
+  public Integer call() {
+    if (files.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "no FILE.ptx given (kernelweave ptx --help)");
+    }
+    if (files.size() > 1) {
+      throw new ParameterException(spec.commandLine(),
+          "one FILE.ptx at a time, got '" + files.get(0) + "' and '" + files.get(1) + "'");
+    }
+    Path file = files.get(0);
     byte[] image;
     try {
-      Path path = Path.of(file);
+      Path path = file;
       if (Files.isDirectory(path)) {
         err.println("kernelweave ptx: cannot read " + file + ": is a directory");
         return Main.USAGE;
@@ -93,8 +107,8 @@ final class PtxCommand {
     } catch (AccessDeniedException e) {
       err.println("kernelweave ptx: cannot read " + file + ": permission denied");
       return Main.USAGE;
-    } catch (IOException | InvalidPathException e) {
-      err.println("kernelweave ptx: cannot read " + file + ": " + e.getMessage());
+    } catch (IOException e) {
+      err.println("kernelweave ptx: cannot read " + file + ": " + OutputFile.reason(e));
       return Main.USAGE;
     }
     Optional<String> text = PtxAnalyzer.text(image);

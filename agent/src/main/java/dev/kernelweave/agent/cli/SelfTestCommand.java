@@ -7,137 +7,174 @@ import dev.kernelweave.selftest.ProgramGenerator;
 import dev.kernelweave.selftest.Shape;
 import dev.kernelweave.sim.SimDevice;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code selftest --sim|--gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]}:
  * the differential fuzz of the scheduler on the simulated GPU ({@code --sim}), or of the whole agent,
  * interceptor included, on this machine's GPU ({@code --gpu}, {@link InterceptedSelfTest}).
  */
-final class SelfTestCommand {
+@Command(
+    name = "selftest",
+    description = {
+      "Checks the agent against CUDA's semantics with generated programs (a differential fuzz).",
+      "",
+      "--sim checks the scheduler alone, on a simulated GPU. --gpu checks the whole agent on this"
+          + " machine's GPU: the programs are played by a JCuda application serially without the agent,"
+          + " then as written with this jar as -javaagent, and every observation must be the same. Run"
+          + " --gpu with JCuda and JCublas on the class path: java -cp kernelweave-agent.jar:JCUDA_JARS"
+          + " dev.kernelweave.agent.cli.Main selftest --gpu (or name them with --class-path).",
+      ""
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:every program observed the same",
+      "1:one did not (the first is printed, shrunk)",
+      "2:usage",
+      "3:--gpu cannot run here (no GPU or no CUDA driver, no JCuda, not run from the agent jar)"
+    })
+final class SelfTestCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
   /** Exit code when the GPU self-test cannot run here (no GPU, no JCuda, not run from the agent jar). */
   static final int UNAVAILABLE = 3;
 
-  private static final String USAGE = """
-      usage: selftest --sim [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]
-             selftest --gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]
-                    [--class-path CP]
-        --sim        the scheduler alone, on a simulated GPU
-        --gpu        the whole agent on this machine's GPU: the programs played by a JCuda
-                     application, serially without the agent, then as written with this jar as
-                     -javaagent; every observation must be the same. Run it with JCuda and JCublas
-                     on the class path: java -cp kernelweave-agent.jar:JCUDA_JARS
-                     dev.kernelweave.agent.cli.Main selftest --gpu. Exit code 3: no GPU here
-        --class-path CP  (--gpu) the JCuda and JCublas jars, natives included, for the programs
-                     (default: this JVM's class path)
-        --seed S     the first program's seed (default: a new one, printed)
-        --programs N programs to generate and check, at least 1 (default 1000)
-        --graphs G   on: repeated windows of launches are held and replayed as CUDA graphs, as the
-                     agent's graphs=on does; off: every launch is issued at once (default on)
-        --mutant M   check a deliberately broken scheduler instead, to see the fuzz catch it:
-      """ + mutants() + """
-        --streams K  streams per scheduler, 1..64 (default 8)
-      """;
+  @Option(names = "--sim", description = "the scheduler alone, on a simulated GPU")
+  private boolean sim;
 
-  /** One line per mutant: its option and the bug it carries. */
-  private static String mutants() {
-    StringBuilder s = new StringBuilder();
-    for (Mutant m : Mutant.values()) {
-      if (m != Mutant.NONE) {
-        s.append(String.format(Locale.ROOT, "               %-25s %s%n", m.option(), m.description()));
-      }
-    }
-    return s.toString();
+  @Option(names = "--gpu", description = "the whole agent on this machine's GPU")
+  private boolean gpu;
+
+  @Option(names = "--seed", paramLabel = "S", description = "the first program's seed (default: a new one, printed)")
+  private String seed;
+
+  @Option(names = "--programs", paramLabel = "N", description = "programs to generate and check, at least 1 (default 1000)")
+  private String programs;
+
+  @Option(names = "--graphs", paramLabel = "G", completionCandidates = OnOff.class, description = "on: repeated"
+      + " windows of launches are held and replayed as CUDA graphs, as the agent's graphs=on does; off: every"
+      + " launch is issued at once (default on)")
+  private String graphs;
+
+  @Option(names = "--mutant", paramLabel = "M", completionCandidates = MutantNames.class, description =
+      "check a deliberately broken scheduler instead, to see the fuzz catch it (the mutants are listed below)")
+  private String mutant;
+
+  @Option(names = "--streams", paramLabel = "K", description = "streams per scheduler, 1..64 (default 8)")
+  private String streams;
+
+  @Option(names = "--class-path", paramLabel = "CP", description = "(--gpu) the JCuda and JCublas jars, natives"
+      + " included, for the programs (default: this JVM's class path)")
+  private String classPath;
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
+  private boolean help;
+
+  @Spec private CommandSpec spec;
+
+  private final PrintStream out;
+  private final PrintStream err;
+
+  SelfTestCommand(CommandIo io) {
+    this.out = io.out();
+    this.err = io.err();
   }
 
-  private SelfTestCommand() {}
-
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    String mode = null;
-    Long seed = null;
-    int programs = 1000;
-    Mutant mutant = null;
-    Integer streams = null;
-    boolean graphs = true;
-    String classPath = null;
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      switch (arg) {
-        case "--help", "-h" -> {
-          out.print(USAGE);
-          return 0;
-        }
-        case "--sim", "--gpu" -> {
-          if (mode != null && !mode.equals(arg)) {
-            return usage(err, "choose one of --sim and --gpu, not both");
-          }
-          mode = arg;
-        }
-        case "--graphs" -> {
-          if (i + 1 >= args.length) {
-            return usage(err, arg + " needs a value");
-          }
-          String value = args[++i];
-          if (!value.equals("on") && !value.equals("off")) {
-            return usage(err, "--graphs: expected on or off, got '" + value + "'");
-          }
-          graphs = value.equals("on");
-        }
-        case "--class-path" -> {
-          if (i + 1 >= args.length) {
-            return usage(err, arg + " needs a value");
-          }
-          classPath = args[++i];
-        }
-        case "--seed", "--programs", "--mutant", "--streams" -> {
-          if (i + 1 >= args.length) {
-            return usage(err, arg + " needs a value");
-          }
-          String value = args[++i];
-          try {
-            switch (arg) {
-              case "--seed" -> seed = Long.decode(value);
-              case "--programs" -> programs = Integer.parseInt(value);
-              case "--mutant" -> mutant = Mutant.ofOption(value);
-              default -> streams = Integer.parseInt(value);
-            }
-          } catch (NumberFormatException e) {
-            return usage(err, arg + ": expected " + (arg.equals("--seed") ? "an integer" : "a whole number") + ", got '"
-                + value + "'");
-          } catch (IllegalArgumentException e) {
-            return usage(err, "--mutant: unknown mutant '" + value + "': expected one of " + Mutant.names());
-          }
-        }
-        default -> {
-          return usage(err, "unknown option '" + arg + "': expected --sim, --gpu, --seed S, --programs N, "
-              + "--graphs on|off, --mutant M, --streams K or --class-path CP");
-        }
+  /** The mutants, one line each with the bug it carries, after the exit codes in the help. */
+  static void listMutants(CommandSpec spec) {
+    Map<String, String> mutants = new LinkedHashMap<>();
+    for (Mutant m : Mutant.values()) {
+      if (m != Mutant.NONE) {
+        mutants.put(m.option(), m.description());
       }
     }
-    if (mode == null) {
-      return usage(err, "choose --sim (the simulated GPU) or --gpu (this machine's GPU)");
+    List<String> sections = new ArrayList<>(spec.usageMessage().sectionKeys());
+    sections.add("mutantsHeading");
+    sections.add("mutants");
+    spec.usageMessage().sectionKeys(sections);
+    spec.usageMessage().sectionMap().put("mutantsHeading", help -> help.createHeading("%nMutants (--mutant M):%n"));
+    spec.usageMessage().sectionMap().put("mutants", help -> help.createTextTable(mutants).toString());
+  }
+
+  /** The mutants' options, for completion. */
+  static final class MutantNames implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return Arrays.stream(Mutant.values()).filter(m -> m != Mutant.NONE).map(Mutant::option).iterator();
     }
-    if (programs < 1) {
-      return usage(err, "--programs: expected at least 1, got " + programs);
+  }
+
+  /** on and off, for completion. */
+  static final class OnOff implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return List.of("on", "off").iterator();
     }
-    if (streams != null && (streams < 1 || streams > 64)) {
-      return usage(err, "--streams: expected 1..64, got " + streams);
+  }
+
+  @Override
+  public Integer call() {
+    if (sim && gpu) {
+      throw usage("choose one of --sim and --gpu, not both");
     }
-    if (seed == null) {
-      seed = System.nanoTime() & 0xFFFF_FFFFL;
+    if (!sim && !gpu) {
+      throw usage("choose --sim (the simulated GPU) or --gpu (this machine's GPU)");
     }
-    if (mode.equals("--gpu")) {
-      return InterceptedSelfTest.run(new InterceptedSelfTest.Settings(seed, programs, graphs, streams,
-          mutant == null ? Mutant.NONE : mutant, classPath), out, err);
+    if (graphs != null && !graphs.equals("on") && !graphs.equals("off")) {
+      throw usage("--graphs: expected on or off, got '" + graphs + "'");
+    }
+    long firstSeed = seed == null ? System.nanoTime() & 0xFFFF_FFFFL : number("--seed", "an integer", seed, Long::decode);
+    int count = programs == null ? 1000 : number("--programs", "a whole number", programs, Integer::parseInt);
+    Integer streamCount = streams == null ? null : number("--streams", "a whole number", streams, Integer::parseInt);
+    Mutant broken = Mutant.NONE;
+    if (mutant != null) {
+      try {
+        broken = Mutant.ofOption(mutant);
+      } catch (IllegalArgumentException e) {
+        throw usage("--mutant: unknown mutant '" + mutant + "': expected one of " + Mutant.names());
+      }
+    }
+    if (count < 1) {
+      throw usage("--programs: expected at least 1, got " + count);
+    }
+    if (streamCount != null && (streamCount < 1 || streamCount > 64)) {
+      throw usage("--streams: expected 1..64, got " + streamCount);
+    }
+    boolean graphsOn = graphs == null || graphs.equals("on");
+    if (gpu) {
+      return InterceptedSelfTest.run(new InterceptedSelfTest.Settings(firstSeed, count, graphsOn, streamCount,
+          broken, classPath), out, err);
     }
     if (classPath != null) {
-      return usage(err, "--class-path applies to --gpu only");
+      throw usage("--class-path applies to --gpu only");
     }
-    return runSim(seed, programs, mutant == null ? Mutant.NONE : mutant,
-        streams == null ? Scheduler.DEFAULT_STREAMS : streams, graphs, out);
+    return runSim(firstSeed, count, broken, streamCount == null ? Scheduler.DEFAULT_STREAMS : streamCount, graphsOn,
+        out);
+  }
+
+  private <T> T number(String option, String expected, String value, java.util.function.Function<String, T> parse) {
+    try {
+      return parse.apply(value);
+    } catch (NumberFormatException e) {
+      throw usage(option + ": expected " + expected + ", got '" + value + "'");
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
   }
 
   private static int runSim(long seed, int programs, Mutant mutant, int streams, boolean graphs, PrintStream out) {
@@ -188,11 +225,5 @@ final class SelfTestCommand {
   static String driverProblem(String text) {
     Matcher m = MISSING_LIBRARY.matcher(text);
     return m.find() ? m.group(1) + " not found" : text.strip();
-  }
-
-  private static int usage(PrintStream err, String message) {
-    err.println("kernelweave selftest: " + message);
-    err.print(USAGE);
-    return Main.USAGE;
   }
 }

@@ -120,6 +120,28 @@ class InspectCommandTest {
   }
 
   @Test
+  void statsSaysWhichVersionWroteTheJournalWhereItsFirstDocumentSays() throws Exception {
+    Path dir = temp.resolve("versioned");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { })
+        .header(new dev.kernelweave.journal.RunHeader("9.8.7", "25.0.1")).open();
+    journal.append(launch(0, 1, AccessMode.WRITE));
+    journal.close();
+    List<String> text = inspect("stats", dir.toString()).lines();
+    assertEquals("written by kernelweave 9.8.7 on Java 25.0.1", text.get(1), String.join("\n", text));
+    assertTrue(text.get(2).startsWith("1 calls from "), String.join("\n", text));
+    JsonObject json = JsonParser.parseString(inspect("stats", dir.toString(), "--format", "json").out()).getAsJsonObject();
+    assertEquals("9.8.7", json.get("agent_version").getAsString());
+    assertEquals("25.0.1", json.get("java_version").getAsString());
+    assertTrue(inspect("stats", dir.toString(), "--format", "csv").lines().contains("written by,kernelweave,,9.8.7"));
+
+    // A journal written before the header existed: read as before, its writer unknown.
+    Run old = inspect("stats", sample.toString(), "--format", "json");
+    assertEquals(0, old.code(), old.err());
+    assertTrue(JsonParser.parseString(old.out()).getAsJsonObject().get("agent_version").isJsonNull(), old.out());
+    assertFalse(inspect("stats", sample.toString()).out().contains("written by"));
+  }
+
+  @Test
   void statsRejectsAnUnknownFormatNamingTheChoices() {
     Run run = inspect("stats", sample.toString(), "--format", "xml");
     assertEquals(2, run.code());
@@ -127,19 +149,26 @@ class InspectCommandTest {
   }
 
   @Test
-  void eachCommandsHelpShowsThatCommandAndTheNotesOnly() {
-    for (String command : List.of("stats", "tail", "dag", "trace")) {
+  void eachCommandsHelpShowsThatCommandsOptionsAndTheExitCodes() {
+    // An option only that command has, as its help writes it.
+    Map<String, String> own = Map.of("stats", "--since=INSTANT", "tail", "--kernel=GLOB", "dag", "--svg",
+        "trace", "-o, --output=FILE.json");
+    for (String command : own.keySet()) {
       Run run = inspect(command, "--help");
       assertEquals(0, run.code(), run.err());
-      assertTrue(run.out().startsWith("usage: kernelweave inspect"), run.out());
-      assertTrue(run.out().contains("\n  " + command + " DIR"), run.out());
-      for (String other : List.of("stats", "tail", "dag", "trace")) {
-        assertEquals(other.equals(command), run.out().contains("\n  " + other + " DIR"), command + " help:\n" + run.out());
-      }
-      assertTrue(run.out().contains("Exit codes:"), run.out());
+      assertEquals("", run.err());
+      assertTrue(run.out().startsWith("Usage: kernelweave inspect " + command + " "), run.out());
+      own.forEach((other, option) ->
+          assertEquals(other.equals(command), run.out().contains(option), command + " help:\n" + run.out()));
+      assertTrue(run.out().contains("Exit codes:") && run.out().contains("3   damaged journal"), run.out());
     }
-    assertTrue(inspect("tail", "-h").out().contains("--kernel GLOB"));
-    assertEquals(InspectCommand.USAGE, inspect("--help").out());
+    assertTrue(inspect("tail", "-h").out().contains("--kernel=GLOB"));
+    Run all = inspect("--help");
+    assertTrue(all.out().startsWith("Usage: kernelweave inspect [-h] [COMMAND]"), all.out());
+    for (String command : own.keySet()) {
+      assertTrue(all.out().contains("\n  " + command + " "), command + " listed:\n" + all.out());
+    }
+    assertEquals(inspect("stats", "--help").out(), inspect("help", "stats").out(), "help COMMAND is COMMAND --help");
   }
 
   @Test
@@ -460,8 +489,8 @@ class InspectCommandTest {
     }
     assertEquals(41, onThreads.size(), "every call on its thread's track");
     assertEquals(11, onStreams.size(), "every call placed on a stream, on that stream's track");
-    assertEquals(Map.of("1/1", "main (1)", "1/23", "worker-1 (23)", "2/0", "stream 0",
-        "2/1", "stream 1", "2/2", "stream 2", "2/3", "stream 3"), trackNames);
+    assertEquals(Map.of("1/1", "main (1)", "1/23", "worker-1 (23)", "2/0", "host: stream 0",
+        "2/1", "host: stream 1", "2/2", "host: stream 2", "2/3", "host: stream 3"), trackNames);
     JsonObject reduce = onStreams.stream()
         .filter(e -> e.get("name").getAsString().equals("reduce_sum")).findFirst().orElseThrow();
     assertEquals(0, reduce.get("tid").getAsInt());
@@ -472,6 +501,33 @@ class InspectCommandTest {
     assertTrue(run.out().contains(file.toString()), run.out());
     assertFalse(run.out().contains("graph"), run.out());
     assertTrue(events.stream().noneMatch(e -> e.has("cat") && e.get("cat").getAsString().equals("graph")));
+  }
+
+  @Test
+  void traceSaysItsStreamSlicesAreHostTimeNotGpuTime() throws Exception {
+    Run run = inspect("trace", replayJournal().toString(), "-o", "-");
+    assertEquals(0, run.code(), run.err());
+    JsonObject trace = JsonParser.parseString(run.out()).getAsJsonObject();
+    assertTrue(trace.getAsJsonObject("otherData").get("timing").getAsString()
+        .startsWith("every slice is host time"), trace.get("otherData").toString());
+    Map<Integer, String> processes = new HashMap<>();
+    int streamSlices = 0;
+    for (JsonElement element : trace.getAsJsonArray("traceEvents")) {
+      JsonObject e = element.getAsJsonObject();
+      int pid = e.get("pid").getAsInt();
+      if (e.get("name").getAsString().equals("process_name")) {
+        processes.put(pid, e.getAsJsonObject("args").get("name").getAsString());
+      } else if (e.get("name").getAsString().equals("thread_name") && pid == 2) {
+        assertTrue(e.getAsJsonObject("args").get("name").getAsString().startsWith("host: stream "), e.toString());
+      } else if (e.get("ph").getAsString().equals("X") && pid == 2) {
+        // Replays' slices too: they span their launches' host times.
+        assertEquals("host", e.getAsJsonObject("args").get("clock").getAsString(), e.toString());
+        streamSlices++;
+      }
+    }
+    assertEquals(Map.of(1, "application threads (host time)", 2, "agent streams (host time, not GPU time)"),
+        processes);
+    assertEquals(11 + 3, streamSlices, "the calls placed on a stream (all but the synchronization), three replays");
   }
 
   @Test
@@ -501,11 +557,13 @@ class InspectCommandTest {
     Run unknown = inspect("graph", sample.toString());
     assertEquals(Main.USAGE, unknown.code());
     assertTrue(unknown.err().startsWith("kernelweave inspect: unknown command 'graph'"), unknown.err());
-    assertTrue(unknown.err().contains("usage: kernelweave inspect"), unknown.err());
+    assertTrue(unknown.err().contains("expected stats, tail, dag, trace or help"), unknown.err());
+    assertTrue(unknown.err().contains("Usage: kernelweave inspect"), unknown.err());
 
     Run option = inspect("stats", sample.toString(), "--fast");
     assertEquals(Main.USAGE, option.code());
-    assertTrue(option.err().startsWith("kernelweave inspect: unknown option '--fast' for stats"), option.err());
+    assertTrue(option.err().startsWith("kernelweave inspect: unknown option '--fast' for stats; accepted: --since,"
+        + " --format, -h/--help\n"), option.err());
 
     Run noOutput = inspect("trace", sample.toString());
     assertEquals(Main.USAGE, noOutput.code());
@@ -529,16 +587,33 @@ class InspectCommandTest {
   void helpPrintsUsage() {
     Run help = inspect("--help");
     assertEquals(0, help.code());
-    assertTrue(help.out().startsWith("usage: kernelweave inspect COMMAND DIR"), help.out());
+    assertTrue(help.out().startsWith("Usage: kernelweave inspect [-h] [COMMAND]"), help.out());
     for (String[] args : new String[][] {{"stats", "--help"}, {"trace", "some-dir", "-h"}}) {
       Run after = inspect(args);
       assertEquals(0, after.code(), String.join(" ", args) + ": " + after.err());
-      assertTrue(after.out().startsWith("usage: kernelweave inspect COMMAND DIR"), after.out());
+      assertTrue(after.out().startsWith("Usage: kernelweave inspect " + args[0] + " "), after.out());
       assertEquals("", after.err());
     }
     Run bare = inspect();
     assertEquals(Main.USAGE, bare.code());
-    assertTrue(bare.err().startsWith("usage:"), bare.err());
+    assertTrue(bare.err().startsWith("Usage: kernelweave inspect"), bare.err());
+    assertEquals("", bare.out());
+  }
+
+  @Test
+  void aMissingValueOrASecondDirectoryIsAUsageErrorNamingTheOption() {
+    Run noValue = inspect("tail", sample.toString(), "-n");
+    assertEquals(Main.USAGE, noValue.code());
+    assertTrue(noValue.err().startsWith("kernelweave inspect: -n/--lines needs a value (N)\n"), noValue.err());
+    Run two = inspect("stats", sample.toString(), sample.toString());
+    assertEquals(Main.USAGE, two.code());
+    assertTrue(two.err().startsWith("kernelweave inspect: stats takes one journal directory, not ["), two.err());
+    Run both = inspect("dag", sample.toString(), "--svg", "--png", "-o", temp.resolve("d").toString());
+    assertEquals(Main.USAGE, both.code());
+    assertTrue(both.err().startsWith("kernelweave inspect: choose one of --svg and --png\n"), both.err());
+    Run equals = inspect("stats", sample.toString(), "--format=csv");
+    assertEquals(0, equals.code(), equals.err());
+    assertEquals("section,name,count,value", equals.lines().get(0), "--format=csv is --format csv");
   }
 
   @Test

@@ -108,7 +108,8 @@ class PtxCommandTest {
   @Test
   void helpPrintsUsageAndSucceeds() {
     assertEquals(0, PtxCommand.run(new String[] {"--help"}, out, err));
-    assertTrue(out().startsWith("Usage: kernelweave ptx [--json] FILE.ptx"), out());
+    assertTrue(out().startsWith("Usage: kernelweave ptx [-h] [--json] FILE.ptx"), out());
+    assertTrue(out().contains("--json") && out().contains("Exit codes:"), out());
     assertTrue(out().contains("OTHER"));
     assertEquals("", err());
   }

@@ -40,6 +40,28 @@ class AgentStartupTest {
     }
   }
 
+  /** Where the agent jar carries picocli. */
+  private static final String SHADED_PICOCLI = "dev.kernelweave.shaded.picocli.";
+
+  @Test
+  void picocliIsRelocatedInTheJarAndLoadedByTheCommandLine() throws Exception {
+    try (JarFile jar = new JarFile(ChildJvm.agentJar().toFile())) {
+      assertNotNull(jar.getEntry(SHADED_PICOCLI.replace('.', '/') + "CommandLine.class"));
+      assertTrue(jar.stream().noneMatch(e -> e.getName().startsWith("picocli/")), "no picocli at its own name");
+    }
+    // The count the start-up test asserts to be 0, seen to be positive where picocli is used.
+    Path log = Files.createTempFile("kw-cli-classes", ".log");
+    try {
+      ChildJvm.Result r = ChildJvm.start(List.of(ChildJvm.java(System.getProperty("java.home")),
+          "-Xlog:class+load:file=" + log, "-jar", ChildJvm.agentJar().toString(), "--version"), Map.of());
+      assertEquals(0, r.exitCode(), r.stderr());
+      assertTrue(Files.readAllLines(log).stream().anyMatch(l -> l.contains(" " + SHADED_PICOCLI + "CommandLine ")),
+          "the command line runs on the relocated picocli");
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+
   @Test
   void badOptionValueIsNamedWithTheAcceptedValuesAndTheProgramKeepsItsExitCode() throws Exception {
     ChildJvm.Result r = ChildJvm.run("mode=fast", PlainPrograms.NoCuda.class, "7");
@@ -95,6 +117,37 @@ class AgentStartupTest {
     assertEquals(without.exitCode(), with.exitCode());
     assertEquals(without.stdout(), with.stdout());
     assertTrue(with.stderr().contains("instrumented jcuda.driver.JCudaDriver"), with.stderr());
+  }
+
+  /**
+   * On Java 25 the journal's Chronicle makes the JDK print its {@code sun.misc.Unsafe} warning: only
+   * once a program makes a CUDA call (the journal is then written), never for one that only loads
+   * JCuda, and not with the flag that allows the access (README, "Java 24 and later").
+   */
+  @Test
+  void onJava25TheUnsafeWarningComesOnlyWithAJournalBeingWritten() throws Exception {
+    assumeTrue(Files.isExecutable(JDK_25.resolve("bin/java")), "no JDK 25 at " + JDK_25 + ": skipped");
+    String java25 = ChildJvm.java(JDK_25.toString());
+    String classPath = ChildJvm.programClassPath(List.of());
+    Path journals = Files.createTempDirectory("kw-unsafe");
+    String unsafe = "sun.misc.Unsafe";
+
+    ChildJvm.Result loadsOnly = ChildJvm.runOnClassPath(java25, "journal=" + journals.resolve("a"), classPath,
+        standInDriver(), PlainPrograms.LoadsJCudaOnly.class.getName(), "1500");
+    assertEquals(0, loadsOnly.exitCode(), loadsOnly.stderr());
+    assertFalse(loadsOnly.stderr().contains(unsafe), "no CUDA call, no Chronicle: " + loadsOnly.stderr());
+
+    ChildJvm.Result calls = ChildJvm.runOnClassPath(java25, "journal=" + journals.resolve("b"), classPath,
+        standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, calls.exitCode(), calls.stderr());
+    assertTrue(calls.stderr().contains(unsafe + "::") && calls.stderr().contains(".shaded.chronicle."),
+        "the JDK's warning about the journal's Chronicle: " + calls.stderr());
+
+    ChildJvm.Result allowed = ChildJvm.runOnClassPath(java25, List.of("--sun-misc-unsafe-memory-access=allow"),
+        "journal=" + journals.resolve("c"), classPath, standInDriver(), PlainPrograms.TouchesJCuda.class.getName());
+    assertEquals(0, allowed.exitCode(), allowed.stderr());
+    assertFalse(allowed.stderr().contains(unsafe), allowed.stderr());
+    assertEquals(calls.stdout(), allowed.stdout());
   }
 
   @Test
@@ -242,6 +295,7 @@ class AgentStartupTest {
         + " of Chronicle's classes loaded on the program's thread (budget 100): Chronicle starts on the agent's");
     for (ClassLoads loads : List.of(noJournal, withJournal)) {
       assertEquals(0, loads.byteBuddy, "Byte Buddy is not loaded where the build wove JCuda");
+      assertEquals(0, loads.picocli, "the command line's parser is not loaded into a program");
       assertTrue(loads.mbeanServerAtSeconds >= 1, "the platform MBean server was built "
           + loads.mbeanServerAtSeconds + " s after the JVM started, before the first call was a second old");
     }
@@ -253,7 +307,7 @@ class AgentStartupTest {
    *
    * @param mbeanServerAtSeconds when the platform MBean server's class loaded; infinite where none
    */
-  private record ClassLoads(int total, int chronicleOnMain, int byteBuddy, double mbeanServerAtSeconds) {}
+  private record ClassLoads(int total, int chronicleOnMain, int byteBuddy, int picocli, double mbeanServerAtSeconds) {}
 
   private static ClassLoads classLoads(String java, String agentOptions) throws Exception {
     Path log = Files.createTempFile("kw-classes", ".log");
@@ -276,6 +330,7 @@ class AgentStartupTest {
           (int) loads.stream().filter(l -> !l[1].equals(mbeans)).count(),
           (int) loads.stream().filter(l -> l[1].equals(main) && l[2].contains(".shaded.chronicle.")).count(),
           (int) loads.stream().filter(l -> l[2].contains(".shaded.bytebuddy.")).count(),
+          (int) loads.stream().filter(l -> l[2].startsWith(SHADED_PICOCLI)).count(),
           mbeanServerAt);
     } finally {
       Files.deleteIfExists(log);

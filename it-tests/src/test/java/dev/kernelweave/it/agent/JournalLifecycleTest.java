@@ -232,6 +232,8 @@ class JournalLifecycleTest {
         "every launch written before the kill is read: " + calls.size());
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
     assertEquals(0, stats.exitCode(), stats.stderr());
+    assertTrue(stats.stdout().contains("\nwritten by kernelweave " + System.getProperty("project.version") + " on Java "),
+        "the agent's version, from the journal's first document: " + stats.stdout());
   }
 
   @Test

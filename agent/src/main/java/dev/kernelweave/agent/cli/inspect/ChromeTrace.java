@@ -13,10 +13,16 @@ import java.util.Set;
  * {@code inspect trace}: the journal as Chrome Trace Event Format JSON, which Perfetto and
  * {@code chrome://tracing} open. Process 1 ("application threads") has a track per application
  * thread with a complete event ({@code "ph":"X"}) for each call's host time; process 2 ("agent
- * streams") has a track per agent stream with the calls issued there, and flow arrows from each
- * cross-stream predecessor to the call that waited for it (when the predecessor is among the last
- * {@value #FLOW_WINDOW} stream calls). Times are microseconds since {@code origin}, the earliest
- * start in the journal.
+ * streams") has a track per agent stream ("host: stream N") with the calls issued there, and flow
+ * arrows from each cross-stream predecessor to the call that waited for it (when the predecessor
+ * is among the last {@value #FLOW_WINDOW} stream calls). Times are microseconds since {@code
+ * origin}, the earliest start in the journal.
+ *
+ * <p>Every slice is host time: when the application's thread made the call and how long the call
+ * took on the host, never when the GPU ran it. A stream track shows the same times as the thread
+ * track, placed on the stream the agent chose; a user of Nsight Systems would read a stream row as
+ * GPU time, so the tracks, the process, each stream slice ({@code "clock":"host"}) and the trace's
+ * {@code otherData} say so.
  *
  * <p>A window of launches replayed as a CUDA graph is one slice on its stream's track, named
  * {@code graph replay #N (K launches)} (category {@code graph}), spanning its launches, which are
@@ -33,6 +39,12 @@ public final class ChromeTrace implements AutoCloseable {
   static final int FLOW_WINDOW = 1 << 16;
   /** The most threads named; a journal of millions of threads would otherwise hold them all. */
   static final int THREADS_NAMED = 1 << 16;
+  /** A stream track's name before its number: its slices are host time. */
+  static final String STREAM_TRACK_PREFIX = "host: stream ";
+  /** What the trace's slices show, in its {@code otherData}. */
+  static final String HOST_TIME_NOTE = "every slice is host time: when the application's thread made the call"
+      + " and how long it took there; stream tracks place the same host times on the stream the agent chose"
+      + " for the call, they are not GPU execution";
 
   private final Writer out;
   private final Set<Long> threadsNamed = new HashSet<>();
@@ -75,10 +87,14 @@ public final class ChromeTrace implements AutoCloseable {
     this.out = out;
     this.origin = origin;
     java.util.Arrays.fill(windowSeq, -1);
-    out.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    metadata("process_name", THREADS_PID, 0, "application threads");
+    out.write("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"timing\":");
+    StringBuilder note = new StringBuilder();
+    JsonText.string(note, HOST_TIME_NOTE);
+    out.append(note);
+    out.write("},\"traceEvents\":[\n");
+    metadata("process_name", THREADS_PID, 0, "application threads (host time)");
     metadata("process_sort_index", THREADS_PID, 0, null);
-    metadata("process_name", STREAMS_PID, 0, "agent streams");
+    metadata("process_name", STREAMS_PID, 0, "agent streams (host time, not GPU time)");
     metadata("process_sort_index", STREAMS_PID, 0, null);
   }
 
@@ -92,7 +108,7 @@ public final class ChromeTrace implements AutoCloseable {
     end(complete(r, THREADS_PID, r.threadId, ts, dur));
     if (r.stream >= 0) {
       if (streamsNamed.add(r.stream)) {
-        metadata("thread_name", STREAMS_PID, r.stream, "stream " + r.stream);
+        metadata("thread_name", STREAMS_PID, r.stream, STREAM_TRACK_PREFIX + r.stream);
       }
       if (r.graphWindow > 0) {
         Replay replay = replayOf(r);
@@ -155,7 +171,7 @@ public final class ChromeTrace implements AutoCloseable {
     b.append(",\"cat\":\"graph\",\"ph\":\"X\",\"ts\":").append(micros(replay.start))
         .append(",\"dur\":").append(micros(replay.end - replay.start))
         .append(",\"pid\":").append(STREAMS_PID).append(",\"tid\":").append(replay.stream)
-        .append(",\"args\":{\"window\":").append(replay.window)
+        .append(",\"args\":{\"clock\":\"host\",\"window\":").append(replay.window)
         .append(",\"context\":\"0x").append(Long.toHexString(replay.context))
         .append("\",\"launches\":").append(replay.launches)
         .append(",\"captured\":").append(replay.captured)
@@ -174,7 +190,11 @@ public final class ChromeTrace implements AutoCloseable {
     JsonText.string(b, r.kind.name().toLowerCase(Locale.ROOT));
     b.append(",\"ph\":\"X\",\"ts\":").append(micros(ts)).append(",\"dur\":").append(micros(dur));
     b.append(",\"pid\":").append(pid).append(",\"tid\":").append(tid);
-    b.append(",\"args\":{\"seq\":").append(r.seq).append(",\"call\":");
+    b.append(",\"args\":{");
+    if (pid == STREAMS_PID) {
+      b.append("\"clock\":\"host\",");
+    }
+    b.append("\"seq\":").append(r.seq).append(",\"call\":");
     JsonText.string(b, r.name);
     b.append(",\"stream\":").append(r.stream).append(",\"priority\":\"").append(r.priority.label()).append('"')
         .append(",\"result\":").append(r.result);

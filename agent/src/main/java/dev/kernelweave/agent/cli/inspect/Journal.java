@@ -4,6 +4,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.journal.JournalDirectories;
 import dev.kernelweave.journal.JournalFormatException;
 import dev.kernelweave.journal.JournalReader;
+import dev.kernelweave.journal.RunHeader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
@@ -115,6 +116,11 @@ public final class Journal implements AutoCloseable {
   /** The run directory read. */
   public Path directory() {
     return directory;
+  }
+
+  /** Which KernelWeave wrote the journal, once a call has been read; null when it did not say. */
+  public RunHeader writer() {
+    return reader.runHeader();
   }
 
   /** Hands every call, in order, to {@code action}; the record passed is reused between calls. */

@@ -3,6 +3,7 @@ package dev.kernelweave.agent.cli.inspect;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.call.PriorityClass;
+import dev.kernelweave.journal.RunHeader;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -26,6 +27,8 @@ public final class Stats {
   private final TopTable<Long> perThread = new TopTable<>(Comparator.<Long>naturalOrder());
   private final BitSet streams = new BitSet();
   private long calls;
+  /** Which KernelWeave wrote the journal; null for a journal that does not say. */
+  private RunHeader writer;
   private long failed;
   private long firstStart = Long.MAX_VALUE;
   private long lastEnd = Long.MIN_VALUE;
@@ -169,8 +172,16 @@ public final class Stats {
     return calls;
   }
 
+  /** Which KernelWeave wrote the journal (its first document), or null where it does not say. */
+  public void writer(RunHeader header) {
+    this.writer = header;
+  }
+
   public void print(PrintStream out, String journal, ZoneId zone) {
     out.println("journal " + journal);
+    if (writer != null) {
+      out.println("written by kernelweave " + writer.version() + " on Java " + writer.java());
+    }
     if (calls == 0) {
       out.println("no calls");
       return;
@@ -253,12 +264,25 @@ public final class Stats {
   /**
    * What {@link #print} prints, as one JSON object for scripts: counts as numbers, times in
    * nanoseconds since the epoch or in microseconds and milliseconds as named, a mean that has no
-   * calls as {@code null}; {@code graph_replays} only when windows were replayed.
+   * calls as {@code null}; {@code graph_replays} only when windows were replayed; {@code
+   * agent_version} and {@code java_version} {@code null} for a journal that does not say them.
    */
   public void printJson(PrintStream out, String journal) {
     StringBuilder b = new StringBuilder(4096);
     b.append("{\n  \"journal\": ");
     JsonText.string(b, journal);
+    b.append(",\n  \"agent_version\": ");
+    if (writer == null) {
+      b.append("null");
+    } else {
+      JsonText.string(b, writer.version());
+    }
+    b.append(",\n  \"java_version\": ");
+    if (writer == null) {
+      b.append("null");
+    } else {
+      JsonText.string(b, writer.java());
+    }
     b.append(",\n  \"calls\": ").append(calls);
     if (calls > 0) {
       b.append(",\n  \"first_start_epoch_ns\": ").append(firstStart);
@@ -335,6 +359,10 @@ public final class Stats {
   public void printCsv(PrintStream out, String journal) {
     out.println("section,name,count,value");
     csv(out, "journal", journal, "", "");
+    if (writer != null) {
+      csv(out, "written by", "kernelweave", "", writer.version());
+      csv(out, "written by", "java", "", writer.java());
+    }
     csv(out, "calls", "all", Long.toString(calls), "");
     for (CallKind kind : CallKind.values()) {
       if (perKind[kind.ordinal()] > 0) {

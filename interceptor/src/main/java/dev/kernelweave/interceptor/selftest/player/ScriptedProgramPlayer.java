@@ -84,7 +84,8 @@ import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
 
 /**
- * A JCuda application that plays scripted programs as written ({@link ProgramScript} writes them):
+ * A JCuda application that plays scripted programs as written ({@link
+ * dev.kernelweave.interceptor.selftest.ProgramScript} writes them):
  * each call on the stream the program names, from the application thread the program names (a
  * real thread each, taking turns in the program's order), with nothing of the agent on its class
  * path; a thread's {@code priority} line gives it the Java priority of its class, and the calls
