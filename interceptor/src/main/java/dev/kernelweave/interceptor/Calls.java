@@ -5,6 +5,10 @@ import jcuda.driver.CUevent;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.calltable.CudaCallTable;
+import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.calltable.Operand;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
@@ -17,9 +21,12 @@ import jcuda.runtime.cudaStream_t;
 
 /**
  * The steps every intercepted call goes through, called from the advice: {@link #begin} fills the
- * thread's record, the advice adds what the call touches, {@link #place} asks the scheduler where
- * it runs, the real call runs (on the agent's stream when placed), and {@link #end} commits the
- * decision and journals the record.
+ * thread's record from the call's row of the {@link CudaCallTable} (whose id the advice carries,
+ * woven in as a constant), the advice adds what the call touches ({@link #touches}: the row's
+ * operands), {@link #placeAsRowSays} asks the scheduler where it runs, the real call runs (on the
+ * agent's stream when placed), and {@link #end} commits the decision and journals the record. The
+ * placement, the effect on held windows and whether a call may be held are the row's; this class
+ * only adds what depends on the arguments (a free of an address never seen allocated is a barrier).
  *
  * <p>Every method here is called on the application's thread, inside its CUDA call, and must not
  * throw: a failure switches the agent to pass-through ({@link Interception#fail}).
@@ -31,13 +38,37 @@ public final class Calls {
   /** Addresses at or above this are outside every address space CUDA hands out on x86-64 and ARM. */
   private static final long HIGHEST_ADDRESS = 1L << 49;
 
+  /** The rows calls are placed by: the canonical table, or the one a mutant broke a row of. */
+  private static final CudaCallTable TABLE = CudaCallTable.of(ContextScheduling.MUTANT);
+
   private Calls() {}
+
+  /** Row {@code id} of the table calls are placed by. */
+  public static CudaCall row(int id) {
+    return TABLE.row(id);
+  }
+
+  /** The row of a call begun, never null for a record {@link #begin} returned. */
+  public static CudaCall rowOf(CallRecord r) {
+    return ((CallScope) r).row;
+  }
 
   /**
    * Starts a call: returns the thread's reused record, or null when the call is not tracked (the
    * agent is inactive, or this call runs inside another intercepted call).
+   *
+   * @param row the call's row id, as woven into its advice
    */
-  public static CallRecord begin(CallKind kind, String name, long appStream) {
+  public static CallRecord begin(int row, String name, long appStream) {
+    return begin(TABLE.row(row), name, appStream);
+  }
+
+  /** {@link #begin} finding the row by the function's name: for tests and calls off the path of every call. */
+  public static CallRecord begin(String name, long appStream) {
+    return begin(TABLE.rowOf(name), name, appStream);
+  }
+
+  private static CallRecord begin(CudaCall row, String name, long appStream) {
     if (!Interception.active()) {
       return null;
     }
@@ -49,6 +80,7 @@ public final class Calls {
       t.depth = 1;
       CallScope r = t.record;
       r.reset();
+      r.row = row;
       r.scheduling = null;
       r.abandoned = false;
       r.startNano = System.nanoTime();
@@ -60,7 +92,8 @@ public final class Calls {
       r.threadId = t.id;
       r.threadName = t.name;
       r.priority = t.priority(Interception.settings().priorities());
-      r.kind = kind;
+      row.describe(r);
+      CallKind kind = r.kind;
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
@@ -94,23 +127,130 @@ public final class Calls {
   }
 
   /** The same, for a call on an application stream object (null is the default stream). */
-  public static CallRecord begin(CallKind kind, String name, NativePointerObject appStream) {
-    return begin(kind, name, JCudaPointers.nativePointer(appStream));
+  public static CallRecord begin(int row, String name, NativePointerObject appStream) {
+    return begin(TABLE.row(row), name, JCudaPointers.nativePointer(appStream));
+  }
+
+  /** Begins a call on the legacy default stream or none, and places it as its row says. */
+  public static CallRecord beginPlaced(int row, String name) {
+    CallRecord r = begin(TABLE.row(row), name, 0L);
+    placeAsRowSays(r);
+    return r;
   }
 
   /**
-   * Starts and places a call that names a stream but whose effects the agent cannot see (a host
-   * function, a stream memory operation, a graph launch): a barrier enqueued on one of the agent's
-   * streams, so the host never waits where CUDA would not.
+   * Begins a call on an application stream and places it as its row says: a synchronization, a
+   * query, a capture, or a call whose effects the agent cannot see (a host function, a stream memory
+   * operation, a graph launch), which its row makes a barrier enqueued on one of the agent's
+   * streams, so that the host never waits where CUDA would not.
    */
-  public static CallRecord beginStreamBarrier(String name, NativePointerObject appStream) {
-    CallRecord r = begin(CallKind.OPAQUE, name, appStream);
+  public static CallRecord beginPlaced(int row, String name, NativePointerObject appStream) {
+    CallRecord r = begin(TABLE.row(row), name, JCudaPointers.nativePointer(appStream));
+    placeAsRowSays(r);
+    return r;
+  }
+
+  /**
+   * Begins and places a call on a stream with an application event ({@code cuEventRecord}, {@code
+   * cuStreamWaitEvent}...): its row says which of the first two arguments is the stream.
+   */
+  public static CallRecord beginWithEvent(int row, String name, NativePointerObject first, NativePointerObject second) {
+    CudaCall c = TABLE.row(row);
+    boolean streamFirst = c.streamArgument() == 0;
+    CallRecord r = begin(c, name, JCudaPointers.nativePointer(streamFirst ? first : second));
     if (r != null) {
-      r.barrier = true;
-      r.touchesUnknownMemory = true;
-      place(r, Placement.ASYNC);
+      r.appEvent = JCudaPointers.nativePointer(streamFirst ? second : first);
+      if (c.placement() == Placement.EVENT_RECORD) {
+        r.timedEvent = UntimedEvents.timed(r.appEvent);
+      }
+      placeAsRowSays(r);
     }
     return r;
+  }
+
+  /**
+   * Begins a copy between two pointers, adds what it touches ({@link #touches}) and places it as its
+   * row says. A synchronous copy: the real call runs on the application's stream.
+   */
+  public static CallRecord copy(int row, String name, Pointer dst, Pointer src, long bytes) {
+    CallRecord r = begin(TABLE.row(row), name, 0L);
+    touches(r, dst, src, bytes);
+    placeAsRowSays(r);
+    return r;
+  }
+
+  /** A memset's begin, accesses and placement: {@code bytes} as the row computes it from the size arguments. */
+  public static CallRecord memset(int row, String name, Pointer dst, long size, long factor,
+      NativePointerObject appStream) {
+    CudaCall c = TABLE.row(row);
+    CallRecord r = begin(c, name, JCudaPointers.nativePointer(appStream));
+    touches(r, dst, null, c.bytes(size, factor));
+    placeAsRowSays(r);
+    return r;
+  }
+
+  /**
+   * Adds the memory the row's operands touch, argument 0 being {@code first} and argument 1 {@code
+   * second}; where the row's call blocks the host for pageable memory, notes whether it does for
+   * this call.
+   */
+  public static void touches(CallRecord r, Pointer first, Pointer second, long bytes) {
+    if (r == null) {
+      return;
+    }
+    CudaCall c = rowOf(r);
+    r.bytes = bytes;
+    for (int k = 0; k < c.operandCount(); k++) {
+      Operand o = c.operand(k);
+      Pointer p = o.argument() == 0 ? first : second;
+      switch (o.side()) {
+        case DEVICE -> device(r, p, bytes, o.access());
+        case HOST -> {
+          host(r, p, bytes, o.access());
+          if (c.blocksHost() == HostBlocking.WHEN_PAGEABLE && o.access().writes()) {
+            r.returnsWhenDone = pageable(p);
+          }
+        }
+        default -> anyPointer(r, p, bytes, o.access());
+      }
+    }
+  }
+
+  /** A free: waits for the allocation's users; an address the agent never saw allocated is a barrier. */
+  public static CallRecord free(int row, String name, Pointer pointer) {
+    CallRecord r = begin(TABLE.row(row), name, 0L);
+    if (r != null) {
+      freeing(r, JCudaPointers.address(pointer));
+      place(r, r.accessCount > 0 ? rowOf(r).placement() : Placement.BARRIER);
+    }
+    return r;
+  }
+
+  /**
+   * Places a call as its row says: first what it means for the launches held ({@link
+   * CudaCall#windows}), then its placement. A call that may itself be held is placed by {@link
+   * #placeLaunch}.
+   */
+  public static void placeAsRowSays(CallRecord r) {
+    if (r == null) {
+      return;
+    }
+    CudaCall c = rowOf(r);
+    switch (c.windows()) {
+      case ENDED_IN_EVERY_CONTEXT -> issueHeldEverywhere(r);
+      case ENDED -> {
+        if (!onHeldLaunches(r, Dispatch::endWindow)) {
+          return;
+        }
+      }
+      case FORGOTTEN -> {
+        if (!onHeldLaunches(r, Dispatch::forgetLaunches)) {
+          return;
+        }
+      }
+      default -> { }
+    }
+    place(r, c.placement());
   }
 
   /**
@@ -132,14 +272,18 @@ public final class Calls {
     }
   }
 
-  /** Whether launches and routines may be held for graph replay: the agent schedules, with graphs on. */
-  public static boolean mayHold() {
+  /**
+   * Whether the call may be held for graph replay: its row says it may be, and the agent schedules,
+   * with graphs on.
+   */
+  public static boolean mayHold(CallRecord r) {
     InterceptorSettings s = Interception.settings();
-    return Interception.scheduling() && s != null && s.graphs();
+    return r != null && rowOf(r).mayBeHeld() && Interception.scheduling() && s != null && s.graphs();
   }
 
   /**
-   * Places a kernel launch, which the context's windows may hold instead of issuing it now.
+   * Places a call its row says may be held (a kernel launch, a routine), which the context's windows
+   * may hold instead of issuing it now; any other call as its row says.
    *
    * @return the thread's {@link IssuedByAgent} holding {@code r} when the launch is held and JCuda's
    *     call must be skipped; otherwise {@code r}, placed as {@link #place} places it
@@ -149,6 +293,10 @@ public final class Calls {
       return r;
     }
     CallScope scope = (CallScope) r;
+    if (!scope.row.mayBeHeld()) {
+      placeAsRowSays(r);
+      return r;
+    }
     try {
       ContextScheduling cs = Interception.scheduling(r.context);
       scope.scheduling = cs;
@@ -165,29 +313,6 @@ public final class Calls {
       abandon(r, e);
     }
     return r;
-  }
-
-  /** Begins a call whose name classifies it ({@link CallClassification}), and places it. */
-  public static CallRecord beginClassified(String name) {
-    CallClassification c = CallClassification.of(name);
-    CallRecord r = begin(c.kind(), name, 0L);
-    placeClassified(r, c);
-    return r;
-  }
-
-  /**
-   * Places a call classified by its name: first issues, and where it says so forgets, the launches
-   * its context holds ({@link CallClassification#launches}), then places it as {@link #place} does.
-   */
-  private static void placeClassified(CallRecord r, CallClassification c) {
-    CallClassification.HeldLaunches held = c.launches();
-    if (held == CallClassification.HeldLaunches.EVERY_CONTEXT) {
-      issueHeldEverywhere(r);
-    }
-    if (held == CallClassification.HeldLaunches.UNAFFECTED || held == CallClassification.HeldLaunches.EVERY_CONTEXT
-        || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
-      place(r, c.placement());
-    }
   }
 
   /**
@@ -209,14 +334,6 @@ public final class Calls {
     } catch (Throwable e) {
       abandon(r, e);
     }
-  }
-
-  /**
-   * Issues the launches and routines the call's context holds, before a call that changes how held
-   * routines run (a cuBLAS handle's stream, workspace or settings). Places nothing.
-   */
-  public static void endWindow(CallRecord r) {
-    onHeldLaunches(r, Dispatch::endWindow);
   }
 
   /** Runs {@code action} on the call's context's dispatch; false when that failed and the call was abandoned. */
