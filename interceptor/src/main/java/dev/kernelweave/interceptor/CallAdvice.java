@@ -5,6 +5,7 @@ import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /**
  * Advice shared by every instrumentation, in a few shapes that find their call's row of the {@code
@@ -28,6 +29,21 @@ public final class CallAdvice {
   public static final String WITH_EVENT = CallAdvice.class.getName() + "$WithEvent";
   /** The enter advice of a synchronous memset: pointer, value, count ({@code cuMemsetD8}, {@code cudaMemset}). */
   public static final String MEMSET = CallAdvice.class.getName() + "$Memset";
+  /** An asynchronous memset of either API: pointer, value, count, stream. */
+  public static final String MEMSET_ASYNC = CallAdvice.class.getName() + "$MemsetAsync";
+  /**
+   * Calls on a stream the agent cannot see into (host functions, stream memory operations), which
+   * their rows make barriers enqueued on one of the agent's streams: the stream is the first argument.
+   */
+  public static final String STREAM_BARRIER_FIRST = CallAdvice.class.getName() + "$StreamBarrierFirst";
+  /** {@link #STREAM_BARRIER_FIRST} with the stream second: {@code cuGraphLaunch(graphExec, stream)}. */
+  public static final String STREAM_BARRIER_SECOND = CallAdvice.class.getName() + "$StreamBarrierSecond";
+  /**
+   * {@code cuStreamAddCallback}, {@code cudaStreamAddCallback}: a barrier like {@link
+   * #STREAM_BARRIER_FIRST}, whose callback still receives the application's stream when the call
+   * runs on the agent's.
+   */
+  public static final String ADD_CALLBACK = CallAdvice.class.getName() + "$AddCallback";
   /** {@code cuEventQuery}, {@code cudaEventQuery}: the event is the first argument. */
   public static final String EVENT_QUERY = CallAdvice.class.getName() + "$EventQuery";
   /** {@code cuEventElapsedTime}, {@code cudaEventElapsedTime}: time, start, end. */
@@ -71,6 +87,52 @@ public final class CallAdvice {
     static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
         @Advice.Argument(2) long count) {
       return Calls.memset(row, name, dst, count, 0, null);
+    }
+  }
+
+  // Stream arguments typed dynamically: CUstream in the driver API, cudaStream_t in the runtime's.
+
+  static final class MemsetAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+        @Advice.Argument(2) long count,
+        @Advice.Argument(value = 3, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.memset(row, name, dst, count, 0, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class StreamBarrierFirst {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class StreamBarrierSecond {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream,
+        @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object callback) {
+      Object appStream = stream;
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      callback = StreamCallbacks.forApplication(callback, appStream, stream != appStream);
+      return r;
     }
   }
 

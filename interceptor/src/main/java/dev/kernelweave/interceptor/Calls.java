@@ -13,6 +13,7 @@ import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
+import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -39,7 +40,7 @@ public final class Calls {
   private static final long HIGHEST_ADDRESS = 1L << 49;
 
   /** The rows calls are placed by: the canonical table, or the one a mutant broke a row of. */
-  private static final CudaCallTable TABLE = CudaCallTable.of(ContextScheduling.MUTANT);
+  private static final CudaCallTable TABLE = CudaCallTable.of(Mutant.ofSystemProperty());
 
   private Calls() {}
 
@@ -286,16 +287,16 @@ public final class Calls {
    * may hold instead of issuing it now; any other call as its row says.
    *
    * @return the thread's {@link IssuedByAgent} holding {@code r} when the launch is held and JCuda's
-   *     call must be skipped; otherwise {@code r}, placed as {@link #place} places it
+   *     call must be skipped; null when it was placed as {@link #place} places a call
    */
-  public static Object placeLaunch(CallRecord r) {
+  public static IssuedByAgent placeLaunch(CallRecord r) {
     if (r == null || !Interception.scheduling() || r.context == 0) {
-      return r;
+      return null;
     }
     CallScope scope = (CallScope) r;
     if (!scope.row.mayBeHeld()) {
       placeAsRowSays(r);
-      return r;
+      return null;
     }
     try {
       ContextScheduling cs = Interception.scheduling(r.context);
@@ -304,7 +305,7 @@ public final class Calls {
       r.durationNanos = System.nanoTime() - scope.startNano;
       r.result = 0;
       int lane = cs.dispatch.enterLaunch(r, scope.ticket);
-      if (lane == Dispatch.HELD) {
+      if (scope.ticket.heldByWindows()) {
         scope.scheduling = null;
         return takenOver(r, true);
       }
@@ -312,7 +313,7 @@ public final class Calls {
     } catch (Throwable e) {
       abandon(r, e);
     }
-    return r;
+    return null;
   }
 
   /**
@@ -386,6 +387,17 @@ public final class Calls {
       abandon(r, e);
       return requested;
     }
+  }
+
+  /**
+   * {@link #stream} or {@link #runtimeStream}, as the call's row's API has it: for advice shared by
+   * both APIs, whose stream argument is typed dynamically.
+   */
+  public static Object streamOfItsApi(CallRecord r, Object requested) {
+    if (r == null || r.stream < 0) {
+      return requested;
+    }
+    return rowOf(r).ofTheRuntimeApi() ? runtimeStream(r, (cudaStream_t) requested) : stream(r, (CUstream) requested);
   }
 
   /** {@link #stream} for the runtime API and cuBLAS. */

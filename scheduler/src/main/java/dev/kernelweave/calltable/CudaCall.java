@@ -58,6 +58,11 @@ public final class CudaCall {
         copyKindArgument, sizeArgument, sizeFactorArgument, elementSize, touchesUnseenMemory, operands);
   }
 
+  /** Whether the function is the runtime API's ({@code cuda*}), whose streams are {@code cudaStream_t}s. */
+  public boolean ofTheRuntimeApi() {
+    return name.startsWith("cuda");
+  }
+
   /** The row's index in its table, which woven advice carries as a constant. */
   public int id() {
     return id;

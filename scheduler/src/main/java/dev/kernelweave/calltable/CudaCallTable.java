@@ -162,8 +162,6 @@ public final class CudaCallTable {
   };
 
   private static final CudaCallTable CANONICAL = new CudaCallTable(parse(ROWS));
-  private static final CudaCallTable SYNC_COPY_MARKED_ASYNC = CANONICAL.withRow(
-      CANONICAL.row(CANONICAL.idOf("cuMemcpyDtoH")).placedAs(Placement.ASYNC, Placement.NONE, HostBlocking.NO));
 
   // The rows the self-test's programs use, by id.
   public static final int LAUNCH_KERNEL = CANONICAL.idOf("cuLaunchKernel");
@@ -208,7 +206,11 @@ public final class CudaCallTable {
 
   /** The table for a mutant: the canonical one, with a row broken where the mutant breaks one. */
   public static CudaCallTable of(Mutant mutant) {
-    return mutant == Mutant.SYNC_COPY_MARKED_ASYNC ? SYNC_COPY_MARKED_ASYNC : CANONICAL;
+    if (mutant == Mutant.SYNC_COPY_MARKED_ASYNC) {
+      return CANONICAL.withRow(
+          CANONICAL.row(COPY_TO_HOST).placedAs(Placement.ASYNC, Placement.NONE, HostBlocking.NO));
+    }
+    return CANONICAL;
   }
 
   private CudaCallTable withRow(CudaCall replacement) {
@@ -322,7 +324,7 @@ public final class CudaCallTable {
   }
 
   private static CudaCall parseRow(int id, String line) {
-    String[] t = line.trim().split("\\s+");
+    String[] t = tokens(line);
     if (t.length < 9) {
       throw new IllegalArgumentException("a row needs at least 9 columns: " + line);
     }
@@ -355,6 +357,25 @@ public final class CudaCallTable {
         t[3].equals("-") ? Placement.NONE : Placement.valueOf(t[3]), WindowEffect.valueOf(t[4]),
         HostBlocking.valueOf(t[5]), argument(t[6]), argument(t[7]), copyKind, sizeArgument, sizeFactor, elementSize,
         unseen, operands.toArray(new Operand[0]));
+  }
+
+  /** The line's space-separated tokens; no regular expression, whose classes a program need not load. */
+  private static String[] tokens(String line) {
+    List<String> tokens = new ArrayList<>();
+    int i = 0;
+    while (i < line.length()) {
+      while (i < line.length() && line.charAt(i) == ' ') {
+        i++;
+      }
+      int start = i;
+      while (i < line.length() && line.charAt(i) != ' ') {
+        i++;
+      }
+      if (i > start) {
+        tokens.add(line.substring(start, i));
+      }
+    }
+    return tokens.toArray(new String[0]);
   }
 
   private static int argument(String token) {

@@ -5,6 +5,7 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.CudaCallTable;
+import dev.kernelweave.calltable.Operand;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
@@ -275,9 +276,7 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(w.thread(), CudaCallTable.COPY_TO_DEVICE_ASYNC, w.stream());
-      call.bytes = bytes;
-      access(call, dst, bytes, AccessMode.WRITE);
-      access(call, src, bytes, AccessMode.READ);
+      touches(call, dst, src, bytes);
       int lane = laneOf(place(call), w.stream());
       target.copyHostToDeviceAsync(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
@@ -296,7 +295,7 @@ public final class ProgramRunner {
       kernelPointer(call, in, AccessMode.READ);
       parameters(call, target.function(SelfTestKernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
       int chosen = placeLaunch(call);
-      if (chosen == Dispatch.HELD) {
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -320,7 +319,7 @@ public final class ProgramRunner {
       kernelPointer(call, out, AccessMode.WRITE);
       parameters(call, target.readsConstantFunction(), l.n(), new long[] {out}, l.n(), l.k());
       int chosen = placeLaunch(call);
-      if (chosen == Dispatch.HELD) {
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -348,7 +347,7 @@ public final class ProgramRunner {
       call.touchesUnknownMemory = true;
       parameters(call, target.withoutPtxFunction(), l.n(), new long[] {slot}, l.n(), l.k());
       int chosen = placeLaunch(call);
-      if (chosen == Dispatch.HELD) {
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -425,7 +424,7 @@ public final class ProgramRunner {
         call.sharedMemBytes = FAILING_SHARED_MEMORY;
       }
       int chosen = placeLaunch(call);
-      if (chosen == Dispatch.HELD) {
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -445,8 +444,7 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(m.thread(), m.sync() ? CudaCallTable.MEMSET : CudaCallTable.MEMSET_ASYNC, m.stream());
-      call.bytes = m.n() * 4L;
-      access(call, dst, m.n() * 4L, AccessMode.WRITE);
+      touches(call, dst, 0, m.n() * 4L);
       int lane = laneOf(place(call), m.sync() ? 0 : m.stream());
       target.memset(lane, dst, m.value(), m.n() * 4);
       scheduler.exit(call, true, ticket);
@@ -458,8 +456,7 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(thread, CudaCallTable.COPY_TO_DEVICE, 0);
-      call.bytes = data.length;
-      access(call, dst, data.length, AccessMode.WRITE);
+      touches(call, dst, 0, data.length);
       // The runner does not stage writes: the row's placement when the agent does not either.
       place(call);
       target.copyHostToDevice(dst, data);
@@ -473,8 +470,7 @@ public final class ProgramRunner {
         target.copyDeviceToHost(bytes, src);
       } else {
         CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST, 0);
-        call.bytes = bytes.length;
-        access(call, src, bytes.length, AccessMode.READ);
+        touches(call, 0, src, bytes.length);
         CudaCall row = calls.row(CudaCallTable.COPY_TO_HOST);
         if (row.canBeStaged() && index % 2 == 0 && bytes.length <= STAGING_BYTES) {
           readStaged(call, row, bytes, src);
@@ -510,9 +506,7 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST_ASYNC, r.stream());
-      call.bytes = bytes;
-      access(call, src, bytes, AccessMode.READ);
-      access(call, dst, bytes, AccessMode.WRITE);
+      touches(call, dst, src, bytes);
       int lane = laneOf(place(call), r.stream());
       target.copyDeviceToHostAsync(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
@@ -527,9 +521,7 @@ public final class ProgramRunner {
         return;
       }
       CallRecord call = start(c.thread(), CudaCallTable.COPY_ON_DEVICE_ASYNC, c.stream());
-      call.bytes = bytes;
-      access(call, src, bytes, AccessMode.READ);
-      access(call, dst, bytes, AccessMode.WRITE);
+      touches(call, dst, src, bytes);
       int lane = laneOf(place(call), c.stream());
       target.copyDeviceToDevice(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
@@ -663,6 +655,22 @@ public final class ProgramRunner {
      */
     void kernelPointer(CallRecord call, long pointer, AccessMode mode) {
       access(call, pointer, mutant == Mutant.KERNEL_RANGE_FROM_POINTER ? 0 : AllocationTable.WHOLE_ALLOCATION, mode);
+    }
+
+    /**
+     * Adds what the call's row says its operands touch, as the interceptor does: argument 0 at
+     * {@code first}, argument 1 at {@code second}; 0 stands for a Java array, which orders nothing.
+     */
+    void touches(CallRecord call, long first, long second, long bytes) {
+      CudaCall row = rowOf();
+      call.bytes = bytes;
+      for (int k = 0; k < row.operandCount(); k++) {
+        Operand o = row.operand(k);
+        long address = o.argument() == 0 ? first : second;
+        if (address != 0) {
+          access(call, address, bytes, o.access());
+        }
+      }
     }
 
     /** Adds an access as the interceptor does: the allocation holding the address, or unknown memory. */

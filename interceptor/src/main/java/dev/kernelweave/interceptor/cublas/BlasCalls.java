@@ -6,6 +6,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.IssuedByAgent;
 import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.memory.AllocationTable;
 import jcuda.Pointer;
@@ -66,7 +67,8 @@ public final class BlasCalls {
         HELD.describe(r, signature, state, args);
       }
       if (r.function != 0) {
-        return Calls.placeLaunch(r);
+        IssuedByAgent held = Calls.placeLaunch(r);
+        return held != null ? held : r;
       }
     } else if (kind == BlasRoutineKind.COPY_TO_DEVICE || kind == BlasRoutineKind.COPY_TO_HOST) {
       addOperands(r, signature, args, false);

@@ -63,7 +63,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly("CopyAsync", namedOneOf("cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
         "cuMemcpyAsync").and(takesArguments(4)));
     visitor.visitEndingCommonly(CallAdvice.MEMSET, namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
-    visitor.visitEndingCommonly("MemsetAsync",
+    visitor.visitEndingCommonly(CallAdvice.MEMSET_ASYNC,
         namedOneOf("cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async").and(takesArguments(4)));
     visitor.visitEndingCommonly("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
     visitor.visitEndingCommonly("Memset2DAsync",
@@ -91,11 +91,11 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
         namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
     visitor.visit(CallAdvice.PLACED, CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
-    visitor.visitEndingCommonly("AddCallback", named("cuStreamAddCallback").and(takesArguments(4)).and(api));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc",
+    visitor.visitEndingCommonly(CallAdvice.ADD_CALLBACK, named("cuStreamAddCallback").and(takesArguments(4)).and(api));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_FIRST, namedOneOf("cuLaunchHostFunc",
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
-    visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_SECOND, named("cuGraphLaunch").and(api));
     visitor.visit(CallAdvice.PLACED, "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
     visitor.visit(CallAdvice.PLACED, "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
     visitor.visitEndingCommonly(CallAdvice.PLACED, api.and(not(namedOneOf(DEDICATED))));
@@ -149,8 +149,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         r.sharedMemBytes = sharedMem;
         Calls.launch(r, Modules.kernel(f), params, extra);
         r.function = JCudaPointers.nativePointer(f);
-        Object held = Calls.placeLaunch(r);
-        if (held != r) {
+        IssuedByAgent held = Calls.placeLaunch(r);
+        if (held != null) {
           return held;
         }
         stream = Calls.stream(r, stream);
@@ -212,16 +212,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     }
   }
 
-  static final class MemsetAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
-        @Advice.Argument(2) long count, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.memset(row, name, dst, count, 0, stream);
-      stream = Calls.stream(r, stream);
-      return r;
-    }
-  }
-
   static final class Memset2D {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
@@ -241,7 +231,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     }
   }
 
-  // ------------------------------------------------------------------ events and stream barriers
+  // ------------------------------------------------------------------ events
 
   /** {@code cuEventCreate}: notes whether the new event may be timed ({@link UntimedEvents}). */
   static final class EventCreate {
@@ -249,49 +239,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.driver.CUevent event,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       UntimedEvents.endCreate(r, event, flags, result, thrown);
-    }
-  }
-
-  /**
-   * Calls with a stream the agent cannot see into (host functions, stream memory operations, graph
-   * launches): their rows make them barriers enqueued on one of the agent's streams, so the host
-   * never waits where CUDA would not; the stream is the first argument.
-   */
-  static final class StreamBarrierFirst {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.stream(r, stream);
-      return r;
-    }
-  }
-
-  /**
-   * {@code cuStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
-   * receives the application's stream when the call runs on the agent's.
-   */
-  static final class AddCallback {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) CUstream stream,
-        @Advice.Argument(value = 1, readOnly = false) jcuda.driver.CUstreamCallback callback) {
-      CUstream appStream = stream;
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.stream(r, stream);
-      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
-      return r;
-    }
-  }
-
-  /** {@link StreamBarrierFirst} for {@code cuGraphLaunch(graphExec, stream)}. */
-  static final class StreamBarrierSecond {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.stream(r, stream);
-      return r;
     }
   }
 

@@ -46,7 +46,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly("Copy", named("cudaMemcpy").and(takesArguments(4)));
     visitor.visitEndingCommonly("CopyAsync", named("cudaMemcpyAsync").and(takesArguments(5)));
     visitor.visitEndingCommonly(CallAdvice.MEMSET, named("cudaMemset").and(takesArguments(3)));
-    visitor.visitEndingCommonly("MemsetAsync", named("cudaMemsetAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly(CallAdvice.MEMSET_ASYNC, named("cudaMemsetAsync").and(takesArguments(4)));
     visitor.visitEndingCommonly(CallAdvice.PLACED, named("cudaDeviceSynchronize"));
     visitor.visitEndingCommonly(CallAdvice.PLACED_ON_STREAM, namedOneOf("cudaStreamSynchronize", "cudaStreamQuery",
         "cudaStreamBeginCapture", "cudaStreamEndCapture"));
@@ -61,11 +61,11 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
         namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
     visitor.visit(CallAdvice.PLACED, CallAdvice.HOST_REGISTER, named("cudaHostRegister"));
-    visitor.visitEndingCommonly("AddCallback", named("cudaStreamAddCallback").and(takesArguments(4))
+    visitor.visitEndingCommonly(CallAdvice.ADD_CALLBACK, named("cudaStreamAddCallback").and(takesArguments(4))
         .and(isPublic()).and(isStatic()).and(not(isNative())));
-    visitor.visitEndingCommonly("StreamBarrierFirst", named("cudaLaunchHostFunc")
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_FIRST, named("cudaLaunchHostFunc")
         .and(isPublic()).and(isStatic()).and(not(isNative())));
-    visitor.visitEndingCommonly("StreamBarrierSecond", named("cudaGraphLaunch").and(isPublic()).and(isStatic()).and(not(isNative())));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_SECOND, named("cudaGraphLaunch").and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly(CallAdvice.PLACED, isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class))
         .and(nameStartsWith("cuda")).and(not(namedOneOf(DEDICATED))));
   }
@@ -95,16 +95,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     }
   }
 
-  static final class MemsetAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Argument(0) Pointer dst, @Advice.Argument(2) long bytes,
-        @Advice.Argument(value = 3, readOnly = false) cudaStream_t stream) {
-      CallRecord r = Calls.memset(row, "cudaMemsetAsync", dst, bytes, 0, stream);
-      stream = Calls.runtimeStream(r, stream);
-      return r;
-    }
-  }
-
   /** {@code cudaEventCreate}: a timed event, whatever its handle meant before. */
   static final class EventCreate {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -120,45 +110,6 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.NativePointerObject event,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       dev.kernelweave.interceptor.UntimedEvents.endCreate(r, event, flags, result, thrown);
-    }
-  }
-
-  /**
-   * {@code cudaStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
-   * receives the application's stream when the call runs on the agent's.
-   */
-  static final class AddCallback {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream,
-        @Advice.Argument(value = 1, readOnly = false) jcuda.runtime.cudaStreamCallback callback) {
-      cudaStream_t appStream = stream;
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.runtimeStream(r, stream);
-      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
-      return r;
-    }
-  }
-
-  /** Host functions and graph launches, as in the driver API: their rows make them barriers enqueued on an agent stream. */
-  static final class StreamBarrierFirst {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) cudaStream_t stream) {
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.runtimeStream(r, stream);
-      return r;
-    }
-  }
-
-  /** {@link StreamBarrierFirst} for {@code cudaGraphLaunch(graphExec, stream)}. */
-  static final class StreamBarrierSecond {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
-        @Advice.Argument(value = 1, readOnly = false) cudaStream_t stream) {
-      CallRecord r = Calls.beginPlaced(row, name, stream);
-      stream = Calls.runtimeStream(r, stream);
-      return r;
     }
   }
 }
