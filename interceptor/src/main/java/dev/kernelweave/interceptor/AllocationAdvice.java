@@ -60,7 +60,7 @@ public final class AllocationAdvice {
         r.bytes = size;
         long address = JCudaPointers.address(ptr);
         AllocationPadding.allocated(address, size, padded);
-        Calls.allocated(r, address, size, name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+        CallAccesses.allocated(r, address, size, name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
       }
       Calls.end(r, result, thrown);
     }
@@ -73,7 +73,7 @@ public final class AllocationAdvice {
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
       }
       Calls.end(r, result, thrown);
     }
@@ -86,7 +86,7 @@ public final class AllocationAdvice {
         @Advice.Argument(3) long height, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = pitch[0] * height;
-        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
       }
       Calls.end(r, result, thrown);
     }

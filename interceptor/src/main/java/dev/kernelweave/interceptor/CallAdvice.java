@@ -195,7 +195,7 @@ public final class CallAdvice {
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
       }
       Calls.end(r, result, thrown);
     }

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
@@ -35,6 +36,23 @@ import jcuda.driver.CUstream;
 public final class StagedCopies {
 
   private StagedCopies() {}
+
+  /**
+   * Places a synchronous copy of the driver API ({@code cuMemcpyHtoD}, {@code cuMemcpyDtoH},
+   * {@code cuMemcpyDtoD}, {@code cuMemcpy}) whose accesses the record holds: staged when its row
+   * allows and it can be ({@link #hostToDevice}, {@link #deviceToHost}), else as its row says.
+   *
+   * @return the thread's {@link IssuedByAgent} holding {@code r} when the agent made the copy and
+   *     JCuda's call must be skipped; otherwise {@code r}, for JCuda's call to run as written
+   */
+  public static Object copy(CallRecord r, Pointer destination, Pointer source, long bytes) {
+    if (r == null || !Calls.rowOf(r).canBeStaged()) {
+      Calls.placeAsRowSays(r);
+      return r;
+    }
+    return r.kind == CallKind.COPY_HOST_TO_DEVICE ? hostToDevice(r, (CUdeviceptr) destination, source, bytes)
+        : deviceToHost(r, destination, (CUdeviceptr) source, bytes);
+  }
 
   /**
    * Places a synchronous {@code cuMemcpyHtoD} whose accesses the record holds: staged and issued

@@ -47,7 +47,7 @@ class CallsTest {
 
   private static CallRecord launch(KernelInfo kernel, Pointer params) {
     CallRecord r = Calls.begin("cuLaunchKernel", 0L);
-    Calls.launch(r, kernel, params, null);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -135,7 +135,7 @@ class CallsTest {
     r.gridX = gridX;
     r.gridY = r.gridZ = r.blockY = r.blockZ = 1;
     r.blockX = blockX;
-    Calls.launch(r, kernel, params, null);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -302,8 +302,8 @@ class CallsTest {
   @Test
   void javaArraysOnTheHostOrderNothing() {
     CallRecord r = Calls.begin("cuMemcpyHtoD", 0L);
-    Calls.device(r, device(BASE), 64, AccessMode.WRITE);
-    Calls.host(r, Pointer.to(new float[16]), 64, AccessMode.READ);
+    CallAccesses.device(r, device(BASE), 64, AccessMode.WRITE);
+    CallAccesses.host(r, Pointer.to(new float[16]), 64, AccessMode.READ);
     Calls.end(r, 0, null);
     assertEquals(1, r.accessCount);
     assertEquals(AccessMode.WRITE, r.accessMode(0));
@@ -324,12 +324,12 @@ class CallsTest {
   void moduleGlobalAskedForTwiceKeepsItsAllocationAndHistory() {
     long global = 0x7e10_0000_0000L;
     CallRecord first = Calls.begin("cuModuleGetGlobal", 0L);
-    Calls.allocated(first, global, 256, MemoryKind.MODULE_GLOBAL);
+    CallAccesses.allocated(first, global, 256, MemoryKind.MODULE_GLOBAL);
     Calls.end(first, 0, null);
     int id = first.accessId[0];
     int slot = first.accessSlot[0];
     CallRecord second = Calls.begin("cuModuleGetGlobal", 0L);
-    Calls.allocated(second, global, 256, MemoryKind.MODULE_GLOBAL);
+    CallAccesses.allocated(second, global, 256, MemoryKind.MODULE_GLOBAL);
     Calls.end(second, 0, null);
     assertEquals(id, second.accessId[0]);
     assertEquals(slot, second.accessSlot[0]);

@@ -52,7 +52,7 @@ public final class HotPathBenchmark {
         CallRecord c = Calls.begin(launch, "cuLaunchKernel", 0L);
         c.gridX = 16;
         c.blockX = 256;
-        Calls.launch(c, axpb, params, null);
+        CallAccesses.launch(c, axpb, params, null);
         Calls.place(c, Placement.ASYNC);
         Calls.end(c, 0, null);
       }

@@ -117,7 +117,7 @@ class ModulesTest {
 
   private static CallRecord launch(KernelInfo kernel, Pointer params) {
     CallRecord r = Calls.begin("cuLaunchKernel", 0L);
-    Calls.launch(r, kernel, params, null);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -127,7 +127,7 @@ class ModulesTest {
     PtxKernels.Loaded loaded = PtxKernels.resolve(MODULE, finder);
     CallRecord r = Calls.begin("cuModuleLoadData", 0L);
     for (PtxKernels.Variable v : loaded.variables()) {
-      Calls.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
+      CallAccesses.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
     }
     Calls.end(r, 0, null);
     assertEquals(loaded.variables().size(), r.accessCount);
@@ -194,7 +194,7 @@ class ModulesTest {
     Map<String, KernelInfo> k = load(finder("flag", "coeffs", "scratch"));
     long coeffs = VARIABLES + 256;
     CallRecord r = Calls.begin("cuModuleGetGlobal", 0L);
-    Calls.allocated(r, coeffs, 64, MemoryKind.MODULE_GLOBAL);
+    CallAccesses.allocated(r, coeffs, 64, MemoryKind.MODULE_GLOBAL);
     Calls.end(r, 0, null);
     int asked = r.accessId[0]; // the thread's record is reused: read each call's answer at once
     r = copyInto(coeffs);
@@ -212,7 +212,7 @@ class ModulesTest {
 
   private static CallRecord copyInto(long address) {
     CallRecord r = Calls.begin("cuMemcpyHtoD", 0L);
-    Calls.device(r, device(address), 64, AccessMode.WRITE);
+    CallAccesses.device(r, device(address), 64, AccessMode.WRITE);
     Calls.end(r, 0, null);
     assertEquals(1, r.accessCount);
     return r;

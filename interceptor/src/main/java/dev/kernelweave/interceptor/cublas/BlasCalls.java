@@ -4,6 +4,7 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.interceptor.IssuedByAgent;
@@ -158,11 +159,11 @@ public final class BlasCalls {
       if (role.isPointerArray()) {
         // The matrices the array points to are out of sight: a barrier.
         r.touchesUnknownMemory = true;
-        Calls.device(r, p, AllocationTable.WHOLE_ALLOCATION, access);
+        CallAccesses.device(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       } else if (role.isDeviceMemory() || role.followsPointerMode() && devicePointerMode) {
-        Calls.device(r, p, BlasOperandExtents.bytes(signature, args, i), access);
+        CallAccesses.device(r, p, BlasOperandExtents.bytes(signature, args, i), access);
       } else if (role.isHostMemory() || role.followsPointerMode()) {
-        Calls.host(r, p, AllocationTable.WHOLE_ALLOCATION, access);
+        CallAccesses.host(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       }
     }
   }

@@ -15,6 +15,7 @@ import dev.kernelweave.interceptor.AllocationAdvice;
 import dev.kernelweave.interceptor.AllocationPadding;
 import dev.kernelweave.interceptor.CallAdvice;
 import dev.kernelweave.interceptor.CallRow;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
@@ -57,9 +58,8 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
     visitor.visit("Launch", CallAdvice.END_OR_TAKEN_OVER, named("cuLaunchKernel").and(takesArguments(11)));
-    visitor.visit("CopyToDevice", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyHtoD").and(takesArguments(3)));
-    visitor.visit("CopyToHost", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyDtoH").and(takesArguments(3)));
-    visitor.visitEndingCommonly("Copy", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
+    visitor.visit("Copy", CallAdvice.END_OR_TAKEN_OVER,
+        namedOneOf("cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
     visitor.visitEndingCommonly("CopyAsync", namedOneOf("cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
         "cuMemcpyAsync").and(takesArguments(4)));
     visitor.visitEndingCommonly(CallAdvice.MEMSET, namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
@@ -147,7 +147,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         r.gridX = gridX; r.gridY = gridY; r.gridZ = gridZ;
         r.blockX = blockX; r.blockY = blockY; r.blockZ = blockZ;
         r.sharedMemBytes = sharedMem;
-        Calls.launch(r, Modules.kernel(f), params, extra);
+        CallAccesses.launch(r, Modules.kernel(f), params, extra);
         r.function = JCudaPointers.nativePointer(f);
         IssuedByAgent held = Calls.placeLaunch(r);
         if (held != null) {
@@ -162,39 +162,16 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   // ------------------------------------------------------------------ copies and memsets
 
   /**
-   * {@code cuMemcpyHtoD}: staged and issued by the agent when it can be ({@link StagedCopies}), and
-   * JCuda's call then skipped; otherwise as its row says.
+   * The synchronous copies: staged and issued by the agent where their rows allow and it can be
+   * ({@link StagedCopies}), JCuda's call then skipped; otherwise as their rows say.
    */
-  static final class CopyToDevice {
-    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
-    static Object enter(@CallRow int row, @Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
-        @Advice.Argument(2) long bytes) {
-      CallRecord r = Calls.begin(row, "cuMemcpyHtoD", 0L);
-      Calls.touches(r, dst, src, bytes);
-      return StagedCopies.hostToDevice(r, dst, src, bytes);
-    }
-  }
-
-  /**
-   * {@code cuMemcpyDtoH}: into Java memory, made by the agent through its page-locked buffers when it
-   * can be ({@link StagedCopies#deviceToHost}), and JCuda's call then skipped; otherwise as its row says.
-   */
-  static final class CopyToHost {
-    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
-    static Object enter(@CallRow int row, @Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
-        @Advice.Argument(2) long bytes) {
-      CallRecord r = Calls.begin(row, "cuMemcpyDtoH", 0L);
-      Calls.touches(r, dst, src, bytes);
-      return StagedCopies.deviceToHost(r, dst, src, bytes);
-    }
-  }
-
-  /** A synchronous copy the agent does not stage: {@code cuMemcpyDtoD}, {@code cuMemcpy}. */
   static final class Copy {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
+    static Object enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
         @Advice.Argument(1) Pointer src, @Advice.Argument(2) long bytes) {
-      return Calls.copy(row, name, dst, src, bytes);
+      CallRecord r = Calls.begin(row, name, 0L);
+      CallAccesses.touches(r, dst, src, bytes);
+      return StagedCopies.copy(r, dst, src, bytes);
     }
   }
 
@@ -205,7 +182,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         @Advice.Argument(1) Pointer src, @Advice.Argument(2) long bytes,
         @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
       CallRecord r = Calls.begin(row, name, stream);
-      Calls.touches(r, dst, src, bytes);
+      CallAccesses.touches(r, dst, src, bytes);
       Calls.placeAsRowSays(r);
       stream = Calls.stream(r, stream);
       return r;
@@ -287,7 +264,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         @Advice.Argument(1) long[] bytes, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0 && ptr != null) {
         long size = bytes != null && bytes.length > 0 ? bytes[0] : 1;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.MODULE_GLOBAL);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.MODULE_GLOBAL);
       }
       Calls.end(r, result, thrown);
     }

@@ -4,6 +4,7 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import jcuda.Pointer;
 
@@ -34,22 +35,22 @@ public final class RuntimeCalls {
     switch (cudaMemcpyKind) {
       case 0 -> { }
       case 1 -> {
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
-        Calls.host(r, src, bytes, AccessMode.READ);
+        CallAccesses.device(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.host(r, src, bytes, AccessMode.READ);
       }
       case 2 -> {
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.host(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.device(r, src, bytes, AccessMode.READ);
+        CallAccesses.host(r, dst, bytes, AccessMode.WRITE);
         // Where its row says so (an asynchronous copy), CUDA returns only once done into pageable memory.
-        r.returnsWhenDone = Calls.rowOf(r).blocksHost() == HostBlocking.WHEN_PAGEABLE && Calls.pageable(dst);
+        r.returnsWhenDone = Calls.rowOf(r).blocksHost() == HostBlocking.WHEN_PAGEABLE && CallAccesses.pageable(dst);
       }
       case 3 -> {
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.device(r, src, bytes, AccessMode.READ);
+        CallAccesses.device(r, dst, bytes, AccessMode.WRITE);
       }
       default -> {
-        Calls.anyPointer(r, src, bytes, AccessMode.READ);
-        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.anyPointer(r, src, bytes, AccessMode.READ);
+        CallAccesses.anyPointer(r, dst, bytes, AccessMode.WRITE);
       }
     }
   }
