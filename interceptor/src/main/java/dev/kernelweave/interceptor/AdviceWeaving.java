@@ -7,10 +7,15 @@ import dev.kernelweave.interceptor.cublas.JCublas2Instrumentation;
 import dev.kernelweave.interceptor.driver.JCudaDriverInstrumentation;
 import dev.kernelweave.interceptor.opaque.OpaqueCallInstrumentation;
 import dev.kernelweave.interceptor.runtime.JCudaRuntimeInstrumentation;
+import dev.kernelweave.calltable.CudaCallTable;
 import java.lang.instrument.ClassFileTransformer;
 import java.util.List;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.annotation.AnnotationDescription;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.method.ParameterDescription;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.utility.JavaModule;
 
@@ -47,7 +52,9 @@ public final class AdviceWeaving {
         .ignore(not(nameStartsWith("jcuda.")));
     ClassLoader agentLoader = AdviceWeaving.class.getClassLoader();
     for (Instrumentation instrumentation : instrumentations()) {
-      AgentBuilder.Transformer.ForAdvice[] advice = {new AgentBuilder.Transformer.ForAdvice().include(agentLoader)};
+      AgentBuilder.Transformer.ForAdvice[] advice = {
+          new AgentBuilder.Transformer.ForAdvice(Advice.withCustomMapping().bind(new CallRowBinding()))
+              .include(agentLoader)};
       String prefix = instrumentation.getClass().getName() + "$";
       instrumentation.advise((enter, exit, methods) ->
           advice[0] = advice[0].advice(methods, qualified(prefix, enter), qualified(prefix, exit)));
@@ -58,6 +65,32 @@ public final class AdviceWeaving {
 
   private static String qualified(String prefix, String advice) {
     return advice.indexOf('.') >= 0 ? advice : prefix + advice;
+  }
+
+  /**
+   * Binds {@link CallRow}: the id of the intercepted method's row, by its name, as a constant.
+   * Prewoven classes carry these ids: {@code CudaCallTable} only ever adds rows at the end.
+   */
+  static final class CallRowBinding implements Advice.OffsetMapping.Factory<CallRow> {
+    @Override
+    public Class<CallRow> getAnnotationType() {
+      return CallRow.class;
+    }
+
+    @Override
+    public Advice.OffsetMapping make(ParameterDescription.InDefinedShape target,
+        AnnotationDescription.Loadable<CallRow> annotation, AdviceType adviceType) {
+      if (!target.getType().represents(int.class)) {
+        throw new IllegalStateException("@CallRow is an int, not " + target.getType() + ": " + target);
+      }
+      return (instrumentedType, instrumentedMethod, assigner, argumentHandler, sort) ->
+          Advice.OffsetMapping.Target.ForStackManipulation.of(rowOf(instrumentedMethod));
+    }
+  }
+
+  /** The row id the advice of a method is woven with. */
+  static int rowOf(MethodDescription method) {
+    return CudaCallTable.canonical().idOf(method.getName());
   }
 
   /** Reports a class the agent failed to instrument: its calls then pass through unseen. */

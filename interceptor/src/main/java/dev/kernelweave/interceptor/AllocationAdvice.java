@@ -1,7 +1,5 @@
 package dev.kernelweave.interceptor;
 
-import dev.kernelweave.scheduler.Placement;
-import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
@@ -17,9 +15,9 @@ public final class AllocationAdvice {
 
   /** {@code cuMemAlloc}, {@code cuMemAllocManaged}, {@code cudaMalloc}, {@code cudaMallocManaged}. */
   public static final String DEVICE = AllocationAdvice.class.getName() + "$Device";
-  /** {@code cuMemAllocHost}, {@code cuMemHostAlloc}, {@code cudaMallocHost}, {@code cudaHostAlloc}. */
+  /** {@code cuMemAllocHost}, {@code cuMemHostAlloc}, {@code cudaMallocHost}, {@code cudaHostAlloc}: an exit. */
   public static final String PINNED_HOST = AllocationAdvice.class.getName() + "$PinnedHost";
-  /** {@code cuMemAllocPitch}, {@code cudaMallocPitch}: pointer, pitch array, width, height. */
+  /** {@code cuMemAllocPitch}, {@code cudaMallocPitch}: pointer, pitch array, width, height. An exit. */
   public static final String PITCHED = AllocationAdvice.class.getName() + "$Pitched";
   /** {@code cuMemFree}, {@code cuMemFreeHost}, {@code cudaFree}, {@code cudaFreeHost}. */
   public static final String FREE = AllocationAdvice.class.getName() + "$Free";
@@ -32,13 +30,13 @@ public final class AllocationAdvice {
    */
   static final class Device {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name,
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
         @Advice.Argument(value = 1, readOnly = false) long size,
         @Advice.Local("asked") long asked, @Advice.Local("lastError") int lastError) {
       asked = size;
       lastError = AllocationPadding.lastErrorBefore(name, size);
       size = AllocationPadding.padded(name, size);
-      return Calls.begin(CallKind.ALLOC, name, 0L);
+      return Calls.begin(row, name, 0L);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -62,56 +60,43 @@ public final class AllocationAdvice {
         r.bytes = size;
         long address = JCudaPointers.address(ptr);
         AllocationPadding.allocated(address, size, padded);
-        Calls.allocated(r, address, size, name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
+        CallAccesses.allocated(r, address, size, name.endsWith("Managed") ? MemoryKind.MANAGED : MemoryKind.DEVICE);
       }
       Calls.end(r, result, thrown);
     }
   }
 
+  /** The exit of a page-locked allocation; its enter is {@link CallAdvice#PLACED}. */
   static final class PinnedHost {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.PINNED_HOST);
       }
       Calls.end(r, result, thrown);
     }
   }
 
+  /** The exit of a pitched allocation; its enter is {@link CallAdvice#PLACED}. */
   static final class Pitched {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long[] pitch,
         @Advice.Argument(3) long height, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = pitch[0] * height;
-        Calls.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), r.bytes, MemoryKind.DEVICE);
       }
       Calls.end(r, result, thrown);
     }
   }
 
-  /** A free waits for the allocation's pending users; an address the agent never saw allocated is a barrier. */
+  /** A free waits for the allocation's pending users ({@link Calls#free}). */
   static final class Free {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
-      CallRecord r = Calls.begin(CallKind.FREE, name, 0L);
-      if (r != null) {
-        Calls.freeing(r, JCudaPointers.address(ptr));
-        Calls.place(r, r.accessCount > 0 ? Placement.FREE : Placement.BARRIER);
-      }
-      return r;
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer ptr) {
+      return Calls.free(row, name, ptr);
     }
   }
 }

@@ -1,15 +1,16 @@
 package dev.kernelweave.interceptor;
 
-import dev.kernelweave.scheduler.Placement;
-import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import jcuda.NativePointerObject;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import jcuda.NativePointerObject;
+import jcuda.Pointer;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /**
- * Advice shared by every instrumentation: the end of a call, and the whole of a call the agent
- * knows only by its name. Referred to by name ({@link #END}, {@link #CLASSIFIED}).
+ * Advice shared by every instrumentation, in a few shapes that find their call's row of the {@code
+ * CudaCallTable} by the id woven in ({@link CallRow}): what the call is, where it is placed and what
+ * it means for held launches is the row's. Referred to by name ({@link #END}, {@link #PLACED}...).
  */
 public final class CallAdvice {
 
@@ -17,52 +18,129 @@ public final class CallAdvice {
   public static final String END = CallAdvice.class.getName() + "$End";
   /** The exit advice of calls whose enter advice may take them over ({@link IssuedByAgent}). */
   public static final String END_OR_TAKEN_OVER = CallAdvice.class.getName() + "$EndOrTakenOver";
-  /** The enter advice of calls classified by name ({@link CallClassification}). */
-  public static final String CLASSIFIED = CallAdvice.class.getName() + "$Classified";
-  /** The enter advice of {@code cuCtxSynchronize} and {@code cudaDeviceSynchronize}. */
-  public static final String DEVICE_SYNCHRONIZE = CallAdvice.class.getName() + "$DeviceSynchronize";
+  /** The enter advice of a call whose arguments the agent needs none of: begun and placed as its row says. */
+  public static final String PLACED = CallAdvice.class.getName() + "$Placed";
   /**
-   * The enter advice of {@code cuStreamSynchronize(CUstream)} and {@code
-   * cudaStreamSynchronize(cudaStream_t)}: the stream is the first argument.
+   * The enter advice of a call on the stream in its first argument that stays there (a
+   * synchronization, a query, a capture), placed as its row says.
    */
-  public static final String STREAM_SYNCHRONIZE = CallAdvice.class.getName() + "$StreamSynchronize";
-
-  /** {@code cuStreamQuery}, {@code cudaStreamQuery}: the stream is the first argument. */
-  public static final String STREAM_QUERY = CallAdvice.class.getName() + "$StreamQuery";
+  public static final String PLACED_ON_STREAM = CallAdvice.class.getName() + "$PlacedOnStream";
+  /** The enter advice of a call on a stream with an event, in its first two arguments, in the order its row says. */
+  public static final String WITH_EVENT = CallAdvice.class.getName() + "$WithEvent";
+  /** The enter advice of a synchronous memset: pointer, value, count ({@code cuMemsetD8}, {@code cudaMemset}). */
+  public static final String MEMSET = CallAdvice.class.getName() + "$Memset";
+  /** An asynchronous memset of either API: pointer, value, count, stream. */
+  public static final String MEMSET_ASYNC = CallAdvice.class.getName() + "$MemsetAsync";
+  /**
+   * Calls on a stream the agent cannot see into (host functions, stream memory operations), which
+   * their rows make barriers enqueued on one of the agent's streams: the stream is the first argument.
+   */
+  public static final String STREAM_BARRIER_FIRST = CallAdvice.class.getName() + "$StreamBarrierFirst";
+  /** {@link #STREAM_BARRIER_FIRST} with the stream second: {@code cuGraphLaunch(graphExec, stream)}. */
+  public static final String STREAM_BARRIER_SECOND = CallAdvice.class.getName() + "$StreamBarrierSecond";
+  /**
+   * {@code cuStreamAddCallback}, {@code cudaStreamAddCallback}: a barrier like {@link
+   * #STREAM_BARRIER_FIRST}, whose callback still receives the application's stream when the call
+   * runs on the agent's.
+   */
+  public static final String ADD_CALLBACK = CallAdvice.class.getName() + "$AddCallback";
   /** {@code cuEventQuery}, {@code cudaEventQuery}: the event is the first argument. */
   public static final String EVENT_QUERY = CallAdvice.class.getName() + "$EventQuery";
   /** {@code cuEventElapsedTime}, {@code cudaEventElapsedTime}: time, start, end. */
   public static final String EVENT_ELAPSED_TIME = CallAdvice.class.getName() + "$EventElapsedTime";
-  /** {@code cuStreamWaitEvent}, {@code cudaStreamWaitEvent}: stream, event. */
-  public static final String STREAM_WAIT_EVENT = CallAdvice.class.getName() + "$StreamWaitEvent";
-  /** {@code cuStreamBeginCapture*}, {@code cudaStreamBeginCapture}: the stream is the first argument. */
-  public static final String CAPTURE_BEGIN = CallAdvice.class.getName() + "$CaptureBegin";
-  /** {@code cuStreamEndCapture}, {@code cudaStreamEndCapture}. */
-  public static final String CAPTURE_END = CallAdvice.class.getName() + "$CaptureEnd";
-  /** {@code cuDevicePrimaryCtxReset}, {@code cudaDeviceReset}: enter and exit. */
+  /** The exit of {@code cuDevicePrimaryCtxReset}'s runtime twin, {@code cudaDeviceReset}. */
   public static final String DEVICE_RESET = CallAdvice.class.getName() + "$DeviceReset";
-  /** Stream creation with flags as the second argument: enter and exit. */
+  /** The exit of a stream creation with flags as the second argument. */
   public static final String STREAM_CREATE_WITH_FLAGS = CallAdvice.class.getName() + "$StreamCreateWithFlags";
-  /** {@code cudaStreamCreate(cudaStream_t)}: a blocking stream. Enter and exit. */
+  /** The exit of {@code cudaStreamCreate(cudaStream_t)}: a blocking stream. */
   public static final String STREAM_CREATE = CallAdvice.class.getName() + "$StreamCreate";
-  /** {@code cuMemHostRegister}, {@code cudaHostRegister}: pointer, size, flags. Enter and exit. */
+  /** The exit of {@code cuMemHostRegister}, {@code cudaHostRegister}: pointer, size, flags. */
   public static final String HOST_REGISTER = CallAdvice.class.getName() + "$HostRegister";
 
   private CallAdvice() {}
 
-  static final class StreamQuery {
+  static final class Placed {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
-      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
-      Calls.place(r, Placement.STREAM_QUERY);
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name) {
+      return Calls.beginPlaced(row, name);
+    }
+  }
+
+  static final class PlacedOnStream {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) NativePointerObject stream) {
+      return Calls.beginPlaced(row, name, stream);
+    }
+  }
+
+  static final class WithEvent {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) NativePointerObject first, @Advice.Argument(1) NativePointerObject second) {
+      return Calls.beginWithEvent(row, name, first, second);
+    }
+  }
+
+  static final class Memset {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+        @Advice.Argument(2) long count) {
+      return Calls.memset(row, name, dst, count, 0, null);
+    }
+  }
+
+  // Stream arguments typed dynamically: CUstream in the driver API, cudaStream_t in the runtime's.
+
+  static final class MemsetAsync {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+        @Advice.Argument(2) long count,
+        @Advice.Argument(value = 3, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.memset(row, name, dst, count, 0, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class StreamBarrierFirst {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class StreamBarrierSecond {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream) {
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      return r;
+    }
+  }
+
+  static final class AddCallback {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object stream,
+        @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object callback) {
+      Object appStream = stream;
+      CallRecord r = Calls.beginPlaced(row, name, (NativePointerObject) stream);
+      stream = Calls.streamOfItsApi(r, stream);
+      callback = StreamCallbacks.forApplication(callback, appStream, stream != appStream);
       return r;
     }
   }
 
   static final class EventQuery {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject event) {
-      CallRecord r = Calls.beginClassified(name);
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(0) NativePointerObject event) {
+      CallRecord r = Calls.beginPlaced(row, name);
       Calls.awaitEventCompletedForHost(r, event);
       return r;
     }
@@ -70,55 +148,16 @@ public final class CallAdvice {
 
   static final class EventElapsedTime {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(1) NativePointerObject start,
-        @Advice.Argument(2) NativePointerObject end) {
-      CallRecord r = Calls.beginClassified(name);
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(1) NativePointerObject start, @Advice.Argument(2) NativePointerObject end) {
+      CallRecord r = Calls.beginPlaced(row, name);
       Calls.awaitEventCompletedForHost(r, start);
       Calls.awaitEventCompletedForHost(r, end);
       return r;
     }
   }
 
-  static final class StreamWaitEvent {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream,
-        @Advice.Argument(1) NativePointerObject event) {
-      CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
-      if (r != null) {
-        r.appEvent = JCudaPointers.nativePointer(event);
-        Calls.place(r, Placement.STREAM_WAIT_EVENT);
-      }
-      return r;
-    }
-  }
-
-  static final class CaptureBegin {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
-      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
-      Calls.place(r, Placement.CAPTURE_BEGIN);
-      return r;
-    }
-  }
-
-  static final class CaptureEnd {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
-      CallRecord r = Calls.begin(CallKind.STREAM, name, stream);
-      Calls.place(r, Placement.CAPTURE_END);
-      return r;
-    }
-  }
-
   static final class DeviceReset {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallRecord r = Calls.begin(CallKind.CONTEXT, name, 0L);
-      Calls.issueHeldEverywhere(r);
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       Calls.end(r, result, thrown);
@@ -129,11 +168,6 @@ public final class CallAdvice {
   }
 
   static final class StreamCreateWithFlags {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.STREAM, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -145,11 +179,6 @@ public final class CallAdvice {
   }
 
   static final class StreamCreate {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.STREAM, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -161,17 +190,12 @@ public final class CallAdvice {
   }
 
   static final class HostRegister {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.ALLOC, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.Pointer ptr, @Advice.Argument(1) long size,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0) {
         r.bytes = size;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
       }
       Calls.end(r, result, thrown);
     }
@@ -197,31 +221,6 @@ public final class CallAdvice {
       } else {
         Calls.end((CallRecord) entered, result, thrown);
       }
-    }
-  }
-
-  static final class Classified {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.beginClassified(name);
-    }
-  }
-
-  static final class DeviceSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      CallRecord r = Calls.begin(CallKind.SYNC, name, 0L);
-      Calls.place(r, Placement.DEVICE_SYNC);
-      return r;
-    }
-  }
-
-  static final class StreamSynchronize {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) NativePointerObject stream) {
-      CallRecord r = Calls.begin(CallKind.SYNC, name, stream);
-      Calls.place(r, Placement.STREAM_SYNC);
-      return r;
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.scheduler.Ticket;
 
 /**
@@ -15,6 +16,8 @@ import dev.kernelweave.scheduler.Ticket;
 final class CallScope extends CallRecord {
 
   final Ticket ticket = new Ticket();
+  /** The call's row of the {@code CudaCallTable}, set by {@link Calls#begin}. */
+  CudaCall row;
   /** The context whose dispatch placed the call, or null when it was not placed. */
   ContextScheduling scheduling;
   long startNano;

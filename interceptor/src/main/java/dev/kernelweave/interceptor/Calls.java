@@ -5,10 +5,15 @@ import jcuda.driver.CUevent;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.calltable.CudaCallTable;
+import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.calltable.Operand;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
+import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -17,27 +22,50 @@ import jcuda.runtime.cudaStream_t;
 
 /**
  * The steps every intercepted call goes through, called from the advice: {@link #begin} fills the
- * thread's record, the advice adds what the call touches, {@link #place} asks the scheduler where
- * it runs, the real call runs (on the agent's stream when placed), and {@link #end} commits the
- * decision and journals the record.
+ * thread's record from the call's row of the {@link CudaCallTable} (whose id the advice carries,
+ * woven in as a constant), the advice adds what the call touches ({@link CallAccesses}: the row's
+ * operands, a launch's parameters), {@link #placeAsRowSays} asks the scheduler where it runs, the
+ * real call runs (on the agent's stream when placed), and {@link #end} commits the decision and
+ * journals the record. The placement, the effect on held windows and whether a call may be held
+ * are the row's; this class only adds what depends on the arguments (a free of an address never
+ * seen allocated is a barrier).
  *
  * <p>Every method here is called on the application's thread, inside its CUDA call, and must not
  * throw: a failure switches the agent to pass-through ({@link Interception#fail}).
  */
 public final class Calls {
 
-  /** Addresses below this are taken for small integers, never for pointers. */
-  private static final long LOWEST_ADDRESS = 1L << 32;
-  /** Addresses at or above this are outside every address space CUDA hands out on x86-64 and ARM. */
-  private static final long HIGHEST_ADDRESS = 1L << 49;
+  /** The rows calls are placed by: the canonical table, or the one a mutant broke a row of. */
+  private static final CudaCallTable TABLE = CudaCallTable.of(Mutant.ofSystemProperty());
 
   private Calls() {}
+
+  /** Row {@code id} of the table calls are placed by. */
+  public static CudaCall row(int id) {
+    return TABLE.row(id);
+  }
+
+  /** The row of a call begun, never null for a record {@link #begin} returned. */
+  public static CudaCall rowOf(CallRecord r) {
+    return ((CallScope) r).row;
+  }
 
   /**
    * Starts a call: returns the thread's reused record, or null when the call is not tracked (the
    * agent is inactive, or this call runs inside another intercepted call).
+   *
+   * @param row the call's row id, as woven into its advice
    */
-  public static CallRecord begin(CallKind kind, String name, long appStream) {
+  public static CallRecord begin(int row, String name, long appStream) {
+    return begin(TABLE.row(row), name, appStream);
+  }
+
+  /** {@link #begin} finding the row by the function's name: for tests and calls off the path of every call. */
+  public static CallRecord begin(String name, long appStream) {
+    return begin(TABLE.rowOf(name), name, appStream);
+  }
+
+  private static CallRecord begin(CudaCall row, String name, long appStream) {
     if (!Interception.active()) {
       return null;
     }
@@ -49,6 +77,7 @@ public final class Calls {
       t.depth = 1;
       CallScope r = t.record;
       r.reset();
+      r.row = row;
       r.scheduling = null;
       r.abandoned = false;
       r.startNano = System.nanoTime();
@@ -60,7 +89,8 @@ public final class Calls {
       r.threadId = t.id;
       r.threadName = t.name;
       r.priority = t.priority(Interception.settings().priorities());
-      r.kind = kind;
+      row.describe(r);
+      CallKind kind = r.kind;
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
@@ -94,23 +124,92 @@ public final class Calls {
   }
 
   /** The same, for a call on an application stream object (null is the default stream). */
-  public static CallRecord begin(CallKind kind, String name, NativePointerObject appStream) {
-    return begin(kind, name, JCudaPointers.nativePointer(appStream));
+  public static CallRecord begin(int row, String name, NativePointerObject appStream) {
+    return begin(TABLE.row(row), name, JCudaPointers.nativePointer(appStream));
+  }
+
+  /** Begins a call on the legacy default stream or none, and places it as its row says. */
+  public static CallRecord beginPlaced(int row, String name) {
+    CallRecord r = begin(TABLE.row(row), name, 0L);
+    placeAsRowSays(r);
+    return r;
   }
 
   /**
-   * Starts and places a call that names a stream but whose effects the agent cannot see (a host
-   * function, a stream memory operation, a graph launch): a barrier enqueued on one of the agent's
-   * streams, so the host never waits where CUDA would not.
+   * Begins a call on an application stream and places it as its row says: a synchronization, a
+   * query, a capture, or a call whose effects the agent cannot see (a host function, a stream memory
+   * operation, a graph launch), which its row makes a barrier enqueued on one of the agent's
+   * streams, so that the host never waits where CUDA would not.
    */
-  public static CallRecord beginStreamBarrier(String name, NativePointerObject appStream) {
-    CallRecord r = begin(CallKind.OPAQUE, name, appStream);
+  public static CallRecord beginPlaced(int row, String name, NativePointerObject appStream) {
+    CallRecord r = begin(TABLE.row(row), name, JCudaPointers.nativePointer(appStream));
+    placeAsRowSays(r);
+    return r;
+  }
+
+  /**
+   * Begins and places a call on a stream with an application event ({@code cuEventRecord}, {@code
+   * cuStreamWaitEvent}...): its row says which of the first two arguments is the stream.
+   */
+  public static CallRecord beginWithEvent(int row, String name, NativePointerObject first, NativePointerObject second) {
+    CudaCall c = TABLE.row(row);
+    boolean streamFirst = c.streamArgument() == 0;
+    CallRecord r = begin(c, name, JCudaPointers.nativePointer(streamFirst ? first : second));
     if (r != null) {
-      r.barrier = true;
-      r.touchesUnknownMemory = true;
-      place(r, Placement.ASYNC);
+      r.appEvent = JCudaPointers.nativePointer(streamFirst ? second : first);
+      if (c.placement() == Placement.EVENT_RECORD) {
+        r.timedEvent = UntimedEvents.timed(r.appEvent);
+      }
+      placeAsRowSays(r);
     }
     return r;
+  }
+
+  /** A memset's begin, accesses and placement: {@code bytes} as the row computes it from the size arguments. */
+  public static CallRecord memset(int row, String name, Pointer dst, long size, long factor,
+      NativePointerObject appStream) {
+    CudaCall c = TABLE.row(row);
+    CallRecord r = begin(c, name, JCudaPointers.nativePointer(appStream));
+    CallAccesses.touches(r, dst, null, c.bytes(size, factor));
+    placeAsRowSays(r);
+    return r;
+  }
+
+  /** A free: waits for the allocation's users; an address the agent never saw allocated is a barrier. */
+  public static CallRecord free(int row, String name, Pointer pointer) {
+    CallRecord r = begin(TABLE.row(row), name, 0L);
+    if (r != null) {
+      CallAccesses.freeing(r, JCudaPointers.address(pointer));
+      place(r, r.accessCount > 0 ? rowOf(r).placement() : Placement.BARRIER);
+    }
+    return r;
+  }
+
+  /**
+   * Places a call as its row says: first what it means for the launches held ({@link
+   * CudaCall#windows}), then its placement. A call that may itself be held is placed by {@link
+   * #placeLaunch}.
+   */
+  public static void placeAsRowSays(CallRecord r) {
+    if (r == null) {
+      return;
+    }
+    CudaCall c = rowOf(r);
+    switch (c.windows()) {
+      case ENDED_IN_EVERY_CONTEXT -> issueHeldEverywhere(r);
+      case ENDED -> {
+        if (!onHeldLaunches(r, Dispatch::endWindow)) {
+          return;
+        }
+      }
+      case FORGOTTEN -> {
+        if (!onHeldLaunches(r, Dispatch::forgetLaunches)) {
+          return;
+        }
+      }
+      default -> { }
+    }
+    place(r, c.placement());
   }
 
   /**
@@ -132,23 +231,31 @@ public final class Calls {
     }
   }
 
-  /** Whether launches and routines may be held for graph replay: the agent schedules, with graphs on. */
-  public static boolean mayHold() {
+  /**
+   * Whether the call may be held for graph replay: its row says it may be, and the agent schedules,
+   * with graphs on.
+   */
+  public static boolean mayHold(CallRecord r) {
     InterceptorSettings s = Interception.settings();
-    return Interception.scheduling() && s != null && s.graphs();
+    return r != null && rowOf(r).mayBeHeld() && Interception.scheduling() && s != null && s.graphs();
   }
 
   /**
-   * Places a kernel launch, which the context's windows may hold instead of issuing it now.
+   * Places a call its row says may be held (a kernel launch, a routine), which the context's windows
+   * may hold instead of issuing it now; any other call as its row says.
    *
    * @return the thread's {@link IssuedByAgent} holding {@code r} when the launch is held and JCuda's
-   *     call must be skipped; otherwise {@code r}, placed as {@link #place} places it
+   *     call must be skipped; null when it was placed as {@link #place} places a call
    */
-  public static Object placeLaunch(CallRecord r) {
+  public static IssuedByAgent placeLaunch(CallRecord r) {
     if (r == null || !Interception.scheduling() || r.context == 0) {
-      return r;
+      return null;
     }
     CallScope scope = (CallScope) r;
+    if (!scope.row.mayBeHeld()) {
+      placeAsRowSays(r);
+      return null;
+    }
     try {
       ContextScheduling cs = Interception.scheduling(r.context);
       scope.scheduling = cs;
@@ -156,7 +263,7 @@ public final class Calls {
       r.durationNanos = System.nanoTime() - scope.startNano;
       r.result = 0;
       int lane = cs.dispatch.enterLaunch(r, scope.ticket);
-      if (lane == Dispatch.HELD) {
+      if (scope.ticket.heldByWindows()) {
         scope.scheduling = null;
         return takenOver(r, true);
       }
@@ -164,30 +271,7 @@ public final class Calls {
     } catch (Throwable e) {
       abandon(r, e);
     }
-    return r;
-  }
-
-  /** Begins a call whose name classifies it ({@link CallClassification}), and places it. */
-  public static CallRecord beginClassified(String name) {
-    CallClassification c = CallClassification.of(name);
-    CallRecord r = begin(c.kind(), name, 0L);
-    placeClassified(r, c);
-    return r;
-  }
-
-  /**
-   * Places a call classified by its name: first issues, and where it says so forgets, the launches
-   * its context holds ({@link CallClassification#launches}), then places it as {@link #place} does.
-   */
-  private static void placeClassified(CallRecord r, CallClassification c) {
-    CallClassification.HeldLaunches held = c.launches();
-    if (held == CallClassification.HeldLaunches.EVERY_CONTEXT) {
-      issueHeldEverywhere(r);
-    }
-    if (held == CallClassification.HeldLaunches.UNAFFECTED || held == CallClassification.HeldLaunches.EVERY_CONTEXT
-        || onHeldLaunches(r, held == CallClassification.HeldLaunches.FORGOTTEN ? Dispatch::forgetLaunches : Dispatch::endWindow)) {
-      place(r, c.placement());
-    }
+    return null;
   }
 
   /**
@@ -209,14 +293,6 @@ public final class Calls {
     } catch (Throwable e) {
       abandon(r, e);
     }
-  }
-
-  /**
-   * Issues the launches and routines the call's context holds, before a call that changes how held
-   * routines run (a cuBLAS handle's stream, workspace or settings). Places nothing.
-   */
-  public static void endWindow(CallRecord r) {
-    onHeldLaunches(r, Dispatch::endWindow);
   }
 
   /** Runs {@code action} on the call's context's dispatch; false when that failed and the call was abandoned. */
@@ -269,6 +345,17 @@ public final class Calls {
       abandon(r, e);
       return requested;
     }
+  }
+
+  /**
+   * {@link #stream} or {@link #runtimeStream}, as the call's row's API has it: for advice shared by
+   * both APIs, whose stream argument is typed dynamically.
+   */
+  public static Object streamOfItsApi(CallRecord r, Object requested) {
+    if (r == null || r.stream < 0) {
+      return requested;
+    }
+    return rowOf(r).ofTheRuntimeApi() ? runtimeStream(r, (cudaStream_t) requested) : stream(r, (CUstream) requested);
   }
 
   /** {@link #stream} for the runtime API and cuBLAS. */
@@ -371,215 +458,5 @@ public final class Calls {
       Interception.contextReset(r.context);
       CallThread.current().forgetContext();
     }
-  }
-
-  // ---------------------------------------------------------------- what a call touches
-
-  /**
-   * Adds an access to device memory at {@code address}, {@code size} bytes (0: to the end of the
-   * allocation; {@link AllocationTable#WHOLE_ALLOCATION}: all of it). An address in no known
-   * allocation makes the call a barrier.
-   */
-  public static void device(CallRecord r, long address, long size, AccessMode mode) {
-    if (r == null || address == 0) {
-      return;
-    }
-    if (!addKnown(r, address, size, mode)) {
-      r.touchesUnknownMemory = true;
-    }
-  }
-
-  /** {@link #device} for a JCuda device pointer object. */
-  public static void device(CallRecord r, NativePointerObject pointer, long size, AccessMode mode) {
-    if (r != null && pointer != null) {
-      device(r, JCudaPointers.address(pointer), size, mode);
-    }
-  }
-
-  /**
-   * Adds an access to host memory: only pinned memory the agent saw allocated is tracked (the device
-   * reads it asynchronously); Java arrays and other host memory are read or written while the call
-   * runs, so they order nothing.
-   */
-  public static void host(CallRecord r, Pointer pointer, long size, AccessMode mode) {
-    if (r == null || pointer == null || JCudaPointers.isJavaMemory(pointer)) {
-      return;
-    }
-    addKnown(r, JCudaPointers.address(pointer), size, mode);
-  }
-
-  /**
-   * Whether host memory is pageable: a Java array or heap buffer, or native memory in no pinned or
-   * registered allocation the agent saw. CUDA makes an asynchronous copy into such memory return
-   * only once done.
-   */
-  public static boolean pageable(Pointer pointer) {
-    if (pointer == null) {
-      return false;
-    }
-    if (JCudaPointers.isJavaMemory(pointer)) {
-      return true;
-    }
-    long address = JCudaPointers.address(pointer);
-    return address != 0 && !Interception.ALLOCATIONS.lookup(address, CallThread.current().found);
-  }
-
-  /**
-   * Adds a pointer whose side is not known until looked up (the runtime's {@code cudaMemcpy} with
-   * {@code cudaMemcpyDefault}, cuBLAS operands): tracked when it lies in a known allocation; a
-   * native address in no allocation makes the call a barrier when it could be device memory.
-   */
-  public static void anyPointer(CallRecord r, Pointer pointer, long size, AccessMode mode) {
-    if (r == null || pointer == null || JCudaPointers.isJavaMemory(pointer)) {
-      return;
-    }
-    long address = JCudaPointers.address(pointer);
-    if (address != 0 && !addKnown(r, address, size, mode)) {
-      r.touchesUnknownMemory = true;
-    }
-  }
-
-  /**
-   * Copies a launch's parameters into the record and adds the device memory they point to, with
-   * the kernel's read/write set where its PTX was analyzed.
-   */
-  public static void launch(CallRecord r, KernelInfo kernel, Pointer kernelParams, Pointer extra) {
-    if (r == null) {
-      return;
-    }
-    r.kernel = kernel.name();
-    Modules.addModuleVariableAccesses(r, kernel); // the module variables its PTX uses
-    if (kernel.touchesOtherMemory() || extra != null) {
-      r.touchesUnknownMemory = true;
-    }
-    if (kernelParams == null) {
-      return;
-    }
-    NativePointerObject[] params = JCudaPointers.pointers(kernelParams);
-    if (params == null) {
-      r.touchesUnknownMemory = true;
-      return;
-    }
-    for (int i = 0; i < params.length; i++) {
-      if (!(params[i] instanceof Pointer p)) {
-        r.touchesUnknownMemory = true;
-        continue;
-      }
-      int size = JCudaPointers.parameterSize(p);
-      if (size < 0) {
-        r.touchesUnknownMemory = true;
-        r.addParam(0);
-        continue;
-      }
-      int at = r.addParam(size);
-      JCudaPointers.copyParameter(p, r.paramBytes, at);
-      int use = kernel.use(i);
-      if (use == KernelInfo.VALUE) {
-        continue;
-      }
-      AccessMode mode = AccessMode.ofOrdinal(use);
-      // Every 4-byte-aligned word: a structure packed to 4 bytes holds pointers at offsets 4 mod 8.
-      for (int word = 0; word + 8 <= size; word += 4) {
-        long value = littleEndianLong(r.paramBytes, at + word);
-        if (value == 0) {
-          continue;
-        }
-        // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
-        if (!addParameterAccess(r, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
-            && value < HIGHEST_ADDRESS) {
-          r.touchesUnknownMemory = true;
-        }
-      }
-    }
-  }
-
-  /** Records a new allocation after the real call succeeded, and shows it in the call's record. */
-  public static void allocated(CallRecord r, long address, long size, MemoryKind kind) {
-    if (r == null || address == 0) {
-      return;
-    }
-    AllocationTable.Allocation found = CallThread.current().found;
-    if (kind == MemoryKind.MODULE_GLOBAL && Interception.ALLOCATIONS.lookup(address, found)
-        && found.base == address && found.size == size) {
-      // The same variable asked for again: it keeps its history, so that its pending users stay ordered.
-      r.addAccess(found.id, found.slot, address, 0, size, AccessMode.WRITE);
-      return;
-    }
-    int id = Interception.ALLOCATIONS.add(address, size, kind);
-    if (Interception.ALLOCATIONS.lookup(address, found) && found.id == id) {
-      r.addAccess(id, found.slot, address, 0, size, AccessMode.WRITE);
-    }
-  }
-
-  /**
-   * Names the allocation a free releases (the record's first access), so that the scheduler waits
-   * for its users and {@link #end} forgets it.
-   */
-  public static void freeing(CallRecord r, long address) {
-    if (r == null || address == 0) {
-      return;
-    }
-    AllocationTable.Allocation found = CallThread.current().found;
-    if (Interception.ALLOCATIONS.lookup(address, found) && found.base == address) {
-      r.addAccess(found.id, found.slot, found.base, 0, found.size, AccessMode.WRITE);
-    }
-  }
-
-  /**
-   * Adds the memory a kernel may touch through pointer {@code value}, passed in parameter {@code i}
-   * of {@code size} bytes: {@code [value + start, value + end)} clipped to the allocation where its
-   * PTX bounds the parameter (a pointer passed alone), else the whole allocation (a kernel may index
-   * backwards from a pointer into the middle of one). A pointer one past the end of an allocation
-   * touches that allocation too, even where the next one starts there, unless the kernel's PTX proves
-   * that, for this launch's dimensions, it touches nothing below the pointer ({@link
-   * KernelInfo#isForward}): then only the allocation the pointer falls in (on a GPU, allocations are
-   * adjacent, so a buffer's base is mostly the end of another).
-   *
-   * @return false when the value lies in no known allocation, or its bounded extent misses it (the
-   *     kernel would touch memory the pointer does not name)
-   */
-  private static boolean addParameterAccess(CallRecord r, KernelInfo kernel, int i, int size, long value,
-      AccessMode mode, NativePointerObject[] params) {
-    long start = Long.MIN_VALUE;
-    long end = Long.MAX_VALUE;
-    if (size == Long.BYTES && kernel.isBounded(i)) {
-      start = value + kernel.extentStart(i);
-      end = value + kernel.extentEnd(i);
-    }
-    if (size == Long.BYTES && isForward(r, kernel, i, params)) {
-      return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
-    }
-    return Interception.ALLOCATIONS.addPointerAccess(r, value, start, end, mode, CallThread.current().found);
-  }
-
-  /**
-   * {@link KernelInfo#isForward}, reading the 4-byte parameter its proof depends on (a grid-stride
-   * loop's bound) from this launch's parameters. Allocation-free.
-   */
-  private static boolean isForward(CallRecord r, KernelInfo kernel, int i, NativePointerObject[] params) {
-    int j = kernel.forwardConditionParameter(i);
-    if (j < 0) {
-      return kernel.isForward(i, r.gridX, r.blockX);
-    }
-    if (j >= params.length || !(params[j] instanceof Pointer p) || JCudaPointers.parameterSize(p) != Integer.BYTES) {
-      return false;
-    }
-    byte[] word = CallThread.current().parameterWord;
-    if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
-      return false;
-    }
-    return kernel.isForward(i, r.gridX, r.blockX, (int) littleEndianLong(word, 0)); // its low 4 bytes
-  }
-
-  private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {
-    return Interception.ALLOCATIONS.addAccess(r, address, size, mode, CallThread.current().found);
-  }
-
-  private static long littleEndianLong(byte[] a, int at) {
-    long v = 0;
-    for (int b = 7; b >= 0; b--) {
-      v = (v << 8) | (a[at + b] & 0xFFL);
-    }
-    return v;
   }
 }

@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.calltable.CudaCallTable;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -16,6 +18,15 @@ public interface Instrumentation {
 
   /** Names each advice class (nested in the implementation) and the methods it applies to. */
   void advise(Visitor visitor);
+
+  /**
+   * The functions of the {@code CudaCallTable} with a row of their own whose names {@code library}
+   * accepts: those an instrumentation gives advice of their own, leaving the rest to their family's row.
+   */
+  static String[] functionsWithOwnRows(java.util.function.Predicate<String> library) {
+    CudaCallTable table = CudaCallTable.canonical();
+    return table.rows().stream().map(CudaCall::name).filter(table::hasOwnRow).filter(library).toArray(String[]::new);
+  }
 
   /**
    * Receives the advice of an instrumentation. An advice name is the simple name of a class nested

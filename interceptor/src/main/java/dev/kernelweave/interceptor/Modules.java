@@ -86,7 +86,7 @@ public final class Modules {
       return true;
     });
     for (PtxKernels.Variable v : loaded.variables()) {
-      Calls.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
+      CallAccesses.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
     }
     if (!loaded.kernels().isEmpty()) {
       BY_MODULE.put(JCudaPointers.nativePointer(module), loaded.kernels());
@@ -120,7 +120,7 @@ public final class Modules {
     long[] addresses = kernel.variableAddresses();
     byte[] modes = kernel.variableModes();
     for (int i = 0; i < addresses.length; i++) {
-      Calls.device(r, addresses[i], AllocationTable.WHOLE_ALLOCATION, AccessMode.ofOrdinal(modes[i]));
+      CallAccesses.device(r, addresses[i], AllocationTable.WHOLE_ALLOCATION, AccessMode.ofOrdinal(modes[i]));
     }
     r.moduleVariableCount = r.accessCount;
   }

@@ -1,6 +1,8 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
@@ -36,6 +38,23 @@ public final class StagedCopies {
   private StagedCopies() {}
 
   /**
+   * Places a synchronous copy of the driver API ({@code cuMemcpyHtoD}, {@code cuMemcpyDtoH},
+   * {@code cuMemcpyDtoD}, {@code cuMemcpy}) whose accesses the record holds: staged when its row
+   * allows and it can be ({@link #hostToDevice}, {@link #deviceToHost}), else as its row says.
+   *
+   * @return the thread's {@link IssuedByAgent} holding {@code r} when the agent made the copy and
+   *     JCuda's call must be skipped; otherwise {@code r}, for JCuda's call to run as written
+   */
+  public static Object copy(CallRecord r, Pointer destination, Pointer source, long bytes) {
+    if (r == null || !Calls.rowOf(r).canBeStaged()) {
+      Calls.placeAsRowSays(r);
+      return r;
+    }
+    return r.kind == CallKind.COPY_HOST_TO_DEVICE ? hostToDevice(r, (CUdeviceptr) destination, source, bytes)
+        : deviceToHost(r, destination, (CUdeviceptr) source, bytes);
+  }
+
+  /**
    * Places a synchronous {@code cuMemcpyHtoD} whose accesses the record holds: staged and issued
    * when it can be, otherwise as a synchronous copy on the legacy stream.
    *
@@ -43,7 +62,7 @@ public final class StagedCopies {
    *     call must be skipped; otherwise {@code r}, for JCuda's call to run as written
    */
   public static Object hostToDevice(CallRecord r, CUdeviceptr destination, Pointer source, long bytes) {
-    ContextScheduling cs = place(r, Placement.STAGED, r != null && stageable(r, destination, source, bytes));
+    ContextScheduling cs = place(r, r != null && stageable(r, destination, source, bytes));
     if (cs == null) {
       return r;
     }
@@ -81,8 +100,7 @@ public final class StagedCopies {
    *     JCuda's call must be skipped; otherwise {@code r}, for JCuda's call to run as written
    */
   public static Object deviceToHost(CallRecord r, Pointer destination, CUdeviceptr source, long bytes) {
-    ContextScheduling cs = place(r, Placement.STAGED_READ,
-        r != null && bytes <= StagingBuffers.PIECE && stageable(r, source, destination, bytes));
+    ContextScheduling cs = place(r, r != null && bytes <= StagingBuffers.PIECE && stageable(r, source, destination, bytes));
     if (cs == null) {
       return r;
     }
@@ -108,20 +126,22 @@ public final class StagedCopies {
   }
 
   /**
-   * Places the copy: as {@code staged} when it can be staged, else as a synchronous copy on the legacy
-   * stream. Returns the context's scheduling when the agent makes the copy under the lock it now
+   * Places the copy: as its row's staged placement when it can be staged, else as its row says (a
+   * synchronous copy on the legacy stream). Returns the context's scheduling when the agent makes the copy under the lock it now
    * holds; null when JCuda's call runs as written (not staged, passing through, a stream is
    * capturing, or a large copy that would wait for nothing, {@link
    * dev.kernelweave.scheduler.Dispatch#STAGED_WHEN_IDLE_BYTES}).
    */
-  private static ContextScheduling place(CallRecord r, Placement staged, boolean stageable) {
+  private static ContextScheduling place(CallRecord r, boolean stageable) {
     if (r == null) {
       return null;
     }
-    if (!stageable) {
-      Calls.place(r, Placement.SYNC);
+    CudaCall row = Calls.rowOf(r);
+    if (!stageable || !row.canBeStaged()) {
+      Calls.placeAsRowSays(r);
       return null;
     }
+    Placement staged = row.stagedPlacement();
     Calls.place(r, staged);
     CallScope scope = (CallScope) r;
     ContextScheduling cs = scope.scheduling;

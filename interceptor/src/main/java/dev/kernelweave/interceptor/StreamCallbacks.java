@@ -36,6 +36,17 @@ public final class StreamCallbacks {
     return new OnAppRuntimeStream(callback, appStream != null ? appStream : new cudaStream_t());
   }
 
+  /**
+   * {@link #forApplication(CUstreamCallback, CUstream, boolean)} for advice shared by both APIs,
+   * whose arguments are typed dynamically: the callback's type says which API it is.
+   */
+  public static Object forApplication(Object callback, Object appStream, boolean moved) {
+    if (callback instanceof cudaStreamCallback runtime) {
+      return forApplication(runtime, (cudaStream_t) appStream, moved);
+    }
+    return forApplication((CUstreamCallback) callback, (CUstream) appStream, moved);
+  }
+
   /** Calls the application's callback with its own stream in place of the agent's. */
   private record OnAppStream(CUstreamCallback callback, CUstream appStream) implements CUstreamCallback {
     @Override

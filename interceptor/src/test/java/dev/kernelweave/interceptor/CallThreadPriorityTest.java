@@ -26,7 +26,7 @@ class CallThreadPriorityTest {
   }
 
   private static PriorityClass classOfACall() {
-    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    CallRecord r = Calls.begin("cuLaunchKernel", 0L);
     PriorityClass c = r.priority;
     Calls.end(r, 0, null);
     return c;

@@ -46,8 +46,8 @@ class CallsTest {
   }
 
   private static CallRecord launch(KernelInfo kernel, Pointer params) {
-    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
-    Calls.launch(r, kernel, params, null);
+    CallRecord r = Calls.begin("cuLaunchKernel", 0L);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -131,11 +131,11 @@ class CallsTest {
   }
 
   private static CallRecord launch(KernelInfo kernel, Pointer params, int gridX, int blockX) {
-    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    CallRecord r = Calls.begin("cuLaunchKernel", 0L);
     r.gridX = gridX;
     r.gridY = r.gridZ = r.blockY = r.blockZ = 1;
     r.blockX = blockX;
-    Calls.launch(r, kernel, params, null);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -301,9 +301,9 @@ class CallsTest {
 
   @Test
   void javaArraysOnTheHostOrderNothing() {
-    CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
-    Calls.device(r, device(BASE), 64, AccessMode.WRITE);
-    Calls.host(r, Pointer.to(new float[16]), 64, AccessMode.READ);
+    CallRecord r = Calls.begin("cuMemcpyHtoD", 0L);
+    CallAccesses.device(r, device(BASE), 64, AccessMode.WRITE);
+    CallAccesses.host(r, Pointer.to(new float[16]), 64, AccessMode.READ);
     Calls.end(r, 0, null);
     assertEquals(1, r.accessCount);
     assertEquals(AccessMode.WRITE, r.accessMode(0));
@@ -312,10 +312,10 @@ class CallsTest {
 
   @Test
   void nestedCallIsNotTracked() {
-    CallRecord outer = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
-    assertEquals(null, Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L));
+    CallRecord outer = Calls.begin("cuModuleLoadData", 0L);
+    assertEquals(null, Calls.begin("cuModuleLoadData", 0L));
     Calls.end(outer, 0, null);
-    CallRecord next = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    CallRecord next = Calls.begin("cuModuleLoadData", 0L);
     assertTrue(next != null);
     Calls.end(next, 0, null);
   }
@@ -323,13 +323,13 @@ class CallsTest {
   @Test
   void moduleGlobalAskedForTwiceKeepsItsAllocationAndHistory() {
     long global = 0x7e10_0000_0000L;
-    CallRecord first = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
-    Calls.allocated(first, global, 256, MemoryKind.MODULE_GLOBAL);
+    CallRecord first = Calls.begin("cuModuleGetGlobal", 0L);
+    CallAccesses.allocated(first, global, 256, MemoryKind.MODULE_GLOBAL);
     Calls.end(first, 0, null);
     int id = first.accessId[0];
     int slot = first.accessSlot[0];
-    CallRecord second = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
-    Calls.allocated(second, global, 256, MemoryKind.MODULE_GLOBAL);
+    CallRecord second = Calls.begin("cuModuleGetGlobal", 0L);
+    CallAccesses.allocated(second, global, 256, MemoryKind.MODULE_GLOBAL);
     Calls.end(second, 0, null);
     assertEquals(id, second.accessId[0]);
     assertEquals(slot, second.accessSlot[0]);

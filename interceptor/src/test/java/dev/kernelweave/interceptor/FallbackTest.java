@@ -38,7 +38,7 @@ class FallbackTest {
     assertTrue(Interception.scheduling());
 
     for (int i = 0; i < 3; i++) {
-      CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+      CallRecord r = Calls.begin("cuLaunchKernel", 0L);
       Calls.place(r, Placement.ASYNC);
       assertEquals(CallRecord.NO_STREAM, r.stream, "the call runs on the stream the application asked for");
       assertFalse(((CallScope) r).ticket.holdsLock(), "no lock is left held");
@@ -46,7 +46,7 @@ class FallbackTest {
     }
 
     assertFalse(Interception.scheduling());
-    CallRecord after = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
+    CallRecord after = Calls.begin("cuLaunchKernel", 0L);
     assertTrue(after != null, "the thread's later calls are still seen: nothing marks it as inside a call");
     Calls.end(after, 0, null);
     String warnings = said.toString(StandardCharsets.UTF_8);

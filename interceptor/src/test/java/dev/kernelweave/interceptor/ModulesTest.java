@@ -116,8 +116,8 @@ class ModulesTest {
   }
 
   private static CallRecord launch(KernelInfo kernel, Pointer params) {
-    CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", 0L);
-    Calls.launch(r, kernel, params, null);
+    CallRecord r = Calls.begin("cuLaunchKernel", 0L);
+    CallAccesses.launch(r, kernel, params, null);
     Calls.end(r, 0, null);
     return r;
   }
@@ -125,9 +125,9 @@ class ModulesTest {
   /** Registers the module's variables as the module load does, and returns its kernels. */
   private static Map<String, KernelInfo> load(PtxKernels.VariableFinder finder) {
     PtxKernels.Loaded loaded = PtxKernels.resolve(MODULE, finder);
-    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    CallRecord r = Calls.begin("cuModuleLoadData", 0L);
     for (PtxKernels.Variable v : loaded.variables()) {
-      Calls.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
+      CallAccesses.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
     }
     Calls.end(r, 0, null);
     assertEquals(loaded.variables().size(), r.accessCount);
@@ -193,8 +193,8 @@ class ModulesTest {
     // launch (write after read), which the scheduler sees as the same allocation written after read.
     Map<String, KernelInfo> k = load(finder("flag", "coeffs", "scratch"));
     long coeffs = VARIABLES + 256;
-    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
-    Calls.allocated(r, coeffs, 64, MemoryKind.MODULE_GLOBAL);
+    CallRecord r = Calls.begin("cuModuleGetGlobal", 0L);
+    CallAccesses.allocated(r, coeffs, 64, MemoryKind.MODULE_GLOBAL);
     Calls.end(r, 0, null);
     int asked = r.accessId[0]; // the thread's record is reused: read each call's answer at once
     r = copyInto(coeffs);
@@ -211,8 +211,8 @@ class ModulesTest {
   }
 
   private static CallRecord copyInto(long address) {
-    CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
-    Calls.device(r, device(address), 64, AccessMode.WRITE);
+    CallRecord r = Calls.begin("cuMemcpyHtoD", 0L);
+    CallAccesses.device(r, device(address), 64, AccessMode.WRITE);
     Calls.end(r, 0, null);
     assertEquals(1, r.accessCount);
     return r;
@@ -244,7 +244,7 @@ class ModulesTest {
     Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, false, true, () -> LaunchJournal.OFF));
     CUmodule module = new CUmodule();
     JCudaPointers.setNativePointer(module, 0x4567_89ABL);
-    CallRecord r = Calls.begin(CallKind.MODULE, "cuModuleLoadData", 0L);
+    CallRecord r = Calls.begin("cuModuleLoadData", 0L);
     Modules.loadedImage(r, module, PTX);
     Calls.end(r, 0, null);
     CUfunction f = new CUfunction();

@@ -23,9 +23,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Dispatch {
 
-  /** What {@link #enterLaunch} returns for a launch the windows hold: skip the real call, report success. */
-  public static final int HELD = -2;
-
   /**
    * A {@link Placement#STAGED} copy larger than this runs as written ({@link Placement#SYNC}) when
    * the synchronous copy would wait for nothing: staging then saves no wait, and CUDA's own copy from
@@ -81,8 +78,9 @@ public final class Dispatch {
    * {@link #enter} with {@link Placement#ASYNC} for a kernel launch, which the context's windows may
    * hold instead ({@link LaunchWindows}).
    *
-   * @return {@link #HELD} when the launch is held: the real call must be skipped, and {@link #exit}
-   *     is not called for it; otherwise as {@link #enter}
+   * @return as {@link #enter}; {@link CallRecord#NO_STREAM} when the launch is held, which the
+   *     ticket then says ({@link Ticket#heldByWindows}): the real call must be skipped, and {@link
+   *     #exit} is not called for it
    */
   public int enterLaunch(CallRecord call, Ticket ticket) {
     if (windows == null) {
@@ -97,8 +95,9 @@ public final class Dispatch {
       noteHolding();
       if (held) {
         ticket.placement = Placement.NONE;
+        ticket.heldByWindows = true;
         release(ticket);
-        return HELD;
+        return CallRecord.NO_STREAM;
       }
       return placeLocked(call, Placement.ASYNC, ticket);
     } catch (Throwable e) {

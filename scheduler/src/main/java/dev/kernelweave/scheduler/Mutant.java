@@ -29,6 +29,9 @@ public enum Mutant {
       "a staged read-back is queued on the legacy stream without waiting, device-side, for the work it must follow"),
   PRIORITY_SKIPS_DEPENDENCY("priority-skips-dependency",
       "a high-priority call does not wait for the lower-priority work it depends on on another lane"),
+  SYNC_COPY_MARKED_ASYNC("sync-copy-marked-async",
+      "the call table's row of cuMemcpyDtoH, a synchronous copy to the host, says asynchronous: the host reads "
+          + "before the work the copy must follow is done"),
   QUERY_IGNORES_HOST_COMPLETION("query-ignores-host-completion",
       "a stream query does not wait for the work CUDA completed at an earlier synchronous copy (through the agent only)",
       false),

@@ -15,6 +15,8 @@ public final class Ticket {
   static final int WHOLE_LANE = -1;
 
   Placement placement = Placement.NONE;
+  /** Whether {@link Dispatch#enterLaunch} handed the launch to the context's windows. */
+  boolean heldByWindows;
   /** The dispatch whose lock this ticket holds, or null. */
   Dispatch locked;
   /** Positions settled (known complete) when the real call succeeds. */
@@ -38,6 +40,14 @@ public final class Ticket {
     return locked != null;
   }
 
+  /**
+   * Whether the launch entered last is held by the context's windows: the real call must be
+   * skipped, and {@link Dispatch#exit} is not called for it.
+   */
+  public boolean heldByWindows() {
+    return heldByWindows;
+  }
+
   /** The placement the call was entered with. */
   public Placement placement() {
     return placement;
@@ -45,6 +55,7 @@ public final class Ticket {
 
   void reset(Placement p, int laneCount) {
     placement = p;
+    heldByWindows = false;
     waitCount = 0;
     waitsDuringCapture = false;
     if (settled == null || settled.capacity() != laneCount) {

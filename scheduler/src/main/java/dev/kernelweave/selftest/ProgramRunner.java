@@ -3,13 +3,15 @@ package dev.kernelweave.selftest;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.calltable.CudaCallTable;
+import dev.kernelweave.calltable.Operand;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
-import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.scheduler.Ticket;
 import java.util.ArrayList;
@@ -23,6 +25,8 @@ import java.util.TreeMap;
  * {@link CallRecord} whose accesses come from an {@link AllocationTable}, and goes through {@link
  * Dispatch#enter} and {@link Dispatch#exit} exactly as the interceptor takes it, the real call made
  * in between on the lane the dispatch chose or, when it chose none, as the application wrote it.
+ * Each call's kind, placement and whether it may be held come from its row of the {@link
+ * CudaCallTable}, as the interceptor's do (a mutant may break a row: {@link CudaCallTable#of}).
  *
  * <p>With graphs on (where the target has a {@link GraphDevice}), launches go through {@link
  * Dispatch#enterLaunch} as the interceptor's do: each launch's record carries the function handle,
@@ -83,6 +87,8 @@ public final class ProgramRunner {
     /** Where the mutant is {@link Mutant#KERNEL_RANGE_FROM_POINTER}, a kernel parameter's range is taken from its pointer on. */
     final Mutant mutant;
     final Ticket ticket = new Ticket();
+    /** The rows every call is placed by. */
+    final CudaCallTable calls;
     final int legacy;
     /** Whether calls carry their thread's class ({@link Program#priorityOf}). */
     final boolean priorities;
@@ -94,6 +100,8 @@ public final class ProgramRunner {
     final Map<Integer, Integer> hostElements = new TreeMap<>();
     final List<Observation> observations = new ArrayList<>();
     final List<CallRecord> records = new ArrayList<>();
+    /** The row of the call {@link #start} began last. */
+    CudaCall currentRow;
     final RunStats stats = new RunStats();
     CallRecord current;
     /** The runner's page-locked memory for staged reads, allocated at the first; 0 before. */
@@ -114,6 +122,7 @@ public final class ProgramRunner {
         this.scheduler.windows().useClock(() -> 0L);
       }
       this.mutant = mutant;
+      this.calls = CudaCallTable.of(mutant);
       this.legacy = target.streams();
     }
 
@@ -159,7 +168,7 @@ public final class ProgramRunner {
       } else if (op instanceof Op.CreateStream c) {
         target.createAppStream(c.stream(), c.nonBlocking());
         if (scheduler != null) {
-          start(c.thread(), CallKind.STREAM, "cuStreamCreate", 0);
+          start(c.thread(), CudaCallTable.STREAM_CREATE, 0);
           scheduler.streamCreated(c.stream(), c.nonBlocking());
         }
       } else if (op instanceof Op.Alloc a) {
@@ -221,12 +230,12 @@ public final class ProgramRunner {
       if (a.registered()) {
         address = target.registerHost(a.elements() * 4);
         if (scheduler != null) {
-          start(a.thread(), CallKind.ALLOC, "cuMemHostRegister", 0);
+          start(a.thread(), CudaCallTable.HOST_REGISTER, 0);
         }
       } else {
         address = target.allocHost(a.elements() * 4);
         if (scheduler != null) {
-          start(a.thread(), CallKind.ALLOC, "cuMemAllocHost", 0);
+          start(a.thread(), CudaCallTable.ALLOC_HOST, 0);
         }
       }
       hosts.put(a.host(), address);
@@ -241,7 +250,7 @@ public final class ProgramRunner {
         constant = target.moduleConstant();
         table.add(constant, 16, MemoryKind.MODULE_GLOBAL);
         if (scheduler != null) {
-          start(thread, CallKind.MODULE, "cuModuleGetGlobal", 0);
+          start(thread, CudaCallTable.MODULE_GET_GLOBAL, 0);
         }
       }
       return constant;
@@ -251,9 +260,9 @@ public final class ProgramRunner {
       if (scheduler == null) {
         return; // the reference runs on one stream, which orders everything already
       }
-      CallRecord call = start(w.thread(), CallKind.EVENT, "cuStreamWaitEvent", w.stream());
+      CallRecord call = start(w.thread(), CudaCallTable.STREAM_WAIT_EVENT, w.stream());
       call.appEvent = w.event() + 1L;
-      scheduler.enter(call, Placement.STREAM_WAIT_EVENT, ticket);
+      place(call);
       target.waitAppEvent(target.appStreamLane(w.stream()), w.event());
       scheduler.exit(call, true, ticket);
     }
@@ -266,11 +275,9 @@ public final class ProgramRunner {
         target.copyHostToDeviceAsync(legacy, dst, src, bytes);
         return;
       }
-      CallRecord call = start(w.thread(), CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoDAsync", w.stream());
-      call.bytes = bytes;
-      access(call, dst, bytes, AccessMode.WRITE);
-      access(call, src, bytes, AccessMode.READ);
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), w.stream());
+      CallRecord call = start(w.thread(), CudaCallTable.COPY_TO_DEVICE_ASYNC, w.stream());
+      touches(call, dst, src, bytes);
+      int lane = laneOf(place(call), w.stream());
       target.copyHostToDeviceAsync(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
     }
@@ -282,13 +289,13 @@ public final class ProgramRunner {
         target.launch(legacy, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
         return;
       }
-      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
       call.kernel = SelfTestKernel.SCALE.name();
       kernelPointer(call, out, AccessMode.WRITE);
       kernelPointer(call, in, AccessMode.READ);
       parameters(call, target.function(SelfTestKernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
-      int chosen = scheduler.enterLaunch(call, ticket);
-      if (chosen == Dispatch.HELD) {
+      int chosen = placeLaunch(call);
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -304,15 +311,15 @@ public final class ProgramRunner {
         target.launchReadingConstant(legacy, out, l.n(), l.k());
         return;
       }
-      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
       call.kernel = "FILL_FROM_CONSTANT";
       // As the interceptor adds them: the module variables the PTX uses first, then the parameters.
       access(call, c, AllocationTable.WHOLE_ALLOCATION, AccessMode.READ);
       call.moduleVariableCount = call.accessCount;
       kernelPointer(call, out, AccessMode.WRITE);
       parameters(call, target.readsConstantFunction(), l.n(), new long[] {out}, l.n(), l.k());
-      int chosen = scheduler.enterLaunch(call, ticket);
-      if (chosen == Dispatch.HELD) {
+      int chosen = placeLaunch(call);
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -333,14 +340,14 @@ public final class ProgramRunner {
         target.launchWithoutPtx(legacy, slot, l.n(), l.k());
         return;
       }
-      CallRecord call = start(l.thread(), CallKind.LAUNCH, "cuLaunchKernel", l.stream());
+      CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
       call.kernel = "FILL_INDIRECT";
       // Code the agent cannot read: its one pointer read-write, and it may reach memory no parameter names.
       kernelPointer(call, slot, AccessMode.READ_WRITE);
       call.touchesUnknownMemory = true;
       parameters(call, target.withoutPtxFunction(), l.n(), new long[] {slot}, l.n(), l.k());
-      int chosen = scheduler.enterLaunch(call, ticket);
-      if (chosen == Dispatch.HELD) {
+      int chosen = placeLaunch(call);
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -356,11 +363,9 @@ public final class ProgramRunner {
         target.launchHostFunction(legacy, h.gate(), src, dst, h.n() * 4);
         return;
       }
-      // As the interceptor takes it: a barrier enqueued on a stream, whose effects the agent cannot see.
-      CallRecord call = start(h.thread(), CallKind.OPAQUE, "cuLaunchHostFunc", h.stream());
-      call.barrier = true;
-      call.touchesUnknownMemory = true;
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), h.stream());
+      // Its row: a barrier enqueued on a stream, whose effects the agent cannot see.
+      CallRecord call = start(h.thread(), CudaCallTable.LAUNCH_HOST_FUNCTION, h.stream());
+      int lane = laneOf(place(call), h.stream());
       target.launchHostFunction(lane, h.gate(), src, dst, h.n() * 4);
       scheduler.exit(call, true, ticket);
     }
@@ -373,9 +378,9 @@ public final class ProgramRunner {
         target.freeDevice(address);
         return;
       }
-      CallRecord call = start(f.thread(), CallKind.FREE, "cuMemFree", 0);
+      CallRecord call = start(f.thread(), CudaCallTable.FREE, 0);
       access(call, address, 1, AccessMode.READ_WRITE);
-      scheduler.enter(call, Placement.FREE, ticket);
+      place(call);
       target.freeDevice(address);
       table.remove(address);
       scheduler.exit(call, true, ticket);
@@ -393,11 +398,12 @@ public final class ProgramRunner {
         return;
       }
       boolean opaque = l.mode() == Op.LaunchMode.OPAQUE;
-      CallRecord call = start(l.thread(), opaque ? CallKind.OPAQUE : CallKind.LAUNCH,
-          opaque ? "cufftExecC2C" : "cuLaunchKernel", opaque ? 0 : l.stream());
+      CallRecord call = opaque ? start(l.thread(), CudaCallTable.OPAQUE_LIBRARY_CALL, 0)
+          : start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
       call.kernel = kernel.name();
       if (opaque) {
-        scheduler.enter(call, Placement.BARRIER, ticket);
+        call.name = "cufftExecC2C"; // a function of a library the agent knows only by name
+        place(call);
         target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
         scheduler.exit(call, true, ticket);
         return;
@@ -417,8 +423,8 @@ public final class ProgramRunner {
       if (l.mode() == Op.LaunchMode.FAILS) {
         call.sharedMemBytes = FAILING_SHARED_MEMORY;
       }
-      int chosen = scheduler.enterLaunch(call, ticket);
-      if (chosen == Dispatch.HELD) {
+      int chosen = placeLaunch(call);
+      if (ticket.heldByWindows()) {
         held();
         return;
       }
@@ -437,12 +443,9 @@ public final class ProgramRunner {
         target.memset(legacy, dst, m.value(), m.n() * 4);
         return;
       }
-      CallRecord call = start(m.thread(), CallKind.MEMSET, m.sync() ? "cuMemsetD8" : "cuMemsetD8Async", m.stream());
-      call.bytes = m.n() * 4L;
-      access(call, dst, m.n() * 4L, AccessMode.WRITE);
-      int lane = m.sync()
-          ? laneOf(scheduler.enter(call, Placement.SYNC, ticket), 0)
-          : laneOf(scheduler.enter(call, Placement.ASYNC, ticket), m.stream());
+      CallRecord call = start(m.thread(), m.sync() ? CudaCallTable.MEMSET : CudaCallTable.MEMSET_ASYNC, m.stream());
+      touches(call, dst, 0, m.n() * 4L);
+      int lane = laneOf(place(call), m.sync() ? 0 : m.stream());
       target.memset(lane, dst, m.value(), m.n() * 4);
       scheduler.exit(call, true, ticket);
     }
@@ -452,10 +455,10 @@ public final class ProgramRunner {
         target.copyHostToDevice(dst, data);
         return;
       }
-      CallRecord call = start(thread, CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0);
-      call.bytes = data.length;
-      access(call, dst, data.length, AccessMode.WRITE);
-      scheduler.enter(call, Placement.SYNC, ticket);
+      CallRecord call = start(thread, CudaCallTable.COPY_TO_DEVICE, 0);
+      touches(call, dst, 0, data.length);
+      // The runner does not stage writes: the row's placement when the agent does not either.
+      place(call);
       target.copyHostToDevice(dst, data);
       scheduler.exit(call, true, ticket);
     }
@@ -466,13 +469,13 @@ public final class ProgramRunner {
       if (scheduler == null) {
         target.copyDeviceToHost(bytes, src);
       } else {
-        CallRecord call = start(r.thread(), CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0);
-        call.bytes = bytes.length;
-        access(call, src, bytes.length, AccessMode.READ);
-        if (index % 2 == 0 && bytes.length <= STAGING_BYTES) {
-          readStaged(call, bytes, src);
+        CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST, 0);
+        touches(call, 0, src, bytes.length);
+        CudaCall row = calls.row(CudaCallTable.COPY_TO_HOST);
+        if (row.canBeStaged() && index % 2 == 0 && bytes.length <= STAGING_BYTES) {
+          readStaged(call, row, bytes, src);
         } else {
-          scheduler.enter(call, Placement.SYNC, ticket);
+          place(call);
           target.copyDeviceToHost(bytes, src);
         }
         scheduler.exit(call, true, ticket);
@@ -484,11 +487,11 @@ public final class ProgramRunner {
      * Every other synchronous read, as the interceptor makes one into a Java array: queued on its
      * lane into page-locked memory of the runner's own, waited for, then copied out.
      */
-    void readStaged(CallRecord call, byte[] bytes, long src) {
+    void readStaged(CallRecord call, CudaCall row, byte[] bytes, long src) {
       if (staging == 0) {
         staging = target.allocHost(STAGING_BYTES);
       }
-      int lane = laneOf(scheduler.enter(call, Placement.STAGED_READ, ticket), 0);
+      int lane = laneOf(scheduler.enter(call, row.stagedPlacement(), ticket), 0);
       target.copyDeviceToHostAsync(lane, staging, src, bytes.length);
       scheduler.awaitStagedRead(call, ticket);
       System.arraycopy(target.readHost(staging, bytes.length), 0, bytes, 0, bytes.length);
@@ -502,11 +505,9 @@ public final class ProgramRunner {
         target.copyDeviceToHostAsync(legacy, dst, src, bytes);
         return;
       }
-      CallRecord call = start(r.thread(), CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoHAsync", r.stream());
-      call.bytes = bytes;
-      access(call, src, bytes, AccessMode.READ);
-      access(call, dst, bytes, AccessMode.WRITE);
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), r.stream());
+      CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST_ASYNC, r.stream());
+      touches(call, dst, src, bytes);
+      int lane = laneOf(place(call), r.stream());
       target.copyDeviceToHostAsync(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
     }
@@ -519,11 +520,9 @@ public final class ProgramRunner {
         target.copyDeviceToDevice(legacy, dst, src, bytes);
         return;
       }
-      CallRecord call = start(c.thread(), CallKind.COPY_DEVICE_TO_DEVICE, "cuMemcpyDtoDAsync", c.stream());
-      call.bytes = bytes;
-      access(call, src, bytes, AccessMode.READ);
-      access(call, dst, bytes, AccessMode.WRITE);
-      int lane = laneOf(scheduler.enter(call, Placement.ASYNC, ticket), c.stream());
+      CallRecord call = start(c.thread(), CudaCallTable.COPY_ON_DEVICE_ASYNC, c.stream());
+      touches(call, dst, src, bytes);
+      int lane = laneOf(place(call), c.stream());
       target.copyDeviceToDevice(lane, dst, src, bytes);
       scheduler.exit(call, true, ticket);
     }
@@ -533,8 +532,8 @@ public final class ProgramRunner {
         target.synchronizeLane(legacy);
         return;
       }
-      CallRecord call = start(s.thread(), CallKind.SYNC, "cuStreamSynchronize", s.stream());
-      scheduler.enter(call, Placement.STREAM_SYNC, ticket);
+      CallRecord call = start(s.thread(), CudaCallTable.STREAM_SYNCHRONIZE, s.stream());
+      place(call);
       target.synchronizeLane(target.appStreamLane(s.stream()));
       scheduler.exit(call, true, ticket);
     }
@@ -544,9 +543,9 @@ public final class ProgramRunner {
         target.recordAppEvent(e.event(), legacy);
         return;
       }
-      CallRecord call = start(e.thread(), CallKind.EVENT, "cuEventRecord", e.stream());
+      CallRecord call = start(e.thread(), CudaCallTable.EVENT_RECORD, e.stream());
       call.appEvent = e.event() + 1L;
-      int lane = laneOf(scheduler.enter(call, Placement.EVENT_RECORD, ticket), e.stream());
+      int lane = laneOf(place(call), e.stream());
       target.recordAppEvent(e.event(), lane);
       scheduler.exit(call, true, ticket);
     }
@@ -588,8 +587,8 @@ public final class ProgramRunner {
         target.synchronizeDevice();
         return;
       }
-      CallRecord call = start(Math.max(thread, 0), CallKind.SYNC, "cuCtxSynchronize", 0);
-      scheduler.enter(call, Placement.DEVICE_SYNC, ticket);
+      CallRecord call = start(Math.max(thread, 0), CudaCallTable.CONTEXT_SYNCHRONIZE, 0);
+      place(call);
       target.synchronizeDevice();
       scheduler.exit(call, true, ticket);
     }
@@ -603,7 +602,22 @@ public final class ProgramRunner {
       return hosts.get(host) + 4L * offset;
     }
 
-    CallRecord start(int thread, CallKind kind, String name, long appStream) {
+    /** Places the call as its row says. */
+    int place(CallRecord call) {
+      return scheduler.enter(call, rowOf().placement(), ticket);
+    }
+
+    /** Places a launch as its row says: offered to the windows where it may be held, else {@link #place}d. */
+    int placeLaunch(CallRecord call) {
+      return rowOf().mayBeHeld() ? scheduler.enterLaunch(call, ticket) : place(call);
+    }
+
+    /** The row of the call made now: the runner makes one call at a time. */
+    CudaCall rowOf() {
+      return currentRow;
+    }
+
+    CallRecord start(int thread, int rowId, long appStream) {
       finishCall();
       while (records.size() <= thread) {
         records.add(new CallRecord());
@@ -615,12 +629,14 @@ public final class ProgramRunner {
       if (priorities) {
         call.priority = program.priorityOf(thread);
       }
-      call.kind = kind;
-      call.name = name;
+      CudaCall row = calls.row(rowId);
+      currentRow = row;
+      row.describe(call);
+      call.name = row.name();
       call.appStream = appStream;
       // A quarter of the launches, picked by sequence number, are placed as brief calls (small
       // cuBLAS routines) are: whatever lane that picks, the waits must keep every result.
-      call.brief = kind == CallKind.LAUNCH && (Long.hashCode(seq * 0x9E3779B97F4A7C15L) & 3) == 0;
+      call.brief = row.kind() == CallKind.LAUNCH && (Long.hashCode(seq * 0x9E3779B97F4A7C15L) & 3) == 0;
       current = call;
       return call;
     }
@@ -639,6 +655,22 @@ public final class ProgramRunner {
      */
     void kernelPointer(CallRecord call, long pointer, AccessMode mode) {
       access(call, pointer, mutant == Mutant.KERNEL_RANGE_FROM_POINTER ? 0 : AllocationTable.WHOLE_ALLOCATION, mode);
+    }
+
+    /**
+     * Adds what the call's row says its operands touch, as the interceptor does: argument 0 at
+     * {@code first}, argument 1 at {@code second}; 0 stands for a Java array, which orders nothing.
+     */
+    void touches(CallRecord call, long first, long second, long bytes) {
+      CudaCall row = rowOf();
+      call.bytes = bytes;
+      for (int k = 0; k < row.operandCount(); k++) {
+        Operand o = row.operand(k);
+        long address = o.argument() == 0 ? first : second;
+        if (address != 0) {
+          access(call, address, bytes, o.access());
+        }
+      }
     }
 
     /** Adds an access as the interceptor does: the allocation holding the address, or unknown memory. */

@@ -4,11 +4,12 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.IssuedByAgent;
 import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.memory.AllocationTable;
-import dev.kernelweave.scheduler.Placement;
 import jcuda.Pointer;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
@@ -53,34 +54,27 @@ public final class BlasCalls {
     cublasHandle handle = signature.handleIndex() >= 0 ? (cublasHandle) args[signature.handleIndex()] : null;
     ShadowHandles.Handle state = handle == null ? null : SHADOWS.lookup(handle);
     long appStream = state == null ? 0 : state.applicationStream();
-    CallRecord r = Calls.begin(kind.callKind(), name, appStream);
+    // The kind's row: its placement and what it means for held routines (a change to a handle
+    // issues those held before it, as they were made).
+    CallRecord r = Calls.begin(kind.row(signature.streamIndex() >= 0), name, appStream);
     if (r == null) {
       return null;
     }
-    switch (kind) {
-      case DEVICE_ROUTINE -> {
-        addOperands(r, signature, args, state != null && state.devicePointerMode());
-        long work = BlasOperandExtents.multiplyAdds(signature, args);
-        r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
-        if (Calls.mayHold()) {
-          HELD.describe(r, signature, state, args);
-        }
-        if (r.function != 0) {
-          return Calls.placeLaunch(r);
-        }
-        Calls.place(r, Placement.ASYNC);
+    if (kind == BlasRoutineKind.DEVICE_ROUTINE) {
+      addOperands(r, signature, args, state != null && state.devicePointerMode());
+      long work = BlasOperandExtents.multiplyAdds(signature, args);
+      r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
+      if (Calls.mayHold(r)) {
+        HELD.describe(r, signature, state, args);
       }
-      case COPY_TO_DEVICE, COPY_TO_HOST -> {
-        addOperands(r, signature, args, false);
-        Calls.place(r, signature.streamIndex() >= 0 ? Placement.BARRIER : Placement.SYNC);
+      if (r.function != 0) {
+        IssuedByAgent held = Calls.placeLaunch(r);
+        return held != null ? held : r;
       }
-      case HANDLE_DESTROY -> Calls.place(r, Placement.DEVICE_SYNC);
-      case UNKNOWN -> Calls.place(r, Placement.BARRIER);
-      // A change to a handle: routines held before it are issued as they were made.
-      case HANDLE_CREATE, STREAM_SET, WORKSPACE_SET, POINTER_MODE_SET, HOST_SETTING -> Calls.endWindow(r);
-      // A workspace is a host-side setting now: no two streams share one (see ShadowHandles).
-      default -> { }
+    } else if (kind == BlasRoutineKind.COPY_TO_DEVICE || kind == BlasRoutineKind.COPY_TO_HOST) {
+      addOperands(r, signature, args, false);
     }
+    Calls.placeAsRowSays(r);
     return r;
   }
 
@@ -165,11 +159,11 @@ public final class BlasCalls {
       if (role.isPointerArray()) {
         // The matrices the array points to are out of sight: a barrier.
         r.touchesUnknownMemory = true;
-        Calls.device(r, p, AllocationTable.WHOLE_ALLOCATION, access);
+        CallAccesses.device(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       } else if (role.isDeviceMemory() || role.followsPointerMode() && devicePointerMode) {
-        Calls.device(r, p, BlasOperandExtents.bytes(signature, args, i), access);
+        CallAccesses.device(r, p, BlasOperandExtents.bytes(signature, args, i), access);
       } else if (role.isHostMemory() || role.followsPointerMode()) {
-        Calls.host(r, p, AllocationTable.WHOLE_ALLOCATION, access);
+        CallAccesses.host(r, p, AllocationTable.WHOLE_ALLOCATION, access);
       }
     }
   }

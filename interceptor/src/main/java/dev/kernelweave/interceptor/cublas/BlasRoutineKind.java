@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor.cublas;
 
 import dev.kernelweave.call.CallKind;
+import dev.kernelweave.calltable.CudaCallTable;
 
 /**
  * What a public static method of {@code jcuda.jcublas.JCublas2} is, for ordering. Every method has
@@ -53,6 +54,26 @@ public enum BlasRoutineKind {
   UNKNOWN;
 
   private static final BlasRoutineKind[] BY_ORDINAL = values();
+  /** Each kind's row of the {@code CudaCallTable}, and its row for a routine on a stream argument. */
+  private static final int[] ROWS = new int[BY_ORDINAL.length];
+  private static final int[] ROWS_ON_STREAM = new int[BY_ORDINAL.length];
+
+  static {
+    CudaCallTable table = CudaCallTable.canonical();
+    for (BlasRoutineKind k : BY_ORDINAL) {
+      ROWS[k.ordinal()] = table.idOf("cublas:" + k.name());
+      String onStream = "cublas:" + k.name() + "_ON_STREAM";
+      ROWS_ON_STREAM[k.ordinal()] = table.hasRow(onStream) ? table.idOf(onStream) : ROWS[k.ordinal()];
+    }
+  }
+
+  /**
+   * The id of the row of the {@code CudaCallTable} a routine of this kind is placed by: a copy with
+   * a stream argument has one of its own ({@code cublasSetVectorAsync}...).
+   */
+  public int row(boolean withStreamArgument) {
+    return withStreamArgument ? ROWS_ON_STREAM[ordinal()] : ROWS[ordinal()];
+  }
 
   /** Whether calls of this kind put work on the device. */
   public boolean isDeviceWork() {
@@ -65,15 +86,7 @@ public enum BlasRoutineKind {
    * {@link CallKind#OPAQUE} for {@link #UNKNOWN}, and {@link CallKind#HOST} for the rest.
    */
   public CallKind callKind() {
-    return switch (this) {
-      case DEVICE_ROUTINE -> CallKind.BLAS;
-      case COPY_TO_DEVICE -> CallKind.COPY_HOST_TO_DEVICE;
-      case COPY_TO_HOST -> CallKind.COPY_DEVICE_TO_HOST;
-      case HANDLE_DESTROY -> CallKind.SYNC;
-      case UNKNOWN -> CallKind.OPAQUE;
-      case HOST_SETTING, HANDLE_CREATE, STREAM_SET, STREAM_GET,
-          POINTER_MODE_SET, POINTER_MODE_GET, WORKSPACE_SET -> CallKind.HOST;
-    };
+    return CudaCallTable.canonical().row(ROWS[ordinal()]).kind();
   }
 
   public static BlasRoutineKind ofOrdinal(int ordinal) {

@@ -1,9 +1,7 @@
 package dev.kernelweave.interceptor.driver;
 
-import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.Calls;
-import dev.kernelweave.scheduler.Placement;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import net.bytebuddy.asm.Advice;
@@ -14,7 +12,8 @@ import net.bytebuddy.asm.Advice;
  * cuDevicePrimaryCtxRelease}, whose last release destroys the primary context. Before each, what every
  * context holds is issued and completed; after a context ended, its scheduler is dropped, so that a
  * context made again under the same handle starts fresh. {@code cuDevicePrimaryCtxRetain} tells which
- * handle is a device's primary context. Referred to by name ({@link #CONTEXT_DESTROY} ...).
+ * handle is a device's primary context. The exits; the enter of each is {@code CallAdvice.PLACED}, whose
+ * rows issue what every context holds first. Referred to by name ({@link #CONTEXT_DESTROY} ...).
  */
 final class ContextEndAdvice {
 
@@ -26,13 +25,6 @@ final class ContextEndAdvice {
   private ContextEndAdvice() {}
 
   static final class ContextDestroy {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = DriverCalls.beginContextEnd("cuCtxDestroy");
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -48,13 +40,6 @@ final class ContextEndAdvice {
    * it: what every context holds is issued and done first; the context's scheduler goes with it.
    */
   static final class PrimaryReset {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      CallRecord r = DriverCalls.beginContextEnd("cuDevicePrimaryCtxReset");
-      Calls.place(r, Placement.BARRIER);
-      return r;
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdevice device,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -68,11 +53,6 @@ final class ContextEndAdvice {
 
   /** {@code cuDevicePrimaryCtxRetain(ctx, dev)}: which handle is the device's primary context. */
   static final class PrimaryRetain {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.CONTEXT, "cuDevicePrimaryCtxRetain", 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUcontext context,
         @Advice.Argument(1) CUdevice device, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -89,11 +69,6 @@ final class ContextEndAdvice {
    * the driver says the context is no longer active, its scheduler goes with it.
    */
   static final class PrimaryRelease {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return DriverCalls.beginContextEnd("cuDevicePrimaryCtxRelease");
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdevice device,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {

@@ -1,8 +1,5 @@
 package dev.kernelweave.interceptor.driver;
 
-import dev.kernelweave.call.CallKind;
-import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
@@ -13,27 +10,6 @@ import jcuda.driver.CUdevice;
 public final class DriverCalls {
 
   private DriverCalls() {}
-
-  /** Bytes per element of a {@code cuMemsetD8/D16/D32[Async]} call, from its name. */
-  public static int memsetElementSize(String name) {
-    if (name.contains("D32")) {
-      return 4;
-    }
-    if (name.contains("D16")) {
-      return 2;
-    }
-    return 1;
-  }
-
-  /**
-   * Starts a call that may end a context from any thread, one with another context current or none
-   * (a shutdown hook): what every context holds is issued and done first.
-   */
-  public static CallRecord beginContextEnd(String name) {
-    CallRecord r = Calls.begin(CallKind.CONTEXT, name, 0L);
-    Calls.issueHeldEverywhere(r);
-    return r;
-  }
 
   public static void contextDestroyed(CUcontext context) {
     Interception.contextDestroyed(JCudaPointers.nativePointer(context));

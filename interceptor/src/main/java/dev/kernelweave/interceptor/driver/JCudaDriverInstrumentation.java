@@ -10,19 +10,18 @@ import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
-import dev.kernelweave.call.AccessMode;
-import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AllocationAdvice;
 import dev.kernelweave.interceptor.AllocationPadding;
 import dev.kernelweave.interceptor.CallAdvice;
+import dev.kernelweave.interceptor.CallRow;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import dev.kernelweave.interceptor.Instrumentation;
 import dev.kernelweave.interceptor.Modules;
 import dev.kernelweave.interceptor.StagedCopies;
 import dev.kernelweave.interceptor.UntimedEvents;
 import dev.kernelweave.interceptor.IssuedByAgent;
-import dev.kernelweave.scheduler.Placement;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
@@ -37,29 +36,17 @@ import net.bytebuddy.description.method.MethodDescription;
 
 /**
  * {@code jcuda.driver.JCudaDriver}: launches, copies, memsets, allocations and frees,
- * synchronization, events, modules; every other {@code cu*} method is classified by name.
+ * synchronization, events, modules; every other {@code cu*} method has the row of its family in the
+ * {@code CudaCallTable}, found by its name when woven.
  *
- * <p>Each advice hands over to {@link Calls} in a few lines and suppresses every {@code Throwable}
- * of its own: whatever happens inside the agent, the application's call runs.
+ * <p>Each advice finds its call's row by the id woven in ({@link CallRow}), hands over to {@link
+ * Calls} in a few lines and suppresses every {@code Throwable} of its own: whatever happens inside
+ * the agent, the application's call runs.
  */
 public final class JCudaDriverInstrumentation implements Instrumentation {
 
-  static final String[] DEDICATED = {
-    "cuLaunchKernel",
-    "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpy",
-    "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemcpyAsync",
-    "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async",
-    "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async",
-    "cuMemAlloc", "cuMemAllocPitch", "cuMemAllocHost", "cuMemHostAlloc", "cuMemAllocManaged",
-    "cuMemFree", "cuMemFreeHost",
-    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventRecord", "cuEventCreate", "cuEventRecordWithFlags", "cuCtxDestroy",
-    "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleGetGlobal",
-    "cuStreamQuery", "cuStreamWaitEvent", "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture",
-    "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuStreamCreate", "cuStreamCreateWithPriority", "cuMemHostRegister",
-    "cuMemHostUnregister", "cuLaunchHostFunc", "cuStreamAddCallback", "cuStreamWaitValue32", "cuStreamWaitValue64",
-    "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamBatchMemOp", "cuGraphLaunch",
-    "cuMemGetAddressRange", "cuPointerGetAttribute", "cuEventQuery", "cuEventElapsedTime",
-  };
+  /** The functions with a row of their own: each has advice of its own, every other {@code cu*} its family's. */
+  static final String[] DEDICATED = Instrumentation.functionsWithOwnRows(n -> n.startsWith("cu") && !n.startsWith("cuda"));
 
   @Override
   public ElementMatcher<? super TypeDescription> types() {
@@ -71,51 +58,47 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     ElementMatcher.Junction<MethodDescription> api =
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameStartsWith("cu"));
     visitor.visit("Launch", CallAdvice.END_OR_TAKEN_OVER, named("cuLaunchKernel").and(takesArguments(11)));
-    visitor.visit("CopyToDevice", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyHtoD").and(takesArguments(3)));
-    visitor.visit("CopyToHost", CallAdvice.END_OR_TAKEN_OVER, named("cuMemcpyDtoH").and(takesArguments(3)));
-    visitor.visitEndingCommonly("CopyOnDevice", namedOneOf("cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
-    visitor.visitEndingCommonly("CopyToDeviceAsync", named("cuMemcpyHtoDAsync").and(takesArguments(4)));
-    visitor.visitEndingCommonly("CopyToHostAsync", named("cuMemcpyDtoHAsync").and(takesArguments(4)));
-    visitor.visitEndingCommonly("CopyOnDeviceAsync", namedOneOf("cuMemcpyDtoDAsync", "cuMemcpyAsync").and(takesArguments(4)));
-    visitor.visitEndingCommonly("Memset", namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
-    visitor.visitEndingCommonly("MemsetAsync",
+    visitor.visit("Copy", CallAdvice.END_OR_TAKEN_OVER,
+        namedOneOf("cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpy").and(takesArguments(3)));
+    visitor.visitEndingCommonly("CopyAsync", namedOneOf("cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
+        "cuMemcpyAsync").and(takesArguments(4)));
+    visitor.visitEndingCommonly(CallAdvice.MEMSET, namedOneOf("cuMemsetD8", "cuMemsetD16", "cuMemsetD32").and(takesArguments(3)));
+    visitor.visitEndingCommonly(CallAdvice.MEMSET_ASYNC,
         namedOneOf("cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async").and(takesArguments(4)));
     visitor.visitEndingCommonly("Memset2D", namedOneOf("cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32").and(takesArguments(5)));
     visitor.visitEndingCommonly("Memset2DAsync",
         namedOneOf("cuMemsetD2D8Async", "cuMemsetD2D16Async", "cuMemsetD2D32Async").and(takesArguments(6)));
     visitor.visit(AllocationAdvice.DEVICE, namedOneOf("cuMemAlloc", "cuMemAllocManaged"));
-    visitor.visit(AllocationAdvice.PITCHED, named("cuMemAllocPitch"));
-    visitor.visit(AllocationAdvice.PINNED_HOST, namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
-    visitor.visitEndingCommonly(AllocationAdvice.FREE, namedOneOf("cuMemFree", "cuMemFreeHost"));
-    visitor.visitEndingCommonly(CallAdvice.DEVICE_SYNCHRONIZE, named("cuCtxSynchronize"));
-    visitor.visitEndingCommonly(CallAdvice.STREAM_SYNCHRONIZE, named("cuStreamSynchronize"));
-    visitor.visitEndingCommonly("EventRecord", namedOneOf("cuEventRecord", "cuEventRecordWithFlags"));
-    visitor.visit(ContextEndAdvice.CONTEXT_DESTROY, named("cuCtxDestroy"));
-    visitor.visit("EventCreate", named("cuEventCreate").and(takesArguments(2)));
-    visitor.visit("ModuleLoadFile", named("cuModuleLoad"));
-    visitor.visit("ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
-    visitor.visit("GetFunction", named("cuModuleGetFunction"));
-    visitor.visit("GetGlobal", named("cuModuleGetGlobal"));
-    visitor.visitEndingCommonly(CallAdvice.STREAM_QUERY, named("cuStreamQuery"));
-    visitor.visitEndingCommonly(CallAdvice.STREAM_WAIT_EVENT, named("cuStreamWaitEvent"));
+    visitor.visit(CallAdvice.PLACED, AllocationAdvice.PITCHED, named("cuMemAllocPitch"));
+    visitor.visit(CallAdvice.PLACED, AllocationAdvice.PINNED_HOST, namedOneOf("cuMemAllocHost", "cuMemHostAlloc"));
+    visitor.visitEndingCommonly(AllocationAdvice.FREE, namedOneOf("cuMemFree", "cuMemFreeHost", "cuMemHostUnregister"));
+    visitor.visitEndingCommonly(CallAdvice.PLACED, named("cuCtxSynchronize"));
+    visitor.visitEndingCommonly(CallAdvice.PLACED_ON_STREAM, namedOneOf("cuStreamSynchronize", "cuStreamQuery",
+        "cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamEndCapture"));
+    visitor.visitEndingCommonly(CallAdvice.WITH_EVENT,
+        namedOneOf("cuEventRecord", "cuEventRecordWithFlags", "cuStreamWaitEvent"));
+    visitor.visit(CallAdvice.PLACED, ContextEndAdvice.CONTEXT_DESTROY, named("cuCtxDestroy"));
+    visitor.visit(CallAdvice.PLACED, ContextEndAdvice.PRIMARY_RESET, named("cuDevicePrimaryCtxReset"));
+    visitor.visit(CallAdvice.PLACED, ContextEndAdvice.PRIMARY_RETAIN, named("cuDevicePrimaryCtxRetain"));
+    visitor.visit(CallAdvice.PLACED, ContextEndAdvice.PRIMARY_RELEASE, named("cuDevicePrimaryCtxRelease"));
+    visitor.visit(CallAdvice.PLACED, "EventCreate", named("cuEventCreate").and(takesArguments(2)));
+    visitor.visit(CallAdvice.PLACED, "ModuleLoadFile", named("cuModuleLoad"));
+    visitor.visit(CallAdvice.PLACED, "ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
+    visitor.visit(CallAdvice.PLACED, "GetFunction", named("cuModuleGetFunction"));
+    visitor.visit(CallAdvice.PLACED, "GetGlobal", named("cuModuleGetGlobal"));
     visitor.visitEndingCommonly(CallAdvice.EVENT_QUERY, named("cuEventQuery").and(api));
     visitor.visitEndingCommonly(CallAdvice.EVENT_ELAPSED_TIME, named("cuEventElapsedTime").and(takesArguments(3)).and(api));
-    visitor.visitEndingCommonly(CallAdvice.CAPTURE_BEGIN, namedOneOf("cuStreamBeginCapture", "cuStreamBeginCapture_v2"));
-    visitor.visitEndingCommonly(CallAdvice.CAPTURE_END, named("cuStreamEndCapture"));
-    visitor.visit(ContextEndAdvice.PRIMARY_RESET, named("cuDevicePrimaryCtxReset"));
-    visitor.visit(ContextEndAdvice.PRIMARY_RETAIN, named("cuDevicePrimaryCtxRetain"));
-    visitor.visit(ContextEndAdvice.PRIMARY_RELEASE, named("cuDevicePrimaryCtxRelease"));
-    visitor.visit(CallAdvice.STREAM_CREATE_WITH_FLAGS, namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
-    visitor.visit(CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
-    visitor.visitEndingCommonly(AllocationAdvice.FREE, named("cuMemHostUnregister"));
-    visitor.visitEndingCommonly("AddCallback", named("cuStreamAddCallback").and(takesArguments(4)).and(api));
-    visitor.visitEndingCommonly("StreamBarrierFirst", namedOneOf("cuLaunchHostFunc",
+    visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
+        namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
+    visitor.visit(CallAdvice.PLACED, CallAdvice.HOST_REGISTER, named("cuMemHostRegister"));
+    visitor.visitEndingCommonly(CallAdvice.ADD_CALLBACK, named("cuStreamAddCallback").and(takesArguments(4)).and(api));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_FIRST, namedOneOf("cuLaunchHostFunc",
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
-    visitor.visitEndingCommonly("StreamBarrierSecond", named("cuGraphLaunch").and(api));
-    visitor.visit(CallAdvice.CLASSIFIED, "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
-    visitor.visit(CallAdvice.CLASSIFIED, "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
-    visitor.visitEndingCommonly(CallAdvice.CLASSIFIED, api.and(not(namedOneOf(DEDICATED))));
+    visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_SECOND, named("cuGraphLaunch").and(api));
+    visitor.visit(CallAdvice.PLACED, "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
+    visitor.visit(CallAdvice.PLACED, "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
+    visitor.visitEndingCommonly(CallAdvice.PLACED, api.and(not(namedOneOf(DEDICATED))));
   }
 
   // ------------------------------------------------------------------ allocations
@@ -152,231 +135,83 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
    */
   static final class Launch {
     @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
-    static Object enter(
+    static Object enter(@CallRow int row,
         @Advice.Argument(0) CUfunction f,
         @Advice.Argument(1) int gridX, @Advice.Argument(2) int gridY, @Advice.Argument(3) int gridZ,
         @Advice.Argument(4) int blockX, @Advice.Argument(5) int blockY, @Advice.Argument(6) int blockZ,
         @Advice.Argument(7) int sharedMem,
         @Advice.Argument(value = 8, readOnly = false) CUstream stream,
         @Advice.Argument(9) Pointer params, @Advice.Argument(10) Pointer extra) {
-      CallRecord r = Calls.begin(CallKind.LAUNCH, "cuLaunchKernel", stream);
+      CallRecord r = Calls.begin(row, "cuLaunchKernel", stream);
       if (r != null) {
         r.gridX = gridX; r.gridY = gridY; r.gridZ = gridZ;
         r.blockX = blockX; r.blockY = blockY; r.blockZ = blockZ;
         r.sharedMemBytes = sharedMem;
-        Calls.launch(r, Modules.kernel(f), params, extra);
+        CallAccesses.launch(r, Modules.kernel(f), params, extra);
         r.function = JCudaPointers.nativePointer(f);
-        Object held = Calls.placeLaunch(r);
-        if (held != r) {
+        IssuedByAgent held = Calls.placeLaunch(r);
+        if (held != null) {
           return held;
         }
         stream = Calls.stream(r, stream);
       }
       return r;
     }
-
   }
 
-  // ------------------------------------------------------------------ copies
+  // ------------------------------------------------------------------ copies and memsets
 
   /**
-   * {@code cuMemcpyHtoD}: staged and issued by the agent when it can be ({@link StagedCopies}), and
-   * JCuda's call then skipped; otherwise a synchronous copy as written.
+   * The synchronous copies: staged and issued by the agent where their rows allow and it can be
+   * ({@link StagedCopies}), JCuda's call then skipped; otherwise as their rows say.
    */
-  static final class CopyToDevice {
+  static final class Copy {
     @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
-    static Object enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
-        @Advice.Argument(2) long bytes) {
-      CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoD", 0L);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
-        Calls.host(r, src, bytes, AccessMode.READ);
-      }
-      return StagedCopies.hostToDevice(r, dst, src, bytes);
+    static Object enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+        @Advice.Argument(1) Pointer src, @Advice.Argument(2) long bytes) {
+      CallRecord r = Calls.begin(row, name, 0L);
+      CallAccesses.touches(r, dst, src, bytes);
+      return StagedCopies.copy(r, dst, src, bytes);
     }
-
   }
 
-  /**
-   * {@code cuMemcpyDtoH}: into Java memory, made by the agent through its page-locked buffers when it
-   * can be ({@link StagedCopies#deviceToHost}), and JCuda's call then skipped; otherwise a
-   * synchronous copy as written.
-   */
-  static final class CopyToHost {
-    @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = IssuedByAgent.class)
-    static Object enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
-        @Advice.Argument(2) long bytes) {
-      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoH", 0L);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.host(r, dst, bytes, AccessMode.WRITE);
-      }
-      return StagedCopies.deviceToHost(r, dst, src, bytes);
-    }
-
-  }
-
-  static final class CopyOnDevice {
+  /** Every asynchronous copy: destination, source, bytes, stream; the row says which side is where. */
+  static final class CopyAsync {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
-        @Advice.Argument(1) CUdeviceptr src, @Advice.Argument(2) long bytes) {
-      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_DEVICE, name, 0L);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.anyPointer(r, src, bytes, AccessMode.READ);
-        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.SYNC);
-      }
-      return r;
-    }
-
-  }
-
-  static final class CopyToDeviceAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) CUdeviceptr dst, @Advice.Argument(1) Pointer src,
-        @Advice.Argument(2) long bytes, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.COPY_HOST_TO_DEVICE, "cuMemcpyHtoDAsync", stream);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
-        Calls.host(r, src, bytes, AccessMode.READ);
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
-      return r;
-    }
-
-  }
-
-  static final class CopyToHostAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Argument(0) Pointer dst, @Advice.Argument(1) CUdeviceptr src,
-        @Advice.Argument(2) long bytes, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_HOST, "cuMemcpyDtoHAsync", stream);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.host(r, dst, bytes, AccessMode.WRITE);
-        r.returnsWhenDone = Calls.pageable(dst);
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
-      return r;
-    }
-
-  }
-
-  static final class CopyOnDeviceAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
-        @Advice.Argument(1) CUdeviceptr src, @Advice.Argument(2) long bytes,
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
+        @Advice.Argument(1) Pointer src, @Advice.Argument(2) long bytes,
         @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.COPY_DEVICE_TO_DEVICE, name, stream);
-      if (r != null) {
-        r.bytes = bytes;
-        Calls.anyPointer(r, src, bytes, AccessMode.READ);
-        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
+      CallRecord r = Calls.begin(row, name, stream);
+      CallAccesses.touches(r, dst, src, bytes);
+      Calls.placeAsRowSays(r);
+      stream = Calls.stream(r, stream);
       return r;
     }
-
-  }
-
-  // ------------------------------------------------------------------ memsets
-
-  static final class Memset {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
-        @Advice.Argument(2) long count) {
-      CallRecord r = Calls.begin(CallKind.MEMSET, name, 0L);
-      if (r != null) {
-        r.bytes = count * DriverCalls.memsetElementSize(name);
-        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.SYNC);
-      }
-      return r;
-    }
-
-  }
-
-  static final class MemsetAsync {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
-        @Advice.Argument(2) long count, @Advice.Argument(value = 3, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.MEMSET, name, stream);
-      if (r != null) {
-        r.bytes = count * DriverCalls.memsetElementSize(name);
-        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
-      return r;
-    }
-
   }
 
   static final class Memset2D {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
         @Advice.Argument(1) long pitch, @Advice.Argument(4) long height) {
-      CallRecord r = Calls.begin(CallKind.MEMSET, name, 0L);
-      if (r != null) {
-        r.bytes = pitch * height;
-        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.SYNC);
-      }
-      return r;
+      return Calls.memset(row, name, dst, pitch, height, null);
     }
-
   }
 
   static final class Memset2DAsync {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) CUdeviceptr dst,
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name, @Advice.Argument(0) Pointer dst,
         @Advice.Argument(1) long pitch, @Advice.Argument(4) long height,
         @Advice.Argument(value = 5, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.MEMSET, name, stream);
-      if (r != null) {
-        r.bytes = pitch * height;
-        Calls.device(r, dst, r.bytes, AccessMode.WRITE);
-        Calls.place(r, Placement.ASYNC);
-        stream = Calls.stream(r, stream);
-      }
-      return r;
-    }
-
-  }
-
-  // ------------------------------------------------------------------ allocations
-
-  // ------------------------------------------------------------------ synchronization and events
-
-  static final class EventRecord {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name, @Advice.Argument(0) jcuda.driver.CUevent event,
-        @Advice.Argument(1) CUstream stream) {
-      CallRecord r = Calls.begin(CallKind.EVENT, name, stream);
-      if (r != null) {
-        r.appEvent = JCudaPointers.nativePointer(event);
-        r.timedEvent = UntimedEvents.timed(r.appEvent);
-        Calls.place(r, Placement.EVENT_RECORD);
-      }
+      CallRecord r = Calls.memset(row, name, dst, pitch, height, stream);
+      stream = Calls.stream(r, stream);
       return r;
     }
   }
+
+  // ------------------------------------------------------------------ events
 
   /** {@code cuEventCreate}: notes whether the new event may be timed ({@link UntimedEvents}). */
   static final class EventCreate {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.EVENT, "cuEventCreate", 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.driver.CUevent event,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -384,57 +219,9 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     }
   }
 
-  /**
-   * Calls with a stream the agent cannot see into (host functions, stream memory operations, graph
-   * launches): barriers enqueued on one of the agent's streams, so the host never waits where CUDA
-   * would not; the stream is the first argument.
-   */
-  static final class StreamBarrierFirst {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.beginStreamBarrier(name, stream);
-      stream = Calls.stream(r, stream);
-      return r;
-    }
-  }
-
-  /**
-   * {@code cuStreamAddCallback}: a barrier like {@link StreamBarrierFirst}, whose callback still
-   * receives the application's stream when the call runs on the agent's.
-   */
-  static final class AddCallback {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name,
-        @Advice.Argument(value = 0, readOnly = false) CUstream stream,
-        @Advice.Argument(value = 1, readOnly = false) jcuda.driver.CUstreamCallback callback) {
-      CUstream appStream = stream;
-      CallRecord r = Calls.beginStreamBarrier(name, stream);
-      stream = Calls.stream(r, stream);
-      callback = dev.kernelweave.interceptor.StreamCallbacks.forApplication(callback, appStream, stream != appStream);
-      return r;
-    }
-  }
-
-  /** {@link StreamBarrierFirst} for {@code cuGraphLaunch(graphExec, stream)}. */
-  static final class StreamBarrierSecond {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name,
-        @Advice.Argument(value = 1, readOnly = false) CUstream stream) {
-      CallRecord r = Calls.beginStreamBarrier(name, stream);
-      stream = Calls.stream(r, stream);
-      return r;
-    }
-  }
-
   // ------------------------------------------------------------------ modules
 
   static final class ModuleLoadFile {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.MODULE, "cuModuleLoad", 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) String fileName, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -446,11 +233,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   }
 
   static final class ModuleLoadImage {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter(@Advice.Origin("#m") String name) {
-      return Calls.begin(CallKind.MODULE, name, 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) Object image, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
@@ -462,11 +244,6 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   }
 
   static final class GetFunction {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.MODULE, "cuModuleGetFunction", 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUfunction function,
         @Advice.Argument(1) CUmodule module, @Advice.Argument(2) String name,
@@ -482,22 +259,14 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
   }
 
   static final class GetGlobal {
-    @Advice.OnMethodEnter(suppress = Throwable.class)
-    static CallRecord enter() {
-      return Calls.begin(CallKind.MODULE, "cuModuleGetGlobal", 0L);
-    }
-
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdeviceptr ptr,
         @Advice.Argument(1) long[] bytes, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (r != null && thrown == null && result == 0 && ptr != null) {
         long size = bytes != null && bytes.length > 0 ? bytes[0] : 1;
-        Calls.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.MODULE_GLOBAL);
+        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, MemoryKind.MODULE_GLOBAL);
       }
       Calls.end(r, result, thrown);
     }
   }
-
-  // ------------------------------------------------------------------ everything else
-
 }

@@ -30,7 +30,7 @@ public final class OpaqueCallInstrumentation implements Instrumentation {
 
   @Override
   public void advise(Visitor visitor) {
-    visitor.visitEndingCommonly(CallAdvice.CLASSIFIED,
+    visitor.visitEndingCommonly(CallAdvice.PLACED,
         isPublic().and(isStatic()).and(not(isNative())).and(returns(int.class)).and(nameMatches("(cu|nv|cudnn).*")));
   }
 }

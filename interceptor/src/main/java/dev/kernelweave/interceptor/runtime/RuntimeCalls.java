@@ -3,10 +3,15 @@ package dev.kernelweave.interceptor.runtime;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
 import jcuda.Pointer;
 
-/** The runtime API's copies, whose direction is an argument rather than part of the name. */
+/**
+ * The runtime API's copies, whose direction is an argument rather than part of the name: the
+ * operands their rows mark {@code K} (by {@code cudaMemcpyKind}) take their side from it here.
+ */
 public final class RuntimeCalls {
 
   private RuntimeCalls() {}
@@ -25,24 +30,27 @@ public final class RuntimeCalls {
     if (r == null) {
       return;
     }
+    r.kind = copyKind(cudaMemcpyKind);
     r.bytes = bytes;
     switch (cudaMemcpyKind) {
       case 0 -> { }
       case 1 -> {
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
-        Calls.host(r, src, bytes, AccessMode.READ);
+        CallAccesses.device(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.host(r, src, bytes, AccessMode.READ);
       }
       case 2 -> {
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.host(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.device(r, src, bytes, AccessMode.READ);
+        CallAccesses.host(r, dst, bytes, AccessMode.WRITE);
+        // Where its row says so (an asynchronous copy), CUDA returns only once done into pageable memory.
+        r.returnsWhenDone = Calls.rowOf(r).blocksHost() == HostBlocking.WHEN_PAGEABLE && CallAccesses.pageable(dst);
       }
       case 3 -> {
-        Calls.device(r, src, bytes, AccessMode.READ);
-        Calls.device(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.device(r, src, bytes, AccessMode.READ);
+        CallAccesses.device(r, dst, bytes, AccessMode.WRITE);
       }
       default -> {
-        Calls.anyPointer(r, src, bytes, AccessMode.READ);
-        Calls.anyPointer(r, dst, bytes, AccessMode.WRITE);
+        CallAccesses.anyPointer(r, src, bytes, AccessMode.READ);
+        CallAccesses.anyPointer(r, dst, bytes, AccessMode.WRITE);
       }
     }
   }
