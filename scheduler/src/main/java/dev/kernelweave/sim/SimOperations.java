@@ -71,8 +71,7 @@ final class SimOperations {
   SimOp hostFunction(int lane, int gate, long src, long dst, int bytes) {
     SimOp op = engine.work(lane, "host function" + (gate >= 0 ? " waiting for gate " + gate : ""));
     op.gate = gate;
-    engine.range(op, src, bytes, false);
-    engine.range(op, dst, bytes, true);
+    readsThenWrites(op, src, dst, bytes);
     op.work = new SimOp.Work() {
       int[] values;
 
@@ -166,8 +165,7 @@ final class SimOperations {
   /** An asynchronous copy between two addresses, device or page-locked host. */
   SimOp copy(int lane, String name, long dst, long src, int bytes) {
     SimOp op = engine.work(lane, name + " " + bytes + " B");
-    engine.range(op, src, bytes, false);
-    engine.range(op, dst, bytes, true);
+    readsThenWrites(op, src, dst, bytes);
     op.work = new SimOp.Work() {
       byte[] data;
 
@@ -182,6 +180,12 @@ final class SimOperations {
       }
     };
     return op;
+  }
+
+  /** Notes that {@code op} reads {@code bytes} at {@code src} and writes as many at {@code dst}. */
+  private void readsThenWrites(SimOp op, long src, long dst, int bytes) {
+    engine.range(op, src, bytes, false);
+    engine.range(op, dst, bytes, true);
   }
 
   SimOp memset(int lane, long dst, byte value, int bytes) {
