@@ -1,0 +1,176 @@
+package dev.kernelweave.sim;
+
+import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.scheduler.GraphDevice;
+import dev.kernelweave.selftest.SelfTestKernel;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Graphs on the simulated device, as CUDA runs them: the function handles of its kernels, held
+ * launches decoded from their records back into the kernels they stand for, captured graphs by
+ * handle, and each graph launch as an entry and an exit on its lane with the nodes between them off
+ * every lane.
+ *
+ * <p>Not thread-safe: it belongs to one {@link SimDevice}.
+ */
+final class SimGraphs implements GraphDevice {
+
+  /** Function handles: this plus a kernel's number (see {@link #function}). */
+  private static final long FUNCTIONS = 0x5f00_0000_0000L;
+  static final long READS_CONSTANT = FUNCTIONS + 0x100;
+  static final long WITHOUT_PTX = FUNCTIONS + 0x200;
+  /** CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE. */
+  private static final int INVALID_VALUE = 1;
+  private static final int INVALID_HANDLE = 400;
+
+  private final SimEngine engine;
+  private final SimOperations operations;
+  /** Captured graphs by handle: the launches as captured, and each one's predecessors in the graph. */
+  private final Map<Long, Graph> graphs = new HashMap<>();
+  private long nextGraph;
+
+  SimGraphs(SimEngine engine, SimOperations operations) {
+    this.engine = engine;
+    this.operations = operations;
+  }
+
+  static long function(SelfTestKernel kernel) {
+    return FUNCTIONS + 1 + kernel.ordinal();
+  }
+
+  /** A launch as its record describes it: a kernel ({@code null}: the one reading the constant) and its arguments. */
+  private record HeldLaunch(SelfTestKernel kernel, long out, long in1, long in2, int n, int k) {
+    String describe() {
+      return String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel == null ? "FILL_FROM_CONSTANT" : kernel, n, k);
+    }
+  }
+
+  /** A captured graph: its launches as they were captured, and each one's predecessors among them. */
+  private static final class Graph {
+    final HeldLaunch[] launches;
+    final int[][] predecessors;
+    /** The exit of its newest launch: CUDA runs one launch of a graph at a time. */
+    SimOp lastExit;
+
+    Graph(HeldLaunch[] launches, int[][] predecessors) {
+      this.launches = launches;
+      this.predecessors = predecessors;
+    }
+  }
+
+  @Override
+  public int launch(CallRecord call, int lane) {
+    engine.hostStep();
+    HeldLaunch launch = decode(call);
+    if (launch == null) {
+      return INVALID_VALUE;
+    }
+    engine.enqueue(lane, op(launch, lane));
+    return 0;
+  }
+
+  @Override
+  public long capture(CallRecord[] calls, int count, int[] predecessorStart, int[] predecessors) {
+    HeldLaunch[] launches = new HeldLaunch[count];
+    int[][] edges = new int[count][];
+    for (int i = 0; i < count; i++) {
+      launches[i] = decode(calls[i]);
+      if (launches[i] == null) {
+        throw new IllegalArgumentException("launch " + i + " of the window cannot be captured");
+      }
+      edges[i] = Arrays.copyOfRange(predecessors, predecessorStart[i], predecessorStart[i + 1]);
+      for (int p : edges[i]) {
+        if (p < 0 || p >= i) {
+          throw new IllegalArgumentException("launch " + i + " follows launch " + p + ", not an earlier one");
+        }
+      }
+    }
+    long handle = ++nextGraph;
+    graphs.put(handle, new Graph(launches, edges));
+    return handle;
+  }
+
+  @Override
+  public int launchGraph(long graph, int lane) {
+    engine.hostStep();
+    Graph g = graphs.get(graph);
+    if (g == null) {
+      engine.fault("launchGraph(" + graph + "): no such graph");
+      return INVALID_HANDLE;
+    }
+    // As cuGraphLaunch: an entry on the lane, the nodes off it, each after the entry and its own
+    // predecessors only, then an exit on the lane after all of them.
+    SimOp entry = engine.marker(lane, SimOp.Kind.RECORD, "graph " + graph + " entry");
+    if (g.lastExit != null) {
+      entry.after.add(g.lastExit);
+    }
+    engine.enqueue(lane, entry);
+    SimOp exit = engine.marker(lane, SimOp.Kind.RECORD, "graph " + graph + " exit");
+    SimOp[] nodes = new SimOp[g.launches.length];
+    for (int i = 0; i < nodes.length; i++) {
+      SimOp node = op(g.launches[i], SimOp.NO_LANE);
+      node.after.add(entry);
+      for (int p : g.predecessors[i]) {
+        node.after.add(nodes[p]);
+      }
+      nodes[i] = node;
+      engine.addFloating(node);
+      exit.after.add(node);
+    }
+    g.lastExit = exit;
+    engine.enqueue(lane, exit);
+    engine.kickFloating();
+    return 0;
+  }
+
+  @Override
+  public void destroyGraph(long graph) {
+    if (graphs.remove(graph) == null) {
+      engine.fault("destroyGraph(" + graph + "): no such graph");
+    }
+  }
+
+  /** The launch a held record stands for, or null (and a fault) when it names no kernel of this device as launched. */
+  private HeldLaunch decode(CallRecord call) {
+    boolean readsConstant = call.function == READS_CONSTANT;
+    SelfTestKernel kernel = null;
+    if (!readsConstant) {
+      long number = call.function - FUNCTIONS - 1;
+      if (number < 0 || number >= SelfTestKernel.values().length) {
+        engine.fault(String.format(Locale.ROOT, "a held launch of function 0x%x, no kernel the agent may issue itself",
+            call.function));
+        return null;
+      }
+      kernel = SelfTestKernel.values()[(int) number];
+    }
+    int[] layout = readsConstant ? new int[] {8, 4, 4} : new int[] {8, 8, 8, 4, 4};
+    boolean matches = call.paramCount == layout.length;
+    for (int i = 0; matches && i < layout.length; i++) {
+      matches = call.paramSize(i) == layout[i];
+    }
+    if (!matches) {
+      engine.fault("a held launch of " + (readsConstant ? "FILL_FROM_CONSTANT" : kernel) + " with " + call.paramCount
+          + " parameters not in its layout");
+      return null;
+    }
+    HeldLaunch launch = readsConstant
+        ? new HeldLaunch(null, call.paramAsLong(0), 0, 0, (int) call.paramAsLong(1), (int) call.paramAsLong(2))
+        : new HeldLaunch(kernel, call.paramAsLong(0), call.paramAsLong(1), call.paramAsLong(2),
+            (int) call.paramAsLong(3), (int) call.paramAsLong(4));
+    if (call.gridX != SelfTestKernel.blocks(launch.n()) || call.gridY != 1 || call.gridZ != 1 || call.blockX != SelfTestKernel.BLOCK
+        || call.blockY != 1 || call.blockZ != 1 || call.sharedMemBytes != 0) {
+      engine.fault("a held launch of " + launch.describe() + " with another grid or block than it was launched with");
+      return null;
+    }
+    return launch;
+  }
+
+  private SimOp op(HeldLaunch launch, int lane) {
+    return launch.kernel() == null
+        ? operations.readingConstant(lane, launch.out(), launch.n(), launch.k())
+        : operations.kernel(lane, launch.kernel(), launch.out(), launch.in1(), launch.in2(), launch.n(), launch.k());
+  }
+}
