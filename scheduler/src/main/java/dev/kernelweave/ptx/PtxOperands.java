@@ -22,7 +22,7 @@ final class PtxOperands {
   }
 
   /** The value an operand carries. */
-  int value(String operand) {
+  private int value(String operand) {
     String t = operand.trim();
     while (t.startsWith("!")) t = t.substring(1).trim();
     if (t.startsWith("-") && t.length() > 1 && !Character.isDigit(t.charAt(1))) t = t.substring(1);
