@@ -16,7 +16,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
    * Some store or call may write a kernel parameter's slot: see
    * {@link ProvenanceAnalysis#parameterSpaceIsExact()}.
    */
-  boolean parametersWritten;
+  protected boolean parametersWritten;
   private final long[] seen;
   private final long[] twice;
 
@@ -28,7 +28,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
 
   // ---- fixpoint -------------------------------------------------------------------------------
 
-  void solve() {
+  protected void solve() {
     queue = new int[Math.max(1, code.length)];
     queued = new boolean[code.length];
     runToFixpoint(this::transfer);
@@ -221,7 +221,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
   }
 
   /** Whether a generic address may be in global memory: it names no region, or also global memory. */
-  boolean reachesGlobal(long[] s) {
+  protected boolean reachesGlobal(long[] s) {
     if (hasPointer(s) || hasVariable(s) || (s[0] & F_UNKNOWN) != 0) return true;
     return (s[0] & F_REGIONS) == 0 && !hasParamRef(s);
   }
@@ -275,7 +275,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
   }
 
   /** Everything reachable from the arguments through the regions they point to, into {@link #a}. */
-  void reachable(Insn insn, int base) {
+  protected void reachable(Insn insn, int base) {
     clear(a);
     union(a, insn.args, base);
     boolean grew = true;
@@ -323,7 +323,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
     for (int r : insn.rets) join(abs(r, base), t);
   }
 
-  byte callKind(Insn insn) {
+  protected byte callKind(Insn insn) {
     if (insn.callKind != Insn.CALL_DIRECT || insn.callee == null) return Insn.CALL_UNKNOWN;
     PtxFunction f = module.functions.get(insn.callee);
     if (f != null && f.defined) return Insn.CALL_UNKNOWN; // defined, but not callable as written

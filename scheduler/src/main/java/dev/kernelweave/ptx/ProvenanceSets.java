@@ -15,22 +15,22 @@ import java.util.function.IntConsumer;
 abstract class ProvenanceSets {
 
   // Flags in word 0 of a set.
-  static final long F_UNKNOWN = 1;
-  static final long F_SCALED_UNKNOWN = 2;
-  static final long F_PART = 4;
+  protected static final long F_UNKNOWN = 1;
+  protected static final long F_SCALED_UNKNOWN = 2;
+  protected static final long F_PART = 4;
   /** The address of some module variable, which one not known. */
-  static final long F_ANY_VARIABLE = 8;
-  static final long F_LOCAL = 16;
-  static final long F_SHARED = 32;
+  protected static final long F_ANY_VARIABLE = 8;
+  protected static final long F_LOCAL = 16;
+  protected static final long F_SHARED = 32;
   /** A module variable's address scaled by a constant: an index, unless the scaling is undone. */
-  static final long F_SCALED_VARIABLE = 64;
+  protected static final long F_SCALED_VARIABLE = 64;
   /**
    * Arithmetic mixed this value's pointer provenances with another address ({@code b - a}, {@code a ^ b}):
    * it may be a distance between allocations, so a scaling ({@code (b - a) / 4 * 4}) leaves its
    * pointers and module variables plain instead of making them an index.
    */
-  static final long F_MIXED = 128;
-  static final long F_REGIONS = F_LOCAL | F_SHARED;
+  protected static final long F_MIXED = 128;
+  protected static final long F_REGIONS = F_LOCAL | F_SHARED;
 
   // Variables that are not the functions' own. Up to V_PARAM_SPACE, they never change.
   private static final int V_UNKNOWN = 0;
@@ -40,41 +40,41 @@ abstract class ProvenanceSets {
   private static final int V_SHARED = 4;
   /** Every parameter's address: see {@link Ref#PARAM_SPACE}. */
   private static final int V_PARAM_SPACE = 5;
-  static final int V_LOCAL_CONTENT = 6;
-  static final int V_SHARED_CONTENT = 7;
+  protected static final int V_LOCAL_CONTENT = 6;
+  protected static final int V_SHARED_CONTENT = 7;
   /** Read by whatever reads some parameter's content: woken when any of them changes. */
   private static final int V_PARAM_CONTENT_ANY = 8;
   private static final int V_FIXED = 9;
 
-  final PtxModule module;
-  final PtxFunction kernel;
-  final int n;
-  final int m;
+  protected final PtxModule module;
+  protected final PtxFunction kernel;
+  protected final int n;
+  protected final int m;
   /** Module variables, and words of their bits in a set. */
-  final int nv;
-  final int g;
-  final int words;
-  final int pointerBytes;
+  protected final int nv;
+  protected final int g;
+  protected final int words;
+  protected final int pointerBytes;
 
-  final Map<PtxFunction, Integer> bases = new HashMap<>();
-  int kernelBase;
-  Insn[] code;
-  int[] codeBase;
-  PtxFunction[] callees;
-  int[] calleeBase;
-  int varCount;
+  protected final Map<PtxFunction, Integer> bases = new HashMap<>();
+  protected int kernelBase;
+  protected Insn[] code;
+  protected int[] codeBase;
+  protected PtxFunction[] callees;
+  protected int[] calleeBase;
+  protected int varCount;
   private long[] val;
   private int[] readerStart;
   private int[] readers;
 
-  int[] queue;
-  boolean[] queued;
+  protected int[] queue;
+  protected boolean[] queued;
   private int head;
   private int size;
 
-  final long[] a;
-  final long[] t;
-  final long[] u;
+  protected final long[] a;
+  protected final long[] t;
+  protected final long[] u;
 
   ProvenanceSets(PtxModule module, PtxFunction kernel) {
     this.module = module;
@@ -96,7 +96,7 @@ abstract class ProvenanceSets {
     return V_FIXED + k;
   }
 
-  int paramContent(int k) {
+  protected int paramContent(int k) {
     return V_FIXED + n + k;
   }
 
@@ -109,7 +109,7 @@ abstract class ProvenanceSets {
     return size == 0 || size >= pointerBytes;
   }
 
-  void layOut() {
+  protected void layOut() {
     List<PtxFunction> order = new ArrayList<>();
     int next = V_FIXED + 2 * n + nv;
     order.add(kernel);
@@ -172,7 +172,7 @@ abstract class ProvenanceSets {
     val[var * words + word] |= bits;
   }
 
-  int abs(int ref, int base) {
+  protected int abs(int ref, int base) {
     if (ref >= 0) return base + ref;
     switch (ref) {
       case Ref.UNKNOWN:
@@ -262,7 +262,7 @@ abstract class ProvenanceSets {
    * Applies {@code transfer} to every instruction, then again to the readers of every variable it
    * changes ({@link #enqueueReaders}), until nothing changes.
    */
-  void runToFixpoint(IntConsumer transfer) {
+  protected void runToFixpoint(IntConsumer transfer) {
     for (int i = 0; i < code.length; i++) {
       queue[i] = i;
       queued[i] = true;
@@ -278,7 +278,7 @@ abstract class ProvenanceSets {
     }
   }
 
-  void enqueueReaders(int var) {
+  protected void enqueueReaders(int var) {
     for (int r = readerStart[var]; r < readerStart[var + 1]; r++) {
       int i = readers[r];
       if (!queued[i]) {
@@ -290,7 +290,7 @@ abstract class ProvenanceSets {
   }
 
   /** {@code var |= set}, waking the readers of {@code var} if it grew. */
-  void join(int var, long[] set) {
+  protected void join(int var, long[] set) {
     if (isConstant(var)) return;
     int o = var * words;
     boolean changed = false;
@@ -307,38 +307,38 @@ abstract class ProvenanceSets {
     }
   }
 
-  boolean isConstant(int var) {
+  protected boolean isConstant(int var) {
     return var < 0 || var <= V_PARAM_SPACE || var == V_PARAM_CONTENT_ANY || (var >= V_FIXED && var < V_FIXED + n)
         || (var >= V_FIXED + 2 * n && var < V_FIXED + 2 * n + nv);
   }
 
-  void load(long[] into, int var) {
+  protected void load(long[] into, int var) {
     if (var < 0) return;
     int o = var * words;
     for (int w = 0; w < words; w++) into[w] |= val[o + w];
   }
 
-  static void clear(long[] s) {
+  protected static void clear(long[] s) {
     java.util.Arrays.fill(s, 0);
   }
 
-  void union(long[] into, int[] refs, int base) {
+  protected void union(long[] into, int[] refs, int base) {
     for (int r : refs) load(into, abs(r, base));
   }
 
-  boolean hasPointer(long[] s) {
+  protected boolean hasPointer(long[] s) {
     for (int w = 0; w < m; w++) if (s[1 + w] != 0) return true;
     return false;
   }
 
   /** Whether {@code s} may be the address of a module variable. */
-  boolean hasVariable(long[] s) {
+  protected boolean hasVariable(long[] s) {
     if ((s[0] & F_ANY_VARIABLE) != 0) return true;
     for (int w = 1 + 3 * m; w < words; w++) if (s[w] != 0) return true;
     return false;
   }
 
-  boolean hasParamRef(long[] s) {
+  protected boolean hasParamRef(long[] s) {
     for (int w = 0; w < m; w++) if (s[1 + 2 * m + w] != 0) return true;
     return false;
   }
