@@ -1,8 +1,6 @@
 package dev.kernelweave.call;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
@@ -22,9 +20,9 @@ import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
  * <p>Not thread-safe: an instance belongs to one thread at a time; the journal copies it with
  * {@link #copyFrom} before handing it to its writer thread.
  *
- * <p>Journal format: {@link #writeMarshallable} writes the fields one by one, after a
- * {@link #FORMAT_VERSION} byte, so that a reader can refuse a record it does not understand instead
- * of misreading it. Kinds and access modes are stored by ordinal: reordering {@link CallKind} or
+ * <p>Journal format ({@link CallRecordCodec}): {@link #writeMarshallable} writes the fields one by
+ * one, after a {@link #FORMAT_VERSION} byte, so that a reader can refuse a record it does not
+ * understand instead of misreading it. Kinds and access modes are stored by ordinal: reordering {@link CallKind} or
  * {@link AccessMode}, like any change to the layout, needs a new version. {@code accessSlot} is not
  * journaled (a reader gets -1): slots are reused after a free and mean nothing outside the process.
  *
@@ -34,10 +32,6 @@ public class CallRecord extends BytesInBinaryMarshallable {
 
   /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
   public static final int FORMAT_VERSION = 3;
-  /** The first layout, without {@link #graphWindow} and {@link #priority}; still read. */
-  private static final int FORMAT_VERSION_1 = 1;
-  /** The layout without {@link #priority} (read as normal); still read. */
-  private static final int FORMAT_VERSION_2 = 2;
 
   /** {@link #result} when the call threw instead of returning a code. */
   public static final int RESULT_THREW = Integer.MIN_VALUE;
@@ -351,48 +345,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
    */
   @Override
   public void writeMarshallable(BytesOut<?> out) {
-    Strings strings = Strings.PER_THREAD.get();
-    out.writeByte((byte) FORMAT_VERSION);
-    out.writeLong(seq);
-    out.writeLong(startNanos);
-    out.writeLong(durationNanos);
-    out.writeLong(threadId);
-    strings.write(out, threadName);
-    out.writeLong(context);
-    out.writeByte((byte) (kind == null ? CallKind.OPAQUE : kind).ordinal());
-    strings.write(out, name);
-    out.writeLong(appStream);
-    out.writeInt(result);
-    strings.write(out, kernel);
-    out.writeInt(gridX);
-    out.writeInt(gridY);
-    out.writeInt(gridZ);
-    out.writeInt(blockX);
-    out.writeInt(blockY);
-    out.writeInt(blockZ);
-    out.writeInt(sharedMemBytes);
-    out.writeStopBit(paramCount);
-    for (int i = 0; i < paramCount; i++) {
-      out.writeStopBit(paramSize(i));
-    }
-    writeBytes(out, paramBytes, 0, paramCount == 0 ? 0 : paramOffsets[paramCount]);
-    out.writeLong(bytes);
-    out.writeStopBit(accessCount);
-    for (int i = 0; i < accessCount; i++) {
-      out.writeInt(accessId[i]);
-      out.writeLong(accessBase[i]);
-      out.writeLong(accessOffset[i]);
-      out.writeLong(accessSize[i]);
-      out.writeByte(accessMode[i]);
-    }
-    out.writeInt(stream);
-    out.writeStopBit(predecessorCount);
-    for (int i = 0; i < predecessorCount; i++) {
-      out.writeLong(predecessors[i]);
-    }
-    out.writeByte((byte) flags());
-    out.writeStopBit(graphWindow);
-    out.writeByte((byte) priority.ordinal());
+    CallRecordCodec.write(this, out);
   }
 
   /**
@@ -404,7 +357,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
    */
   @Override
   public void readMarshallable(BytesIn<?> in) {
-    read(new ChronicleSource(in));
+    CallRecordCodec.read(this, in);
   }
 
   /**
@@ -417,296 +370,7 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * @throws java.nio.BufferUnderflowException when it ends early
    */
   public void readFrom(ByteBuffer in) {
-    read(new BufferSource(in.order(ByteOrder.LITTLE_ENDIAN)));
-  }
-
-  private void read(Source in) {
-    int version = in.readByte() & 0xFF;
-    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_2) {
-      throw new IORuntimeException(
-          "journal record format " + version + ", this reader knows " + FORMAT_VERSION);
-    }
-    Strings strings = Strings.PER_THREAD.get();
-    seq = in.readLong();
-    startNanos = in.readLong();
-    durationNanos = in.readLong();
-    threadId = in.readLong();
-    threadName = strings.read(in);
-    context = in.readLong();
-    kind = CallKind.ofOrdinal(checkedOrdinal(in.readByte(), KIND_COUNT, "call kind"));
-    name = strings.read(in);
-    appStream = in.readLong();
-    result = in.readInt();
-    kernel = strings.read(in);
-    gridX = in.readInt();
-    gridY = in.readInt();
-    gridZ = in.readInt();
-    blockX = in.readInt();
-    blockY = in.readInt();
-    blockZ = in.readInt();
-    sharedMemBytes = in.readInt();
-    int params = checkedCount(in.readStopBit(), "parameter count");
-    paramCount = 0;
-    paramOffsets[0] = 0;
-    for (int i = 0; i < params; i++) {
-      addParam(checkedCount(in.readStopBit(), "parameter size"));
-    }
-    int paramTotal = paramOffsets[paramCount];
-    if (!in.readFully(paramBytes, paramTotal)) {
-      throw new IORuntimeException("journal record truncated in the parameters");
-    }
-    bytes = in.readLong();
-    int accesses = checkedCount(in.readStopBit(), "access count");
-    accessCount = 0;
-    for (int i = 0; i < accesses; i++) {
-      int id = in.readInt();
-      long base = in.readLong();
-      long offset = in.readLong();
-      long size = in.readLong();
-      int mode = checkedOrdinal(in.readByte(), ACCESS_MODE_COUNT, "access mode");
-      addAccess(id, -1, base, offset, size, AccessMode.ofOrdinal(mode));
-    }
-    stream = in.readInt();
-    int predecessorsRead = checkedCount(in.readStopBit(), "predecessor count");
-    predecessorCount = 0;
-    for (int i = 0; i < predecessorsRead; i++) {
-      addPredecessor(in.readLong());
-    }
-    setFlags(in.readByte());
-    graphWindow = version == FORMAT_VERSION_1 ? 0 : in.readStopBit();
-    priority = version < FORMAT_VERSION ? PriorityClass.NORMAL
-        : PriorityClass.ofOrdinal(checkedOrdinal(in.readByte(), PRIORITY_COUNT, "priority class"));
-  }
-
-  /** The reads a record needs, from Chronicle's bytes or from a plain buffer. */
-  private interface Source {
-    byte readByte();
-
-    int readInt();
-
-    long readLong();
-
-    /** Chronicle's stop-bit encoding: 7 bits a byte, low first; a negative value is ~n then a 0 byte. */
-    long readStopBit();
-
-    /** Reads {@code length} bytes into {@code into}; false when fewer are left. */
-    boolean readFully(byte[] into, int length);
-  }
-
-  private record ChronicleSource(BytesIn<?> in) implements Source {
-    @Override
-    public byte readByte() {
-      return in.readByte();
-    }
-
-    @Override
-    public int readInt() {
-      return in.readInt();
-    }
-
-    @Override
-    public long readLong() {
-      return in.readLong();
-    }
-
-    @Override
-    public long readStopBit() {
-      return in.readStopBit();
-    }
-
-    @Override
-    public boolean readFully(byte[] into, int length) {
-      return length == 0 || in.read(into, 0, length) == length;
-    }
-  }
-
-  private record BufferSource(ByteBuffer in) implements Source {
-    @Override
-    public byte readByte() {
-      return in.get();
-    }
-
-    @Override
-    public int readInt() {
-      return in.getInt();
-    }
-
-    @Override
-    public long readLong() {
-      return in.getLong();
-    }
-
-    @Override
-    public long readStopBit() {
-      long value = in.get();
-      if (value >= 0) {
-        return value;
-      }
-      value &= 0x7F;
-      int shift = 7;
-      long b;
-      while ((b = in.get()) < 0) {
-        value |= (b & 0x7F) << shift;
-        shift += 7;
-      }
-      if (b != 0) {
-        if (shift > 56) {
-          throw new IORuntimeException("journal record has a stop-bit number of more than 9 bytes");
-        }
-        return value | b << shift;
-      }
-      if (shift > 63) {
-        throw new IORuntimeException("journal record has a stop-bit number of more than 10 bytes");
-      }
-      return ~value;
-    }
-
-    @Override
-    public boolean readFully(byte[] into, int length) {
-      if (in.remaining() < length) {
-        return false;
-      }
-      in.get(into, 0, length);
-      return true;
-    }
-  }
-
-  /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
-  private static void writeBytes(BytesOut<?> out, byte[] bytes, int from, int length) {
-    if (length > 48) {
-      out.write(bytes, from, length);
-      return;
-    }
-    for (int i = from, end = from + length; i < end; i++) {
-      out.writeByte(bytes[i]);
-    }
-  }
-
-  private static final int FLAG_UNKNOWN_MEMORY = 1;
-  private static final int FLAG_EVENT_RECORDED = 1 << 1;
-  private static final int FLAG_HOST_WAITED = 1 << 2;
-  private static final int FLAG_HOST_WAIT_NARROWED = 1 << 3;
-  private static final int FLAG_BARRIER = 1 << 4;
-  private static final int FLAG_GRAPH_CAPTURED = 1 << 5;
-
-  private int flags() {
-    return (touchesUnknownMemory ? FLAG_UNKNOWN_MEMORY : 0)
-        | (eventRecorded ? FLAG_EVENT_RECORDED : 0)
-        | (hostWaited ? FLAG_HOST_WAITED : 0)
-        | (hostWaitNarrowed ? FLAG_HOST_WAIT_NARROWED : 0)
-        | (barrier ? FLAG_BARRIER : 0)
-        | (graphCaptured ? FLAG_GRAPH_CAPTURED : 0);
-  }
-
-  private void setFlags(int flags) {
-    touchesUnknownMemory = (flags & FLAG_UNKNOWN_MEMORY) != 0;
-    eventRecorded = (flags & FLAG_EVENT_RECORDED) != 0;
-    hostWaited = (flags & FLAG_HOST_WAITED) != 0;
-    hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
-    barrier = (flags & FLAG_BARRIER) != 0;
-    graphCaptured = (flags & FLAG_GRAPH_CAPTURED) != 0;
-  }
-
-  private static final int KIND_COUNT = CallKind.values().length;
-  private static final int ACCESS_MODE_COUNT = AccessMode.values().length;
-  private static final int PRIORITY_COUNT = PriorityClass.values().length;
-
-  /** Counts above this are a damaged record, not a real call. */
-  private static final int MAX_COUNT = 1 << 20;
-
-  private static int checkedCount(long count, String what) {
-    if (count < 0 || count > MAX_COUNT) {
-      throw new IORuntimeException("journal record has an impossible " + what + ": " + count);
-    }
-    return (int) count;
-  }
-
-  private static int checkedOrdinal(byte ordinal, int limit, String what) {
-    int o = ordinal & 0xFF;
-    if (o >= limit) {
-      throw new IORuntimeException("journal record has an unknown " + what + ": " + o);
-    }
-    return o;
-  }
-
-  /**
-   * Strings on the wire, per thread. Writing: the UTF-8 bytes of each string instance are cached in
-   * a small direct-mapped table keyed by identity (the strings are constants), which is several
-   * times faster than encoding per call. Reading: the strings of recent byte sequences are cached
-   * (direct-mapped, keyed by the bytes), so that a reader does not build a new string per field.
-   */
-  private static final class Strings {
-    static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);
-    private static final int SIZE = 512;
-    private static final int PROBES = 8;
-
-    final String[] encoded = new String[SIZE];
-    final byte[][] encodings = new byte[SIZE][];
-    private static final int CACHED = 1024;
-
-    byte[] buffer = new byte[64];
-    final byte[][] cachedBytes = new byte[CACHED][];
-    final String[] cachedStrings = new String[CACHED];
-
-    void write(BytesOut<?> out, String s) {
-      byte[] utf8 = encode(s == null ? "" : s);
-      out.writeStopBit(utf8.length);
-      writeBytes(out, utf8, 0, utf8.length);
-    }
-
-    /** Open addressing by identity, a few probes; a crowded neighbourhood evicts its home slot. */
-    private byte[] encode(String s) {
-      int home = System.identityHashCode(s) & (SIZE - 1);
-      for (int p = 0; p < PROBES; p++) {
-        int i = (home + p) & (SIZE - 1);
-        String k = encoded[i];
-        if (k == s) {
-          return encodings[i];
-        }
-        if (k == null) {
-          return put(i, s);
-        }
-      }
-      return put(home, s);
-    }
-
-    private byte[] put(int i, String s) {
-      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-      encoded[i] = s;
-      encodings[i] = utf8;
-      return utf8;
-    }
-
-    String read(Source in) {
-      int length = checkedCount(in.readStopBit(), "string length");
-      if (length == 0) {
-        return "";
-      }
-      if (length > buffer.length) {
-        buffer = new byte[Math.max(length, buffer.length * 2)];
-      }
-      if (!in.readFully(buffer, length)) {
-        throw new IORuntimeException("journal record truncated in a string");
-      }
-      return cached(buffer, length);
-    }
-
-    /** The string of these UTF-8 bytes, from a direct-mapped cache keyed by the bytes. */
-    private String cached(byte[] utf8, int length) {
-      int hash = 1;
-      for (int i = 0; i < length; i++) {
-        hash = 31 * hash + utf8[i];
-      }
-      int slot = (hash ^ hash >>> 16) & (CACHED - 1);
-      byte[] key = cachedBytes[slot];
-      if (key != null && Arrays.equals(key, 0, key.length, utf8, 0, length)) {
-        return cachedStrings[slot];
-      }
-      String s = new String(utf8, 0, length, StandardCharsets.UTF_8);
-      cachedBytes[slot] = Arrays.copyOf(utf8, length);
-      cachedStrings[slot] = s;
-      return s;
-    }
+    CallRecordCodec.read(this, in);
   }
 
   @Override

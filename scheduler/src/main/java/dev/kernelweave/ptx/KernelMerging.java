@@ -144,7 +144,7 @@ public final class KernelMerging {
     List<Param> params = new ArrayList<>();
     if (declared.isBlank()) return params;
     int offset = 0;
-    for (String decl : PtxParser.splitTopLevel(declared, ',')) {
+    for (String decl : PtxSyntax.splitTopLevel(declared, ',')) {
       String[] tokens = decl.trim().split("\\s+");
       int i = params.size();
       if (tokens.length < 3 || !tokens[0].equals(".param")) throw new Refusal("parameter " + i + " not understood");
@@ -153,7 +153,7 @@ public final class KernelMerging {
       for (int t = 1; t < tokens.length - 1; t++) {
         if (tokens[t].equals(".ptr")) break; // what follows describes the memory pointed to
         if (tokens[t].equals(".align") && t + 1 < tokens.length - 1) align = parseAlignment(tokens[++t], i);
-        else if (PtxParser.typeBytes(tokens[t]) > 0) typeBytes = PtxParser.typeBytes(tokens[t]);
+        else if (PtxSyntax.typeBytes(tokens[t]) > 0) typeBytes = PtxSyntax.typeBytes(tokens[t]);
         if (tokens[t].endsWith("ref")) throw new Refusal("texture or surface reference parameter");
       }
       String last = tokens[tokens.length - 1];
@@ -290,7 +290,7 @@ public final class KernelMerging {
       int bytes = 0;
       for (String mod : m.group(1).substring(m.group(1).isEmpty() ? 0 : 1).split("\\.")) {
         if (mod.matches("v[248]")) lanes = mod.charAt(1) - '0';
-        else if (PtxParser.typeBytes("." + mod) > 0 && bytes == 0) bytes = PtxParser.typeBytes("." + mod);
+        else if (PtxSyntax.typeBytes("." + mod) > 0 && bytes == 0) bytes = PtxSyntax.typeBytes("." + mod);
         else throw new Refusal("parameter " + p.index + " loaded in a form not understood");
       }
       long at = m.group(3) == null ? 0 : Long.parseLong(m.group(3));
