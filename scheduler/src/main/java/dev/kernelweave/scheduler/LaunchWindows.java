@@ -1,6 +1,5 @@
 package dev.kernelweave.scheduler;
 
-import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.call.PriorityClass;
@@ -39,7 +38,7 @@ import java.util.Arrays;
  * for longer than {@link #PAUSE_NANOS}, is split into windows; a window of one launch is never
  * held; a context whose
  * windows keep diverging from what it saw before stops holding; a failure to capture or launch a
- * graph issues the window's launches one by one and stops graphs for the context. Known windows are
+ * graph issues the window's launches one by one and stops graphs for the context. KnownWindow windows are
  * a bounded cache whose eviction destroys the graph.
  *
  * <p>Not thread-safe: used under the context's {@link Dispatch} lock.
@@ -75,7 +74,7 @@ public final class LaunchWindows {
    * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
    */
   public static final long PAUSE_NANOS = 1_000_000;
-  /** Known windows kept per context. */
+  /** KnownWindow windows kept per context. */
   static final int MAX_KNOWN = 512;
   /**
    * Once launches of two threads have cut each other's windows in the context, how many times a
@@ -110,11 +109,11 @@ public final class LaunchWindows {
    */
   private final LongFlags prefixes = new LongFlags();
   /**
-   * Known windows by key; making room destroys the graph of one not used lately. A map of the
+   * KnownWindow windows by key; making room destroys the graph of one not used lately. A map of the
    * agent's own rather than a Caffeine cache: evictions must run at once, on this thread, under the
    * lock and with the context current, and the map costs the program's first launch no class loading.
    */
-  private final BoundedLongMap<Known> known = new BoundedLongMap<>(MAX_KNOWN, this::evict);
+  private final BoundedLongMap<KnownWindow> known = new BoundedLongMap<>(MAX_KNOWN, this::evict);
 
   /** Whether launches of two threads have cut each other's windows here ({@link #HELD_WHOLE_BEFORE_CAPTURE}). */
   private boolean threadsInterleave;
@@ -260,7 +259,7 @@ public final class LaunchWindows {
       remember(key);
       return;
     }
-    Known window = known.get(key);
+    KnownWindow window = known.get(key);
     if (window == null || window.length != heldCount) {
       issueHeldOneByOne();
       remember(key);
@@ -269,7 +268,7 @@ public final class LaunchWindows {
     if (window.graph != 0 && !signature.matches(window.signature)) {
       // Equal fingerprints, different launches: capture this one instead.
       forget(known.remove(key));
-      window = new Known(heldCount);
+      window = new KnownWindow(heldCount);
       known.put(key, window);
     }
     boolean capturedNow = false;
@@ -452,7 +451,7 @@ public final class LaunchWindows {
     }
   }
 
-  private void replay(Known window, boolean capturedNow) {
+  private void replay(KnownWindow window, boolean capturedNow) {
     CallRecord r = replay;
     r.reset();
     CallRecord last = held[heldCount - 1];
@@ -503,7 +502,7 @@ public final class LaunchWindows {
     if (stopped || length < MIN_WINDOW || known.get(key) != null) {
       return;
     }
-    known.put(key, new Known(length));
+    known.put(key, new KnownWindow(length));
     if (prefixes.size() + length > LongFlags.MAX_SIZE) {
       // Windows are learned again; a stale prefix would only hold launches in vain.
       prefixes.clear();
@@ -528,14 +527,14 @@ public final class LaunchWindows {
     }
   }
 
-  private void evict(Known window) {
+  private void evict(KnownWindow window) {
     if (window.graph != 0) {
       evicted++;
     }
     forget(window);
   }
 
-  private void forget(Known window) {
+  private void forget(KnownWindow window) {
     if (window != null && window.graph != 0) {
       long graph = window.graph;
       window.graph = 0;
@@ -552,93 +551,5 @@ public final class LaunchWindows {
     x *= 0xC4CEB9FE1A85EC53L;
     x ^= x >>> 33;
     return x;
-  }
-
-  /** A window seen before: its length, and once it repeated, its graph and what it was captured from. */
-  static final class Known {
-    final int length;
-    long graph;
-    /** How many times the window was held whole before it had a graph. */
-    int heldWhole;
-    /** Whether the graph holds cuBLAS routines. */
-    boolean routines;
-    /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
-    long[] signature;
-    /** The union of the launches' accesses, one per allocation, as the replay's. */
-    private final CallRecord union = new CallRecord();
-
-    Known(int length) {
-      this.length = length;
-    }
-
-    void capture(CallRecord[] held, int count, GraphDevice device) {
-      int[] start = new int[count + 1];
-      int[] predecessors = new int[Math.max(16, count)];
-      int edges = 0;
-      for (int i = 0; i < count; i++) {
-        start[i] = edges;
-        for (int j = 0; j < i; j++) {
-          if (conflict(held[i], held[j])) {
-            if (edges == predecessors.length) {
-              predecessors = Arrays.copyOf(predecessors, edges * 2);
-            }
-            predecessors[edges++] = j;
-          }
-        }
-      }
-      start[count] = edges;
-      graph = device.capture(held, count, start, predecessors);
-      union.reset();
-      routines = false;
-      for (int i = 0; i < count; i++) {
-        routines |= held[i].kind == CallKind.BLAS;
-        CallRecord c = held[i];
-        for (int a = 0; a < c.accessCount; a++) {
-          addToUnion(c.accessId[a], c.accessSlot[a], c.accessBase[a], c.accessOffset[a], c.accessSize[a],
-              c.accessMode(a));
-        }
-      }
-    }
-
-    private void addToUnion(int id, int slot, long base, long offset, long size, AccessMode mode) {
-      for (int i = 0; i < union.accessCount; i++) {
-        if (union.accessId[i] == id) {
-          long from = Math.min(union.accessOffset[i], offset);
-          long to = Math.max(union.accessOffset[i] + union.accessSize[i], offset + size);
-          union.accessOffset[i] = from;
-          union.accessSize[i] = to - from;
-          if (mode != union.accessMode(i)) {
-            union.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
-          }
-          return;
-        }
-      }
-      union.addAccess(id, slot, base, offset, size, mode);
-    }
-
-    void addUnion(CallRecord r) {
-      for (int i = 0; i < union.accessCount; i++) {
-        r.addAccess(union.accessId[i], union.accessSlot[i], union.accessBase[i], union.accessOffset[i],
-            union.accessSize[i], union.accessMode(i));
-      }
-    }
-
-  }
-
-  /** Whether two launches touch overlapping bytes of one allocation, one of them writing. */
-  static boolean conflict(CallRecord a, CallRecord b) {
-    for (int i = 0; i < a.accessCount; i++) {
-      for (int j = 0; j < b.accessCount; j++) {
-        if (a.accessId[i] != b.accessId[j]) {
-          continue;
-        }
-        boolean write = a.accessMode(i).writes() || b.accessMode(j).writes();
-        if (write && a.accessOffset[i] < b.accessOffset[j] + b.accessSize[j]
-            && b.accessOffset[j] < a.accessOffset[i] + a.accessSize[i]) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 }

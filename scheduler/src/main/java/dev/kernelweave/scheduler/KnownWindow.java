@@ -1,0 +1,98 @@
+package dev.kernelweave.scheduler;
+
+import dev.kernelweave.call.AccessMode;
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.CallRecord;
+import java.util.Arrays;
+
+/**
+ * A window {@link LaunchWindows} saw before: its length, and once it repeated, its graph, what it
+ * was captured from and the union of what its launches touch (the replay's accesses).
+ *
+ * <p>Not thread-safe: used under the context's {@link Dispatch} lock, as its windows are.
+ */
+final class KnownWindow {
+  final int length;
+  long graph;
+  /** How many times the window was held whole before it had a graph. */
+  int heldWhole;
+  /** Whether the graph holds cuBLAS routines. */
+  boolean routines;
+  /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
+  long[] signature;
+  /** The union of the launches' accesses, one per allocation, as the replay's. */
+  private final CallRecord union = new CallRecord();
+
+  KnownWindow(int length) {
+    this.length = length;
+  }
+
+  void capture(CallRecord[] held, int count, GraphDevice device) {
+    int[] start = new int[count + 1];
+    int[] predecessors = new int[Math.max(16, count)];
+    int edges = 0;
+    for (int i = 0; i < count; i++) {
+      start[i] = edges;
+      for (int j = 0; j < i; j++) {
+        if (conflict(held[i], held[j])) {
+          if (edges == predecessors.length) {
+            predecessors = Arrays.copyOf(predecessors, edges * 2);
+          }
+          predecessors[edges++] = j;
+        }
+      }
+    }
+    start[count] = edges;
+    graph = device.capture(held, count, start, predecessors);
+    union.reset();
+    routines = false;
+    for (int i = 0; i < count; i++) {
+      routines |= held[i].kind == CallKind.BLAS;
+      CallRecord c = held[i];
+      for (int a = 0; a < c.accessCount; a++) {
+        addToUnion(c.accessId[a], c.accessSlot[a], c.accessBase[a], c.accessOffset[a], c.accessSize[a],
+            c.accessMode(a));
+      }
+    }
+  }
+
+  private void addToUnion(int id, int slot, long base, long offset, long size, AccessMode mode) {
+    for (int i = 0; i < union.accessCount; i++) {
+      if (union.accessId[i] == id) {
+        long from = Math.min(union.accessOffset[i], offset);
+        long to = Math.max(union.accessOffset[i] + union.accessSize[i], offset + size);
+        union.accessOffset[i] = from;
+        union.accessSize[i] = to - from;
+        if (mode != union.accessMode(i)) {
+          union.accessMode[i] = (byte) AccessMode.READ_WRITE.ordinal();
+        }
+        return;
+      }
+    }
+    union.addAccess(id, slot, base, offset, size, mode);
+  }
+
+  void addUnion(CallRecord r) {
+    for (int i = 0; i < union.accessCount; i++) {
+      r.addAccess(union.accessId[i], union.accessSlot[i], union.accessBase[i], union.accessOffset[i],
+          union.accessSize[i], union.accessMode(i));
+    }
+  }
+
+  /** Whether two launches touch overlapping bytes of one allocation, one of them writing. */
+  static boolean conflict(CallRecord a, CallRecord b) {
+    for (int i = 0; i < a.accessCount; i++) {
+      for (int j = 0; j < b.accessCount; j++) {
+        if (a.accessId[i] != b.accessId[j]) {
+          continue;
+        }
+        boolean write = a.accessMode(i).writes() || b.accessMode(j).writes();
+        if (write && a.accessOffset[i] < b.accessOffset[j] + b.accessSize[j]
+            && b.accessOffset[j] < a.accessOffset[i] + a.accessSize[i]) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}
