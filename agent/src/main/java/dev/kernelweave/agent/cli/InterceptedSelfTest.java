@@ -85,11 +85,8 @@ final class InterceptedSelfTest {
       }
       if (serial.exitCode() != 0) {
         keep = true;
-        out.println("without the agent the programs ended with exit code " + serial.exitCode()
-            + " (this machine's CUDA, not the agent); its stderr ends:");
-        out.print(tail(serial.stderr()).indent(2));
-        out.println("the script is kept in " + dir);
-        return Main.FAILED;
+        return failedChild(out, "without the agent", serial, "(this machine's CUDA, not the agent)",
+            "the script is kept in " + dir);
       }
       out.printf(Locale.ROOT, "without the agent, serially: %d observations, %.1f s%n", serial.lines().size(),
           serial.seconds());
@@ -106,11 +103,8 @@ final class InterceptedSelfTest {
       Child agent = play(dir, "agent", classPath, jvm, player.arguments(programs.script(), false));
       if (agent.exitCode() != 0) {
         keep = true;
-        out.println("with the agent the programs ended with exit code " + agent.exitCode()
-            + " (without it: 0); its stderr ends:");
-        out.print(tail(agent.stderr()).indent(2));
-        out.println("FAILED: the agent changed how the programs ran; the script and journal are kept in " + dir);
-        return Main.FAILED;
+        return failedChild(out, "with the agent", agent, "(without it: 0)",
+            "FAILED: the agent changed how the programs ran; the script and journal are kept in " + dir);
       }
       out.printf(Locale.ROOT, "with the agent, as written: %d observations, %.1f s%n", agent.lines().size(),
           agent.seconds());
@@ -140,6 +134,14 @@ final class InterceptedSelfTest {
         deleteQuietly(dir);
       }
     }
+  }
+
+  /** Says how a child that did not end well ended, with the end of its stderr, and what is kept; FAILED. */
+  private static int failedChild(PrintStream out, String run, Child child, String whose, String conclusion) {
+    out.println(run + " the programs ended with exit code " + child.exitCode() + " " + whose + "; its stderr ends:");
+    out.print(tail(child.stderr()).indent(2));
+    out.println(conclusion);
+    return Main.FAILED;
   }
 
   /** The agent's options as asked (the run adds its journal): graphs, and lanes where given. */
