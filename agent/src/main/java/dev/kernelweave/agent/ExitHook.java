@@ -14,7 +14,7 @@ import java.lang.reflect.Method;
  * that is not possible (another JDK), {@link #registered} stays false and the agent falls back to an
  * ordinary hook.
  *
- * <p>Thread-safe; registers at most once.
+ * <p>One per agent start, held by its premain. Thread-safe; registers at most once.
  */
 final class ExitHook {
 
@@ -22,12 +22,10 @@ final class ExitHook {
   private static final int FIRST_FREE_SLOT = 3;
   private static final int LAST_SLOT = 9;
 
-  private static volatile boolean registered;
-
-  private ExitHook() {}
+  private volatile boolean registered;
 
   /** Whether the exit work runs after the application's hooks. */
-  static boolean registered() {
+  boolean registered() {
     return registered;
   }
 
@@ -37,7 +35,7 @@ final class ExitHook {
    *
    * @return whether it is (now or already) registered
    */
-  static synchronized boolean registerAfterApplicationHooks(Runnable work) {
+  synchronized boolean registerAfterApplicationHooks(Runnable work) {
     if (registered) {
       return true;
     }

@@ -48,21 +48,23 @@ public final class KernelWeaveAgent {
             }
           }, options.priority()));
       JitWarmup warmup = JitWarmup.schedule(options);
+      InterceptorInstaller installer = new InterceptorInstaller();
+      ExitHook exitHook = new ExitHook();
       Runnable exitWork = new Runnable() {
         @Override
         public void run() {
           if (warmup != null) {
             warmup.stopAtExit();
           }
-          InterceptorInstaller.shutdown();
+          installer.shutdown();
         }
       };
-      InterceptorInstaller.install(jvm, new Runnable() {
+      installer.install(jvm, new Runnable() {
         @Override
         public void run() {
           JdkAccess.openTo(jvm, KernelWeaveAgent.class.getModule());
           // After the application's own hooks: the calls they make are journaled too.
-          ExitHook.registerAfterApplicationHooks(exitWork);
+          exitHook.registerAfterApplicationHooks(exitWork);
           AgentJournal.prepare(options);
         }
       });
@@ -70,7 +72,7 @@ public final class KernelWeaveAgent {
       Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
         @Override
         public void run() {
-          if (!ExitHook.registered()) {
+          if (!exitHook.registered()) {
             exitWork.run();
           }
         }

@@ -10,7 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * cannot be written, a fallback to pass-through), once per key. {@code system} hands every line,
  * debug ones included, to the {@link System.Logger} named {@value #LOGGER_NAME} at its level
  * (warnings at WARNING), so that the application's logging configuration decides what is shown
- * and where. Thread-safe.
+ * and where.
+ *
+ * <p>One log for the process: this class is shared by every copy of the interceptor's classes (one
+ * per class loader that holds JCuda, see {@code install.HelperInjection}), so its configuration
+ * cannot live in a loader's {@link AgentState}; it is one immutable object, held by {@link
+ * #current} and replaced whole by {@link #configure}. Thread-safe.
  */
 public final class AgentLog {
 
@@ -24,20 +29,27 @@ public final class AgentLog {
     SYSTEM
   }
 
-  private static volatile Level level = Level.INFO;
-  private static volatile PrintStream out = System.err;
-  private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
+  /** The process's log: its level, its stream and the warnings said; replaced, never changed. */
+  private static volatile AgentLog current = new AgentLog(Level.INFO, System.err, ConcurrentHashMap.newKeySet());
 
-  private AgentLog() {}
+  private final Level level;
+  private final PrintStream out;
+  /** The keys of the warnings said, kept across {@link #configure}. */
+  private final Set<String> said;
+
+  private AgentLog(Level level, PrintStream out, Set<String> said) {
+    this.level = level;
+    this.out = out;
+    this.said = said;
+  }
 
   /** @param stream where the lines go, unless {@code newLevel} is {@link Level#SYSTEM} */
   public static void configure(Level newLevel, PrintStream stream) {
-    level = newLevel;
-    out = stream;
+    current = new AgentLog(newLevel, stream, current.said);
   }
 
   public static boolean debugEnabled() {
-    Level l = level;
+    Level l = current.level;
     return l == Level.DEBUG || l == Level.SYSTEM && SystemLogger.LOGGER.isLoggable(System.Logger.Level.DEBUG);
   }
 
@@ -46,29 +58,31 @@ public final class AgentLog {
   }
 
   public static void debug(String message) {
-    if (level == Level.DEBUG || level == Level.SYSTEM) {
+    Level l = current.level;
+    if (l == Level.DEBUG || l == Level.SYSTEM) {
       say(System.Logger.Level.DEBUG, "", message);
     }
   }
 
   /** Forgets which warnings were said, as at the start of a run; for tests. */
   static void forgetWarnings() {
-    SAID.clear();
+    AgentLog log = current;
+    current = new AgentLog(log.level, log.out, ConcurrentHashMap.newKeySet());
   }
 
   /** Says a warning once per key, unless quiet. */
   public static void warnOnce(String key, String message) {
-    if (SAID.add(key)) {
+    if (current.said.add(key)) {
       say(System.Logger.Level.WARNING, "warning: ", message);
     }
   }
 
   private static void say(System.Logger.Level severity, String label, String message) {
-    Level l = level;
-    if (l == Level.SYSTEM) {
+    AgentLog log = current;
+    if (log.level == Level.SYSTEM) {
       SystemLogger.LOGGER.log(severity, message);
-    } else if (l != Level.QUIET) {
-      out.println("[kernelweave] " + label + message);
+    } else if (log.level != Level.QUIET) {
+      log.out.println("[kernelweave] " + label + message);
     }
   }
 

@@ -4,7 +4,7 @@ import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
 import java.nio.LongBuffer;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
@@ -28,8 +28,8 @@ import jcuda.driver.CUdeviceptr;
  * 2 MiB, and such buffers are rarely launch-bound. CUDA promises no layout between allocations, so no
  * correct program can tell.
  *
- * <p>Thread-safe: the record of padded allocations is a concurrent map, touched by allocations and
- * frees only, never by launches.
+ * <p>Thread-safe: the record of padded allocations ({@link AgentState#paddedAllocations}) is a
+ * concurrent map, touched by allocations and frees only, never by launches.
  */
 public final class AllocationPadding {
 
@@ -44,9 +44,6 @@ public final class AllocationPadding {
 
   private static final int OUT_OF_MEMORY = 2; // CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation
 
-  /** The base of each live padded allocation, to the size the program asked for. */
-  private static final ConcurrentHashMap<Long, Long> REQUESTED = new ConcurrentHashMap<>();
-
   /**
    * The size to ask CUDA for when the program asks {@code method} for {@code size} bytes: device
    * memory of {@code cuMemAlloc} or {@code cudaMalloc} is padded; managed memory, which the host
@@ -54,7 +51,7 @@ public final class AllocationPadding {
    */
   public static long padded(String method, long size) {
     return size > 0 && size <= LARGEST_PADDED && (method.equals("cuMemAlloc") || method.equals("cudaMalloc"))
-        && Interception.scheduling() ? size + 1 : size; // passing through, every call is as written
+        && AgentState.current().scheduling ? size + 1 : size; // passing through, every call is as written
   }
 
   /**
@@ -95,17 +92,18 @@ public final class AllocationPadding {
 
   /** Records whether the allocation at {@code base}, of {@code asked} bytes, was made padded. */
   public static void allocated(long base, long asked, boolean padded) {
+    Map<Long, Long> requested = AgentState.current().paddedAllocations;
     if (padded) {
-      REQUESTED.put(base, asked);
-    } else if (!REQUESTED.isEmpty()) {
-      REQUESTED.remove(base); // an allocation whose free the agent did not see
+      requested.put(base, asked);
+    } else if (!requested.isEmpty()) {
+      requested.remove(base); // an allocation whose free the agent did not see
     }
   }
 
   /** Forgets the allocation at {@code base}. */
-  public static void freed(long base) {
-    if (!REQUESTED.isEmpty()) {
-      REQUESTED.remove(base);
+  static void freed(AgentState state, long base) {
+    if (!state.paddedAllocations.isEmpty()) {
+      state.paddedAllocations.remove(base);
     }
   }
 
@@ -117,11 +115,12 @@ public final class AllocationPadding {
    * having answered {@code reported}.
    */
   public static long visibleRangeSize(long address, long reported) {
-    if (REQUESTED.isEmpty()) {
+    AgentState state = AgentState.current();
+    if (state.paddedAllocations.isEmpty()) {
       return reported;
     }
-    AllocationTable.Allocation found = CallThread.current().found;
-    return Interception.ALLOCATIONS.lookup(address, found) ? visibleSize(found.base, reported) : reported;
+    AllocationTable.Allocation found = state.threads.current().found;
+    return state.allocations.lookup(address, found) ? visibleSize(state, found.base, reported) : reported;
   }
 
   /** Corrects a {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} answer written to a Java {@code long[]}. */
@@ -137,7 +136,11 @@ public final class AllocationPadding {
    * answered {@code reported}: the size asked for where the allocation was padded.
    */
   public static long visibleSize(long base, long reported) {
-    Long asked = REQUESTED.get(base);
+    return visibleSize(AgentState.current(), base, reported);
+  }
+
+  private static long visibleSize(AgentState state, long base, long reported) {
+    Long asked = state.paddedAllocations.get(base);
     return asked != null && reported == asked + 1 ? asked : reported;
   }
 }

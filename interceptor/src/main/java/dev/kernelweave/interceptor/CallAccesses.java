@@ -47,7 +47,7 @@ public final class CallAccesses {
         case HOST -> {
           host(r, p, bytes, o.access());
           if (c.blocksHost() == HostBlocking.WHEN_PAGEABLE && o.access().writes()) {
-            r.returnsWhenDone = pageable(p);
+            r.returnsWhenDone = pageable(r, p);
           }
         }
         default -> anyPointer(r, p, bytes, o.access());
@@ -94,7 +94,7 @@ public final class CallAccesses {
    * registered allocation the agent saw. CUDA makes an asynchronous copy into such memory return
    * only once done.
    */
-  public static boolean pageable(Pointer pointer) {
+  public static boolean pageable(CallRecord r, Pointer pointer) {
     if (pointer == null) {
       return false;
     }
@@ -102,7 +102,8 @@ public final class CallAccesses {
       return true;
     }
     long address = JCudaPointers.address(pointer);
-    return address != 0 && !Interception.ALLOCATIONS.lookup(address, CallThread.current().found);
+    CallThread t = threadOf(r);
+    return address != 0 && !t.state.allocations.lookup(address, t.found);
   }
 
   /**
@@ -179,15 +180,17 @@ public final class CallAccesses {
     if (r == null || address == 0) {
       return;
     }
-    AllocationTable.Allocation found = CallThread.current().found;
-    if (kind == MemoryKind.MODULE_GLOBAL && Interception.ALLOCATIONS.lookup(address, found)
+    CallThread t = threadOf(r);
+    AllocationTable allocations = t.state.allocations;
+    AllocationTable.Allocation found = t.found;
+    if (kind == MemoryKind.MODULE_GLOBAL && allocations.lookup(address, found)
         && found.base == address && found.size == size) {
       // The same variable asked for again: it keeps its history, so that its pending users stay ordered.
       r.addAccess(found.id, found.slot, address, 0, size, AccessMode.WRITE);
       return;
     }
-    int id = Interception.ALLOCATIONS.add(address, size, kind);
-    if (Interception.ALLOCATIONS.lookup(address, found) && found.id == id) {
+    int id = allocations.add(address, size, kind);
+    if (allocations.lookup(address, found) && found.id == id) {
       r.addAccess(id, found.slot, address, 0, size, AccessMode.WRITE);
     }
   }
@@ -200,8 +203,9 @@ public final class CallAccesses {
     if (r == null || address == 0) {
       return;
     }
-    AllocationTable.Allocation found = CallThread.current().found;
-    if (Interception.ALLOCATIONS.lookup(address, found) && found.base == address) {
+    CallThread t = threadOf(r);
+    AllocationTable.Allocation found = t.found;
+    if (t.state.allocations.lookup(address, found) && found.base == address) {
       r.addAccess(found.id, found.slot, found.base, 0, found.size, AccessMode.WRITE);
     }
   }
@@ -227,10 +231,11 @@ public final class CallAccesses {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
     }
+    CallThread t = threadOf(r);
     if (size == Long.BYTES && isForward(r, kernel, i, params)) {
-      return Interception.ALLOCATIONS.addAccess(r, value, start, end, mode, CallThread.current().found);
+      return t.state.allocations.addAccess(r, value, start, end, mode, t.found);
     }
-    return Interception.ALLOCATIONS.addPointerAccess(r, value, start, end, mode, CallThread.current().found);
+    return t.state.allocations.addPointerAccess(r, value, start, end, mode, t.found);
   }
 
   /**
@@ -245,7 +250,7 @@ public final class CallAccesses {
     if (j >= params.length || !(params[j] instanceof Pointer p) || JCudaPointers.parameterSize(p) != Integer.BYTES) {
       return false;
     }
-    byte[] word = CallThread.current().parameterWord;
+    byte[] word = threadOf(r).parameterWord;
     if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
       return false;
     }
@@ -253,7 +258,13 @@ public final class CallAccesses {
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {
-    return Interception.ALLOCATIONS.addAccess(r, address, size, mode, CallThread.current().found);
+    CallThread t = threadOf(r);
+    return t.state.allocations.addAccess(r, address, size, mode, t.found);
+  }
+
+  /** The thread of a call {@link Calls#begin} began, and its state and scratch. */
+  private static CallThread threadOf(CallRecord r) {
+    return ((CallScope) r).thread;
   }
 
   private static long littleEndianLong(byte[] a, int at) {

@@ -15,6 +15,8 @@ import dev.kernelweave.scheduler.Ticket;
  */
 final class CallScope extends CallRecord {
 
+  /** The thread whose record this is, and through it the state the call is made in. */
+  final CallThread thread;
   final Ticket ticket = new Ticket();
   /** The call's row of the {@code CudaCallTable}, set by {@link Calls#begin}. */
   CudaCall row;
@@ -23,4 +25,8 @@ final class CallScope extends CallRecord {
   long startNano;
   /** The agent gave up on this call: the rest of it passes through and it is not journaled. */
   boolean abandoned;
+
+  CallScope(CallThread thread) {
+    this.thread = thread;
+  }
 }

@@ -8,21 +8,14 @@ import jcuda.driver.CUcontext;
 
 /**
  * What one application thread reuses from call to call, so that intercepting a call allocates
- * nothing: its record, a scratch context handle, a lookup holder. Confined to its thread.
+ * nothing: its record, a scratch context handle, a lookup holder. Found through {@link
+ * CallThreads#current}, or from a call's record ({@link CallScope#thread}). Confined to its thread.
  */
 final class CallThread {
 
-  private static final ThreadLocal<CallThread> CURRENT = ThreadLocal.withInitial(CallThread::new);
-  /**
-   * The state of the thread that called last. Most programs call CUDA from one thread, whose calls
-   * then skip the thread-local lookup (a probe through a map crowded with the libraries' own thread
-   * locals, several times a call). Racy by design: a thread that finds another thread's state here,
-   * or none, looks its own up and leaves it here; an entry is only used after comparing its final
-   * {@link #owner}, which every thread sees as constructed.
-   */
-  private static CallThread lastCaller;
-
-  final CallScope record = new CallScope();
+  /** The state this thread's calls are made in. */
+  final AgentState state;
+  final CallScope record = new CallScope(this);
   final CUcontext scratchContext = new CUcontext();
   /** Scratch for one launch parameter's bytes, read where a proof depends on its value. */
   final byte[] parameterWord = new byte[8];
@@ -36,7 +29,7 @@ final class CallThread {
   int depth;
   /** The thread's current context as last asked of the driver; 0 when unknown or none. */
   long context;
-  /** {@link Interception#contextEpoch} when {@link #context} was asked. */
+  /** {@link AgentState#contextEpoch} when {@link #context} was asked. */
   int contextEpoch;
   /** The class of the thread's calls, resolved for {@link #resolvedName} and {@link #resolvedJavaPriority}. */
   private PriorityClass priority = PriorityClass.NORMAL;
@@ -44,21 +37,21 @@ final class CallThread {
   private int resolvedJavaPriority = -1;
   private ThreadPriorities resolvedBy;
 
-  private CallThread() {
+  CallThread(AgentState state) {
+    this.state = state;
     Thread t = Thread.currentThread();
     owner = t;
     id = t.getId();
     name = t.getName();
   }
 
+  /** The calling thread's record, in the current state; for tests and calls that carry no record. */
   static CallThread current() {
-    CallThread last = lastCaller;
-    if (last != null && last.owner == Thread.currentThread()) {
-      return last;
-    }
-    CallThread mine = CURRENT.get();
-    lastCaller = mine;
-    return mine;
+    return AgentState.current().threads.current();
+  }
+
+  boolean isOwnedBy(Thread t) {
+    return owner == t;
   }
 
   /**
@@ -68,7 +61,7 @@ final class CallThread {
    */
   long context() {
     long c = context;
-    int epoch = Interception.contextEpoch;
+    int epoch = state.contextEpoch;
     if (epoch != contextEpoch) {
       contextEpoch = epoch;
       c = 0;

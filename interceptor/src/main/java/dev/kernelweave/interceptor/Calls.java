@@ -31,7 +31,9 @@ import jcuda.runtime.cudaStream_t;
  * seen allocated is a barrier).
  *
  * <p>Every method here is called on the application's thread, inside its CUDA call, and must not
- * throw: a failure switches the agent to pass-through ({@link Interception#fail}).
+ * throw: a failure switches the agent to pass-through ({@link AgentState#fail}). {@link #begin}
+ * reads the {@link AgentState} once; the later steps reach it from the record
+ * ({@link #stateOf}), reading no static field.
  */
 public final class Calls {
 
@@ -66,11 +68,13 @@ public final class Calls {
   }
 
   private static CallRecord begin(CudaCall row, String name, long appStream) {
-    if (!Interception.active()) {
+    AgentState s = AgentState.current();
+    InterceptorSettings settings = s.settings;
+    if (settings == null) {
       return null;
     }
     try {
-      CallThread t = CallThread.current();
+      CallThread t = s.threads.current();
       if (t.depth > 0) {
         return null;
       }
@@ -81,30 +85,35 @@ public final class Calls {
       r.scheduling = null;
       r.abandoned = false;
       r.startNano = System.nanoTime();
-      r.seq = Interception.SEQUENCE.incrementAndGet();
-      if (Interception.MILESTONES.due(r.seq)) {
-        Interception.MILESTONES.reached(r.seq);
+      r.seq = s.sequence.incrementAndGet();
+      if (s.milestones.due(r.seq)) {
+        s.milestones.reached(r.seq);
       }
       r.startNanos = Clock.epochNanos(r.startNano);
       r.threadId = t.id;
       r.threadName = t.name;
-      r.priority = t.priority(Interception.settings().priorities());
+      r.priority = t.priority(settings.priorities());
       row.describe(r);
       CallKind kind = r.kind;
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
       if (HeldWork.reportsOrObserves(kind)) {
-        HeldWork.issueBefore(r);
+        HeldWork.issueBefore(s, r);
       }
       // Opened here rather than where the call is journaled: the writer builds its queue while the
       // first call (cuInit, a few hundred milliseconds on a GPU) runs.
-      Interception.journal();
+      s.journal();
       return r;
     } catch (Throwable e) {
-      Interception.fail(e);
+      s.fail(e);
       return null;
     }
+  }
+
+  /** The state a call begun by {@link #begin} is made in. */
+  static AgentState stateOf(CallRecord r) {
+    return ((CallScope) r).thread.state;
   }
 
   /**
@@ -117,7 +126,7 @@ public final class Calls {
       return;
     }
     try {
-      HeldWork.issueInEveryContext(true);
+      HeldWork.issueInEveryContext(stateOf(r), true);
     } catch (Throwable e) {
       abandon(r, e);
     }
@@ -218,12 +227,16 @@ public final class Calls {
    * {@link #end}, or here at once if placing fails.
    */
   public static void place(CallRecord r, Placement placement) {
-    if (r == null || placement == Placement.NONE || !Interception.scheduling() || r.context == 0) {
+    if (r == null || placement == Placement.NONE || r.context == 0) {
       return;
     }
     CallScope scope = (CallScope) r;
+    AgentState s = scope.thread.state;
+    if (!s.scheduling) {
+      return;
+    }
     try {
-      ContextScheduling cs = Interception.scheduling(r.context);
+      ContextScheduling cs = s.scheduling(r.context);
       scope.scheduling = cs;
       r.stream = cs.dispatch.enter(r, placement, scope.ticket);
     } catch (Throwable e) {
@@ -236,8 +249,12 @@ public final class Calls {
    * with graphs on.
    */
   public static boolean mayHold(CallRecord r) {
-    InterceptorSettings s = Interception.settings();
-    return r != null && rowOf(r).mayBeHeld() && Interception.scheduling() && s != null && s.graphs();
+    if (r == null || !rowOf(r).mayBeHeld()) {
+      return false;
+    }
+    AgentState s = stateOf(r);
+    InterceptorSettings settings = s.settings;
+    return s.scheduling && settings != null && settings.graphs();
   }
 
   /**
@@ -248,16 +265,20 @@ public final class Calls {
    *     call must be skipped; null when it was placed as {@link #place} places a call
    */
   public static IssuedByAgent placeLaunch(CallRecord r) {
-    if (r == null || !Interception.scheduling() || r.context == 0) {
+    if (r == null || r.context == 0) {
       return null;
     }
     CallScope scope = (CallScope) r;
+    AgentState s = scope.thread.state;
+    if (!s.scheduling) {
+      return null;
+    }
     if (!scope.row.mayBeHeld()) {
       placeAsRowSays(r);
       return null;
     }
     try {
-      ContextScheduling cs = Interception.scheduling(r.context);
+      ContextScheduling cs = s.scheduling(r.context);
       scope.scheduling = cs;
       // Journaled as it stands if the launch is held; the window adds the time it takes.
       r.durationNanos = System.nanoTime() - scope.startNano;
@@ -280,12 +301,12 @@ public final class Calls {
    * agent did not wait for, waits for the event, so that the query answers as CUDA would.
    */
   public static void awaitEventCompletedForHost(CallRecord r, NativePointerObject event) {
-    if (r == null || event == null || !Interception.scheduling() || r.context == 0) {
+    if (r == null || event == null || r.context == 0 || !stateOf(r).scheduling) {
       return;
     }
     try {
       long handle = JCudaPointers.nativePointer(event);
-      if (handle != 0 && Interception.scheduling(r.context).dispatch.eventCompletedForHost(handle)) {
+      if (handle != 0 && stateOf(r).scheduling(r.context).dispatch.eventCompletedForHost(handle)) {
         CUevent driverEvent = event instanceof CUevent e ? e : new CUevent();
         JCudaPointers.setNativePointer(driverEvent, handle);
         JCudaNatives.synchronizeEvent(driverEvent); // an error is the query's to report
@@ -297,11 +318,11 @@ public final class Calls {
 
   /** Runs {@code action} on the call's context's dispatch; false when that failed and the call was abandoned. */
   private static boolean onHeldLaunches(CallRecord r, java.util.function.Consumer<Dispatch> action) {
-    if (r == null || !Interception.scheduling() || r.context == 0) {
+    if (r == null || r.context == 0 || !stateOf(r).scheduling) {
       return true;
     }
     try {
-      action.accept(Interception.scheduling(r.context).dispatch);
+      action.accept(stateOf(r).scheduling(r.context).dispatch);
       return true;
     } catch (Throwable e) {
       abandon(r, e);
@@ -311,7 +332,7 @@ public final class Calls {
 
   /** The thread's marker for a call the agent took over ({@link IssuedByAgent}). */
   static IssuedByAgent takenOver(CallRecord r, boolean held) {
-    IssuedByAgent marker = CallThread.current().takenOver;
+    IssuedByAgent marker = ((CallScope) r).thread.takenOver;
     marker.record = r;
     marker.held = held;
     return marker;
@@ -327,7 +348,7 @@ public final class Calls {
     if (marker.held) {
       // The window journals its copy of the record once it issues the launch.
       marker.held = false;
-      CallThread.current().depth = 0;
+      ((CallScope) r).thread.depth = 0;
       return 0;
     }
     end(r, 0, null);
@@ -377,6 +398,7 @@ public final class Calls {
    * back to pass-through for the rest of the run. Never throws.
    */
   public static void abandon(CallRecord r, Throwable cause) {
+    CallThread t = r instanceof CallScope scope ? scope.thread : CallThread.current();
     try {
       if (r instanceof CallScope scope) {
         scope.abandoned = true;
@@ -387,11 +409,11 @@ public final class Calls {
           cs.dispatch.release(scope.ticket);
         }
       }
-      CallThread.current().depth = 0;
+      t.depth = 0;
     } catch (Throwable ignored) {
       // Nothing more to release.
     }
-    Interception.fail(cause);
+    t.state.fail(cause);
   }
 
   /** Ends the call: commits the scheduler's decision, releases the context, journals the record. */
@@ -400,7 +422,8 @@ public final class Calls {
       return;
     }
     CallScope scope = (CallScope) r;
-    CallThread t = CallThread.current();
+    CallThread t = scope.thread;
+    AgentState s = t.state;
     t.depth = 0;
     if (scope.abandoned) {
       return;
@@ -415,48 +438,44 @@ public final class Calls {
         t.forgetContext();
       }
       if (CudaErrors.isSticky(r.result)) {
-        HeldWork.stickyError(r.context, r.result);
+        HeldWork.stickyError(s, r.context, r.result);
       }
       if (r.kind == CallKind.FREE && succeeded && r.accessCount > 0) {
-        Interception.ALLOCATIONS.remove(r.accessBase[0], r.accessId[0]);
-        AllocationPadding.freed(r.accessBase[0]);
+        s.allocations.remove(r.accessBase[0], r.accessId[0]);
+        AllocationPadding.freed(s, r.accessBase[0]);
       }
       if (cs != null) {
         cs.dispatch.exit(r, succeeded, scope.ticket);
       }
     } catch (Throwable e) {
-      Interception.fail(e);
+      s.fail(e);
     } finally {
       if (cs != null) {
         cs.dispatch.release(scope.ticket);
       }
     }
-    dev.kernelweave.interceptor.observe.CallEvents.emit(r);
-
-    try {
-      Interception.journal().append(r);
-    } catch (Throwable e) {
-      AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
-    }
+    s.journal(r);
   }
 
   /** After the application created a stream: tells the context's scheduler whether it is non-blocking. */
   public static void streamCreated(CallRecord r, NativePointerObject stream, boolean nonBlocking) {
-    if (r == null || stream == null || r.context == 0 || !Interception.scheduling()) {
+    if (r == null || stream == null || r.context == 0 || !stateOf(r).scheduling) {
       return;
     }
+    AgentState s = stateOf(r);
     try {
-      Interception.scheduling(r.context).dispatch.streamCreated(JCudaPointers.nativePointer(stream), nonBlocking);
+      s.scheduling(r.context).dispatch.streamCreated(JCudaPointers.nativePointer(stream), nonBlocking);
     } catch (Throwable e) {
-      Interception.fail(e);
+      s.fail(e);
     }
   }
 
   /** After a device reset destroyed the calling thread's context. */
   public static void contextReset(CallRecord r) {
     if (r != null) {
-      Interception.contextReset(r.context);
-      CallThread.current().forgetContext();
+      CallThread t = ((CallScope) r).thread;
+      t.state.contextReset(r.context);
+      t.forgetContext();
     }
   }
 }

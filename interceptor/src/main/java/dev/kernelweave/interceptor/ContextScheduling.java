@@ -3,7 +3,6 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
-import dev.kernelweave.interceptor.observe.CallEvents;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
@@ -26,12 +25,12 @@ final class ContextScheduling {
    * @param priorityLanes whether high and low calls get lanes of their own, created with the
    *     device's greatest and least stream priorities
    */
-  ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes) {
+  ContextScheduling(AgentState state, long context, int streams, boolean graphs, boolean priorityLanes) {
     this.context = context;
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
-        graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
+        graphs ? new JCudaGraphDevice(device, state.libraries) : null, graphs ? new HeldLaunches(state) : null);
   }
 
   /**
@@ -54,14 +53,15 @@ final class ContextScheduling {
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others. */
   private static final class HeldLaunches implements LaunchWindows.Listener {
+    private final AgentState state;
+
+    HeldLaunches(AgentState state) {
+      this.state = state;
+    }
+
     @Override
     public void issued(CallRecord call) {
-      CallEvents.emit(call);
-      try {
-        Interception.journal().append(call);
-      } catch (Throwable e) {
-        AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
-      }
+      state.journal(call);
     }
 
     @Override
@@ -71,7 +71,7 @@ final class ContextScheduling {
 
     @Override
     public void startedHolding() {
-      HeldLaunchDeadline.startedHolding();
+      state.deadline.startedHolding();
     }
 
     @Override

@@ -11,23 +11,27 @@ import java.util.concurrent.locks.LockSupport;
  * then computes on the host, or ends without synchronizing, gets its launches run as without the
  * agent. The launches are issued under the context's lock, with the context current on this thread.
  *
- * <p>The thread starts with the first held launch, and parks without a timeout while no context holds
- * anything; {@link #startedHolding} wakes it. Thread safety: {@link #startedHolding} may be called
- * from any thread (under a context's lock); the rest runs on the daemon.
+ * <p>One per {@link AgentState}, watching its contexts. The thread starts with the first held
+ * launch, and parks without a timeout while no context holds anything; {@link #startedHolding}
+ * wakes it; it ends once the state stops scheduling. Thread safety: {@link #startedHolding} may be
+ * called from any thread (under a context's lock); the rest runs on the daemon.
  */
 final class HeldLaunchDeadline implements Runnable {
 
   /** The longest a launch stays held with no further launch and no other call. */
   static final long DEADLINE_NANOS = LaunchWindows.PAUSE_NANOS;
 
-  private static volatile Thread thread;
+  private final AgentState state;
+  private volatile Thread thread;
   /** Set by the daemon before it parks with nothing to wait for; a new holder then unparks it. */
-  private static volatile boolean idle;
+  private volatile boolean idle;
 
-  private HeldLaunchDeadline() {}
+  HeldLaunchDeadline(AgentState state) {
+    this.state = state;
+  }
 
   /** A context began to hold launches: make sure the daemon watches their deadline. */
-  static void startedHolding() {
+  void startedHolding() {
     Thread t = thread;
     if (t == null) {
       start();
@@ -36,9 +40,9 @@ final class HeldLaunchDeadline implements Runnable {
     }
   }
 
-  private static synchronized void start() {
+  private synchronized void start() {
     if (thread == null) {
-      Thread t = new Thread(new HeldLaunchDeadline(), "kernelweave-held-launch-deadline");
+      Thread t = new Thread(this, "kernelweave-held-launch-deadline");
       t.setDaemon(true);
       thread = t;
       t.start();
@@ -48,10 +52,10 @@ final class HeldLaunchDeadline implements Runnable {
   @Override
   public void run() {
     long[] wait = new long[1];
-    while (Interception.scheduling()) {
+    while (state.scheduling) {
       try {
         wait[0] = Long.MAX_VALUE;
-        Interception.CONTEXTS.forEach((context, cs) -> {
+        state.contexts.forEach((context, cs) -> {
           if (cs.dispatch.holdingHint()) {
             JCudaNatives.makeCurrent(context);
             long left = cs.dispatch.issueIfIdle(DEADLINE_NANOS);
@@ -66,12 +70,12 @@ final class HeldLaunchDeadline implements Runnable {
         }
         idle = true;
         // A context that began holding before idle was set did not unpark: look once more.
-        if (!HeldWork.anyHolding()) {
+        if (!HeldWork.anyHolding(state)) {
           LockSupport.park();
         }
         idle = false;
       } catch (Throwable e) {
-        Interception.fail(e);
+        state.fail(e);
         return;
       }
     }

@@ -30,15 +30,15 @@ final class HeldWork {
    * are in use (the call may name memory of another context: CUDA's addresses are unified). Placed
    * calls would issue their own context's anyway; this also covers the calls that are not placed.
    */
-  static void issueBefore(CallRecord r) {
-    if (!Interception.scheduling()) {
+  static void issueBefore(AgentState state, CallRecord r) {
+    if (!state.scheduling) {
       return;
     }
-    if (severalContexts()) {
-      issueInEveryContext(false);
+    if (state.contexts.size() > 1) { // one context's call may observe another's memory
+      issueInEveryContext(state, false);
       return;
     }
-    ContextScheduling cs = r.context == 0 ? null : Interception.CONTEXTS.get(r.context);
+    ContextScheduling cs = r.context == 0 ? null : state.contexts.get(r.context);
     if (cs != null && cs.dispatch.holdingHint()) {
       cs.dispatch.endWindow();
     }
@@ -54,13 +54,13 @@ final class HeldWork {
    *     copy is serialized with all pending work of the contexts it touches, and a context's end
    *     completes its work, but the agent's lanes are non-blocking streams that neither would wait for
    */
-  static void issueInEveryContext(boolean complete) {
-    if (!Interception.scheduling() || !complete && !anyHolding()) {
+  static void issueInEveryContext(AgentState state, boolean complete) {
+    if (!state.scheduling || !complete && !anyHolding(state)) {
       return;
     }
     long current = JCudaNatives.currentContext(new jcuda.driver.CUcontext());
     try {
-      Interception.CONTEXTS.forEach((context, cs) -> {
+      state.contexts.forEach((context, cs) -> {
         boolean holding = cs.dispatch.holdingHint();
         if (holding || complete) {
           JCudaNatives.makeCurrent(context);
@@ -78,23 +78,18 @@ final class HeldWork {
   }
 
   /** Whether any context may hold launches now ({@code Dispatch#holdingHint}), read without locks. */
-  static boolean anyHolding() {
+  static boolean anyHolding(AgentState state) {
     boolean[] any = {false};
-    Interception.CONTEXTS.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
+    state.contexts.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
     return any[0];
-  }
-
-  /** Whether calls of several contexts are being scheduled: one context's call may observe another's memory. */
-  static boolean severalContexts() {
-    return Interception.CONTEXTS.size() > 1;
   }
 
   /**
    * A call of {@code context} returned a sticky error: the context issues what it holds and holds no
    * more, so that every later launch is made at once and returns the error as CUDA would.
    */
-  static void stickyError(long context, int code) {
-    ContextScheduling cs = Interception.CONTEXTS.get(context);
+  static void stickyError(AgentState state, long context, int code) {
+    ContextScheduling cs = state.contexts.get(context);
     if (cs != null) {
       cs.dispatch.stopHolding("the context returned CUDA error " + code);
     }

@@ -14,19 +14,23 @@ import java.lang.instrument.ClassFileTransformer;
  * <p>Installing loads a handful of classes and no Byte Buddy: the transformer ({@link
  * JCudaTransformer}) gives JCuda's classes the form the build wove them in, and only a JCuda the
  * agent was not built against is woven at run time, by {@link AdviceWeaving}.
+ *
+ * <p>Protocol: made by the agent's start, {@link #install} once, {@link #shutdown} at the JVM's
+ * exit. Thread-safe.
  */
 public final class InterceptorInstaller {
 
-  private static volatile JCudaTransformer installed;
+  /** The transformer installed, whose copies of the interceptor {@link #shutdown} closes; null before. */
+  private volatile JCudaTransformer installed;
 
-  private InterceptorInstaller() {}
+  public InterceptorInstaller() {}
 
   /**
    * Installs on the JVM after {@link Interception#activate}, and retransforms JCuda classes already
    * loaded. Remove the returned transformer and retransform to undo, in tests.
    */
   public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm) {
-    return install(jvm, new Runnable() {
+    return new InterceptorInstaller().install(jvm, new Runnable() {
       @Override
       public void run() { }
     });
@@ -36,7 +40,7 @@ public final class InterceptorInstaller {
    * {@link #install(java.lang.instrument.Instrumentation)}, running {@code beforeFirstJCudaClass}
    * once, before the first JCuda class is woven: what only a program that uses CUDA needs.
    */
-  public static JCudaTransformer install(java.lang.instrument.Instrumentation jvm, Runnable beforeFirstJCudaClass) {
+  public JCudaTransformer install(java.lang.instrument.Instrumentation jvm, Runnable beforeFirstJCudaClass) {
     JCudaTransformer transformer = new JCudaTransformer(InterceptorInstaller.class.getClassLoader(),
         InterceptorInstaller.class.getProtectionDomain(), new CurrentSettings(), new RuntimeWeaver(),
         beforeFirstJCudaClass);
@@ -65,7 +69,7 @@ public final class InterceptorInstaller {
   private static final class CurrentSettings implements Supplier<InterceptorSettings> {
     @Override
     public InterceptorSettings get() {
-      return Interception.settings();
+      return AgentState.current().settings;
     }
   }
 
@@ -81,7 +85,7 @@ public final class InterceptorInstaller {
    * Flushes and closes the journal of every copy of the interceptor: this one's and those added to
    * the class loaders where the application's JCuda lives.
    */
-  public static void shutdown() {
+  public void shutdown() {
     Interception.shutdown();
     JCudaTransformer t = installed;
     if (t != null) {

@@ -25,16 +25,17 @@ import jcuda.driver.CUmodule;
  * {@code cuModuleGetGlobal}: two kernels that talk through a {@code __device__} variable are
  * ordered even when the application never asks for its address, and a host copy into a
  * {@code __constant__} waits for the kernels that read it.
+ *
+ * <p>The modules' and functions' kernels are the {@link AgentState}'s ({@link
+ * AgentState#kernelsByModule}, {@link AgentState#kernels}).
  */
 public final class Modules {
-
-  private static final LongMap<Map<String, KernelInfo>> BY_MODULE = new LongMap<>();
 
   private Modules() {}
 
   /** After a module loaded from a file: analyzes it when it is PTX text. */
   public static void loadedFile(CallRecord r, CUmodule module, String fileName) {
-    if (fileName == null || !Interception.active()) {
+    if (fileName == null || !AgentState.current().active()) {
       return;
     }
     try {
@@ -49,7 +50,7 @@ public final class Modules {
 
   /** After a module loaded from memory: analyzes it when it is PTX text. */
   public static void loadedImage(CallRecord r, CUmodule module, Object image) {
-    if (!Interception.active()) {
+    if (!AgentState.current().active()) {
       return;
     }
     try {
@@ -71,7 +72,8 @@ public final class Modules {
   }
 
   private static void loaded(CallRecord r, CUmodule module, byte[] image) {
-    InterceptorSettings s = Interception.settings();
+    AgentState state = AgentState.current();
+    InterceptorSettings s = state.settings;
     if (s == null || !s.ptx()) {
       return; // its kernels stay unknown: barriers
     }
@@ -89,7 +91,7 @@ public final class Modules {
       CallAccesses.allocated(r, v.address(), v.size(), MemoryKind.MODULE_GLOBAL);
     }
     if (!loaded.kernels().isEmpty()) {
-      BY_MODULE.put(JCudaPointers.nativePointer(module), loaded.kernels());
+      state.kernelsByModule.put(JCudaPointers.nativePointer(module), loaded.kernels());
     }
   }
 
@@ -98,14 +100,15 @@ public final class Modules {
     if (function == null || name == null) {
       return;
     }
-    Map<String, KernelInfo> kernels = BY_MODULE.get(JCudaPointers.nativePointer(module));
+    AgentState state = AgentState.current();
+    Map<String, KernelInfo> kernels = state.kernelsByModule.get(JCudaPointers.nativePointer(module));
     KernelInfo info = kernels == null ? null : kernels.get(name);
-    Interception.KERNELS.put(JCudaPointers.nativePointer(function), info != null ? info : KernelInfo.unknown(name));
+    state.kernels.put(JCudaPointers.nativePointer(function), info != null ? info : KernelInfo.unknown(name));
   }
 
   /** The kernel behind a function handle; unknown (a barrier) when never seen through {@code cuModuleGetFunction}. */
   public static KernelInfo kernel(NativePointerObject function) {
-    KernelInfo info = Interception.KERNELS.get(JCudaPointers.nativePointer(function));
+    KernelInfo info = AgentState.current().kernels.get(JCudaPointers.nativePointer(function));
     return info != null ? info : UNKNOWN;
   }
 

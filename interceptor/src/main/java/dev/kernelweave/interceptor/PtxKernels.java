@@ -23,6 +23,11 @@ import java.util.Set;
  */
 final class PtxKernels {
 
+  /**
+   * A cache, not state: the summaries are a pure function of the PTX text, so every {@link
+   * AgentState} of this class loader may share them (bounded, see {@link KernelSummaryCache}); what
+   * a state knows of its modules is in {@link AgentState#kernelsByModule}.
+   */
   private static final KernelSummaryCache CACHE = new KernelSummaryCache();
 
   private PtxKernels() {}

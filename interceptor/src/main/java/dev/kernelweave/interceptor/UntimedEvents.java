@@ -3,20 +3,18 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The application's events created with {@code CU_EVENT_DISABLE_TIMING} ({@code
  * cudaEventDisableTiming}), by handle: a record of one of them cannot bracket work for {@code
  * cuEventElapsedTime}, so the agent need not order its stream's later work after it. An event the
- * agent did not see created counts as timed, which orders more. Thread-safe.
+ * agent did not see created counts as timed, which orders more. The handles are the {@link
+ * AgentState}'s ({@link AgentState#untimedEvents}). Thread-safe.
  */
 public final class UntimedEvents {
 
   /** {@code CU_EVENT_DISABLE_TIMING}, {@code cudaEventDisableTiming}. */
   public static final int DISABLE_TIMING = 0x2;
-
-  private static final Set<Long> UNTIMED = ConcurrentHashMap.newKeySet();
 
   private UntimedEvents() {}
 
@@ -25,10 +23,11 @@ public final class UntimedEvents {
     if (handle == 0) {
       return;
     }
+    Set<Long> untimed = AgentState.current().untimedEvents;
     if ((flags & DISABLE_TIMING) != 0) {
-      UNTIMED.add(handle);
+      untimed.add(handle);
     } else {
-      UNTIMED.remove(handle);
+      untimed.remove(handle);
     }
   }
 
@@ -42,6 +41,10 @@ public final class UntimedEvents {
 
   /** Whether a record of the event may be timed: it was not seen created without timing. */
   public static boolean timed(long handle) {
-    return handle != 0 && (UNTIMED.isEmpty() || !UNTIMED.contains(handle));
+    if (handle == 0) {
+      return false;
+    }
+    Set<Long> untimed = AgentState.current().untimedEvents;
+    return untimed.isEmpty() || !untimed.contains(handle);
   }
 }

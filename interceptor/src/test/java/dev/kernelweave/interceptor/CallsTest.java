@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,15 +27,14 @@ class CallsTest {
   private static final KernelInfo EVERY_POINTER_READ_WRITE = new KernelInfo("k", null, false);
   private int id;
 
+  private AgentState state;
+
+  /** A fresh state per test: no allocation, kernel or thread record of another test is seen. */
   @BeforeEach
   void activate() {
+    state = AgentState.replaceForTesting();
     Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, true, () -> LaunchJournal.OFF));
-    id = Interception.ALLOCATIONS.add(BASE, 4096, MemoryKind.DEVICE);
-  }
-
-  @AfterEach
-  void forget() {
-    Interception.ALLOCATIONS.remove(BASE);
+    id = state.allocations.add(BASE, 4096, MemoryKind.DEVICE);
   }
 
   private static CUdeviceptr device(long address) {
@@ -110,7 +108,7 @@ class CallsTest {
   /** Issue 23, hole 15: a kernel given one past the end of X may index backwards into X. */
   @Test
   void addressJustPastTheEndWhereTheNextAllocationStartsIsBoth() {
-    int next = Interception.ALLOCATIONS.add(BASE + 4096, 1024, MemoryKind.DEVICE);
+    int next = state.allocations.add(BASE + 4096, 1024, MemoryKind.DEVICE);
     try {
       CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(device(BASE + 4096))));
       assertEquals(2, r.accessCount);
@@ -126,7 +124,7 @@ class CallsTest {
       assertEquals(4, r.accessSize[0]);
       assertFalse(r.touchesUnknownMemory);
     } finally {
-      Interception.ALLOCATIONS.remove(BASE + 4096);
+      state.allocations.remove(BASE + 4096);
     }
   }
 
@@ -152,7 +150,7 @@ class CallsTest {
    */
   @Test
   void forwardOnlyKernelGivenTheBaseOfTheNextAllocationTouchesOnlyThatOne() {
-    int next = Interception.ALLOCATIONS.add(BASE + 4096, 1024, MemoryKind.DEVICE);
+    int next = state.allocations.add(BASE + 4096, 1024, MemoryKind.DEVICE);
     try {
       Pointer params = Pointer.to(Pointer.to(device(BASE + 4096)));
       CallRecord r = launch(forwardUpTo(1L << 31), params, 4, 256);
@@ -177,7 +175,7 @@ class CallsTest {
       assertEquals(2, r.accessCount);
       assertEquals(id, r.accessId[1]);
     } finally {
-      Interception.ALLOCATIONS.remove(BASE + 4096);
+      state.allocations.remove(BASE + 4096);
     }
   }
 
@@ -211,7 +209,7 @@ class CallsTest {
   @Test
   void pointerAtOffsetFourOfAPackedStructParameterIsFound() {
     long high = 0x7f00_8000_0000L; // low word large: the word at 0 (n and half the pointer) is no address
-    int packed = Interception.ALLOCATIONS.add(high, 4096, MemoryKind.DEVICE);
+    int packed = state.allocations.add(high, 4096, MemoryKind.DEVICE);
     try {
       ByteBuffer struct = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(5).putLong(high + 256);
       CallRecord r = launch(EVERY_POINTER_READ_WRITE, Pointer.to(Pointer.to(struct.array())));
@@ -222,7 +220,7 @@ class CallsTest {
       assertEquals(4096, r.accessSize[0]);
       assertFalse(r.touchesUnknownMemory);
     } finally {
-      Interception.ALLOCATIONS.remove(high);
+      state.allocations.remove(high);
     }
   }
 
@@ -243,7 +241,7 @@ class CallsTest {
 
   @Test
   void boundedParameterIsItsExactRangeAndAnUnboundedOneTheWholeAllocation() {
-    int other = Interception.ALLOCATIONS.add(BASE + 8192, 1024, MemoryKind.DEVICE);
+    int other = state.allocations.add(BASE + 8192, 1024, MemoryKind.DEVICE);
     try {
       CallRecord r = launch(writesAt(-8, 4),
           Pointer.to(Pointer.to(device(BASE + 256)), Pointer.to(device(BASE + 8192 + 512))));
@@ -258,7 +256,7 @@ class CallsTest {
       assertEquals(AccessMode.READ, r.accessMode(1));
       assertFalse(r.touchesUnknownMemory);
     } finally {
-      Interception.ALLOCATIONS.remove(BASE + 8192);
+      state.allocations.remove(BASE + 8192);
     }
   }
 
@@ -333,6 +331,6 @@ class CallsTest {
     Calls.end(second, 0, null);
     assertEquals(id, second.accessId[0]);
     assertEquals(slot, second.accessSlot[0]);
-    Interception.ALLOCATIONS.remove(global);
+    state.allocations.remove(global);
   }
 }

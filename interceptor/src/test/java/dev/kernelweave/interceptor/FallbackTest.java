@@ -23,19 +23,21 @@ class FallbackTest {
 
   private final ByteArrayOutputStream said = new ByteArrayOutputStream();
 
+  /** The state this test made fail is dropped: later tests start from a fresh one. */
   @AfterEach
   void restore() {
     AgentLog.configure(AgentLog.Level.INFO, System.err);
-    CallThread.current().forgetContext();
+    AgentState.replaceForTesting();
   }
 
   @Test
   void schedulerFailureFallsBackToPassThroughWithOneWarning() {
     AgentLog.configure(AgentLog.Level.INFO, new PrintStream(said, true, StandardCharsets.UTF_8));
     AgentLog.forgetWarnings();
+    AgentState state = AgentState.replaceForTesting();
     Interception.activate(new InterceptorSettings(Mode.SCHEDULE, 4, true, true, () -> LaunchJournal.OFF));
     CallThread.current().context = 0x77;
-    assertTrue(Interception.scheduling());
+    assertTrue(state.scheduling);
 
     for (int i = 0; i < 3; i++) {
       CallRecord r = Calls.begin("cuLaunchKernel", 0L);
@@ -45,7 +47,7 @@ class FallbackTest {
       Calls.end(r, 0, null);
     }
 
-    assertFalse(Interception.scheduling());
+    assertFalse(state.scheduling);
     CallRecord after = Calls.begin("cuLaunchKernel", 0L);
     assertTrue(after != null, "the thread's later calls are still seen: nothing marks it as inside a call");
     Calls.end(after, 0, null);

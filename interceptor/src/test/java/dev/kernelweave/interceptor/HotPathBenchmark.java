@@ -33,7 +33,7 @@ public final class HotPathBenchmark {
     CUdeviceptr[] buffers = new CUdeviceptr[64];
     for (int i = 0; i < buffers.length; i++) {
       long base = 0x7f00_0000_0000L + i * 0x10_0000L;
-      Interception.ALLOCATIONS.add(base, 0x10_0000L, MemoryKind.DEVICE);
+      AgentState.current().allocations.add(base, 0x10_0000L, MemoryKind.DEVICE);
       buffers[i] = new CUdeviceptr();
       JCudaPointers.setNativePointer(buffers[i], base);
     }

@@ -23,7 +23,6 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,16 +83,14 @@ class ModulesTest {
 
   private static final ModuleAccessSummary MODULE = PtxAnalyzer.analyzeModule(PTX);
 
+  private AgentState state;
+
+  /** A fresh state per test: no allocation, module or kernel of another test is seen. */
   @BeforeEach
   void activate() {
+    state = AgentState.replaceForTesting();
     Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, true, true, () -> LaunchJournal.OFF));
-    Interception.ALLOCATIONS.add(OUT, 4096, MemoryKind.DEVICE);
-  }
-
-  @AfterEach
-  void forget() {
-    Interception.ALLOCATIONS.remove(OUT);
-    for (long a = VARIABLES; a < VARIABLES + 3 * 256; a += 256) Interception.ALLOCATIONS.remove(a);
+    state.allocations.add(OUT, 4096, MemoryKind.DEVICE);
   }
 
   /** Finds the variables named in {@code table}: flag at VARIABLES, coeffs 256 bytes on, and so on. */

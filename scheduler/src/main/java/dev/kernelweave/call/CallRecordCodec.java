@@ -292,6 +292,8 @@ final class CallRecordCodec {
    * a small direct-mapped table keyed by identity (the strings are constants), which is several
    * times faster than encoding per call. Reading: the strings of recent byte sequences are cached
    * (direct-mapped, keyed by the bytes), so that a reader does not build a new string per field.
+   * A thread-local, owned by this codec alone: records are encoded and decoded on any thread, and
+   * a shared table would need a lock on every field.
    */
   private static final class Strings {
     static final ThreadLocal<Strings> PER_THREAD = ThreadLocal.withInitial(Strings::new);

@@ -40,6 +40,11 @@ final class Journals {
   /** Guards the hook's registration apart from Chronicle's start, which holds the class's lock. */
   private static final Object HOOK = new Object();
 
+  /*
+   * Static by nature: they mirror Chronicle's own class initialization and its one JVM shutdown
+   * hook, which happen once per JVM whatever the number of journals or copies of the interceptor
+   * (this class is shared by every copy: it links no JCuda).
+   */
   private static volatile boolean started;
   private static volatile boolean hookRegistered;
 

@@ -4,11 +4,12 @@ import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.AgentState;
 import dev.kernelweave.interceptor.CallAccesses;
 import dev.kernelweave.interceptor.Calls;
-import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.InterceptedLibraries;
 import dev.kernelweave.interceptor.IssuedByAgent;
-import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
+import dev.kernelweave.interceptor.JCudaLibrary;
 import dev.kernelweave.memory.AllocationTable;
 import jcuda.Pointer;
 import jcuda.jcublas.cublasHandle;
@@ -19,14 +20,18 @@ import jcuda.runtime.cudaStream_t;
  * placed on one of the agent's streams runs on that stream's shadow of the application's handle
  * ({@link ShadowHandles}), which follows every setting the application makes on its handle.
  *
+ * <p>One instance per {@link AgentState}, registered with it ({@link InterceptedLibraries}) at the
+ * first cuBLAS call that state sees: the issuer of held routines, and the retirement of every
+ * shadow when scheduling stops. The advice's static entries find it through {@link #current}.
+ *
  * <p>Invariant: the application's handles are never modified by the agent; they keep the stream,
  * workspace and modes the application gave them. Thread-safe: cuBLAS handles may be shared between
  * threads as cuBLAS allows.
  */
 public final class BlasCalls {
 
-  private static final ShadowHandles SHADOWS = new ShadowHandles(JCudaShadowNatives.INSTANCE);
-  private static final HeldRoutines HELD = new HeldRoutines(SHADOWS);
+  private final ShadowHandles shadows = new ShadowHandles(JCudaShadowNatives.INSTANCE);
+  private final HeldRoutines held = new HeldRoutines(shadows);
 
   /**
    * Routines of at most this many multiply-adds are {@link CallRecord#brief}: 2^21 (a 128x128x128
@@ -35,12 +40,24 @@ public final class BlasCalls {
    */
   static final long BRIEF_MULTIPLY_ADDS = 1L << 21;
 
-  static {
-    Interception.onFallback(SHADOWS::retireAll);
-    JCudaGraphDevice.issueRoutinesWith(HELD);
-  }
-
   private BlasCalls() {}
+
+  /**
+   * This state's cuBLAS calls: registered with it as its first cuBLAS call begins, issuing the
+   * routines its windows hold and retiring every shadow when scheduling stops. Allocation-free
+   * once registered.
+   */
+  static BlasCalls current() {
+    InterceptedLibraries libraries = AgentState.current().libraries();
+    Object registered = libraries.stateOf(JCudaLibrary.CUBLAS);
+    if (registered != null) {
+      return (BlasCalls) registered;
+    }
+    BlasCalls mine = new BlasCalls();
+    InterceptedLibraries.Registration registration = new InterceptedLibraries.Registration(JCudaLibrary.CUBLAS, mine,
+        CallKind.BLAS, mine.held, mine.shadows::retireAll);
+    return (BlasCalls) libraries.register(registration).state();
+  }
 
   /**
    * Enter advice of every JCublas2 method; for a routine, {@link #handle} follows.
@@ -49,10 +66,14 @@ public final class BlasCalls {
    *     the context's launch windows hold the routine and JCublas2's call must be skipped; or null
    */
   public static Object enter(String name, String descriptor, Object[] args) {
+    return current().enterCall(name, descriptor, args);
+  }
+
+  private Object enterCall(String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     BlasRoutineKind kind = signature.kind();
     cublasHandle handle = signature.handleIndex() >= 0 ? (cublasHandle) args[signature.handleIndex()] : null;
-    ShadowHandles.Handle state = handle == null ? null : SHADOWS.lookup(handle);
+    ShadowHandles.Handle state = handle == null ? null : shadows.lookup(handle);
     long appStream = state == null ? 0 : state.applicationStream();
     // The kind's row: its placement and what it means for held routines (a change to a handle
     // issues those held before it, as they were made).
@@ -65,7 +86,7 @@ public final class BlasCalls {
       long work = BlasOperandExtents.multiplyAdds(signature, args);
       r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
       if (Calls.mayHold(r)) {
-        HELD.describe(r, signature, state, args);
+        held.describe(r, signature, state, args);
       }
       if (r.function != 0) {
         IssuedByAgent held = Calls.placeLaunch(r);
@@ -86,14 +107,15 @@ public final class BlasCalls {
     if (r == null || r.kind != CallKind.BLAS || application == null) {
       return application;
     }
+    ShadowHandles shadows = current().shadows;
     try {
       cudaStream_t lane = Calls.runtimeStream(r, null);
       if (lane == null) {
         return application;
       }
-      cublasHandle h = SHADOWS.forCall(SHADOWS.of(application), lane);
+      cublasHandle h = shadows.forCall(shadows.of(application), lane);
       if (h instanceof ShadowHandles.Shadow s && s.isOrdered()) {
-        SHADOWS.orderBefore(s);
+        shadows.orderBefore(s);
       }
       return h;
     } catch (Throwable e) {
@@ -106,9 +128,13 @@ public final class BlasCalls {
 
   /** Exit advice of every JCublas2 method; {@code args} hold the handle the real call used. */
   public static void exit(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
+    current().exitCall(r, name, descriptor, args, result, thrown);
+  }
+
+  private void exitCall(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
     if (r != null && args.length > 0 && args[0] instanceof ShadowHandles.Shadow s) {
       try {
-        SHADOWS.callEnded(s);
+        shadows.callEnded(s);
       } catch (Throwable e) {
         AgentLog.warnOnce("cublas-shadow-end", "cuBLAS handles for the agent's streams failed: " + e);
       }
@@ -120,28 +146,28 @@ public final class BlasCalls {
       } catch (Throwable e) {
         // A shadow may have missed a setting: no shadow is used from now on.
         AgentLog.warnOnce("cublas-follow", "cuBLAS handle settings could not be followed: " + e);
-        SHADOWS.retireAll();
+        shadows.retireAll();
       }
     }
   }
 
   /** What a successful call changed on an application handle, for its shadows. Runs after the call's end: no lock held. */
-  private static void follow(String name, String descriptor, Object[] args) {
+  private void follow(String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     if (signature.handleIndex() < 0 || !(args[signature.handleIndex()] instanceof cublasHandle handle)
         || handle instanceof ShadowHandles.Shadow) {
       return;
     }
     switch (signature.kind()) {
-      case HANDLE_CREATE -> SHADOWS.created(handle);
-      case HANDLE_DESTROY -> SHADOWS.destroyed(handle);
-      case STREAM_SET -> SHADOWS.streamSet(handle, args[1] instanceof cudaStream_t s ? s : null);
-      case WORKSPACE_SET -> SHADOWS.workspaceSet(handle, (Long) args[2]);
-      case POINTER_MODE_SET -> SHADOWS.settingSet(handle, BlasSetting.POINTER_MODE, (Integer) args[1]);
+      case HANDLE_CREATE -> shadows.created(handle);
+      case HANDLE_DESTROY -> shadows.destroyed(handle);
+      case STREAM_SET -> shadows.streamSet(handle, args[1] instanceof cudaStream_t s ? s : null);
+      case WORKSPACE_SET -> shadows.workspaceSet(handle, (Long) args[2]);
+      case POINTER_MODE_SET -> shadows.settingSet(handle, BlasSetting.POINTER_MODE, (Integer) args[1]);
       case HOST_SETTING -> {
         BlasSetting setting = BlasSetting.ofSetter(name);
         if (setting != null) {
-          SHADOWS.settingSet(handle, setting, (Integer) args[1]);
+          shadows.settingSet(handle, setting, (Integer) args[1]);
         }
       }
       default -> { }

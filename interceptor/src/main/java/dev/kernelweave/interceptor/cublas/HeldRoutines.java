@@ -109,8 +109,12 @@ final class HeldRoutines implements HeldCallIssuer {
     }
   }
 
-  private static final ThreadLocal<Entry> PROBE = ThreadLocal.withInitial(Entry::new);
 
+  /**
+   * Each thread's key for looking an id up, refilled at every lookup so that describing a routine
+   * allocates nothing; owned by this table, whose lookups alone use it.
+   */
+  private final ThreadLocal<Entry> probe = ThreadLocal.withInitial(Entry::new);
   private final ShadowHandles shadows;
   private final ConcurrentHashMap<BlasSignature, Shape> shapes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Entry, Entry> ids = new ConcurrentHashMap<>();
@@ -136,7 +140,7 @@ final class HeldRoutines implements HeldCallIssuer {
     }
     Entry e = null;
     if (shape != NOT_HELD && addPointers(r, signature, shape, handle.devicePointerMode(), args)) {
-      Entry probe = PROBE.get();
+      Entry probe = this.probe.get();
       probe.set(signature, shape, handle, args);
       e = ids.get(probe);
       if (e == null) {

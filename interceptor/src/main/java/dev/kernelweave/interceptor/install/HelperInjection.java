@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor.install;
 
 import dev.kernelweave.interceptor.AgentLog;
+import dev.kernelweave.interceptor.AgentState;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.interceptor.InterceptorSettings;
 import dev.kernelweave.interceptor.Mode;
@@ -28,8 +29,8 @@ import java.util.function.Supplier;
  * class. Where that is the agent's own loader, nothing is done. Where JCuda lives in another loader
  * (a fat jar, an application server, a plugin), every interceptor class the woven code reaches is
  * defined again in that loader, so that each links the application's {@code jcuda.*} and never the
- * agent loader's; the copy of {@link Interception} there is activated with the agent's settings,
- * and shut down with the agent.
+ * agent loader's; the copy of {@link AgentState} there (one per loader) is activated with the
+ * agent's settings, through that copy of {@link Interception}, and shut down with the agent.
  *
  * <p>What stays shared: every class outside {@code dev.kernelweave.interceptor} (the scheduler,
  * the journal, the relocated libraries: none of them links JCuda, which Maven enforces), and
@@ -45,6 +46,7 @@ final class HelperInjection {
   static final Set<String> SHARED = Set.of(internal(AgentLog.class), internal(InterceptorSettings.class),
       internal(Mode.class));
   private static final String INTERCEPTION = internal(Interception.class);
+  private static final String STATE = internal(AgentState.class);
 
   private final ClassLoader agentLoader;
   private final ProtectionDomain domain;
@@ -85,11 +87,14 @@ final class HelperInjection {
         return refuse(loader, "its class loader " + describe(loader) + " does not delegate to the agent's classes");
       }
       Set<String> needed = closure(ClassReferences.of(woven).references());
+      if (needed.contains(STATE)) {
+        needed.addAll(closure(Set.of(INTERCEPTION))); // what activates the copy's state
+      }
       needed.removeAll(done);
       for (String name : needed) {
         define(loader, name, needed, done);
       }
-      if (needed.contains(INTERCEPTION)) {
+      if (needed.contains(STATE)) {
         activate(loader);
       }
       return null;
@@ -98,7 +103,7 @@ final class HelperInjection {
     }
   }
 
-  /** Shuts down every activated copy of {@link Interception}, after the agent's own. */
+  /** Shuts down every activated copy of {@link AgentState}, after the agent's own. */
   synchronized void shutdown() {
     for (Runnable r : shutdowns) {
       try {

@@ -5,8 +5,8 @@ import jcuda.driver.CUstream;
 
 /**
  * Issues the held calls that are not kernel launches (cuBLAS routines) for {@link JCudaGraphDevice}:
- * registered by the library's instrumentation when it first runs, so that the graph device names
- * no class of a library the application may not have.
+ * each library registers its own with the interceptor's state ({@code InterceptedLibraries}), so
+ * that the graph device names no class of a library the application may not have.
  */
 public interface HeldCallIssuer {
 

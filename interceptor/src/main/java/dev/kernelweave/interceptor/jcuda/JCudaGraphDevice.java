@@ -28,22 +28,18 @@ public final class JCudaGraphDevice implements GraphDevice {
   /** Streams a capture spreads over; launches beyond that many parallel branches share them. */
   static final int CAPTURE_STREAMS = 16;
 
-  /** Issues held calls other than kernel launches; set once the library that makes them is used. */
-  private static volatile HeldCallIssuer routines;
-
   private final JCudaStreamDevice lanes;
+  /** Issues held calls other than kernel launches, for the libraries that make them. */
+  private final HeldCallIssuer routines;
   private final CUstream[] captureStreams = new CUstream[CAPTURE_STREAMS];
   private CUevent[] events = new CUevent[64];
   private final CUfunction function = new CUfunction();
   private final CUgraphExec exec = new CUgraphExec();
 
-  public JCudaGraphDevice(JCudaStreamDevice lanes) {
+  /** @param routines issues the held calls that are not kernel launches (cuBLAS routines) */
+  public JCudaGraphDevice(JCudaStreamDevice lanes, HeldCallIssuer routines) {
     this.lanes = lanes;
-  }
-
-  /** Makes {@code issuer} issue the held calls that are not kernel launches (cuBLAS routines). */
-  public static void issueRoutinesWith(HeldCallIssuer issuer) {
-    routines = issuer;
+    this.routines = routines;
   }
 
   @Override
@@ -53,7 +49,7 @@ public final class JCudaGraphDevice implements GraphDevice {
 
   private int launchOn(CallRecord call, CUstream stream) {
     if (call.kind != CallKind.LAUNCH) {
-      return routines().issue(call, stream);
+      return routines.issue(call, stream);
     }
     JCudaPointers.setNativePointer(function, call.function);
     return JCudaNatives.launchKernel(function, call.gridX, call.gridY, call.gridZ, call.blockX, call.blockY,
@@ -82,7 +78,7 @@ public final class JCudaGraphDevice implements GraphDevice {
     int used = assignStreams(count, predecessorStart, predecessors, streamOf);
     for (int i = 0; i < count; i++) {
       if (calls[i].kind != CallKind.LAUNCH) {
-        check(calls[i].name + " (made ready for a capture)", routines().prepare(calls[i], captureStream(streamOf[i])));
+        check(calls[i].name + " (made ready for a capture)", routines.prepare(calls[i], captureStream(streamOf[i])));
       }
     }
     CUevent fork = events[count];
@@ -185,14 +181,6 @@ public final class JCudaGraphDevice implements GraphDevice {
   public void close() {
     JCudaStreamDevice.destroyStreams(captureStreams, captureStreams.length);
     JCudaStreamDevice.destroyEvents(events);
-  }
-
-  private static HeldCallIssuer routines() {
-    HeldCallIssuer issuer = routines;
-    if (issuer == null) {
-      throw new IllegalStateException("a held call other than a launch, and nothing to issue it");
-    }
-    return issuer;
   }
 
   private CUstream captureStream(int i) {

@@ -21,7 +21,9 @@ import javax.management.StandardMBean;
  * short program's start should pay: a program that is gone within a second has nothing to watch
  * live. A program that makes no CUDA call gets neither the MBean nor the thread.
  *
- * <p>Thread-safe.
+ * <p>One per {@code AgentState}, which owns the counters; each copy of the interceptor's classes
+ * (one per class loader that holds JCuda) counts its own calls, and the first to register shows
+ * its totals. Thread-safe.
  */
 public final class CallEvents {
 
@@ -31,22 +33,31 @@ public final class CallEvents {
   /** How long after the first call the MBean is registered. */
   static final long REGISTER_AFTER_MILLIS = 1000;
 
-  private static final AtomicBoolean REGISTERING = new AtomicBoolean();
-  private static final SchedulingCounters COUNTERS = new SchedulingCounters(CallEvents::registerLater);
-  /** False where the runtime has no {@code jdk.jfr} module (a trimmed image) or JFR is disabled. */
-  private static final boolean FLIGHT_RECORDER = flightRecorderPresent();
-  private static volatile boolean flightRecorderFailed;
 
-  private CallEvents() {}
+  private final AtomicBoolean registering = new AtomicBoolean();
+  private final SchedulingCounters counters = new SchedulingCounters(new RegisterLater());
+  private volatile boolean flightRecorderFailed;
+  /** Where the MBean goes; null for the platform's, looked up only as it is registered. */
+  private final MBeanServer server;
+
+  /** Events whose MBean is registered with the platform's MBean server. */
+  public CallEvents() {
+    this(null);
+  }
+
+  /** Events whose MBean is registered with {@code server}: a test's own, apart from the platform's. */
+  CallEvents(MBeanServer server) {
+    this.server = server;
+  }
 
   /** Counts a finished call and commits its JFR events; {@code r} is complete and unchanged here. */
-  public static void emit(CallRecord r) {
+  public void emit(CallRecord r) {
     try {
-      COUNTERS.add(r);
+      counters.add(r);
     } catch (Throwable e) {
       AgentLog.warnOnce("call-counters", "the MBean's counters stopped: " + e);
     }
-    if (FLIGHT_RECORDER && !flightRecorderFailed) {
+    if (FlightRecorderPresence.PRESENT && !flightRecorderFailed) {
       try {
         FlightEvents.commit(r);
       } catch (Throwable e) {
@@ -58,30 +69,49 @@ public final class CallEvents {
   }
 
   /** The live totals the MBean shows. */
-  public static SchedulingMXBean totals() {
-    return new Scheduling(COUNTERS);
+  public SchedulingMXBean totals() {
+    return new Scheduling(counters);
   }
 
   /** The MBean over the live totals, with the descriptions of its attributes. */
-  static StandardMBean mbean() {
+  StandardMBean mbean() {
     return new DescribedMXBean<>(totals(), SchedulingMXBean.class, SchedulingMXBean.DESCRIPTION);
   }
 
-  private static boolean flightRecorderPresent() {
-    try {
-      Class.forName("jdk.jfr.FlightRecorder", false, CallEvents.class.getClassLoader());
-      return true;
-    } catch (Throwable e) {
-      return false;
+  /**
+   * Whether the runtime has the {@code jdk.jfr} module (a trimmed image has not, or JFR is disabled):
+   * a constant, looked up at the first call's end rather than as the interceptor's state is made.
+   */
+  private static final class FlightRecorderPresence {
+    static final boolean PRESENT = present();
+
+    private static boolean present() {
+      try {
+        Class.forName("jdk.jfr.FlightRecorder", false, CallEvents.class.getClassLoader());
+        return true;
+      } catch (Throwable e) {
+        return false;
+      }
     }
   }
 
-  private static void registerLater() {
-    if (!REGISTERING.compareAndSet(false, true)) {
+  /**
+   * Registers the MBean soon after the first call; a class, not a lambda, since it is made with the
+   * interceptor's state at the agent's start, where the first lambda would cost its bootstrap.
+   */
+  private final class RegisterLater implements Runnable {
+    @Override
+    public void run() {
+      registerLater();
+    }
+  }
+
+  private void registerLater() {
+    if (!registering.compareAndSet(false, true)) {
       return;
     }
     try {
-      Thread t = new Thread(CallEvents::register, "kernelweave-jmx");
+      Thread t = new Thread(this::register, "kernelweave-jmx");
       t.setDaemon(true);
       t.start();
     } catch (Throwable e) {
@@ -89,11 +119,11 @@ public final class CallEvents {
     }
   }
 
-  private static void register() {
+  private void register() {
     try {
       Thread.sleep(REGISTER_AFTER_MILLIS);
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      server.registerMBean(mbean(), new ObjectName(OBJECT_NAME));
+      MBeanServer to = server != null ? server : ManagementFactory.getPlatformMBeanServer();
+      to.registerMBean(mbean(), new ObjectName(OBJECT_NAME));
     } catch (InstanceAlreadyExistsException e) {
       // Another copy of the agent's classes (another class loader) registered first: it counts too.
       AgentLog.debug(OBJECT_NAME + " is already registered");

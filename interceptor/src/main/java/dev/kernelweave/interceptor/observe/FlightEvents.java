@@ -18,6 +18,10 @@ import jdk.jfr.FlightRecorder;
  */
 final class FlightEvents {
 
+  /**
+   * A cache of the JVM's event types, the same for every state and every copy of this class: looked
+   * up once Flight Recorder has started, never changed after.
+   */
   private static volatile EventType launch;
   private static volatile EventType hostWait;
 

@@ -42,7 +42,7 @@ public final class RuntimeCalls {
         CallAccesses.device(r, src, bytes, AccessMode.READ);
         CallAccesses.host(r, dst, bytes, AccessMode.WRITE);
         // Where its row says so (an asynchronous copy), CUDA returns only once done into pageable memory.
-        r.returnsWhenDone = Calls.rowOf(r).blocksHost() == HostBlocking.WHEN_PAGEABLE && CallAccesses.pageable(dst);
+        r.returnsWhenDone = Calls.rowOf(r).blocksHost() == HostBlocking.WHEN_PAGEABLE && CallAccesses.pageable(r, dst);
       }
       case 3 -> {
         CallAccesses.device(r, src, bytes, AccessMode.READ);

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CallEventsTest {
 
+  /** A server of the test's own: the platform's may hold the MBean of another test's events. */
+  private static final MBeanServer SERVER = MBeanServerFactory.newMBeanServer();
+  private static final CallEvents EVENTS = new CallEvents(SERVER);
+
   @TempDir Path dir;
 
   private static long allocatedBytes(Runnable work) {
@@ -37,8 +42,8 @@ class CallEventsTest {
 
   private static void emitMany(CallRecord launch, CallRecord readBack, int n) {
     for (int i = 0; i < n; i++) {
-      CallEvents.emit(launch);
-      CallEvents.emit(readBack);
+      EVENTS.emit(launch);
+      EVENTS.emit(readBack);
     }
   }
 
@@ -55,7 +60,7 @@ class CallEventsTest {
     try (Recording recording = new Recording()) {
       recording.enable(LaunchEvent.NAME);
       recording.start();
-      CallEvents.emit(launch);
+      EVENTS.emit(launch);
       recording.stop();
     }
     emitMany(launch, readBack, 20_000);
@@ -65,8 +70,8 @@ class CallEventsTest {
   @Test
   @Order(2)
   void theMBeanShowsTheCallsLive() throws Exception {
-    CallEvents.emit(SchedulingCountersTest.launch(0, 0, false));
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    EVENTS.emit(SchedulingCountersTest.launch(0, 0, false));
+    MBeanServer server = SERVER;
     ObjectName name = new ObjectName(CallEvents.OBJECT_NAME);
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!server.isRegistered(name) && System.nanoTime() < deadline) {
@@ -77,8 +82,8 @@ class CallEventsTest {
     long launches = (Long) server.getAttribute(name, "Launches");
     long waits = (Long) server.getAttribute(name, "CrossStreamWaits");
     long hostWaits = (Long) server.getAttribute(name, "HostWaits");
-    CallEvents.emit(SchedulingCountersTest.launch(1, 2, true));
-    CallEvents.emit(SchedulingCountersTest.readBack(8, false, 1_000));
+    EVENTS.emit(SchedulingCountersTest.launch(1, 2, true));
+    EVENTS.emit(SchedulingCountersTest.readBack(8, false, 1_000));
     assertEquals(launches + 1, (Long) server.getAttribute(name, "Launches"));
     assertEquals(waits + 2, (Long) server.getAttribute(name, "CrossStreamWaits"));
     assertEquals(hostWaits + 1, (Long) server.getAttribute(name, "HostWaits"));
@@ -101,9 +106,9 @@ class CallEventsTest {
       recording.enable(LaunchEvent.NAME);
       recording.enable(HostWaitEvent.NAME);
       recording.start();
-      CallEvents.emit(launch);
-      CallEvents.emit(readBack);
-      CallEvents.emit(alloc);
+      EVENTS.emit(launch);
+      EVENTS.emit(readBack);
+      EVENTS.emit(alloc);
       recording.stop();
       recording.dump(file);
     }
