@@ -30,6 +30,7 @@ public final class BlasOperandRoles {
   private static final String HANDLE_TYPE = "Ljcuda/jcublas/cublasHandle;";
   private static final String STREAM_TYPE = "Ljcuda/runtime/cudaStream_t;";
 
+  // Constants: filled once by the static initializer from the generated table, never changed after.
   private static final BlasSignature[] UNKNOWN_BY_ARITY = new BlasSignature[MAX_PARAMETERS + 1];
   private static final Map<String, BlasSignature> BY_NAME;
   private static final List<BlasSignature> ALL;

@@ -54,7 +54,10 @@ public enum BlasRoutineKind {
   UNKNOWN;
 
   private static final BlasRoutineKind[] BY_ORDINAL = values();
-  /** Each kind's row of the {@code CudaCallTable}, and its row for a routine on a stream argument. */
+  /**
+   * Each kind's row of the {@code CudaCallTable}, and its row for a routine on a stream argument:
+   * constants, filled once by the static initializer, never changed after.
+   */
   private static final int[] ROWS = new int[BY_ORDINAL.length];
   private static final int[] ROWS_ON_STREAM = new int[BY_ORDINAL.length];
 
