@@ -10,6 +10,7 @@ import dev.kernelweave.calltable.CudaCallTable;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.calltable.Operand;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
@@ -357,15 +358,7 @@ public final class Calls {
 
   /** The stream the real call must use: the agent's lane when placed, else the application's. */
   public static CUstream stream(CallRecord r, CUstream requested) {
-    if (r == null || r.stream < 0) {
-      return requested;
-    }
-    try {
-      return ((CallScope) r).scheduling.device.stream(r.stream);
-    } catch (Throwable e) {
-      abandon(r, e);
-      return requested;
-    }
+    return (CUstream) lane(r, requested, false);
   }
 
   /**
@@ -373,19 +366,26 @@ public final class Calls {
    * both APIs, whose stream argument is typed dynamically.
    */
   public static Object streamOfItsApi(CallRecord r, Object requested) {
-    if (r == null || r.stream < 0) {
-      return requested;
-    }
-    return rowOf(r).ofTheRuntimeApi() ? runtimeStream(r, (cudaStream_t) requested) : stream(r, (CUstream) requested);
+    return r == null || r.stream < 0 ? requested : lane(r, requested, rowOf(r).ofTheRuntimeApi());
   }
 
   /** {@link #stream} for the runtime API and cuBLAS. */
   public static cudaStream_t runtimeStream(CallRecord r, cudaStream_t requested) {
+    return (cudaStream_t) lane(r, requested, true);
+  }
+
+  /**
+   * The lane's stream object of the runtime API ({@code cudaStream_t}) or the driver's ({@code
+   * CUstream}) when the call was placed on a lane, else {@code requested}; abandons the call when
+   * the lane's stream cannot be had.
+   */
+  private static Object lane(CallRecord r, Object requested, boolean runtimeApi) {
     if (r == null || r.stream < 0) {
       return requested;
     }
     try {
-      return ((CallScope) r).scheduling.device.runtimeStream(r.stream);
+      JCudaStreamDevice device = ((CallScope) r).scheduling.device;
+      return runtimeApi ? device.runtimeStream(r.stream) : device.stream(r.stream);
     } catch (Throwable e) {
       abandon(r, e);
       return requested;

@@ -15,16 +15,9 @@ import jdk.jfr.Timespan;
 @Label("Host Wait for the GPU")
 @Category({"KernelWeave"})
 @Description("A call at which the host waited for work on the GPU")
-final class HostWaitEvent extends jdk.jfr.Event {
+final class HostWaitEvent extends CallEvent {
 
   static final String NAME = "kernelweave.HostWait";
-
-  @Label("Sequence")
-  @Description("The call's sequence number in the journal")
-  long seq;
-
-  @Label("Call")
-  String call;
 
   @Label("Buffers")
   @Description("What the call waited for, as #allocation+offset[bytes] R|W|RW; empty for a barrier or synchronization")

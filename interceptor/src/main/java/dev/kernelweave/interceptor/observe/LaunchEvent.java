@@ -1,7 +1,7 @@
 package dev.kernelweave.interceptor.observe;
 
-import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
+import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
@@ -18,16 +18,9 @@ import jdk.jfr.Timespan;
 @Category({"KernelWeave"})
 @Description("A kernel launch, copy, memset or cuBLAS call and the stream the agent ran it on")
 @StackTrace(false)
-final class LaunchEvent extends jdk.jfr.Event {
+final class LaunchEvent extends CallEvent {
 
   static final String NAME = "kernelweave.Launch";
-
-  @Label("Sequence")
-  @Description("The call's sequence number in the journal")
-  long seq;
-
-  @Label("Call")
-  String call;
 
   @Label("Kernel")
   @Description("The kernel's name; empty for copies and memsets")
