@@ -142,6 +142,7 @@ public final class CallAccesses {
       r.touchesUnknownMemory = true;
       return;
     }
+    CallThread t = threadOf(r);
     for (int i = 0; i < params.length; i++) {
       if (!(params[i] instanceof Pointer p)) {
         r.touchesUnknownMemory = true;
@@ -167,7 +168,7 @@ public final class CallAccesses {
           continue;
         }
         // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
-        if (!addParameterAccess(r, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
+        if (!addParameterAccess(r, t, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
             && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
@@ -223,16 +224,15 @@ public final class CallAccesses {
    * @return false when the value lies in no known allocation, or its bounded extent misses it (the
    *     kernel would touch memory the pointer does not name)
    */
-  private static boolean addParameterAccess(CallRecord r, KernelInfo kernel, int i, int size, long value,
-      AccessMode mode, NativePointerObject[] params) {
+  private static boolean addParameterAccess(CallRecord r, CallThread t, KernelInfo kernel, int i, int size,
+      long value, AccessMode mode, NativePointerObject[] params) {
     long start = Long.MIN_VALUE;
     long end = Long.MAX_VALUE;
     if (size == Long.BYTES && kernel.isBounded(i)) {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
     }
-    CallThread t = threadOf(r);
-    if (size == Long.BYTES && isForward(r, kernel, i, params)) {
+    if (size == Long.BYTES && isForward(r, t, kernel, i, params)) {
       return t.state.allocations.addAccess(r, value, start, end, mode, t.found);
     }
     return t.state.allocations.addPointerAccess(r, value, start, end, mode, t.found);
@@ -242,7 +242,8 @@ public final class CallAccesses {
    * {@link KernelInfo#isForward}, reading the 4-byte parameter its proof depends on (a grid-stride
    * loop's bound) from this launch's parameters. Allocation-free.
    */
-  private static boolean isForward(CallRecord r, KernelInfo kernel, int i, NativePointerObject[] params) {
+  private static boolean isForward(CallRecord r, CallThread t, KernelInfo kernel, int i,
+      NativePointerObject[] params) {
     int j = kernel.forwardConditionParameter(i);
     if (j < 0) {
       return kernel.isForward(i, r.gridX, r.blockX);
@@ -250,7 +251,7 @@ public final class CallAccesses {
     if (j >= params.length || !(params[j] instanceof Pointer p) || JCudaPointers.parameterSize(p) != Integer.BYTES) {
       return false;
     }
-    byte[] word = threadOf(r).parameterWord;
+    byte[] word = t.parameterWord;
     if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
       return false;
     }

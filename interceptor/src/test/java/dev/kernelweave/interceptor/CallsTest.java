@@ -50,6 +50,35 @@ class CallsTest {
     return r;
   }
 
+  /**
+   * The path of every launch (begin from the woven row id, the parameters' accesses, placement, end
+   * and journal hand-off) allocates nothing once the thread's record exists: the state is reached
+   * through the holder and the record, never through a lookup that allocates.
+   */
+  @Test
+  void aLaunchAllocatesNothing() {
+    Pointer params = Pointer.to(Pointer.to(device(BASE)), Pointer.to(new int[] {5}));
+    KernelInfo kernel = new KernelInfo("k", new byte[] {R, KernelInfo.VALUE}, false);
+    int row = dev.kernelweave.calltable.CudaCallTable.canonical().idOf("cuLaunchKernel");
+    CallThread.current().context = 0x1234; // as a driver would answer: without one, asking throws
+    Runnable launches = () -> {
+      for (int i = 0; i < 50_000; i++) {
+        CallRecord r = Calls.begin(row, "cuLaunchKernel", 0L);
+        CallAccesses.launch(r, kernel, params, null);
+        Calls.placeLaunch(r);
+        Calls.end(r, 0, null);
+      }
+    };
+    launches.run();
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    launches.run();
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertTrue(allocated < 4096, "50,000 launches allocated " + allocated + " bytes");
+    assertEquals(100_000, state.sequence.get(), "every launch was counted by the current state");
+  }
+
   /** A kernel may index back from an interior pointer: its parameter stands for the whole allocation. */
   @Test
   void pointerIntoAnAllocationIsTheWholeAllocationAndScalarsAreCopied() {
