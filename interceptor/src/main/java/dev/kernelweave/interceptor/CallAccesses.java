@@ -102,8 +102,8 @@ public final class CallAccesses {
       return true;
     }
     long address = JCudaPointers.address(pointer);
-    CallThread t = threadOf(r);
-    return address != 0 && !t.state.allocations.lookup(address, t.found);
+    CallScope s = scopeOf(r);
+    return address != 0 && !s.allocations.lookup(address, s.found);
   }
 
   /**
@@ -142,7 +142,7 @@ public final class CallAccesses {
       r.touchesUnknownMemory = true;
       return;
     }
-    CallThread t = threadOf(r);
+    CallScope scope = scopeOf(r);
     for (int i = 0; i < params.length; i++) {
       if (!(params[i] instanceof Pointer p)) {
         r.touchesUnknownMemory = true;
@@ -168,7 +168,7 @@ public final class CallAccesses {
           continue;
         }
         // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
-        if (!addParameterAccess(r, t, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
+        if (!addParameterAccess(scope, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
             && value < HIGHEST_ADDRESS) {
           r.touchesUnknownMemory = true;
         }
@@ -181,9 +181,9 @@ public final class CallAccesses {
     if (r == null || address == 0) {
       return;
     }
-    CallThread t = threadOf(r);
-    AllocationTable allocations = t.state.allocations;
-    AllocationTable.Allocation found = t.found;
+    CallScope s = scopeOf(r);
+    AllocationTable allocations = s.allocations;
+    AllocationTable.Allocation found = s.found;
     if (kind == MemoryKind.MODULE_GLOBAL && allocations.lookup(address, found)
         && found.base == address && found.size == size) {
       // The same variable asked for again: it keeps its history, so that its pending users stay ordered.
@@ -204,9 +204,9 @@ public final class CallAccesses {
     if (r == null || address == 0) {
       return;
     }
-    CallThread t = threadOf(r);
-    AllocationTable.Allocation found = t.found;
-    if (t.state.allocations.lookup(address, found) && found.base == address) {
+    CallScope s = scopeOf(r);
+    AllocationTable.Allocation found = s.found;
+    if (s.allocations.lookup(address, found) && found.base == address) {
       r.addAccess(found.id, found.slot, found.base, 0, found.size, AccessMode.WRITE);
     }
   }
@@ -224,26 +224,25 @@ public final class CallAccesses {
    * @return false when the value lies in no known allocation, or its bounded extent misses it (the
    *     kernel would touch memory the pointer does not name)
    */
-  private static boolean addParameterAccess(CallRecord r, CallThread t, KernelInfo kernel, int i, int size,
-      long value, AccessMode mode, NativePointerObject[] params) {
+  private static boolean addParameterAccess(CallScope r, KernelInfo kernel, int i, int size, long value,
+      AccessMode mode, NativePointerObject[] params) {
     long start = Long.MIN_VALUE;
     long end = Long.MAX_VALUE;
     if (size == Long.BYTES && kernel.isBounded(i)) {
       start = value + kernel.extentStart(i);
       end = value + kernel.extentEnd(i);
     }
-    if (size == Long.BYTES && isForward(r, t, kernel, i, params)) {
-      return t.state.allocations.addAccess(r, value, start, end, mode, t.found);
+    if (size == Long.BYTES && isForward(r, kernel, i, params)) {
+      return r.allocations.addAccess(r, value, start, end, mode, r.found);
     }
-    return t.state.allocations.addPointerAccess(r, value, start, end, mode, t.found);
+    return r.allocations.addPointerAccess(r, value, start, end, mode, r.found);
   }
 
   /**
    * {@link KernelInfo#isForward}, reading the 4-byte parameter its proof depends on (a grid-stride
    * loop's bound) from this launch's parameters. Allocation-free.
    */
-  private static boolean isForward(CallRecord r, CallThread t, KernelInfo kernel, int i,
-      NativePointerObject[] params) {
+  private static boolean isForward(CallScope r, KernelInfo kernel, int i, NativePointerObject[] params) {
     int j = kernel.forwardConditionParameter(i);
     if (j < 0) {
       return kernel.isForward(i, r.gridX, r.blockX);
@@ -251,7 +250,7 @@ public final class CallAccesses {
     if (j >= params.length || !(params[j] instanceof Pointer p) || JCudaPointers.parameterSize(p) != Integer.BYTES) {
       return false;
     }
-    byte[] word = t.parameterWord;
+    byte[] word = r.thread.parameterWord;
     if (JCudaPointers.copyParameter(p, word, 0) != Integer.BYTES) {
       return false;
     }
@@ -259,13 +258,13 @@ public final class CallAccesses {
   }
 
   private static boolean addKnown(CallRecord r, long address, long size, AccessMode mode) {
-    CallThread t = threadOf(r);
-    return t.state.allocations.addAccess(r, address, size, mode, t.found);
+    CallScope s = scopeOf(r);
+    return s.allocations.addAccess(r, address, size, mode, s.found);
   }
 
-  /** The thread of a call {@link Calls#begin} began, and its state and scratch. */
-  private static CallThread threadOf(CallRecord r) {
-    return ((CallScope) r).thread;
+  /** A call {@link Calls#begin} began, with its state's allocations and its thread's scratch. */
+  private static CallScope scopeOf(CallRecord r) {
+    return (CallScope) r;
   }
 
   private static long littleEndianLong(byte[] a, int at) {

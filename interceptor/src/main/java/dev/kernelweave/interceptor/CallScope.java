@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.scheduler.Ticket;
@@ -17,6 +18,12 @@ final class CallScope extends CallRecord {
 
   /** The thread whose record this is, and through it the state the call is made in. */
   final CallThread thread;
+  /**
+   * The state's allocation table and the thread's scratch for looking it up: what each access of a
+   * call reads, kept here one load away from the record.
+   */
+  final AllocationTable allocations;
+  final AllocationTable.Allocation found;
   final Ticket ticket = new Ticket();
   /** The call's row of the {@code CudaCallTable}, set by {@link Calls#begin}. */
   CudaCall row;
@@ -28,5 +35,7 @@ final class CallScope extends CallRecord {
 
   CallScope(CallThread thread) {
     this.thread = thread;
+    this.allocations = thread.state.allocations;
+    this.found = thread.found;
   }
 }

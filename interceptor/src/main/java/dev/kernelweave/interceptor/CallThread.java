@@ -15,7 +15,7 @@ final class CallThread {
 
   /** The state this thread's calls are made in. */
   final AgentState state;
-  final CallScope record = new CallScope(this);
+  final CallScope record;
   final CUcontext scratchContext = new CUcontext();
   /** Scratch for one launch parameter's bytes, read where a proof depends on its value. */
   final byte[] parameterWord = new byte[8];
@@ -39,6 +39,7 @@ final class CallThread {
 
   CallThread(AgentState state) {
     this.state = state;
+    this.record = new CallScope(this);
     Thread t = Thread.currentThread();
     owner = t;
     id = t.getId();

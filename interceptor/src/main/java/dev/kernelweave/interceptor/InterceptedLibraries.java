@@ -18,8 +18,9 @@ import jcuda.driver.CUstream;
  * application may not have them. A second library registers beside the first; one that registers
  * again gets its first registration back, so that threads racing to register agree.
  *
- * <p>Thread-safe: registering is synchronized and publishes a new array; lookups ({@link #stateOf},
- * {@link #issue}) read one volatile field and an array element, no lock and no map.
+ * <p>Thread-safe: registering is synchronized; {@link #stateOf}, on the path of every call of a
+ * library, reads an array element without a lock or a map (see {@link #byLibrary}); {@link #issue}
+ * reads one volatile field and an array element.
  */
 public final class InterceptedLibraries implements HeldCallIssuer {
 
@@ -27,7 +28,8 @@ public final class InterceptedLibraries implements HeldCallIssuer {
    * One library's registration.
    *
    * @param library which library
-   * @param state the library's own state, which its advice finds again through {@link #stateOf}
+   * @param state the library's own state, which its advice finds again through {@link #stateOf}; its
+   *     fields final, as {@link #stateOf} may hand it to a thread without a lock
    * @param heldKind the kind of the held calls {@code issuer} issues; null with no issuer
    * @param issuer issues the library's held calls; null when it holds none
    * @param fallBack undoes what the library pointed at the agent's streams when scheduling stops
@@ -37,8 +39,12 @@ public final class InterceptedLibraries implements HeldCallIssuer {
 
   private static final JCudaLibrary[] LIBRARIES = JCudaLibrary.values();
 
-  /** By {@link JCudaLibrary#ordinal}; replaced, never changed, once published. */
-  private volatile Registration[] byLibrary = new Registration[LIBRARIES.length];
+  /**
+   * By {@link JCudaLibrary#ordinal}. Written under this object's lock, read without it: a thread
+   * that sees a registration sees it whole (a record, whose fields are final, as are its state's);
+   * one that does not see it yet registers, and gets it back under the lock.
+   */
+  private final Registration[] byLibrary = new Registration[LIBRARIES.length];
   /** The issuers by {@link CallKind#ordinal} of their held calls; replaced, never changed, once published. */
   private volatile HeldCallIssuer[] byHeldKind = new HeldCallIssuer[CallKind.values().length];
 
@@ -66,10 +72,8 @@ public final class InterceptedLibraries implements HeldCallIssuer {
       issuers = issuers.clone();
       issuers[kind] = registration.issuer();
     }
-    Registration[] libraries = byLibrary.clone();
-    libraries[at] = registration;
     byHeldKind = issuers;
-    byLibrary = libraries;
+    byLibrary[at] = registration;
     return registration;
   }
 
@@ -84,7 +88,11 @@ public final class InterceptedLibraries implements HeldCallIssuer {
    * the others from running.
    */
   void fallBack() {
-    for (Registration r : byLibrary) {
+    Registration[] registered;
+    synchronized (this) {
+      registered = byLibrary.clone();
+    }
+    for (Registration r : registered) {
       if (r != null && r.fallBack() != null) {
         try {
           r.fallBack().run();

@@ -181,8 +181,8 @@ public final class StagedCopies {
    * device allocation.
    */
   static boolean stageable(CallRecord r, CUdeviceptr device, Pointer java, long bytes) {
-    CallThread t = ((CallScope) r).thread;
-    if (!t.state.scheduling || r.touchesUnknownMemory || r.touchesHostMemory || device == null
+    CallScope scope = (CallScope) r;
+    if (!scope.thread.state.scheduling || r.touchesUnknownMemory || r.touchesHostMemory || device == null
         || java == null || JCudaPointers.pointers(java) != null) {
       return false;
     }
@@ -191,8 +191,8 @@ public final class StagedCopies {
       return false;
     }
     long address = JCudaPointers.address(device);
-    AllocationTable.Allocation found = t.found;
-    return address != 0 && t.state.allocations.lookup(address, found) && found.kind == MemoryKind.DEVICE
+    AllocationTable.Allocation found = scope.found;
+    return address != 0 && scope.allocations.lookup(address, found) && found.kind == MemoryKind.DEVICE
         && address - found.base + bytes <= found.size;
   }
 }

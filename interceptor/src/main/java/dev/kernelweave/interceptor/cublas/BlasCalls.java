@@ -60,6 +60,14 @@ public final class BlasCalls {
   }
 
   /**
+   * This state's shadow handles, looked up where a call needs them: a routine left on the
+   * application's stream and handle needs none after its enter.
+   */
+  private static ShadowHandles shadows() {
+    return current().shadows;
+  }
+
+  /**
    * Enter advice of every JCublas2 method; for a routine, {@link #handle} follows.
    *
    * @return the call's record; the thread's {@link dev.kernelweave.interceptor.IssuedByAgent} when
@@ -107,12 +115,12 @@ public final class BlasCalls {
     if (r == null || r.kind != CallKind.BLAS || application == null) {
       return application;
     }
-    ShadowHandles shadows = current().shadows;
     try {
       cudaStream_t lane = Calls.runtimeStream(r, null);
       if (lane == null) {
         return application;
       }
+      ShadowHandles shadows = shadows();
       cublasHandle h = shadows.forCall(shadows.of(application), lane);
       if (h instanceof ShadowHandles.Shadow s && s.isOrdered()) {
         shadows.orderBefore(s);
@@ -128,13 +136,9 @@ public final class BlasCalls {
 
   /** Exit advice of every JCublas2 method; {@code args} hold the handle the real call used. */
   public static void exit(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
-    current().exitCall(r, name, descriptor, args, result, thrown);
-  }
-
-  private void exitCall(CallRecord r, String name, String descriptor, Object[] args, int result, Throwable thrown) {
     if (r != null && args.length > 0 && args[0] instanceof ShadowHandles.Shadow s) {
       try {
-        shadows.callEnded(s);
+        shadows().callEnded(s);
       } catch (Throwable e) {
         AgentLog.warnOnce("cublas-shadow-end", "cuBLAS handles for the agent's streams failed: " + e);
       }
@@ -146,28 +150,28 @@ public final class BlasCalls {
       } catch (Throwable e) {
         // A shadow may have missed a setting: no shadow is used from now on.
         AgentLog.warnOnce("cublas-follow", "cuBLAS handle settings could not be followed: " + e);
-        shadows.retireAll();
+        shadows().retireAll();
       }
     }
   }
 
   /** What a successful call changed on an application handle, for its shadows. Runs after the call's end: no lock held. */
-  private void follow(String name, String descriptor, Object[] args) {
+  private static void follow(String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     if (signature.handleIndex() < 0 || !(args[signature.handleIndex()] instanceof cublasHandle handle)
         || handle instanceof ShadowHandles.Shadow) {
       return;
     }
     switch (signature.kind()) {
-      case HANDLE_CREATE -> shadows.created(handle);
-      case HANDLE_DESTROY -> shadows.destroyed(handle);
-      case STREAM_SET -> shadows.streamSet(handle, args[1] instanceof cudaStream_t s ? s : null);
-      case WORKSPACE_SET -> shadows.workspaceSet(handle, (Long) args[2]);
-      case POINTER_MODE_SET -> shadows.settingSet(handle, BlasSetting.POINTER_MODE, (Integer) args[1]);
+      case HANDLE_CREATE -> shadows().created(handle);
+      case HANDLE_DESTROY -> shadows().destroyed(handle);
+      case STREAM_SET -> shadows().streamSet(handle, args[1] instanceof cudaStream_t s ? s : null);
+      case WORKSPACE_SET -> shadows().workspaceSet(handle, (Long) args[2]);
+      case POINTER_MODE_SET -> shadows().settingSet(handle, BlasSetting.POINTER_MODE, (Integer) args[1]);
       case HOST_SETTING -> {
         BlasSetting setting = BlasSetting.ofSetter(name);
         if (setting != null) {
-          shadows.settingSet(handle, setting, (Integer) args[1]);
+          shadows().settingSet(handle, setting, (Integer) args[1]);
         }
       }
       default -> { }
