@@ -35,6 +35,9 @@ class FallbackTest {
     AgentLog.configure(AgentLog.Level.INFO, new PrintStream(said, true, StandardCharsets.UTF_8));
     AgentLog.forgetWarnings();
     AgentState state = AgentState.replaceForTesting();
+    int[] fellBack = {0};
+    state.libraries().register(new InterceptedLibraries.Registration(JCudaLibrary.CUBLAS, null, null, null,
+        () -> fellBack[0]++));
     Interception.activate(new InterceptorSettings(Mode.SCHEDULE, 4, true, true, () -> LaunchJournal.OFF));
     CallThread.current().context = 0x77;
     assertTrue(state.scheduling);
@@ -48,6 +51,7 @@ class FallbackTest {
     }
 
     assertFalse(state.scheduling);
+    assertEquals(1, fellBack[0], "the registered library undid what it pointed at the agent's streams, once");
     CallRecord after = Calls.begin("cuLaunchKernel", 0L);
     assertTrue(after != null, "the thread's later calls are still seen: nothing marks it as inside a call");
     Calls.end(after, 0, null);
