@@ -1,8 +1,8 @@
 package dev.kernelweave.interceptor;
 
-import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.scheduler.Ticket;
 
 /**
