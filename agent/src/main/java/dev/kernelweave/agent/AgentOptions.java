@@ -28,14 +28,16 @@ import java.util.Properties;
  * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
  *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
  *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
+ * @param judge whether the device judges each window shape, from sampled times, between its graph
+ *     and its launches in order on one lane
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean judge) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority, warmup";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, judge, log, journal-keep, journal-max-bytes, priority, warmup";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -68,7 +70,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()));
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), true);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -108,6 +110,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int streams = o.streams();
     boolean ptx = o.ptx();
     boolean graphs = o.graphs();
+    boolean judge = o.judge();
     AgentLog.Level log = o.log();
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
@@ -146,6 +149,11 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "on" -> true;
           case "off" -> false;
           default -> throw bad("graphs", v, "on or off");
+        };
+        case "judge" -> judge = switch (v) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw bad("judge", v, "on or off");
         };
         case "log" -> log = switch (v) {
           case "quiet" -> AgentLog.Level.QUIET;
@@ -190,7 +198,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
+        judge);
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

@@ -142,6 +142,9 @@ public final class Interception {
         cs = CONTEXTS.get(context);
         if (cs == null) {
           cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled());
+          if (!settings.judge()) {
+            cs.stopJudging();
+          }
           CONTEXTS.put(context, cs);
         }
       }

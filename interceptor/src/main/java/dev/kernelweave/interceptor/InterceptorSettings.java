@@ -15,9 +15,17 @@ import java.util.function.Supplier;
  *     touches CUDA gets no directory and no thread
  * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
  *     contexts keep lanes per class
+ * @param judge whether the device judges, from sampled times, between a window's graph and its
+ *     launches in order ({@code judge=on}); off, every known window is replayed as its graph
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, boolean judge) {
+
+  /** With the device judging the windows. */
+  public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
+      ThreadPriorities priorities) {
+    this(mode, streams, ptx, graphs, journal, priorities, true);
+  }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal) {

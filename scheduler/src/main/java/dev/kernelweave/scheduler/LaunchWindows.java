@@ -59,9 +59,8 @@ public final class LaunchWindows {
     /** The context began to hold launches (none were held): something must issue them by the deadline. */
     default void startedHolding() {}
 
-    /** A sampled execution of a window was timed on the device ({@link WindowSamples.Listener#sampled}). */
-    default void windowTimed(long shape, long windowNumber, boolean serial, int lane, long hostNanos,
-        long deviceNanos, boolean serialChosen, boolean judged) {}
+    /** A sampled execution of a window was timed on the device; {@code time} is reused once this returns. */
+    default void windowTimed(WindowTime time) {}
   }
 
   /**
@@ -175,9 +174,7 @@ public final class LaunchWindows {
     this.device = device;
     this.listener = listener;
     this.signature = new LaunchSignature(scheduler.mutant());
-    this.samples = new WindowSamples(scheduler.device(),
-        (shape, number, way, lane, host, dev, chosen, judged) -> listener.windowTimed(shape, number,
-            way == WindowVerdict.SERIAL, lane, host, dev, chosen == WindowVerdict.SERIAL, judged));
+    this.samples = new WindowSamples(scheduler.device(), listener::windowTimed);
   }
 
   /**
@@ -475,7 +472,9 @@ public final class LaunchWindows {
    * window depends on first, and what depends on the window waits for all of it.
    */
   private void replay(KnownWindow window, long shape, boolean capturedNow) {
-    samples.poll();
+    if (!scheduler.capturing()) {
+      samples.poll(); // a query during a capture could invalidate it
+    }
     int way = judging && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
     boolean serial = (way & WindowVerdict.SERIAL) != 0;
     CallRecord r = replay;
@@ -499,7 +498,7 @@ public final class LaunchWindows {
     }
     long number = ++windowNumber;
     if (sample >= 0) {
-      samples.end(sample, clock.getAsLong() - issueStart, number);
+      samples.end(sample, issueStart, clock.getAsLong() - issueStart, number);
     }
     chargeIfEnding(last);
     issued = heldCount;

@@ -17,14 +17,8 @@ final class WindowSamples {
 
   /** Hears of each sample read back, to journal it. */
   interface Listener {
-    /**
-     * Window shape {@code shape}, executed as window {@code windowNumber} the way {@code way}
-     * ({@link WindowVerdict#GRAPH} or {@link WindowVerdict#SERIAL}) on lane {@code lane}, took
-     * {@code hostNanos} to issue and {@code deviceNanos} on the device; its verdict is now {@code
-     * chosen}, {@code judged} once both ways have their samples.
-     */
-    void sampled(long shape, long windowNumber, int way, int lane, long hostNanos, long deviceNanos, int chosen,
-        boolean judged);
+    /** A sample was read back; {@code time} is reused once this returns. */
+    void sampled(WindowTime time);
   }
 
   static final int SLOTS = 8;
@@ -36,7 +30,9 @@ final class WindowSamples {
   private final long[] numbers = new long[SLOTS];
   private final int[] ways = new int[SLOTS];
   private final int[] lanes = new int[SLOTS];
+  private final long[] issueStarts = new long[SLOTS];
   private final long[] hostNanos = new long[SLOTS];
+  private final WindowTime time = new WindowTime();
   private final boolean[] created = new boolean[SLOTS];
   private int inFlight;
   /** False once the device said it cannot time: nothing is sampled from then on. */
@@ -72,9 +68,13 @@ final class WindowSamples {
     return slot;
   }
 
-  /** Records the sample's end on its lane, after the window was issued in {@code issueNanos} of host time as window {@code windowNumber}. */
-  void end(int slot, long issueNanos, long windowNumber) {
+  /**
+   * Records the sample's end on its lane, after the window was issued as window {@code windowNumber},
+   * from {@code issueStart} for {@code issueNanos} of host time.
+   */
+  void end(int slot, long issueStart, long issueNanos, long windowNumber) {
     device.recordTimingEvent(2 * slot + 1, lanes[slot]);
+    issueStarts[slot] = issueStart;
     hostNanos[slot] = issueNanos;
     numbers[slot] = windowNumber;
   }
@@ -102,8 +102,16 @@ final class WindowSamples {
       } else {
         verdict.sampled(ways[slot], hostNanos[slot], deviceNanos);
         sampled++;
-        listener.sampled(shapes[slot], numbers[slot], ways[slot], lanes[slot], hostNanos[slot], deviceNanos,
-            verdict.chosen(), verdict.judged());
+        time.shape = shapes[slot];
+        time.windowNumber = numbers[slot];
+        time.inOrder = ways[slot] == WindowVerdict.SERIAL;
+        time.lane = lanes[slot];
+        time.issueStartNanos = issueStarts[slot];
+        time.hostNanos = hostNanos[slot];
+        time.deviceNanos = deviceNanos;
+        time.judged = verdict.judged();
+        time.inOrderChosen = verdict.chosen() == WindowVerdict.SERIAL;
+        listener.sampled(time);
       }
       release(slot);
     }

@@ -59,9 +59,9 @@ class WindowJudgingTest {
     }
 
     @Override
-    public void windowTimed(long shape, long windowNumber, boolean serial, int lane, long hostNanos,
-        long deviceNanos, boolean serialChosen, boolean judged) {
-      timed.add((serial ? "serial " : "graph ") + deviceNanos + (judged ? (serialChosen ? " -> serial" : " -> graph") : ""));
+    public void windowTimed(WindowTime t) {
+      timed.add((t.inOrder ? "serial " : "graph ") + t.deviceNanos
+          + (t.judged ? (t.inOrderChosen ? " -> serial" : " -> graph") : ""));
     }
   });
   private final Ticket ticket = new Ticket();
