@@ -5,6 +5,7 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.JournalRetention;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import dev.kernelweave.selftest.HotPathWarmup;
 import java.nio.file.Path;
 import java.util.Map;
@@ -28,11 +29,12 @@ import java.util.Properties;
  * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
  *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
  *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
- * @param judge whether the device judges each window shape, from sampled times, between its graph
- *     and its launches in order on one lane
+ * @param judge how each known window is issued: as the device judges from sampled times ({@code
+ *     on}), between its graph and its launches in order on one lane; always its graph ({@code off});
+ *     always in order ({@code in-order})
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean judge) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
@@ -70,7 +72,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), true);
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -110,7 +112,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int streams = o.streams();
     boolean ptx = o.ptx();
     boolean graphs = o.graphs();
-    boolean judge = o.judge();
+    WindowJudging judge = o.judge();
     AgentLog.Level log = o.log();
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
@@ -150,11 +152,12 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "off" -> false;
           default -> throw bad("graphs", v, "on or off");
         };
-        case "judge" -> judge = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("judge", v, "on or off");
-        };
+        case "judge" -> {
+          judge = WindowJudging.ofOption(v);
+          if (judge == null) {
+            throw bad("judge", v, "on, off or in-order");
+          }
+        }
         case "log" -> log = switch (v) {
           case "quiet" -> AgentLog.Level.QUIET;
           case "info" -> AgentLog.Level.INFO;

@@ -142,9 +142,7 @@ public final class Interception {
         cs = CONTEXTS.get(context);
         if (cs == null) {
           cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled());
-          if (!settings.judge()) {
-            cs.stopJudging();
-          }
+          cs.judge(settings.judge());
           CONTEXTS.put(context, cs);
         }
       }

@@ -107,7 +107,7 @@ public final class LaunchWindows {
   private final Listener listener;
   /** The sampled device times that decide, per window shape, between its graph and its launches in order. */
   private final WindowSamples samples;
-  private boolean judging = true;
+  private WindowJudging judging = WindowJudging.ON;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
   /**
    * The prefixes of known windows ({@link #windowPrefixes}), flagged {@link #INTERIOR} where some
@@ -177,12 +177,9 @@ public final class LaunchWindows {
     this.samples = new WindowSamples(scheduler.device(), listener::windowTimed);
   }
 
-  /**
-   * Replays every known window as its graph from now on, without sampling its device time: the
-   * device no longer judges between a window's graph and its launches in order ({@code judge=off}).
-   */
-  public void stopJudging() {
-    judging = false;
+  /** How known windows are issued from now on ({@code judge=}); {@link WindowJudging#ON} by default. */
+  public void judge(WindowJudging mode) {
+    judging = mode;
   }
 
   /**
@@ -475,7 +472,8 @@ public final class LaunchWindows {
     if (!scheduler.capturing()) {
       samples.poll(); // a query during a capture could invalidate it
     }
-    int way = judging && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
+    int way = judging == WindowJudging.IN_ORDER ? WindowVerdict.SERIAL
+        : judging == WindowJudging.ON && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
     boolean serial = (way & WindowVerdict.SERIAL) != 0;
     CallRecord r = replay;
     CallRecord last = held[heldCount - 1];
