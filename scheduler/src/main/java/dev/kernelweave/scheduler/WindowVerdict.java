@@ -39,9 +39,11 @@ final class WindowVerdict {
   static final double LOSES_BY = 2.0;
   /** Executions between samples before the verdict. */
   static final int JUDGING_PERIOD = 4;
+  /** The first execution of a shape that may be timed. */
+  static final int FIRST_SAMPLE = 40;
   /** The first execution at which the launches in order may be tried. */
   static final int TRIAL_AFTER = 64;
-  static final int JUDGED_PERIOD = 64;
+  static final int JUDGED_PERIOD = 128;
   static final int EXPLORE_EVERY = 8;
   static final int MAX_EXPLORE_EVERY = 1024;
   /** The samples kept per way: the median of the latest ones. */
@@ -60,7 +62,7 @@ final class WindowVerdict {
   /** Which way to issue this execution ({@link #GRAPH} or {@link #SERIAL}), with {@link #SAMPLE} when it is to be timed. */
   int next() {
     executions++;
-    if (pending || executions % (judged ? JUDGED_PERIOD : JUDGING_PERIOD) != 0) {
+    if (pending || executions < FIRST_SAMPLE || executions % (judged ? JUDGED_PERIOD : JUDGING_PERIOD) != 0) {
       return chosen;
     }
     if (!judged) {

@@ -17,7 +17,7 @@ class WindowVerdictTest {
 
   /** Runs executions until one is to be sampled, and returns its way (without the sample bit). */
   private int nextSampled() {
-    for (int i = 0; i < 100_000; i++) {
+    for (int i = 0; i < 1_000_000; i++) {
       int way = verdict.next();
       executions++;
       if ((way & SAMPLE) != 0) {
@@ -69,7 +69,7 @@ class WindowVerdictTest {
     assertEquals(GRAPH, verdict.chosen());
     List<Long> trials = new ArrayList<>();
     long start = executions;
-    while (executions - start < 200_000) {
+    while (executions - start < 1_000_000) {
       int way = nextSampled();
       if (way == SERIAL) {
         trials.add(executions);
@@ -129,14 +129,18 @@ class WindowVerdictTest {
   }
 
   @Test
-  void aShortProgramNeverPaysForTheTrial() {
-    for (int i = 1; i < WindowVerdict.TRIAL_AFTER; i++) {
+  void aShortProgramPaysForNoJudging() {
+    for (int i = 1; i < WindowVerdict.FIRST_SAMPLE; i++) {
+      assertEquals(GRAPH, verdict.next(), "execution " + i + ": the graph, not timed");
+    }
+    for (int i = WindowVerdict.FIRST_SAMPLE; i < WindowVerdict.TRIAL_AFTER; i++) {
       int way = verdict.next();
       assertEquals(GRAPH, way & ~SAMPLE, "execution " + i);
       if ((way & SAMPLE) != 0) {
         verdict.sampled(GRAPH, 1_000, 1_000_000);
       }
     }
+    assertEquals(3, verdict.samples(GRAPH));
   }
 
   @Test
