@@ -10,7 +10,6 @@ import static jcuda.runtime.cudaMemcpyKind.cudaMemcpyHostToDevice;
 
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
@@ -40,24 +39,15 @@ final class RuntimeApi extends CorpusProgram {
   private Pointer[] dOut;
 
   RuntimeApi(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_logistic", "corpus_blend");
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    SplittableRandom random = new SplittableRandom(0x72756eL);
-    inputs = new float[channels][];
+    inputs = CorpusMath.unit(new SplittableRandom(0x72756eL), channels, n);
     results = new float[channels][n];
-    for (int c = 0; c < channels; c++) {
-      inputs[c] = CorpusMath.unit(random, n);
-    }
   }
 
   @Override
   protected String sizes() {
     return channels + " channels of " + n + " floats through cudaMemcpy";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_logistic", "corpus_blend");
   }
 
   @Override
@@ -107,11 +97,7 @@ final class RuntimeApi extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] r : results) {
-      out.floats(r);
-    }
-    return out.toBytes();
+    return Outputs.floats(results);
   }
 
   @Override

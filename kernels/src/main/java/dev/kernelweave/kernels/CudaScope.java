@@ -11,7 +11,6 @@ import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
-import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
@@ -31,7 +30,6 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
@@ -59,14 +57,7 @@ public final class CudaScope implements AutoCloseable {
 
     /** The kernel {@code name}, which the PTX must declare. */
     public Kernel kernel(String name) {
-      List<Ptx.Param> params = entries.get(name);
-      if (params == null) {
-        throw new IllegalArgumentException(
-            "no kernel " + name + " in the module; it has " + entries.keySet());
-      }
-      CUfunction function = new CUfunction();
-      cuModuleGetFunction(function, module, name);
-      return new Kernel(name, function, params);
+      return Kernel.find(module, entries, name);
     }
   }
 
