@@ -13,22 +13,13 @@ import jcuda.jcublas.cublasHandle;
  * and a batch of columns on the default handle, then {@code corpus_bias_relu} in place on the
  * default stream. {@link CorpusMath#gemm} and {@link CorpusMath#biasRelu} compute the same on the
  * CPU. Not thread-safe: one program's thread applies it.
+ *
+ * @param batch columns of every layer's input and output
  */
-final class DenseLayer {
+record DenseLayer(cublasHandle handle, Kernel biasRelu, int batch) {
 
   private static final Pointer ONE = Pointer.to(new float[] {1.0f});
   private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
-
-  private final cublasHandle handle;
-  private final Kernel biasRelu;
-  private final int batch;
-
-  /** Layers of {@code batch} columns through {@code handle}, activated by {@code biasRelu}. */
-  DenseLayer(cublasHandle handle, Kernel biasRelu, int batch) {
-    this.handle = handle;
-    this.biasRelu = biasRelu;
-    this.batch = batch;
-  }
 
   /** y = relu(weights x + bias) with the gain of {@code in} inputs: one GEMM, one launch. */
   void apply(CUdeviceptr weights, CUdeviceptr bias, CUdeviceptr x, CUdeviceptr y, int out, int in) {

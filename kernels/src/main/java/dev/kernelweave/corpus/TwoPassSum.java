@@ -9,22 +9,13 @@ import jcuda.driver.CUdeviceptr;
  * {@code corpus_square_partials} into one partial sum a block, then {@code corpus_sum} of the
  * partials into one float. {@link CorpusMath#sumOfSquares} computes the same on the CPU. Reading
  * the result back is the program's own step. Immutable.
+ *
+ * @param partialBlocks how many partial sums: blocks of the first launch
  */
-final class TwoPassSum {
+record TwoPassSum(Kernel squares, Kernel sum, int partialBlocks) {
 
   /** The square-partials kernel, then the sum kernel. */
   static final List<String> KERNELS = List.of("corpus_square_partials", "corpus_sum");
-
-  private final Kernel squares;
-  private final Kernel sum;
-  private final int partialBlocks;
-
-  /** Reduces through {@code partialBlocks} partial sums. */
-  TwoPassSum(Kernel squares, Kernel sum, int partialBlocks) {
-    this.squares = squares;
-    this.sum = sum;
-    this.partialBlocks = partialBlocks;
-  }
 
   /** Launches the reduction of the {@code n} floats of {@code v} into {@code result}. */
   void launch(CUdeviceptr v, int n, CUdeviceptr partials, CUdeviceptr result) {

@@ -94,10 +94,7 @@ public final class CudaScope implements AutoCloseable {
 
   /** A stream that does not synchronize with the legacy default stream. */
   public CUstream stream() {
-    CUstream stream = new CUstream();
-    cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
-    releases.push(() -> cuStreamDestroy(stream));
-    return stream;
+    return stream(CUstream_flags.CU_STREAM_NON_BLOCKING);
   }
 
   /**
@@ -105,8 +102,12 @@ public final class CudaScope implements AutoCloseable {
    * synchronizes with the legacy default stream.
    */
   public CUstream blockingStream() {
+    return stream(CUstream_flags.CU_STREAM_DEFAULT);
+  }
+
+  private CUstream stream(int flags) {
     CUstream stream = new CUstream();
-    cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT);
+    cuStreamCreate(stream, flags);
     releases.push(() -> cuStreamDestroy(stream));
     return stream;
   }
@@ -146,6 +147,11 @@ public final class CudaScope implements AutoCloseable {
       cublasSetStream(handle, new cudaStream_t(stream));
     }
     return handle;
+  }
+
+  /** A CUDA graph of the work that {@code queue} issues on {@code stream} alone; see below. */
+  public CUgraphExec graph(CUstream stream, Runnable queue) {
+    return graph(stream, new CUstream[0], queue);
   }
 
   /**
