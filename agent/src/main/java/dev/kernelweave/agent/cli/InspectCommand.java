@@ -6,7 +6,7 @@ import dev.kernelweave.agent.cli.inspect.GraphvizDot;
 import dev.kernelweave.agent.cli.inspect.InspectException;
 import dev.kernelweave.agent.cli.inspect.Journal;
 import dev.kernelweave.agent.cli.inspect.OutputFile;
-import dev.kernelweave.agent.cli.inspect.Stats;
+import dev.kernelweave.agent.cli.inspect.JournalStats;
 import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
 import java.io.BufferedOutputStream;
@@ -143,6 +143,25 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     ParameterException usage(String message) {
       return new ParameterException(spec.commandLine(), message);
     }
+
+    /**
+     * {@code value} of {@code option} as a whole number of at least {@code min}, or {@code absent}
+     * where the option was not given; a usage error saying that it needs {@code what} otherwise.
+     */
+    long number(String option, String value, long absent, long min, String what) {
+      if (value == null) {
+        return absent;
+      }
+      try {
+        long n = Long.parseLong(value);
+        if (n >= min) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // Said below.
+      }
+      throw usage(option + " needs " + what + ", not '" + value + "'");
+    }
   }
 
   @Command(
@@ -223,7 +242,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     private String kernelGlob;
 
     /** How many of the last calls to print; -1 for every call. */
-    private long last = -1;
+    private long last;
     /** Only launches of kernels whose name matches; null for every call. */
     private PathMatcher kernel;
 
@@ -233,9 +252,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
     @Override
     void check() {
-      if (lastText != null) {
-        last = count("-n", lastText);
-      }
+      last = number("-n", lastText, -1, 0, "a number of calls (0 or more)");
       if (kernelGlob != null) {
         try {
           kernel = FileSystems.getDefault().getPathMatcher("glob:" + kernelGlob);
@@ -244,18 +261,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
               + e.getMessage().lines().findFirst().orElse(""));
         }
       }
-    }
-
-    private long count(String option, String value) {
-      try {
-        long n = Long.parseLong(value);
-        if (n >= 0) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // Said below.
-      }
-      throw usage(option + " needs a number of calls (0 or more), not '" + value + "'");
     }
 
     @Override
@@ -292,8 +297,8 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "where to write it (default: standard output, DOT only)")
     private Path output;
 
-    private long from = Long.MIN_VALUE;
-    private long to = Long.MAX_VALUE;
+    private long from;
+    private long to;
 
     DagCommand(CommandIo io) {
       super(io);
@@ -301,12 +306,8 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
     @Override
     void check() {
-      if (fromText != null) {
-        from = seq("--from", fromText);
-      }
-      if (toText != null) {
-        to = seq("--to", toText);
-      }
+      from = number("--from", fromText, Long.MIN_VALUE, Long.MIN_VALUE, "a sequence number");
+      to = number("--to", toText, Long.MAX_VALUE, Long.MIN_VALUE, "a sequence number");
       if (svg && png) {
         throw usage("choose one of --svg and --png");
       }
@@ -322,14 +323,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     /** svg or png, drawn by Graphviz; null for DOT text. */
     private String image() {
       return svg ? "svg" : png ? "png" : null;
-    }
-
-    private long seq(String option, String value) {
-      try {
-        return Long.parseLong(value);
-      } catch (NumberFormatException e) {
-        throw usage(option + " needs a sequence number, not '" + value + "'");
-      }
     }
 
     @Override
@@ -369,7 +362,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
   private static int stats(Path directory, long since, String sinceText, String format, PrintStream out,
       PrintStream err, ZoneId zone) throws InspectException {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     try (Journal journal = Journal.open(directory, err)) {
       journal.forEach(r -> {
         if (r.startNanos >= since) {

@@ -19,7 +19,7 @@ import java.util.Map;
  * kernels and threads are counted apart up to {@link TopTable#TRACKED} each and printed up to the
  * {@link TopTable#SHOWN} busiest, the rest as one row; a bit per window replayed as a CUDA graph.
  */
-public final class Stats {
+public final class JournalStats {
 
   private final long[] perKind = new long[CallKind.values().length];
   private final long[] perPriority = new long[PriorityClass.values().length];
