@@ -2,7 +2,6 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
 import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
@@ -19,8 +18,7 @@ final class CopyLoop extends CorpusProgram {
 
   private final int channels;
   private final int n;
-  private final float[][] inputs;
-  private final float[][] results;
+  private final HostArrays arrays;
   private Kernel logistic;
   private CUdeviceptr[] x;
   private CUdeviceptr[] y;
@@ -29,8 +27,7 @@ final class CopyLoop extends CorpusProgram {
     super(NAME, size, "corpus_logistic");
     channels = 4;
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    inputs = CorpusMath.unit(new SplittableRandom(0x636f7079L), channels, n);
-    results = new float[channels][n];
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x636f7079L), channels, n), n);
   }
 
   @Override
@@ -52,23 +49,19 @@ final class CopyLoop extends CorpusProgram {
   @Override
   public void run() {
     for (int c = 0; c < channels; c++) {
-      Cuda.upload(x[c], inputs[c]);
+      Cuda.upload(x[c], arrays.in()[c]);
       logistic.launch(blocks(n, 1024), THREADS, null, x[c], y[c], ROUNDS, n);
-      Cuda.download(results[c], y[c]);
+      Cuda.download(arrays.out()[c], y[c]);
     }
   }
 
   @Override
   public byte[] output() {
-    return Outputs.floats(results);
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] in : inputs) {
-      out.floats(CorpusMath.logistic(in, ROUNDS));
-    }
-    return out.toBytes();
+    return arrays.reference(x -> CorpusMath.logistic(x, ROUNDS));
   }
 }

@@ -2,7 +2,6 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
 import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
@@ -21,8 +20,7 @@ final class ImageFilters extends CorpusProgram {
   private final int frames;
   private final int width;
   private final int height;
-  private final float[][] video;
-  private final float[][] results;
+  private final HostArrays arrays;
   private Kernel blur;
   private Kernel sobel;
   private Kernel blend;
@@ -36,8 +34,7 @@ final class ImageFilters extends CorpusProgram {
     frames = size == Size.CHECK ? 3 : 12;
     width = size == Size.CHECK ? 40 : 1024;
     height = size == Size.CHECK ? 30 : 768;
-    video = CorpusMath.unit(new SplittableRandom(0x696d67L), frames, width * height);
-    results = new float[frames][width * height];
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x696d67L), frames, width * height), width * height);
   }
 
   @Override
@@ -62,26 +59,22 @@ final class ImageFilters extends CorpusProgram {
     int n = width * height;
     int grid = blocks(n, 2048);
     for (int f = 0; f < frames; f++) {
-      Cuda.upload(dFrame, video[f]);
+      Cuda.upload(dFrame, arrays.in()[f]);
       blur.launch(grid, THREADS, null, dFrame, dSmooth, width, height);
       sobel.launch(grid, THREADS, null, dFrame, dEdges, width, height);
       blend.launch(grid, THREADS, null, dSmooth, dEdges, dOut, SMOOTH_WEIGHT, EDGE_WEIGHT, n);
-      Cuda.download(results[f], dOut);
+      Cuda.download(arrays.out()[f], dOut);
     }
   }
 
   @Override
   public byte[] output() {
-    return Outputs.floats(results);
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(frames * width * height);
-    for (float[] frame : video) {
-      out.floats(CorpusMath.blend(CorpusMath.blur(frame, width, height), CorpusMath.sobel(frame, width, height),
-          SMOOTH_WEIGHT, EDGE_WEIGHT));
-    }
-    return out.toBytes();
+    return arrays.reference(frame -> CorpusMath.blend(
+        CorpusMath.blur(frame, width, height), CorpusMath.sobel(frame, width, height), SMOOTH_WEIGHT, EDGE_WEIGHT));
   }
 }

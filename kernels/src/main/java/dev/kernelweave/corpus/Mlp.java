@@ -2,7 +2,6 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
 import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
@@ -23,8 +22,7 @@ final class Mlp extends CorpusProgram {
   private final int microBatches = 2;
   private final float[][] weights;
   private final float[][] biases;
-  private final float[][] inputs;
-  private final float[][] results;
+  private final HostArrays arrays;
   private DenseLayer dense;
   private CUdeviceptr[] dWeights;
   private CUdeviceptr[] dBiases;
@@ -42,11 +40,11 @@ final class Mlp extends CorpusProgram {
       weights[l] = CorpusMath.eighths(random, widths[l + 1] * widths[l]);
       biases[l] = CorpusMath.eighths(random, widths[l + 1]);
     }
-    inputs = new float[microBatches][];
-    results = new float[microBatches][widths[layers] * batch];
+    float[][] inputs = new float[microBatches][];
     for (int b = 0; b < microBatches; b++) {
       inputs[b] = CorpusMath.eighths(random, widths[0] * batch);
     }
+    arrays = HostArrays.of(inputs, widths[layers] * batch);
   }
 
   @Override
@@ -79,29 +77,27 @@ final class Mlp extends CorpusProgram {
   public void run() {
     int layers = widths.length - 1;
     for (int b = 0; b < microBatches; b++) {
-      Cuda.upload(activations[b][0], inputs[b]);
+      Cuda.upload(activations[b][0], arrays.in()[b]);
       for (int l = 0; l < layers; l++) {
         dense.apply(dWeights[l], dBiases[l], activations[b][l], activations[b][l + 1], widths[l + 1], widths[l]);
       }
-      Cuda.download(results[b], activations[b][layers]);
+      Cuda.download(arrays.out()[b], activations[b][layers]);
     }
   }
 
   @Override
   public byte[] output() {
-    return Outputs.floats(results);
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(microBatches * results[0].length);
-    for (float[] x : inputs) {
+    return arrays.reference(x -> {
       float[] a = x;
       for (int l = 0; l < widths.length - 1; l++) {
         a = CorpusMath.biasRelu(CorpusMath.gemm(weights[l], 0, a, 0, widths[l + 1], batch, widths[l]), biases[l], widths[l + 1], widths[l]);
       }
-      out.floats(a);
-    }
-    return out.toBytes();
+      return a;
+    });
   }
 }

@@ -5,7 +5,6 @@ import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,8 +24,7 @@ final class TwoThreads extends CorpusProgram {
 
   private final int n;
   private final int kernels;
-  private final float[][] inputs;
-  private final float[][] results;
+  private final HostArrays arrays;
   private Kernel logistic;
   private CUcontext context;
   private CUdeviceptr[] dA;
@@ -36,8 +34,7 @@ final class TwoThreads extends CorpusProgram {
     super(NAME, size, "corpus_logistic");
     n = size == Size.CHECK ? 2500 : 1 << 21;
     kernels = size == Size.CHECK ? 4 : 8;
-    inputs = CorpusMath.unit(new SplittableRandom(0x746872L), JOBS, n);
-    results = new float[JOBS][n];
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x746872L), JOBS, n), n);
   }
 
   @Override
@@ -60,13 +57,13 @@ final class TwoThreads extends CorpusProgram {
 
   private void job(int j) {
     cuCtxSetCurrent(context);
-    Cuda.upload(dA[j], inputs[j]);
+    Cuda.upload(dA[j], arrays.in()[j]);
     for (int k = 0; k < kernels; k++) {
       CUdeviceptr from = k % 2 == 0 ? dA[j] : dB[j];
       CUdeviceptr to = k % 2 == 0 ? dB[j] : dA[j];
       logistic.launch(blocks(n, 1024), THREADS, null, from, to, ROUNDS, n);
     }
-    Cuda.download(results[j], kernels % 2 == 0 ? dA[j] : dB[j]);
+    Cuda.download(arrays.out()[j], kernels % 2 == 0 ? dA[j] : dB[j]);
   }
 
   @Override
@@ -99,19 +96,13 @@ final class TwoThreads extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.floats(results);
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(JOBS * n);
-    for (float[] x : inputs) {
-      float[] v = x;
-      for (int k = 0; k < kernels; k++) {
-        v = CorpusMath.logistic(v, ROUNDS);
-      }
-      out.floats(v);
-    }
-    return out.toBytes();
+    // Each kernel maps every element ROUNDS times: one after another, they map it kernels * ROUNDS
+    // times, the same float operations in the same order.
+    return arrays.reference(x -> CorpusMath.logistic(x, kernels * ROUNDS));
   }
 }
