@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
@@ -114,11 +115,7 @@ public final class CudaScope implements AutoCloseable {
 
   /** {@code count} streams, see {@link #stream()}. */
   public CUstream[] streams(int count) {
-    CUstream[] streams = new CUstream[count];
-    for (int i = 0; i < count; i++) {
-      streams[i] = stream();
-    }
-    return streams;
+    return fill(new CUstream[count], this::stream);
   }
 
   /** An event for ordering only (no timing). */
@@ -131,11 +128,15 @@ public final class CudaScope implements AutoCloseable {
 
   /** {@code count} events, see {@link #event()}. */
   public CUevent[] events(int count) {
-    CUevent[] events = new CUevent[count];
-    for (int i = 0; i < count; i++) {
-      events[i] = event();
+    return fill(new CUevent[count], this::event);
+  }
+
+  /** {@code into} filled in order, each element made by {@code make}. */
+  private static <T> T[] fill(T[] into, Supplier<T> make) {
+    for (int i = 0; i < into.length; i++) {
+      into[i] = make.get();
     }
-    return events;
+    return into;
   }
 
   /** A cuBLAS handle that issues on {@code stream} (null: the default stream). */
