@@ -40,12 +40,8 @@ final class AllocPerStep extends CorpusProgram {
       results[i] = new float[n];
     }
     sums = new float[count];
-  }
-
-  @Override
-  protected String sizes() {
-    return items.length + " items of " + items[0].length + " to " + items[items.length - 1].length
-        + " floats, buffers allocated and freed for each";
+    describe(items.length + " items of " + items[0].length + " to " + items[items.length - 1].length
+        + " floats, buffers allocated and freed for each");
   }
 
   @Override

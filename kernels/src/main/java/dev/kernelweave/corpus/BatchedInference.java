@@ -60,12 +60,8 @@ final class BatchedInference extends CorpusProgram {
     }
     labels = new int[requests][batch];
     auxiliary = new float[requests][aux * batch];
-  }
-
-  @Override
-  protected String sizes() {
-    return requests + " requests of " + batch + " samples of " + features + " features; hidden " + hidden
-        + ", heads of " + classes + " classes and " + aux + " outputs";
+    describe(requests + " requests of " + batch + " samples of " + features + " features; hidden " + hidden
+        + ", heads of " + classes + " classes and " + aux + " outputs");
   }
 
   @Override

@@ -28,11 +28,7 @@ final class CopyLoop extends CorpusProgram {
     channels = 4;
     n = size == Size.CHECK ? 3000 : 1 << 21;
     arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x636f7079L), channels, n), n);
-  }
-
-  @Override
-  protected String sizes() {
-    return channels + " channels of " + n + " floats, copied in and out each repetition";
+    describe(channels + " channels of " + n + " floats, copied in and out each repetition");
   }
 
   @Override

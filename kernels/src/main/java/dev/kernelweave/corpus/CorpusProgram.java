@@ -13,6 +13,7 @@ import dev.kernelweave.kernels.Size;
 import dev.kernelweave.kernels.Workload;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
@@ -38,6 +39,7 @@ public abstract class CorpusProgram implements Workload {
   private final String name;
   private final Size size;
   private final List<String> kernels;
+  private String sizes;
   private CUmodule module;
   private Map<String, List<Ptx.Param>> entries;
 
@@ -56,8 +58,10 @@ public abstract class CorpusProgram implements Workload {
     return size;
   }
 
-  /** The program's dimensions in words. */
-  protected abstract String sizes();
+  /** Says the program's dimensions in words; its constructor calls it once the inputs are made. */
+  protected final void describe(String sizes) {
+    this.sizes = sizes;
+  }
 
   /** The output every correct run produces, computed on the CPU as the kernels compute it. */
   protected abstract byte[] reference();
@@ -79,7 +83,7 @@ public abstract class CorpusProgram implements Workload {
 
       @Override
       public String sizes() {
-        return program.sizes();
+        return Objects.requireNonNull(program.sizes, "the program's constructor did not describe its sizes");
       }
 
       @Override

@@ -58,12 +58,8 @@ final class Ensemble extends CorpusProgram {
     }
     labels = new int[batch * batches];
     batchLabels = new int[batch];
-  }
-
-  @Override
-  protected String sizes() {
-    return batches + " batches of " + batch + " samples of " + features + " features; 2 models of "
-        + hidden + " hidden units, " + classes + " classes";
+    describe(batches + " batches of " + batch + " samples of " + features + " features; 2 models of "
+        + hidden + " hidden units, " + classes + " classes");
   }
 
   @Override

@@ -34,12 +34,8 @@ final class HostSteps extends CorpusProgram {
     initial = CorpusMath.unit(new SplittableRandom(0x686f73L), POPULATIONS, n);
     results = new float[POPULATIONS][n];
     rates = new float[POPULATIONS * steps];
-  }
-
-  @Override
-  protected String sizes() {
-    return POPULATIONS + " populations of " + n + " floats, " + steps + " steps, a sample of " + SAMPLE
-        + " read back after each";
+    describe(POPULATIONS + " populations of " + n + " floats, " + steps + " steps, a sample of " + SAMPLE
+        + " read back after each");
   }
 
   @Override

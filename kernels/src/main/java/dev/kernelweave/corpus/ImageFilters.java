@@ -35,11 +35,7 @@ final class ImageFilters extends CorpusProgram {
     width = size == Size.CHECK ? 40 : 1024;
     height = size == Size.CHECK ? 30 : 768;
     arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x696d67L), frames, width * height), width * height);
-  }
-
-  @Override
-  protected String sizes() {
-    return frames + " frames of " + width + " x " + height + " floats: blur and Sobel, blended";
+    describe(frames + " frames of " + width + " x " + height + " floats: blur and Sobel, blended");
   }
 
   @Override

@@ -50,12 +50,8 @@ final class Jacobi extends CorpusProgram {
     rhs = CorpusMath.unit(random, SYSTEMS, n);
     zeros = new float[n];
     solutions = new float[SYSTEMS][n];
-  }
-
-  @Override
-  protected String sizes() {
-    return SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps
-        + " sweeps, a residual read back each";
+    describe(SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps
+        + " sweeps, a residual read back each");
   }
 
   @Override

@@ -45,11 +45,7 @@ final class Mlp extends CorpusProgram {
       inputs[b] = CorpusMath.eighths(random, widths[0] * batch);
     }
     arrays = HostArrays.of(inputs, widths[layers] * batch);
-  }
-
-  @Override
-  protected String sizes() {
-    return microBatches + " micro-batches of " + batch + " through layers " + java.util.Arrays.toString(widths);
+    describe(microBatches + " micro-batches of " + batch + " through layers " + java.util.Arrays.toString(widths));
   }
 
   @Override

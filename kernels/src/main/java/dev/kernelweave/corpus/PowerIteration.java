@@ -44,11 +44,7 @@ final class PowerIteration extends CorpusProgram {
     start = CorpusMath.unit(random, n);
     vectors = new float[MATRICES][n];
     norms = new float[MATRICES * steps];
-  }
-
-  @Override
-  protected String sizes() {
-    return MATRICES + " matrices of " + n + " x " + n + ", " + steps + " steps, a norm read back each";
+    describe(MATRICES + " matrices of " + n + " x " + n + ", " + steps + " steps, a norm read back each");
   }
 
   @Override

@@ -40,11 +40,7 @@ final class RuntimeApi extends CorpusProgram {
     super(NAME, size, "corpus_logistic", "corpus_blend");
     n = size == Size.CHECK ? 3000 : 1 << 21;
     arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x72756eL), channels, n), n);
-  }
-
-  @Override
-  protected String sizes() {
-    return channels + " channels of " + n + " floats through cudaMemcpy";
+    describe(channels + " channels of " + n + " floats through cudaMemcpy");
   }
 
   @Override

@@ -35,11 +35,7 @@ final class TwoThreads extends CorpusProgram {
     n = size == Size.CHECK ? 2500 : 1 << 21;
     kernels = size == Size.CHECK ? 4 : 8;
     arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x746872L), JOBS, n), n);
-  }
-
-  @Override
-  protected String sizes() {
-    return JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out";
+    describe(JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out");
   }
 
   @Override
