@@ -5,8 +5,8 @@ import dev.kernelweave.agent.cli.inspect.DependencyGraph;
 import dev.kernelweave.agent.cli.inspect.GraphvizDot;
 import dev.kernelweave.agent.cli.inspect.InspectException;
 import dev.kernelweave.agent.cli.inspect.Journal;
-import dev.kernelweave.agent.cli.inspect.OutputFile;
 import dev.kernelweave.agent.cli.inspect.JournalStats;
+import dev.kernelweave.agent.cli.inspect.OutputFile;
 import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
 import java.io.BufferedOutputStream;
@@ -32,8 +32,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -94,74 +92,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     command[0] = "inspect";
     System.arraycopy(args, 0, command, 1, args.length);
     return Main.run(command, out, err, zone);
-  }
-
-  /** What every subcommand shares: the journal directory, help, and how it reports. */
-  abstract static class JournalCommand implements Callable<Integer>, Main.UsageAfterErrors {
-
-    @Parameters(paramLabel = "DIR", arity = "0..*", hideParamSyntax = true,
-        description = "a run's journal directory, or a directory of runs (the newest is read)")
-    private List<Path> directories = List.of();
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
-    private boolean help;
-
-    @Spec CommandSpec spec;
-
-    final PrintStream out;
-    final PrintStream err;
-    final ZoneId zone;
-
-    JournalCommand(CommandIo io) {
-      this.out = io.out();
-      this.err = io.err();
-      this.zone = io.zone();
-    }
-
-    @Override
-    public Integer call() {
-      if (directories.isEmpty()) {
-        throw usage(spec.name() + " needs a journal directory");
-      }
-      if (directories.size() > 1) {
-        throw usage(spec.name() + " takes one journal directory, not " + directories);
-      }
-      check();
-      try {
-        return read(directories.get(0));
-      } catch (InspectException e) {
-        err.println("kernelweave inspect: " + e.getMessage());
-        return e.exitCode();
-      }
-    }
-
-    /** Checks the options together, before anything is read. */
-    void check() {}
-
-    abstract int read(Path directory) throws InspectException;
-
-    ParameterException usage(String message) {
-      return new ParameterException(spec.commandLine(), message);
-    }
-
-    /**
-     * {@code value} of {@code option} as a whole number of at least {@code min}, or {@code absent}
-     * where the option was not given; a usage error saying that it needs {@code what} otherwise.
-     */
-    long number(String option, String value, long absent, long min, String what) {
-      if (value == null) {
-        return absent;
-      }
-      try {
-        long n = Long.parseLong(value);
-        if (n >= min) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // Said below.
-      }
-      throw usage(option + " needs " + what + ", not '" + value + "'");
-    }
   }
 
   @Command(
