@@ -132,26 +132,9 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           }
           journal = v.equals("off") ? null : Path.of(v);
         }
-        case "streams" -> {
-          try {
-            streams = Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            streams = -1;
-          }
-          if (streams < 1 || streams > MAX_STREAMS) {
-            throw bad("streams", v, "a whole number from 1 to " + MAX_STREAMS);
-          }
-        }
-        case "ptx" -> ptx = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("ptx", v, "on or off");
-        };
-        case "graphs" -> graphs = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("graphs", v, "on or off");
-        };
+        case "streams" -> streams = wholeNumber("streams", v, 1, MAX_STREAMS, "a whole number from 1 to " + MAX_STREAMS);
+        case "ptx" -> ptx = onOff("ptx", v);
+        case "graphs" -> graphs = onOff("graphs", v);
         case "judge" -> {
           judge = WindowJudging.ofOption(v);
           if (judge == null) {
@@ -165,16 +148,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "system" -> AgentLog.Level.SYSTEM;
           default -> throw bad("log", v, "quiet, info, debug or system");
         };
-        case "journal-keep" -> {
-          try {
-            journalKeep = Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            journalKeep = -1;
-          }
-          if (journalKeep < 1 || journalKeep > MAX_KEEP) {
-            throw bad("journal-keep", v, "a whole number of runs from 1 to " + MAX_KEEP);
-          }
-        }
+        case "journal-keep" ->
+            journalKeep = wholeNumber("journal-keep", v, 1, MAX_KEEP, "a whole number of runs from 1 to " + MAX_KEEP);
         case "journal-max-bytes" -> {
           journalMaxBytes = bytes(v);
           if (journalMaxBytes < 1) {
@@ -188,21 +163,36 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
             throw bad("priority", v, ThreadPriorities.FORMS + " (" + ex.getMessage() + ")");
           }
         }
-        case "warmup" -> {
-          try {
-            warmupMillis = v.equals("off") ? 0 : Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            warmupMillis = -1;
-          }
-          if (warmupMillis < 0 || warmupMillis > MAX_WARMUP_MILLIS) {
-            throw bad("warmup", v, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
-          }
-        }
+        case "warmup" -> warmupMillis = v.equals("off") ? 0
+            : wholeNumber("warmup", v, 0, MAX_WARMUP_MILLIS, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
         judge);
+  }
+
+  /** {@code v} as a whole number from {@code min} to {@code max}; otherwise {@link #bad}, saying what is {@code expected}. */
+  private static int wholeNumber(String key, String v, int min, int max, String expected) {
+    int n;
+    try {
+      n = Integer.parseInt(v);
+    } catch (NumberFormatException ex) {
+      throw bad(key, v, expected);
+    }
+    if (n < min || n > max) {
+      throw bad(key, v, expected);
+    }
+    return n;
+  }
+
+  /** {@code on} as true, {@code off} as false; anything else is {@link #bad}. */
+  private static boolean onOff(String key, String v) {
+    return switch (v) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw bad(key, v, "on or off");
+    };
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */
