@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.observe.CallEvents;
 import dev.kernelweave.journal.LaunchJournal;
@@ -163,8 +164,13 @@ public final class AgentState {
   }
 
   /** Counts a finished call, commits its JFR events and journals it. Never throws. */
-  void journal(dev.kernelweave.call.CallRecord r) {
+  void callFinished(CallRecord r) {
     events.emit(r);
+    append(r);
+  }
+
+  /** Journals {@code r}; says once, and journals no more, when the journal fails. Never throws. */
+  void append(CallRecord r) {
     try {
       journal().append(r);
     } catch (Throwable e) {
@@ -181,6 +187,7 @@ public final class AgentState {
         if (cs == null) {
           InterceptorSettings s = settings;
           cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled());
+          cs.judge(s.judge());
           contexts.put(context, cs);
         }
       }

@@ -454,7 +454,7 @@ public final class Calls {
         cs.dispatch.release(scope.ticket);
       }
     }
-    s.journal(r);
+    s.callFinished(r);
   }
 
   /** After the application created a stream: tells the context's scheduler whether it is non-blocking. */

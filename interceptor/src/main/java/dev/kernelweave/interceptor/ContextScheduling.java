@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
@@ -7,6 +8,8 @@ import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
+import dev.kernelweave.scheduler.WindowTime;
 
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
@@ -30,7 +33,14 @@ final class ContextScheduling {
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
-        graphs ? new JCudaGraphDevice(device, state.libraries) : null, graphs ? new HeldLaunches(state) : null);
+        graphs ? new JCudaGraphDevice(device, state.libraries) : null, graphs ? new HeldLaunches(state, context) : null);
+  }
+
+  /** How known windows are issued ({@code judge=}). */
+  void judge(WindowJudging mode) {
+    if (dispatch.windows() != null) {
+      dispatch.windows().judge(mode);
+    }
   }
 
   /**
@@ -51,17 +61,42 @@ final class ContextScheduling {
     return m;
   }
 
-  /** Journals a held launch once issued, as {@link Calls#end} journals the others. */
+  /** Journals a held launch once issued, as {@link Calls#end} journals the others, and the windows' device times. */
   private static final class HeldLaunches implements LaunchWindows.Listener {
     private final AgentState state;
+    private final long context;
+    /** Reused for each window time: they are journaled under the context's lock, one at a time. */
+    private final CallRecord time = new CallRecord();
 
-    HeldLaunches(AgentState state) {
+    HeldLaunches(AgentState state, long context) {
       this.state = state;
+      this.context = context;
+    }
+
+    @Override
+    public void windowTimed(WindowTime t) {
+      CallRecord r = time;
+      r.reset();
+      r.seq = state.sequence.incrementAndGet();
+      r.kind = CallKind.WINDOW_TIME;
+      r.context = context;
+      Thread thread = Thread.currentThread();
+      r.threadId = thread.getId();
+      r.threadName = thread.getName();
+      r.startNanos = Clock.epochNanos(t.issueStartNanos);
+      r.durationNanos = t.deviceNanos;
+      r.bytes = t.hostNanos;
+      r.graphWindow = t.windowNumber;
+      r.stream = t.lane;
+      r.appStream = t.shape;
+      r.name = t.inOrder ? CallKind.WINDOW_IN_ORDER : CallKind.WINDOW_AS_GRAPH;
+      r.kernel = !t.judged ? "" : t.inOrderChosen ? CallKind.WINDOW_IN_ORDER : CallKind.WINDOW_AS_GRAPH;
+      state.append(r); // not a call: neither the MBean's counters nor a JFR call event
     }
 
     @Override
     public void issued(CallRecord call) {
-      state.journal(call);
+      state.callFinished(call);
     }
 
     @Override

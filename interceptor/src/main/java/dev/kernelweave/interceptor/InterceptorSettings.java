@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.util.function.Supplier;
 
 /**
@@ -15,9 +16,17 @@ import java.util.function.Supplier;
  *     touches CUDA gets no directory and no thread
  * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
  *     contexts keep lanes per class
+ * @param judge how known windows are issued: as the device judges from sampled times, between
+ *     their graph and their launches in order, always as their graph, or always in order
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, WindowJudging judge) {
+
+  /** With the device judging the windows. */
+  public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
+      ThreadPriorities priorities) {
+    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON);
+  }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal) {

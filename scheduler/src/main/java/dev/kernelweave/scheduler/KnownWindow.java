@@ -20,6 +20,8 @@ final class KnownWindow {
   boolean routines;
   /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
   long[] signature;
+  /** Whether the device runs this window faster as its graph or as its launches in order. */
+  final WindowVerdict verdict = new WindowVerdict();
   /** The union of the launches' accesses, one per allocation, as the replay's. */
   private final CallRecord union = new CallRecord();
 
@@ -72,7 +74,23 @@ final class KnownWindow {
     union.addAccess(id, slot, base, offset, size, mode);
   }
 
-  void addUnion(CallRecord r) {
+  /**
+   * Makes {@code r} the call standing for one execution of this window, for the scheduler to place:
+   * ending with launch {@code last}, touching the union of the launches' accesses.
+   */
+  void describeExecution(CallRecord r, CallRecord last, boolean serial) {
+    r.reset();
+    r.kind = CallKind.LAUNCH;
+    r.name = serial ? "cuLaunchKernel" : "cuGraphLaunch";
+    r.seq = last.seq;
+    r.context = last.context;
+    // Graphs captured with routines share the capture streams' cuBLAS handles, and so their scratch
+    // memory: their replays never overlap one another (nor their launches in order, on those handles).
+    r.barrier = routines;
+    addUnion(r);
+  }
+
+  private void addUnion(CallRecord r) {
     for (int i = 0; i < union.accessCount; i++) {
       r.addAccess(union.accessId[i], union.accessSlot[i], union.accessBase[i], union.accessOffset[i],
           union.accessSize[i], union.accessMode(i));
