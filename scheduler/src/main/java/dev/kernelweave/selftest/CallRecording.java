@@ -58,7 +58,7 @@ abstract class CallRecording implements LaunchWindows.Listener {
   int index;
 
   CallRecording(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
-      int normalStreams, int classLanes) {
+      int normalStreams, int classLanes, WindowJudging judging) {
     this.program = program;
     this.target = target;
     this.scheduler = !scheduled ? null
@@ -67,11 +67,7 @@ abstract class CallRecording implements LaunchWindows.Listener {
     if (this.scheduler != null && this.scheduler.windows() != null) {
       // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
       this.scheduler.windows().useClock(() -> 0L);
-      // Each way of issuing a known window, by the program's seed: most judged on the (random) times
-      // of the simulated device, some always in order, some always as graphs.
-      long h = program.seed() * 0xC2B2AE3D27D4EB4FL;
-      int pick = (int) Math.floorMod(h ^ (h >>> 29), 4L);
-      this.scheduler.windows().judge(pick == 0 ? WindowJudging.IN_ORDER : pick == 1 ? WindowJudging.OFF : WindowJudging.ON);
+      this.scheduler.windows().judge(judging);
     }
     this.mutant = mutant;
     this.calls = CudaCallTable.of(mutant);

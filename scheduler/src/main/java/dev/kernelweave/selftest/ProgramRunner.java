@@ -10,6 +10,7 @@ import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0).execute();
+    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0, WindowJudging.ON).execute();
   }
 
   /** Every call placed by a new dispatch on {@code target}'s lanes, graphs on where the target has them. */
@@ -49,7 +50,8 @@ public final class ProgramRunner {
    * be held and replayed as graphs on the target's {@link ProgramTarget#graphs}.
    */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant, boolean graphs) {
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0,
+        WindowJudging.ON).execute();
   }
 
   /**
@@ -61,11 +63,18 @@ public final class ProgramRunner {
    */
   public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
       boolean graphs, int normalStreams, int classLanes) {
+    return runScheduledWithPriorities(program, target, mutant, graphs, normalStreams, classLanes, WindowJudging.ON);
+  }
+
+  /** The same, known windows issued as {@code judging} says ({@code judge=}). */
+  public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
+      boolean graphs, int normalStreams, int classLanes, WindowJudging judging) {
     if (classLanes < 1 || target.streams() != Scheduler.poolLanes(normalStreams, classLanes)) {
       throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, not "
           + normalStreams + " normal and " + classLanes + " of each other class");
     }
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes, judging)
+        .execute();
   }
 
   /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
@@ -76,8 +85,8 @@ public final class ProgramRunner {
     static final int STAGING_BYTES = 64 << 10;
 
     Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
-        int normalStreams, int classLanes) {
-      super(program, target, scheduled, graphs, mutant, normalStreams, classLanes);
+        int normalStreams, int classLanes, WindowJudging judging) {
+      super(program, target, scheduled, graphs, mutant, normalStreams, classLanes, judging);
     }
 
     RunResult execute() {
