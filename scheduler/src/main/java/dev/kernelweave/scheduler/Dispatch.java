@@ -45,29 +45,40 @@ public final class Dispatch {
    * Written under the lock, only when it changes.
    */
   private volatile boolean holdingHint;
+  /** {@link OrderingRules.Rule#HOST_FUNCTIONS_QUEUE_ON_DEVICE}: false, a barrier first waits on the host. */
+  private final boolean hostFunctionsQueueOnDevice;
+  /** {@link OrderingRules.Rule#STAGED_READS_JOIN_THEIR_WORK}. */
+  private final boolean stagedReadsJoinTheirWork;
+  /** {@link OrderingRules.Rule#STREAM_QUERIES_SEE_HOST_COMPLETION}. */
+  private final boolean streamQueriesSeeHostCompletion;
 
-  public Dispatch(StreamDevice device, int streams, Mutant mutant) {
-    this(device, streams, mutant, null, null);
+  /** @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose */
+  public Dispatch(StreamDevice device, int streams, OrderingRules rules) {
+    this(device, streams, rules, null, null);
   }
 
   /**
    * @param graphs how held launches are issued, or null to hold none (graphs off)
    * @param listener hears of held launches once issued; needed with {@code graphs}
    */
-  public Dispatch(StreamDevice device, int streams, Mutant mutant, GraphDevice graphs,
+  public Dispatch(StreamDevice device, int streams, OrderingRules rules, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this(device, streams, 0, mutant, graphs, listener);
+    this(device, streams, 0, rules, graphs, listener);
   }
 
   /**
    * @param streams the normal lanes; the device must serve {@link Scheduler#poolLanes} lanes and the legacy one
    * @param classLanes high lanes, and low lanes, beside the normal ones; 0: all calls share the normal lanes
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    * @param graphs how held launches are issued, or null to hold none (graphs off)
    * @param listener hears of held launches once issued; needed with {@code graphs}
    */
-  public Dispatch(StreamDevice device, int streams, int classLanes, Mutant mutant, GraphDevice graphs,
+  public Dispatch(StreamDevice device, int streams, int classLanes, OrderingRules rules, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this.scheduler = new Scheduler(device, streams, classLanes, mutant);
+    this.scheduler = new Scheduler(device, streams, classLanes, rules);
+    this.hostFunctionsQueueOnDevice = rules.keeps(OrderingRules.Rule.HOST_FUNCTIONS_QUEUE_ON_DEVICE);
+    this.stagedReadsJoinTheirWork = rules.keeps(OrderingRules.Rule.STAGED_READS_JOIN_THEIR_WORK);
+    this.streamQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.STREAM_QUERIES_SEE_HOST_COMPLETION);
     this.device = device;
     this.laneCount = scheduler.legacyLane() + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
@@ -255,7 +266,7 @@ public final class Dispatch {
     }
     switch (placement) {
       case ASYNC:
-        if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
+        if (call.barrier && !hostFunctionsQueueOnDevice) {
           scheduler.beforeBarrier(call);
         }
         if (call.returnsWhenDone) {
@@ -272,7 +283,7 @@ public final class Dispatch {
         waitOutsideLock(call, ticket);
         return scheduler.beforeAsyncWork(call);
       case STAGED_READ:
-        if (scheduler.mutant() == Mutant.STAGED_READ_UNJOINED) {
+        if (!stagedReadsJoinTheirWork) {
           call.stream = scheduler.legacyLane();
           return call.stream;
         }
@@ -305,7 +316,7 @@ public final class Dispatch {
         return CallRecord.NO_STREAM;
       case STREAM_QUERY:
         // What CUDA completed for the host at an earlier synchronous call must answer complete.
-        boolean answerAsCuda = scheduler.mutant() != Mutant.QUERY_IGNORES_HOST_COMPLETION;
+        boolean answerAsCuda = streamQueriesSeeHostCompletion;
         if (answerAsCuda) {
           scheduler.joins().collectCompletedForHost(call, ticket);
         }

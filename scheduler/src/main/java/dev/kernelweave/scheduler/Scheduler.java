@@ -58,7 +58,15 @@ public final class Scheduler {
   }
 
   private final StreamDevice device;
-  private final Mutant mutant;
+  private final OrderingRules rules;
+  /** {@link OrderingRules.Rule#BARRIERS_FOLLOW_EVERYTHING}. */
+  private final boolean barriersFollowEverything;
+  /** {@link OrderingRules.Rule#HOST_WAITS_COVER_VISIBLE_WORK}. */
+  private final boolean hostWaitsCoverVisibleWork;
+  /** {@link OrderingRules.Rule#FREE_WAITS_FOR_USERS}. */
+  private final boolean freeWaitsForUsers;
+  /** {@link OrderingRules.Rule#PRIORITY_KEEPS_DEPENDENCIES}. */
+  private final boolean priorityKeepsDependencies;
   private final StreamPool pool;
   private final EventPool events;
   private final DependencyTracker tracker;
@@ -83,10 +91,10 @@ public final class Scheduler {
   /**
    * @param device the stream and event operations to issue
    * @param streams the number of pool lanes, at least 1
-   * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    */
-  public Scheduler(StreamDevice device, int streams, Mutant mutant) {
-    this(device, streams, 0, mutant);
+  public Scheduler(StreamDevice device, int streams, OrderingRules rules) {
+    this(device, streams, 0, rules);
   }
 
   /**
@@ -94,26 +102,30 @@ public final class Scheduler {
    * @param streams the number of normal pool lanes, at least 1
    * @param classLanes the lanes of the high class, and of the low class, beside the normal ones
    *     ({@link #poolLanes}); 0: every call shares the normal lanes, as without priorities
-   * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    */
-  public Scheduler(StreamDevice device, int streams, int classLanes, Mutant mutant) {
+  public Scheduler(StreamDevice device, int streams, int classLanes, OrderingRules rules) {
     if (streams < 1) {
       throw new IllegalArgumentException("streams must be at least 1, was " + streams);
     }
     this.device = device;
-    this.mutant = mutant;
+    this.rules = rules;
+    this.barriersFollowEverything = rules.keeps(OrderingRules.Rule.BARRIERS_FOLLOW_EVERYTHING);
+    this.hostWaitsCoverVisibleWork = rules.keeps(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK);
+    this.freeWaitsForUsers = rules.keeps(OrderingRules.Rule.FREE_WAITS_FOR_USERS);
+    this.priorityKeepsDependencies = rules.keeps(OrderingRules.Rule.PRIORITY_KEEPS_DEPENDENCIES);
     if (classLanes < 0) {
       throw new IllegalArgumentException("class lanes must be at least 0, was " + classLanes);
     }
     this.pool = new StreamPool(streams, classLanes);
     this.events = new EventPool(pool.laneCount);
-    this.tracker = new DependencyTracker(pool, mutant);
-    this.appStreams = new AppStreams(pool.laneCount, mutant);
+    this.tracker = new DependencyTracker(pool, rules);
+    this.appStreams = new AppStreams(pool.laneCount, rules);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
     this.blockingAll = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
-    this.joins = new StreamJoins(device, pool, events, appStreams, mutant, blockingFollow, blockingVisible, blockingAll);
+    this.joins = new StreamJoins(device, pool, events, appStreams, rules, blockingFollow, blockingVisible, blockingAll);
   }
 
   /** Joins of application streams, their events, and what CUDA completed for the host. */
@@ -175,9 +187,9 @@ public final class Scheduler {
     return device;
   }
 
-  /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
-  public Mutant mutant() {
-    return mutant;
+  /** The orderings this scheduler keeps: {@link OrderingRules#CUDA} but in the fuzz's broken schedulers. */
+  public OrderingRules rules() {
+    return rules;
   }
 
   /** Whether a stream is capturing a graph: every call then passes through untouched. */
@@ -229,7 +241,7 @@ public final class Scheduler {
   public int beforeAsyncWork(CallRecord call) {
     needs.clear();
     boolean barrier = call.touchesUnknownMemory || call.barrier;
-    if (barrier && mutant != Mutant.NO_PTX_OPTIMISTIC) {
+    if (barrier && barriersFollowEverything) {
       // Enqueued, not waited for: the host never blocks where CUDA would not.
       call.barrier = true;
       collectEverything();
@@ -258,7 +270,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
-    if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+    if (blocksHost(call) && hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
     }
     if (blocksHost(call)) {
@@ -294,7 +306,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
-    if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+    if (hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
     }
   }
@@ -315,7 +327,7 @@ public final class Scheduler {
   void collectHostWaits(CallRecord call, Ticket ticket, Placement placement) {
     needs.clear();
     if (placement == Placement.FREE) {
-      if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
+      if (!freeWaitsForUsers || call.accessCount == 0) {
         return;
       }
       tracker.collectUsers(call.accessSlot[0], needs);
@@ -332,7 +344,7 @@ public final class Scheduler {
         ticket.waitsDuringCapture = true;
       }
     } else if (placement == Placement.STAGED) {
-      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      if (hostWaitsCoverVisibleWork) {
         blockingVisible.addPendingTo(needs, pool);
       }
       joins.noteCompletedForHost();
@@ -634,7 +646,7 @@ public final class Scheduler {
       if (from == lane || pool.waited(lane, from) >= p || !pool.pending(from, p)) {
         continue;
       }
-      if (mutant == Mutant.PRIORITY_SKIPS_DEPENDENCY && call.priority == PriorityClass.HIGH
+      if (!priorityKeepsDependencies && call.priority == PriorityClass.HIGH
           && pool.classOf(from) != PriorityClass.HIGH) {
         continue; // the deliberate fault: the high call overtakes what it depends on
       }
