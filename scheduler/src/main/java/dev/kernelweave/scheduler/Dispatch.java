@@ -33,6 +33,8 @@ public final class Dispatch {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Scheduler scheduler;
+  /** The scheduler's: what the host waits for outside the lock, and what it then knows complete. */
+  private final HostWaits hostWaits;
   /** For the one wait the dispatch makes itself, outside the lock ({@link StreamDevice#synchronizeAppStream}). */
   private final StreamDevice device;
   private final int laneCount;
@@ -76,6 +78,7 @@ public final class Dispatch {
   public Dispatch(StreamDevice device, int streams, int classLanes, OrderingRules rules, GraphDevice graphs,
       LaunchWindows.Listener listener) {
     this.scheduler = new Scheduler(device, streams, classLanes, rules);
+    this.hostWaits = scheduler.hostWaits();
     this.hostFunctionsQueueOnDevice = rules.keeps(OrderingRules.Rule.HOST_FUNCTIONS_QUEUE_ON_DEVICE);
     this.stagedReadsJoinTheirWork = rules.keeps(OrderingRules.Rule.STAGED_READS_JOIN_THEIR_WORK);
     this.streamQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.STREAM_QUERIES_SEE_HOST_COMPLETION);
@@ -306,7 +309,7 @@ public final class Dispatch {
         scheduler.beforeBarrier(call);
         return CallRecord.NO_STREAM;
       case DEVICE_SYNC:
-        scheduler.snapshotAll(ticket);
+        hostWaits.snapshotAll(ticket);
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_SYNC:
@@ -388,7 +391,7 @@ public final class Dispatch {
         case BARRIER -> scheduler.afterBarrier(call);
         case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
           if (succeeded) {
-            scheduler.settle(ticket);
+            hostWaits.settle(ticket);
           }
         }
         case CAPTURE_END -> scheduler.endCapture();
@@ -443,7 +446,7 @@ public final class Dispatch {
     if (ticket.locked != this || ticket.placement != Placement.STAGED_READ) {
       throw new IllegalStateException("only a staged read in progress can fall back");
     }
-    scheduler.collectLaneTail(call, ticket);
+    hostWaits.collectLaneTail(call, ticket);
     awaitOutsideLock(ticket, true);
   }
 
@@ -474,13 +477,13 @@ public final class Dispatch {
       return;
     }
     release(ticket);
-    scheduler.awaitHostWaits(ticket);
+    hostWaits.await(ticket);
     lock.lock();
     ticket.locked = this;
     if (throughWaits) {
-      scheduler.settleStagedRead(ticket);
+      hostWaits.settleThrough(ticket);
     } else {
-      scheduler.settle(ticket);
+      hostWaits.settle(ticket);
     }
     ticket.waitCount = 0;
   }

@@ -111,7 +111,7 @@ class SchedulerInvariantsTest {
           Ticket ticket = new Ticket();
           ticket.reset(Placement.STREAM_SYNC, streams + 1);
           scheduler.joins().joinOntoAppStream(call, ticket, false);
-          scheduler.settle(ticket);
+          scheduler.hostWaits().settle(ticket);
         } else if (r < 95) {
           call.kind = CallKind.EVENT;
           Ticket ticket = new Ticket();
