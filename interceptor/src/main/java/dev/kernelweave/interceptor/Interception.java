@@ -3,6 +3,7 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.journal.LaunchJournal;
 import dev.kernelweave.memory.AllocationTable;
+import dev.kernelweave.scheduler.OrderingRules;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -101,6 +102,16 @@ public final class Interception {
     return settings;
   }
 
+  /**
+   * The orderings kept and the call table calls are placed by: the settings' (see {@link
+   * InterceptorSettings#rules}), {@link OrderingRules#CUDA} before activation. The classes that
+   * keep them in a constant read them at their first use, which is after activation in the agent.
+   */
+  static OrderingRules rules() {
+    InterceptorSettings s = settings;
+    return s == null ? OrderingRules.CUDA : s.rules();
+  }
+
   /** The allocation table, for tests and the self-test on a GPU. */
   public static AllocationTable allocations() {
     return ALLOCATIONS;
@@ -141,7 +152,8 @@ public final class Interception {
       synchronized (CONTEXTS) {
         cs = CONTEXTS.get(context);
         if (cs == null) {
-          cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled());
+          cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled(),
+              settings.rules());
           cs.judge(settings.judge());
           CONTEXTS.put(context, cs);
         }

@@ -8,7 +8,6 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.scheduler.WindowJudging;
 import java.util.List;
@@ -21,7 +20,7 @@ import java.util.Map;
  * Dispatch#enter} and {@link Dispatch#exit} exactly as the interceptor takes it, the real call made
  * in between on the lane the dispatch chose or, when it chose none, as the application wrote it.
  * Each call's kind, placement and whether it may be held come from its row of the {@link
- * CudaCallTable}, as the interceptor's do (a mutant may break a row: {@link CudaCallTable#of}).
+ * CudaCallTable}, as the interceptor's do (a mutant may break a row: {@link Mutant#rules}).
  *
  * <p>With graphs on (where the target has a {@link GraphDevice}), launches go through {@link
  * Dispatch#enterLaunch} as the interceptor's do: each launch's record carries the function handle,

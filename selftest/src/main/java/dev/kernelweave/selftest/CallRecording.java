@@ -10,7 +10,6 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.LaunchWindows;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Ticket;
 import dev.kernelweave.scheduler.WindowJudging;
 import java.util.ArrayList;
@@ -62,7 +61,7 @@ abstract class CallRecording implements LaunchWindows.Listener {
     this.program = program;
     this.target = target;
     this.scheduler = !scheduled ? null
-        : new Dispatch(target, normalStreams, classLanes, mutant, graphs, graphs == null ? null : this);
+        : new Dispatch(target, normalStreams, classLanes, mutant.rules(), graphs, graphs == null ? null : this);
     this.priorities = classLanes > 0;
     if (this.scheduler != null && this.scheduler.windows() != null) {
       // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
@@ -70,7 +69,7 @@ abstract class CallRecording implements LaunchWindows.Listener {
       this.scheduler.windows().judge(judging);
     }
     this.mutant = mutant;
-    this.calls = CudaCallTable.of(mutant);
+    this.calls = mutant.rules().table();
     this.legacy = target.streams();
   }
 
