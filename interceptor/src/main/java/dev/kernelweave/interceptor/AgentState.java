@@ -186,7 +186,7 @@ public final class AgentState {
         cs = contexts.get(context);
         if (cs == null) {
           InterceptorSettings s = settings;
-          cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled());
+          cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled(), s.rules());
           cs.judge(s.judge());
           contexts.put(context, cs);
         }

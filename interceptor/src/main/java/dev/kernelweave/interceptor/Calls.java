@@ -14,7 +14,6 @@ import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
 import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -38,8 +37,8 @@ import jcuda.runtime.cudaStream_t;
  */
 public final class Calls {
 
-  /** The rows calls are placed by: the canonical table, or the one a mutant broke a row of. */
-  private static final CudaCallTable TABLE = CudaCallTable.of(Mutant.ofSystemProperty());
+  /** The rows calls are placed by: the canonical table but in the fuzz's broken schedulers ({@link Interception#rules}). */
+  private static final CudaCallTable TABLE = Interception.rules().table();
 
   private Calls() {}
 

@@ -6,16 +6,13 @@ import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.OrderingRules;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.scheduler.WindowJudging;
 import dev.kernelweave.scheduler.WindowTime;
 
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
-
-  /** {@link Mutant#NONE}, or the broken scheduler {@link Mutant#PROPERTY} names. */
-  static final Mutant MUTANT = mutant();
 
   final long context;
   final JCudaStreamDevice device;
@@ -27,12 +24,14 @@ final class ContextScheduling {
    * @param streams the normal lanes
    * @param priorityLanes whether high and low calls get lanes of their own, created with the
    *     device's greatest and least stream priorities
+   * @param rules {@link OrderingRules#CUDA}, but for the fuzz through the agent ({@link InterceptorSettings#rules})
    */
-  ContextScheduling(AgentState state, long context, int streams, boolean graphs, boolean priorityLanes) {
+  ContextScheduling(AgentState state, long context, int streams, boolean graphs, boolean priorityLanes,
+      OrderingRules rules) {
     this.context = context;
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
-    this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
+    this.dispatch = new Dispatch(device, streams, classLanes, rules,
         graphs ? new JCudaGraphDevice(device, state.libraries) : null, graphs ? new HeldLaunches(state, context) : null);
   }
 
@@ -41,24 +40,6 @@ final class ContextScheduling {
     if (dispatch.windows() != null) {
       dispatch.windows().judge(mode);
     }
-  }
-
-  /**
-   * {@link Mutant#NONE}, unless {@code -Ddev.kernelweave.mutant=NAME} asks for a deliberately broken
-   * scheduler: the fuzz that plays programs through the whole agent shows that it catches one.
-   * Never for a real run, and said so on stderr.
-   */
-  private static Mutant mutant() {
-    String name = System.getProperty(Mutant.PROPERTY);
-    Mutant m = Mutant.ofSystemProperty();
-    if (m != Mutant.NONE) {
-      AgentLog.warnOnce("mutant", Mutant.PROPERTY + "=" + name + ": the scheduler is deliberately broken ("
-          + m.description() + "), for testing the fuzz; results may be wrong");
-    } else if (name != null && !name.isEmpty() && !name.equals(Mutant.NONE.option())) {
-      AgentLog.warnOnce("mutant", Mutant.PROPERTY + " ignored: unknown mutant '" + name + "': expected one of "
-          + Mutant.names());
-    }
-    return m;
   }
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others, and the windows' device times. */

@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.memory.AllocationTable;
+import dev.kernelweave.scheduler.OrderingRules;
 
 /**
  * The interceptor's entry points for the agent and the driver's advice, on this class loader's
@@ -32,6 +33,16 @@ public final class Interception {
    */
   public static void atCall(long call, Runnable action) {
     AgentState.current().milestones.at(call, action);
+  }
+
+  /**
+   * The orderings kept and the call table calls are placed by: the settings' (see {@link
+   * InterceptorSettings#rules}), {@link OrderingRules#CUDA} before activation. The classes that
+   * keep them in a constant read them at their first use, which is after activation in the agent.
+   */
+  static OrderingRules rules() {
+    InterceptorSettings s = AgentState.current().settings;
+    return s == null ? OrderingRules.CUDA : s.rules();
   }
 
   /** The allocation table, for tests and the self-test on a GPU. */

@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.scheduler.OrderingRules;
 import dev.kernelweave.scheduler.WindowJudging;
 import java.util.function.Supplier;
 
@@ -18,14 +19,16 @@ import java.util.function.Supplier;
  *     contexts keep lanes per class
  * @param judge how known windows are issued: as the device judges from sampled times, between
  *     their graph and their launches in order, always as their graph, or always in order
+ * @param rules the orderings kept and the call table calls are placed by: {@link OrderingRules#CUDA},
+ *     but for the fuzz that plays programs through the agent with a scheduler broken on purpose
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities, WindowJudging judge) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, WindowJudging judge, OrderingRules rules) {
 
-  /** With the device judging the windows. */
+  /** With the device judging the windows, and CUDA's rules ({@link OrderingRules#CUDA}). */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
       ThreadPriorities priorities) {
-    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON);
+    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON, OrderingRules.CUDA);
   }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */

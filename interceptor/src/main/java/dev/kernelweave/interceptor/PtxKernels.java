@@ -6,7 +6,7 @@ import dev.kernelweave.ptx.ModuleAccessSummary;
 import dev.kernelweave.ptx.ModuleVariable;
 import dev.kernelweave.ptx.ParameterExtent;
 import dev.kernelweave.ptx.ParameterUse;
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.OrderingRules;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,11 +24,16 @@ import java.util.Set;
 final class PtxKernels {
 
   /**
-   * A cache, not state: the summaries are a pure function of the PTX text, so every {@link
-   * AgentState} of this class loader may share them (bounded, see {@link KernelSummaryCache}); what
-   * a state knows of its modules is in {@link AgentState#kernelsByModule}.
+   * A cache, not state: the summaries are a pure function of the PTX text (and of the ordering
+   * rules, fixed for the run), so every {@link AgentState} of this class loader may share them
+   * (bounded, see {@link KernelSummaryCache}); what a state knows of its modules is in {@link
+   * AgentState#kernelsByModule}.
    */
-  private static final KernelSummaryCache CACHE = new KernelSummaryCache();
+  private static final KernelSummaryCache CACHE =
+      new KernelSummaryCache(KernelSummaryCache.DEFAULT_MAXIMUM_MODULES, Interception.rules());
+  /** {@link OrderingRules.Rule#PRINTING_KERNELS_ARE_BARRIERS}: true but in the fuzz's broken agent. */
+  private static final boolean PRINTS_ARE_BARRIERS =
+      Interception.rules().keeps(OrderingRules.Rule.PRINTING_KERNELS_ARE_BARRIERS);
 
   private PtxKernels() {}
 
@@ -86,7 +91,7 @@ final class PtxKernels {
     for (KernelAccessSummary s : module.kernels()) {
       // A printing kernel is a barrier: its output keeps its place among every other launch's and
       // reaches the host at the synchronization that follows it, as without the agent.
-      boolean barrier = s.touchesOtherMemory() || s.prints() && ContextScheduling.MUTANT != Mutant.PRINTS_UNORDERED
+      boolean barrier = s.touchesOtherMemory() || s.prints() && PRINTS_ARE_BARRIERS
           || (someMissing && s.anyModuleVariable() != ParameterUse.V);
       Map<Variable, ParameterUse> uses = new LinkedHashMap<>();
       if (s.anyModuleVariable() != ParameterUse.V) {

@@ -1,6 +1,6 @@
 package dev.kernelweave.interceptor;
 
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.scheduler.OrderingRules;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCallback;
 import jcuda.runtime.cudaStreamCallback;
@@ -14,6 +14,10 @@ import jcuda.runtime.cudaStream_t;
  */
 public final class StreamCallbacks {
 
+  /** {@link OrderingRules.Rule#CALLBACKS_SEE_APPLICATION_STREAM}: true but in the fuzz's broken agent. */
+  private static final boolean TELLS_APPLICATION_STREAM =
+      Interception.rules().keeps(OrderingRules.Rule.CALLBACKS_SEE_APPLICATION_STREAM);
+
   private StreamCallbacks() {}
 
   /**
@@ -21,7 +25,7 @@ public final class StreamCallbacks {
    * application's stream as written, else one that calls it with {@code appStream}.
    */
   public static CUstreamCallback forApplication(CUstreamCallback callback, CUstream appStream, boolean moved) {
-    if (!moved || callback == null || ContextScheduling.MUTANT == Mutant.CALLBACK_GETS_AGENT_STREAM) {
+    if (!moved || callback == null || !TELLS_APPLICATION_STREAM) {
       return callback;
     }
     return new OnAppStream(callback, appStream != null ? appStream : new CUstream()); // null: the legacy stream
@@ -30,7 +34,7 @@ public final class StreamCallbacks {
   /** {@link #forApplication(CUstreamCallback, CUstream, boolean)} for the runtime API. */
   public static cudaStreamCallback forApplication(cudaStreamCallback callback, cudaStream_t appStream,
       boolean moved) {
-    if (!moved || callback == null || ContextScheduling.MUTANT == Mutant.CALLBACK_GETS_AGENT_STREAM) {
+    if (!moved || callback == null || !TELLS_APPLICATION_STREAM) {
       return callback;
     }
     return new OnAppRuntimeStream(callback, appStream != null ? appStream : new cudaStream_t());

@@ -52,8 +52,8 @@ public final class CudaCall {
     this.operands = operands.clone();
   }
 
-  /** The same row with another placement, staged placement and blocking: how a mutant breaks a row. */
-  CudaCall placedAs(Placement newPlacement, Placement newStaged, HostBlocking newBlocking) {
+  /** The same row with another placement, staged placement and blocking: how the self-test breaks a row. */
+  public CudaCall placedAs(Placement newPlacement, Placement newStaged, HostBlocking newBlocking) {
     return new CudaCall(id, name, kind, newPlacement, newStaged, windows, newBlocking, streamArgument, eventArgument,
         copyKindArgument, sizeArgument, sizeFactorArgument, elementSize, touchesUnseenMemory, operands);
   }

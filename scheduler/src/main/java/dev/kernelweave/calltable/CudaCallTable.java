@@ -1,7 +1,6 @@
 package dev.kernelweave.calltable;
 
 import dev.kernelweave.call.CallKind;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -204,16 +203,11 @@ public final class CudaCallTable {
     return CANONICAL;
   }
 
-  /** The table for a mutant: the canonical one, with a row broken where the mutant breaks one. */
-  public static CudaCallTable of(Mutant mutant) {
-    if (mutant == Mutant.SYNC_COPY_MARKED_ASYNC) {
-      return CANONICAL.withRow(
-          CANONICAL.row(COPY_TO_HOST).placedAs(Placement.ASYNC, Placement.NONE, HostBlocking.NO));
-    }
-    return CANONICAL;
-  }
-
-  private CudaCallTable withRow(CudaCall replacement) {
+  /**
+   * This table with {@code replacement} in place of the row of the same id: how the self-test
+   * breaks a row on purpose ({@code OrderingRules#withTable}).
+   */
+  public CudaCallTable withRow(CudaCall replacement) {
     CudaCall[] copy = rows.clone();
     copy[replacement.id()] = replacement;
     return new CudaCallTable(copy);

@@ -2,6 +2,7 @@ package dev.kernelweave.ptx;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.kernelweave.scheduler.OrderingRules;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -34,7 +35,12 @@ public final class KernelSummaryCache {
   }
 
   public KernelSummaryCache(long maximumModules) {
-    this(maximumModules, PtxAnalyzer::analyzeModule);
+    this(maximumModules, OrderingRules.CUDA);
+  }
+
+  /** Analyses under {@code rules}: {@link OrderingRules#CUDA} but in the fuzz's broken analysis. */
+  public KernelSummaryCache(long maximumModules, OrderingRules rules) {
+    this(maximumModules, ptx -> PtxAnalyzer.analyzeModule(ptx, rules));
   }
 
   KernelSummaryCache(long maximumModules, Function<CharSequence, ModuleAccessSummary> analyzer) {

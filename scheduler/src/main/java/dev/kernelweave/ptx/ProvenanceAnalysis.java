@@ -79,8 +79,8 @@ final class ProvenanceAnalysis extends ProvenanceFlow {
   private final long[] extentLow;
   private final long[] extentHigh;
 
-  private ProvenanceAnalysis(PtxModule module, PtxFunction kernel) {
-    super(module, kernel);
+  private ProvenanceAnalysis(PtxModule module, PtxFunction kernel, boolean seesMixedAddresses) {
+    super(module, kernel, seesMixedAddresses);
     this.reads = new long[m];
     this.writes = new long[m];
     this.variableReads = new long[g];
@@ -91,11 +91,12 @@ final class ProvenanceAnalysis extends ProvenanceFlow {
     this.extentHigh = new long[n];
   }
 
-  static KernelAccessSummary analyze(PtxModule module, PtxFunction kernel) {
+  /** @param seesMixedAddresses see {@link ProvenanceFlow}: true but in the fuzz's broken analysis */
+  static KernelAccessSummary analyze(PtxModule module, PtxFunction kernel, boolean seesMixedAddresses) {
     int[] sizes = new int[kernel.params.size()];
     for (int k = 0; k < sizes.length; k++) sizes[k] = kernel.params.get(k).size;
     try {
-      ProvenanceAnalysis analysis = new ProvenanceAnalysis(module, kernel);
+      ProvenanceAnalysis analysis = new ProvenanceAnalysis(module, kernel, seesMixedAddresses);
       analysis.layOut();
       analysis.solve();
       analysis.solveOffsets();

@@ -1,7 +1,5 @@
 package dev.kernelweave.ptx;
 
-import dev.kernelweave.scheduler.Mutant;
-
 /**
  * How each instruction of a {@link ProvenanceAnalysis} grows the provenance sets: moves, sums and
  * their scalings, loads and stores through the regions the analysis sees, and calls. Not
@@ -9,8 +7,12 @@ import dev.kernelweave.scheduler.Mutant;
  */
 abstract class ProvenanceFlow extends ProvenanceSets {
 
-  /** False only for the fuzz's mutant that loses the provenance of a pointer difference. */
-  private static final boolean SEES_MIXED_ADDRESSES = Mutant.ofSystemProperty() != Mutant.POINTER_DIFFERENCE_LOST;
+  /**
+   * Whether a value computed from two addresses keeps both provenances: {@link
+   * dev.kernelweave.scheduler.OrderingRules.Rule#POINTER_DIFFERENCES_KEEP_PROVENANCE}, always but in
+   * the fuzz's broken analysis.
+   */
+  private final boolean seesMixedAddresses;
 
   /**
    * Some store or call may write a kernel parameter's slot: see
@@ -20,8 +22,9 @@ abstract class ProvenanceFlow extends ProvenanceSets {
   private final long[] seen;
   private final long[] twice;
 
-  ProvenanceFlow(PtxModule module, PtxFunction kernel) {
+  ProvenanceFlow(PtxModule module, PtxFunction kernel, boolean seesMixedAddresses) {
     super(module, kernel);
+    this.seesMixedAddresses = seesMixedAddresses;
     this.seen = new long[words];
     this.twice = new long[words];
   }
@@ -143,7 +146,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
     for (int w = 0; w < m; w++) t[1 + w] |= twice[1 + m + w];
     if ((twice[0] & F_SCALED_UNKNOWN) != 0) t[0] |= F_UNKNOWN;
     if ((twice[0] & F_SCALED_VARIABLE) != 0) t[0] |= F_ANY_VARIABLE;
-    if (SEES_MIXED_ADDRESSES && mixesAddresses(insn.srcs, insn.termFlags, base)) t[0] |= F_MIXED;
+    if (seesMixedAddresses && mixesAddresses(insn.srcs, insn.termFlags, base)) t[0] |= F_MIXED;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.kernelweave.ptx;
 
+import dev.kernelweave.scheduler.OrderingRules;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,16 @@ public final class PtxAnalyzer {
 
   /** The summaries of {@link #analyze} with the module's {@code .global} and {@code .const} variables. */
   public static ModuleAccessSummary analyzeModule(CharSequence ptx) {
+    return analyzeModule(ptx, OrderingRules.CUDA);
+  }
+
+  /**
+   * {@link #analyzeModule(CharSequence)} under {@code rules}: {@link OrderingRules#CUDA} but in the
+   * fuzz's broken analysis ({@link OrderingRules.Rule#POINTER_DIFFERENCES_KEEP_PROVENANCE}).
+   */
+  public static ModuleAccessSummary analyzeModule(CharSequence ptx, OrderingRules rules) {
     Objects.requireNonNull(ptx, "ptx");
+    boolean seesMixedAddresses = rules.keeps(OrderingRules.Rule.POINTER_DIFFERENCES_KEEP_PROVENANCE);
     PtxModule module;
     try {
       module = PtxParser.parse(ptx);
@@ -44,7 +54,7 @@ public final class PtxAnalyzer {
       forward = Map.of(); // nothing proven
     }
     for (PtxFunction entry : module.entries) {
-      out.add(withForward(ProvenanceAnalysis.analyze(module, entry), forward.get(entry.name)));
+      out.add(withForward(ProvenanceAnalysis.analyze(module, entry, seesMixedAddresses), forward.get(entry.name)));
     }
     return new ModuleAccessSummary(out, module.variables);
   }

@@ -51,15 +51,16 @@ final class AppStreams {
   }
 
   private final int laneCount;
-  private final Mutant mutant;
+  /** {@link OrderingRules.Rule#LEGACY_HANDLE_IS_LEGACY_STREAM}: whether {@code 0x1} names the legacy stream. */
+  private final boolean legacyHandleIsLegacy;
   private final Stream legacy;
   private long[] keys = new long[16];
   private Stream[] values = new Stream[16];
   private int size;
 
-  AppStreams(int laneCount, Mutant mutant) {
+  AppStreams(int laneCount, OrderingRules rules) {
     this.laneCount = laneCount;
-    this.mutant = mutant;
+    this.legacyHandleIsLegacy = rules.keeps(OrderingRules.Rule.LEGACY_HANDLE_IS_LEGACY_STREAM);
     legacy = new Stream(laneCount);
   }
 
@@ -83,7 +84,7 @@ final class AppStreams {
 
   /** The stream a call names, for its thread (see {@link Scheduler#streamKey}). */
   Stream of(CallRecord call) {
-    if (mutant == Mutant.LEGACY_ALIAS && call.appStream == Scheduler.LEGACY_HANDLE) {
+    if (!legacyHandleIsLegacy && call.appStream == Scheduler.LEGACY_HANDLE) {
       return of(Scheduler.LEGACY_HANDLE);
     }
     return of(Scheduler.streamKey(call.appStream, call.threadId));

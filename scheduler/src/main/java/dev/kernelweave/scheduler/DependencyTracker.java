@@ -17,7 +17,7 @@ import java.util.Arrays;
  * <ul>
  *   <li><b>covered:</b> recording an access N drops each entry E whose range lies inside N's and that
  *       N makes redundant: N writes and followed E (a write always follows an overlapping write, and
- *       an overlapping read unless the mutant {@link Mutant#DROP_WAR} drops that edge), or E's only
+ *       an overlapping read unless the rules drop that edge: {@link OrderingRules.Rule#WRITES_FOLLOW_READS}), or E's only
  *       lane is N's own lane (FIFO) and N writes or E only reads. Every later access that conflicts
  *       with E overlaps N and conflicts with N, so it follows N, which comes after E.
  *   <li><b>same reads:</b> reads of exactly the same range share one entry, the newest position per
@@ -56,18 +56,19 @@ final class DependencyTracker {
 
   /**
    * @param pool the lanes whose positions the entries name; what it knows complete is pruned
-   * @param mutant {@link Mutant#NONE}; {@link Mutant#DROP_RAW}: reads do not follow writes;
-   *     {@link Mutant#DROP_WAR}: writes do not follow reads; {@link Mutant#UNTRACKED_CONSTANT}: a
-   *     launch's uses of module variables order nothing; {@link Mutant#IGNORE_RANGE_OVERLAP}: ranges
-   *     that overlap without one holding the other are taken for disjoint
+   * @param rules which edges are recorded: {@link OrderingRules#CUDA} all of them; the fuzz's broken
+   *     schedulers drop {@link OrderingRules.Rule#READS_FOLLOW_WRITES}, {@link
+   *     OrderingRules.Rule#WRITES_FOLLOW_READS}, {@link OrderingRules.Rule#MODULE_VARIABLES_ORDER} or
+   *     {@link OrderingRules.Rule#PARTIAL_OVERLAPS_CONFLICT} (ranges overlapping without one holding
+   *     the other are taken for disjoint)
    */
-  DependencyTracker(StreamPool pool, Mutant mutant) {
+  DependencyTracker(StreamPool pool, OrderingRules rules) {
     this.laneCount = pool.laneCount;
     this.pool = pool;
-    this.followWrites = mutant != Mutant.DROP_RAW;
-    this.followReads = mutant != Mutant.DROP_WAR;
-    this.trackModuleVariables = mutant != Mutant.UNTRACKED_CONSTANT;
-    this.partialOverlapsConflict = mutant != Mutant.IGNORE_RANGE_OVERLAP;
+    this.followWrites = rules.keeps(OrderingRules.Rule.READS_FOLLOW_WRITES);
+    this.followReads = rules.keeps(OrderingRules.Rule.WRITES_FOLLOW_READS);
+    this.trackModuleVariables = rules.keeps(OrderingRules.Rule.MODULE_VARIABLES_ORDER);
+    this.partialOverlapsConflict = rules.keeps(OrderingRules.Rule.PARTIAL_OVERLAPS_CONFLICT);
   }
 
   /** Adds to {@code needs} every pending call that {@code call} must follow. */
@@ -153,7 +154,7 @@ final class DependencyTracker {
     return !e.writes[k] && sameLaneOnly;
   }
 
-  /** Whether {@code [s1, e1)} and {@code [s2, e2)} share a byte (for the mutant: only when one holds the other). */
+  /** Whether {@code [s1, e1)} and {@code [s2, e2)} share a byte (without {@link OrderingRules.Rule#PARTIAL_OVERLAPS_CONFLICT}: only when one holds the other). */
   private boolean overlap(long s1, long e1, long s2, long e2) {
     if (partialOverlapsConflict) {
       return s1 < e2 && s2 < e1;

@@ -33,6 +33,8 @@ public final class Dispatch {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Scheduler scheduler;
+  /** The scheduler's: what the host waits for outside the lock, and what it then knows complete. */
+  private final HostWaits hostWaits;
   /** For the one wait the dispatch makes itself, outside the lock ({@link StreamDevice#synchronizeAppStream}). */
   private final StreamDevice device;
   private final int laneCount;
@@ -45,29 +47,41 @@ public final class Dispatch {
    * Written under the lock, only when it changes.
    */
   private volatile boolean holdingHint;
+  /** {@link OrderingRules.Rule#HOST_FUNCTIONS_QUEUE_ON_DEVICE}: false, a barrier first waits on the host. */
+  private final boolean hostFunctionsQueueOnDevice;
+  /** {@link OrderingRules.Rule#STAGED_READS_JOIN_THEIR_WORK}. */
+  private final boolean stagedReadsJoinTheirWork;
+  /** {@link OrderingRules.Rule#STREAM_QUERIES_SEE_HOST_COMPLETION}. */
+  private final boolean streamQueriesSeeHostCompletion;
 
-  public Dispatch(StreamDevice device, int streams, Mutant mutant) {
-    this(device, streams, mutant, null, null);
+  /** @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose */
+  public Dispatch(StreamDevice device, int streams, OrderingRules rules) {
+    this(device, streams, rules, null, null);
   }
 
   /**
    * @param graphs how held launches are issued, or null to hold none (graphs off)
    * @param listener hears of held launches once issued; needed with {@code graphs}
    */
-  public Dispatch(StreamDevice device, int streams, Mutant mutant, GraphDevice graphs,
+  public Dispatch(StreamDevice device, int streams, OrderingRules rules, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this(device, streams, 0, mutant, graphs, listener);
+    this(device, streams, 0, rules, graphs, listener);
   }
 
   /**
    * @param streams the normal lanes; the device must serve {@link Scheduler#poolLanes} lanes and the legacy one
    * @param classLanes high lanes, and low lanes, beside the normal ones; 0: all calls share the normal lanes
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    * @param graphs how held launches are issued, or null to hold none (graphs off)
    * @param listener hears of held launches once issued; needed with {@code graphs}
    */
-  public Dispatch(StreamDevice device, int streams, int classLanes, Mutant mutant, GraphDevice graphs,
+  public Dispatch(StreamDevice device, int streams, int classLanes, OrderingRules rules, GraphDevice graphs,
       LaunchWindows.Listener listener) {
-    this.scheduler = new Scheduler(device, streams, classLanes, mutant);
+    this.scheduler = new Scheduler(device, streams, classLanes, rules);
+    this.hostWaits = scheduler.hostWaits();
+    this.hostFunctionsQueueOnDevice = rules.keeps(OrderingRules.Rule.HOST_FUNCTIONS_QUEUE_ON_DEVICE);
+    this.stagedReadsJoinTheirWork = rules.keeps(OrderingRules.Rule.STAGED_READS_JOIN_THEIR_WORK);
+    this.streamQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.STREAM_QUERIES_SEE_HOST_COMPLETION);
     this.device = device;
     this.laneCount = scheduler.legacyLane() + 1;
     this.windows = graphs == null ? null : new LaunchWindows(scheduler, graphs, listener);
@@ -255,7 +269,7 @@ public final class Dispatch {
     }
     switch (placement) {
       case ASYNC:
-        if (call.barrier && scheduler.mutant() == Mutant.HOSTFUNC_BLOCKS) {
+        if (call.barrier && !hostFunctionsQueueOnDevice) {
           scheduler.beforeBarrier(call);
         }
         if (call.returnsWhenDone) {
@@ -272,7 +286,7 @@ public final class Dispatch {
         waitOutsideLock(call, ticket);
         return scheduler.beforeAsyncWork(call);
       case STAGED_READ:
-        if (scheduler.mutant() == Mutant.STAGED_READ_UNJOINED) {
+        if (!stagedReadsJoinTheirWork) {
           call.stream = scheduler.legacyLane();
           return call.stream;
         }
@@ -295,7 +309,7 @@ public final class Dispatch {
         scheduler.beforeBarrier(call);
         return CallRecord.NO_STREAM;
       case DEVICE_SYNC:
-        scheduler.snapshotAll(ticket);
+        hostWaits.snapshotAll(ticket);
         release(ticket);
         return CallRecord.NO_STREAM;
       case STREAM_SYNC:
@@ -305,7 +319,7 @@ public final class Dispatch {
         return CallRecord.NO_STREAM;
       case STREAM_QUERY:
         // What CUDA completed for the host at an earlier synchronous call must answer complete.
-        boolean answerAsCuda = scheduler.mutant() != Mutant.QUERY_IGNORES_HOST_COMPLETION;
+        boolean answerAsCuda = streamQueriesSeeHostCompletion;
         if (answerAsCuda) {
           scheduler.joins().collectCompletedForHost(call, ticket);
         }
@@ -377,7 +391,7 @@ public final class Dispatch {
         case BARRIER -> scheduler.afterBarrier(call);
         case DEVICE_SYNC, STREAM_SYNC, STREAM_QUERY -> {
           if (succeeded) {
-            scheduler.settle(ticket);
+            hostWaits.settle(ticket);
           }
         }
         case CAPTURE_END -> scheduler.endCapture();
@@ -432,7 +446,7 @@ public final class Dispatch {
     if (ticket.locked != this || ticket.placement != Placement.STAGED_READ) {
       throw new IllegalStateException("only a staged read in progress can fall back");
     }
-    scheduler.collectLaneTail(call, ticket);
+    hostWaits.collectLaneTail(call, ticket);
     awaitOutsideLock(ticket, true);
   }
 
@@ -463,13 +477,13 @@ public final class Dispatch {
       return;
     }
     release(ticket);
-    scheduler.awaitHostWaits(ticket);
+    hostWaits.await(ticket);
     lock.lock();
     ticket.locked = this;
     if (throughWaits) {
-      scheduler.settleStagedRead(ticket);
+      hostWaits.settleThrough(ticket);
     } else {
-      scheduler.settle(ticket);
+      hostWaits.settle(ticket);
     }
     ticket.waitCount = 0;
   }

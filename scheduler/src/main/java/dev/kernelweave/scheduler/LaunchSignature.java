@@ -25,12 +25,13 @@ final class LaunchSignature {
   private static final VarHandle LITTLE_ENDIAN_LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-  private final Mutant mutant;
+  /** {@link OrderingRules.Rule#REPLAY_MATCHES_SCALAR_ARGUMENTS}: whether the parameter bytes are part of the signature. */
+  private final boolean matchesScalarArguments;
   private long[] words = new long[256];
   private int length;
 
-  LaunchSignature(Mutant mutant) {
-    this.mutant = mutant;
+  LaunchSignature(OrderingRules rules) {
+    this.matchesScalarArguments = rules.keeps(OrderingRules.Rule.REPLAY_MATCHES_SCALAR_ARGUMENTS);
   }
 
   /** Starts a new window. */
@@ -58,7 +59,7 @@ final class LaunchSignature {
     for (int i = 1; i <= c.paramCount; i++) {
       w[n++] = c.paramOffsets[i];
     }
-    if (mutant != Mutant.REPLAY_STALE_PARAMETERS) {
+    if (matchesScalarArguments) {
       for (int at = 0; at < bytes; at += 8) {
         long word;
         if (at + 8 <= bytes) {

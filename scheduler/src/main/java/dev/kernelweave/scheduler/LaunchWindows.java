@@ -173,7 +173,7 @@ public final class LaunchWindows {
     this.scheduler = scheduler;
     this.device = device;
     this.listener = listener;
-    this.signature = new LaunchSignature(scheduler.mutant());
+    this.signature = new LaunchSignature(scheduler.rules());
     this.samples = new WindowSamples(scheduler.device(), listener::windowTimed);
   }
 

@@ -33,6 +33,16 @@ import dev.kernelweave.call.PriorityClass;
  * Events belong to one lane each (a few per lane, see {@code EventPool}) and are recorded only
  * when a wait needs one, at the lane's tail. Steady-state decisions allocate nothing.
  *
+ * <p>Per call, as {@link Dispatch} takes it: a {@code before...} step under the lock (the
+ * predecessors collected, the lane chosen by {@link LaneChoice}, its device-side waits issued; for a
+ * call that blocks the host, {@link #collectHostWaits} and the {@link HostWaits} made outside the
+ * lock); the real call; then the {@code after...} step, which records what the call touched at its
+ * lane's new position ({@link #afterWork}, {@link #afterSyncWork}, {@link #afterFree}...), or
+ * nothing for a call that failed. Its parts: {@link DependencyTracker} (what a call must follow),
+ * {@link LaneChoice} (where it goes), {@link StreamJoins} and {@link AppStreams} (the application's
+ * streams and events), {@link HostWaits} (the host's waits), over one {@link StreamPool} and {@link
+ * EventPool}.
+ *
  * <p>Not thread-safe: one scheduler per context, used under its {@link Dispatch}'s lock.
  */
 public final class Scheduler {
@@ -58,7 +68,13 @@ public final class Scheduler {
   }
 
   private final StreamDevice device;
-  private final Mutant mutant;
+  private final OrderingRules rules;
+  /** {@link OrderingRules.Rule#BARRIERS_FOLLOW_EVERYTHING}. */
+  private final boolean barriersFollowEverything;
+  /** {@link OrderingRules.Rule#HOST_WAITS_COVER_VISIBLE_WORK}. */
+  private final boolean hostWaitsCoverVisibleWork;
+  /** {@link OrderingRules.Rule#FREE_WAITS_FOR_USERS}. */
+  private final boolean freeWaitsForUsers;
   private final StreamPool pool;
   private final EventPool events;
   private final DependencyTracker tracker;
@@ -75,6 +91,10 @@ public final class Scheduler {
   private final LanePositions blockingAll;
   /** Joins of application streams, their events, and what CUDA completed for the host. */
   private final StreamJoins joins;
+  /** Where a placed call goes, and the device-side waits for its predecessors. */
+  private final LaneChoice lanes;
+  /** What the host waits for before a call that blocks it, and what it then knows complete. */
+  private final HostWaits hostWaits;
   /** Streams capturing a graph; while any is, every call passes through untouched. */
   private int capturing;
   /** Scratch: what the call being placed must follow, or the users a host wait covers. */
@@ -83,10 +103,10 @@ public final class Scheduler {
   /**
    * @param device the stream and event operations to issue
    * @param streams the number of pool lanes, at least 1
-   * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    */
-  public Scheduler(StreamDevice device, int streams, Mutant mutant) {
-    this(device, streams, 0, mutant);
+  public Scheduler(StreamDevice device, int streams, OrderingRules rules) {
+    this(device, streams, 0, rules);
   }
 
   /**
@@ -94,26 +114,36 @@ public final class Scheduler {
    * @param streams the number of normal pool lanes, at least 1
    * @param classLanes the lanes of the high class, and of the low class, beside the normal ones
    *     ({@link #poolLanes}); 0: every call shares the normal lanes, as without priorities
-   * @param mutant {@link Mutant#NONE}, or a deliberately broken variant for the fuzz
+   * @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose
    */
-  public Scheduler(StreamDevice device, int streams, int classLanes, Mutant mutant) {
+  public Scheduler(StreamDevice device, int streams, int classLanes, OrderingRules rules) {
     if (streams < 1) {
       throw new IllegalArgumentException("streams must be at least 1, was " + streams);
     }
     this.device = device;
-    this.mutant = mutant;
+    this.rules = rules;
+    this.barriersFollowEverything = rules.keeps(OrderingRules.Rule.BARRIERS_FOLLOW_EVERYTHING);
+    this.hostWaitsCoverVisibleWork = rules.keeps(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK);
+    this.freeWaitsForUsers = rules.keeps(OrderingRules.Rule.FREE_WAITS_FOR_USERS);
     if (classLanes < 0) {
       throw new IllegalArgumentException("class lanes must be at least 0, was " + classLanes);
     }
     this.pool = new StreamPool(streams, classLanes);
     this.events = new EventPool(pool.laneCount);
-    this.tracker = new DependencyTracker(pool, mutant);
-    this.appStreams = new AppStreams(pool.laneCount, mutant);
+    this.tracker = new DependencyTracker(pool, rules);
+    this.appStreams = new AppStreams(pool.laneCount, rules);
     this.blockingFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
     this.blockingAll = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
-    this.joins = new StreamJoins(device, pool, events, appStreams, mutant, blockingFollow, blockingVisible, blockingAll);
+    this.joins = new StreamJoins(device, pool, events, appStreams, rules, blockingFollow, blockingVisible, blockingAll);
+    this.lanes = new LaneChoice(device, pool, events, appStreams, rules);
+    this.hostWaits = new HostWaits(device, pool, events);
+  }
+
+  /** What the host waits for before a call that blocks it, and what it then knows complete. */
+  HostWaits hostWaits() {
+    return hostWaits;
   }
 
   /** Joins of application streams, their events, and what CUDA completed for the host. */
@@ -175,9 +205,9 @@ public final class Scheduler {
     return device;
   }
 
-  /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
-  public Mutant mutant() {
-    return mutant;
+  /** The orderings this scheduler keeps: {@link OrderingRules#CUDA} but in the fuzz's broken schedulers. */
+  public OrderingRules rules() {
+    return rules;
   }
 
   /** Whether a stream is capturing a graph: every call then passes through untouched. */
@@ -229,7 +259,7 @@ public final class Scheduler {
   public int beforeAsyncWork(CallRecord call) {
     needs.clear();
     boolean barrier = call.touchesUnknownMemory || call.barrier;
-    if (barrier && mutant != Mutant.NO_PTX_OPTIMISTIC) {
+    if (barrier && barriersFollowEverything) {
       // Enqueued, not waited for: the host never blocks where CUDA would not.
       call.barrier = true;
       collectEverything();
@@ -237,10 +267,10 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.of(call));
-    int lane = barrier ? pool.leastRecentlyUsed(call.priority) : chooseLane(call);
+    int lane = barrier ? pool.leastRecentlyUsed(call.priority) : lanes.choose(call, needs);
     pool.ensureCreated(lane, device);
     pool.touch(lane);
-    waitForNeeds(call, lane);
+    lanes.waitForNeeds(call, lane, needs);
     call.stream = lane;
     return lane;
   }
@@ -258,16 +288,16 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
-    if (blocksHost(call) && mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+    if (blocksHost(call) && hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
     }
     if (blocksHost(call)) {
       joins.noteCompletedForHost();
     }
     if (call.kind == CallKind.COPY_DEVICE_TO_HOST) {
-      noteHostWaitOfSynchronousRead(call);
+      hostWaits.noteSynchronousRead(call, needs);
     }
-    waitForNeeds(call, pool.legacy);
+    lanes.waitForNeeds(call, pool.legacy, needs);
     call.stream = pool.legacy;
   }
 
@@ -294,7 +324,7 @@ public final class Scheduler {
       tracker.collect(call, needs);
     }
     collectStreamOrder(appStreams.legacy());
-    if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+    if (hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
     }
   }
@@ -306,33 +336,23 @@ public final class Scheduler {
    * copy ({@link Placement#SYNC}), its predecessors and the pending host-visible work of the legacy
    * and blocking streams, except the legacy lane's, which the real call there waits for anyway;
    * for a staged copy ({@link Placement#STAGED}), only that host-visible work, the copy's own
-   * predecessors being waited for device-side.
-   *
-   * <p>A position that is its lane's tail is waited for by synchronizing the lane, with no event; an
-   * event is recorded only for an older position no recording covers yet, so that the host does
-   * not wait for the lane's later work.
+   * predecessors being waited for device-side. The waits themselves are {@link HostWaits#addWaits}'s.
    */
   void collectHostWaits(CallRecord call, Ticket ticket, Placement placement) {
     needs.clear();
     if (placement == Placement.FREE) {
-      if (mutant == Mutant.NO_FREE_WAIT || call.accessCount == 0) {
+      if (!freeWaitsForUsers || call.accessCount == 0) {
         return;
       }
       tracker.collectUsers(call.accessSlot[0], needs);
-      // A barrier may reach memory that no parameter names, this allocation's included.
-      for (int lane = 0; lane < pool.laneCount; lane++) {
-        long p = pool.barrierAt(lane);
-        if (p > 0 && pool.pending(lane, p)) {
-          needs.add(lane, p, 0);
-        }
-      }
+      hostWaits.addPendingBarriers(needs); // this allocation's included
       if (capturing()) {
         // Only work of streams beside the capture can be pending (the capture began with a device
         // synchronization); the agent's lanes never capture, but the legacy lane must not be touched.
         ticket.waitsDuringCapture = true;
       }
     } else if (placement == Placement.STAGED) {
-      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      if (hostWaitsCoverVisibleWork) {
         blockingVisible.addPendingTo(needs, pool);
       }
       joins.noteCompletedForHost();
@@ -344,42 +364,7 @@ public final class Scheduler {
     } else {
       collectSyncCopyNeeds(call);
     }
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      long p = needs.position(lane);
-      if (placement == Placement.SYNC && lane == pool.legacy) {
-        continue; // the real call on the legacy stream waits for it anyway
-      }
-      if (ticket.waitsDuringCapture && lane == pool.legacy) {
-        continue; // an event or a wait there would join, and so break, a blocking stream's capture
-      }
-      events.addHostWait(call, ticket, lane, p, needs.seq(lane), pool, device);
-    }
-    if (ticket.waitCount > 0) {
-      call.hostWaited = true;
-      call.hostWaitNarrowed = ticket.waitCount < pool.activeLanes();
-    }
-  }
-
-  /** The host saw these positions complete (the waits of a ticket, or what a synchronization covered). */
-  void settle(Ticket ticket) {
-    for (int i = 0; i < ticket.waitCount; i++) {
-      pool.completeAt(ticket.waitLane[i], ticket.waitPosition[i]);
-    }
-    LanePositions s = ticket.settled;
-    for (int i = 0, n = s.count(); i < n; i++) {
-      int lane = s.lane(i);
-      pool.completeAt(lane, s.position(lane));
-    }
-  }
-
-  /** Notes every lane's tail in the ticket: what a device synchronization about to run covers. */
-  void snapshotAll(Ticket ticket) {
-    for (int lane = 0; lane < pool.laneCount; lane++) {
-      if (pool.tail(lane) > 0) {
-        ticket.settled.add(lane, pool.tail(lane), 0);
-      }
-    }
+    hostWaits.addWaits(call, ticket, needs, placement == Placement.SYNC);
   }
 
   void beginCapture() {
@@ -392,27 +377,6 @@ public final class Scheduler {
     if (capturing > 0) {
       capturing--;
     }
-  }
-
-  /**
-   * A synchronous read makes the host wait for the lanes of its predecessors and for the legacy
-   * lane's own earlier work, no more: narrowed when other lanes still have work running.
-   */
-  private void noteHostWaitOfSynchronousRead(CallRecord call) {
-    int covered = 0;
-    boolean legacyCovered = false;
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      if (pool.pending(lane, needs.position(lane))) {
-        covered++;
-        legacyCovered |= lane == pool.legacy;
-      }
-    }
-    if (!legacyCovered && pool.pending(pool.legacy, pool.tail(pool.legacy))) {
-      covered++;
-    }
-    call.hostWaited = true;
-    call.hostWaitNarrowed = covered < pool.activeLanes();
   }
 
   /** Records a placed call in the history once the real call returned; a failed call leaves none. */
@@ -444,30 +408,13 @@ public final class Scheduler {
 
   /**
    * A {@link Placement#STAGED_READ} copy was queued on its lane: records it as {@link #afterWork}
-   * does and notes in {@code ticket} the host's wait for it, which {@link #settleStagedRead} ends.
+   * does and notes in {@code ticket} the host's wait for it, which {@link HostWaits#settleThrough} ends.
    */
   void issuedStagedRead(CallRecord call, Ticket ticket) {
     int lane = call.stream;
     long position = record(call, lane);
     ticket.addWait(Ticket.WHOLE_LANE, lane, position); // the copy is the lane's tail
     call.hostWaited = true;
-  }
-
-  /** Notes in {@code ticket} the host's wait for everything queued on the call's lane so far, if any is pending. */
-  void collectLaneTail(CallRecord call, Ticket ticket) {
-    int lane = call.stream;
-    long tail = pool.tail(lane);
-    if (pool.pending(lane, tail)) {
-      ticket.addWait(Ticket.WHOLE_LANE, lane, tail);
-      call.hostWaited = true;
-    }
-  }
-
-  /** The host waited for a staged read: it, and everything before it on its lane, is done. */
-  void settleStagedRead(Ticket ticket) {
-    for (int i = 0; i < ticket.waitCount; i++) {
-      pool.completeThrough(ticket.waitLane[i], ticket.waitPosition[i]);
-    }
   }
 
   /** Gives the work just issued on {@code lane} its position, and what it touched and where it was seen. */
@@ -499,29 +446,8 @@ public final class Scheduler {
     Ticket ticket = new Ticket();
     ticket.reset(Placement.FREE, pool.laneCount);
     collectHostWaits(call, ticket, Placement.FREE);
-    awaitHostWaits(ticket);
-    settle(ticket);
-  }
-
-  /**
-   * The host waits for what {@link #collectHostWaits} noted in {@code ticket}: each event, or the
-   * whole lane where the position was its tail. Needs no lock: the device calls may be made without it.
-   */
-  void awaitHostWaits(Ticket ticket) {
-    int captureMode = ticket.waitsDuringCapture ? device.relaxCaptureMode() : 0;
-    try {
-      for (int i = 0; i < ticket.waitCount; i++) {
-        if (ticket.waitEvent[i] == Ticket.WHOLE_LANE) {
-          device.synchronizeLane(ticket.waitLane[i]);
-        } else {
-          device.synchronizeEvent(ticket.waitEvent[i]);
-        }
-      }
-    } finally {
-      if (ticket.waitsDuringCapture) {
-        device.restoreCaptureMode(captureMode);
-      }
-    }
+    hostWaits.await(ticket);
+    hostWaits.settle(ticket);
   }
 
   /** Forgets the freed allocation's history, so that a new allocation in its slot starts fresh. */
@@ -564,85 +490,5 @@ public final class Scheduler {
   /** Everything issued so far has completed (the application synchronized the device). */
   public void afterDeviceSynchronize() {
     pool.completeAll();
-  }
-
-  /**
-   * Picks the pool lane for a call whose predecessors are in {@link #needs}: the lane of a
-   * predecessor that is its lane's newest call (a chain goes on), else, for a {@code brief} call,
-   * the lane of its newest predecessor or, with none pending, the lane its application stream's
-   * last call went to (where, without the agent, it would have queued anyway), else the least
-   * recently used lane.
-   */
-  private int chooseLane(CallRecord call) {
-    boolean brief = call.brief;
-    PriorityClass priority = call.priority;
-    // A chain the program wrote on the legacy stream stays there: a synchronous copy that reads its
-    // result back runs there too, and then waits for it in the stream, with no host wait first. The
-    // legacy lane is normal: a call of another class leaves it for a lane of its own class.
-    boolean legacyChains = appStreams.of(call) == appStreams.legacy()
-        && (priority == PriorityClass.NORMAL || !pool.priorityLanes);
-    int chain = -1;
-    long chainSeq = Long.MIN_VALUE;
-    int newest = -1;
-    long newestSeq = Long.MIN_VALUE;
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      if (lane == pool.legacy ? !legacyChains : !pool.serves(lane, priority)) {
-        continue; // a lane of another class never takes the call: it would wait behind that class's work
-      }
-      long seq = needs.seq(lane);
-      if (needs.position(lane) == pool.tail(lane) && seq > chainSeq) {
-        chain = lane;
-        chainSeq = seq;
-      }
-      if (seq > newestSeq) {
-        newest = lane;
-        newestSeq = seq;
-      }
-    }
-    if (chain >= 0) {
-      return chain;
-    }
-    if (brief) {
-      if (newest >= 0) {
-        return followsAnyBarrierOn(newest) ? newest : pool.leastRecentlyUsed(priority);
-      }
-      int streamLane = appStreams.of(call).footprint.lastLane();
-      if (streamLane >= 0 && streamLane != pool.legacy && pool.serves(streamLane, priority)
-          && followsAnyBarrierOn(streamLane)) {
-        return streamLane;
-      }
-    }
-    return pool.leastRecentlyUsed(priority);
-  }
-
-  /**
-   * Whether the call being placed must follow {@code lane}'s pending barrier anyway (or there is
-   * none): only then may it queue there, since a barrier may wait for the host (a host function)
-   * and work CUDA does not order after it must not queue behind it.
-   */
-  private boolean followsAnyBarrierOn(int lane) {
-    long barrier = pool.barrierAt(lane);
-    return !pool.pending(lane, barrier) || needs.position(lane) >= barrier;
-  }
-
-  /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */
-  private void waitForNeeds(CallRecord call, int lane) {
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int from = needs.lane(i);
-      long p = needs.position(from);
-      if (from == lane || pool.waited(lane, from) >= p || !pool.pending(from, p)) {
-        continue;
-      }
-      if (mutant == Mutant.PRIORITY_SKIPS_DEPENDENCY && call.priority == PriorityClass.HIGH
-          && pool.classOf(from) != PriorityClass.HIGH) {
-        continue; // the deliberate fault: the high call overtakes what it depends on
-      }
-      int event = events.cover(from, p, pool, device);
-      call.eventRecorded |= events.recorded;
-      device.waitEvent(lane, event);
-      pool.mergeWait(lane, from, events.recordedAt(event), events.clocks(), events.clockOffset(event));
-      call.addPredecessor(needs.seq(from));
-    }
   }
 }

@@ -19,7 +19,10 @@ final class StreamJoins {
   private final StreamPool pool;
   private final EventPool events;
   private final AppStreams appStreams;
-  private final Mutant mutant;
+  /** {@link OrderingRules.Rule#EVENT_QUERIES_SEE_HOST_COMPLETION}. */
+  private final boolean eventQueriesSeeHostCompletion;
+  /** {@link OrderingRules.Rule#HOST_WAITS_COVER_VISIBLE_WORK}. */
+  private final boolean hostWaitsCoverVisibleWork;
   /** The scheduler's: barriers every later call of the legacy and blocking streams follows. */
   private final LanePositions blockingFollow;
   /** The scheduler's: pending host-visible work of the legacy and blocking streams. */
@@ -53,13 +56,14 @@ final class StreamJoins {
   /** Scratch: what a join covers. */
   private final LanePositions needs;
 
-  StreamJoins(StreamDevice device, StreamPool pool, EventPool events, AppStreams appStreams, Mutant mutant,
+  StreamJoins(StreamDevice device, StreamPool pool, EventPool events, AppStreams appStreams, OrderingRules rules,
       LanePositions blockingFollow, LanePositions blockingVisible, LanePositions blockingAll) {
     this.device = device;
     this.pool = pool;
     this.events = events;
     this.appStreams = appStreams;
-    this.mutant = mutant;
+    this.eventQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.EVENT_QUERIES_SEE_HOST_COMPLETION);
+    this.hostWaitsCoverVisibleWork = rules.keeps(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK);
     this.blockingFollow = blockingFollow;
     this.blockingVisible = blockingVisible;
     this.blockingAll = blockingAll;
@@ -107,7 +111,7 @@ final class StreamJoins {
   boolean eventCompletedForHost(long appEvent) {
     AppEvent e = appEvents.get(appEvent);
     return e != null && e.legacyOrdered && hostCompletions > e.completionsAtRecord
-        && mutant != Mutant.EVENT_QUERY_IGNORES_HOST_COMPLETION;
+        && eventQueriesSeeHostCompletion;
   }
 
   /**
@@ -147,10 +151,10 @@ final class StreamJoins {
     }
     if (newWork) {
       blockingFollow.addPendingTo(into, pool);
-      if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+      if (hostWaitsCoverVisibleWork) {
         blockingVisible.addPendingTo(into, pool);
       }
-    } else if (mutant != Mutant.NARROW_PAST_HOST_EFFECTS) {
+    } else if (hostWaitsCoverVisibleWork) {
       s.implied.addPendingTo(into, pool);
     }
   }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Placement;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
@@ -141,8 +140,9 @@ class CudaCallTableTest {
   }
 
   @Test
-  void theSyncCopyMutantBreaksOneRowAndKeepsItsId() {
-    CudaCallTable broken = CudaCallTable.of(Mutant.SYNC_COPY_MARKED_ASYNC);
+  void aReplacedRowKeepsItsIdAndLeavesTheOthers() {
+    CudaCallTable broken = TABLE.withRow(
+        TABLE.row(CudaCallTable.COPY_TO_HOST).placedAs(Placement.ASYNC, Placement.NONE, HostBlocking.NO));
     assertEquals(TABLE.size(), broken.size());
     int differing = 0;
     for (CudaCall c : TABLE.rows()) {
@@ -155,6 +155,6 @@ class CudaCallTableTest {
       }
     }
     assertEquals(1, differing);
-    assertEquals(TABLE, CudaCallTable.of(Mutant.DROP_RAW), "other mutants leave the table as it is");
+    assertEquals(Placement.SYNC, TABLE.row(CudaCallTable.COPY_TO_HOST).placement(), "the table itself is unchanged");
   }
 }

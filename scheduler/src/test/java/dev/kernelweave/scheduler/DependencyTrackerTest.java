@@ -23,7 +23,7 @@ class DependencyTrackerTest {
   private static final int SLICE = 4096;
 
   private final RecordingDevice device = new RecordingDevice();
-  private final Scheduler scheduler = new Scheduler(device, 4, Mutant.NONE);
+  private final Scheduler scheduler = new Scheduler(device, 4, OrderingRules.CUDA);
   private long seq;
 
   /** A launch touching {@code [offset, offset + size)} of slot {@link #SLOT}; returns its record. */
@@ -113,7 +113,7 @@ class DependencyTrackerTest {
   @Test
   void readsOfEverySliceFollowTheirWriterAfterTheEntriesWereMerged() {
     StreamPool pool = new StreamPool(4);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.NONE);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA);
     int slices = 3 * DependencyTracker.MAX_ENTRIES;
     int[] lane = new int[slices];
     long[] position = new long[slices];
@@ -136,7 +136,7 @@ class DependencyTrackerTest {
   @Test
   void mergedEntriesStillOrderAWriteAfterEveryOverlappingRead() {
     StreamPool pool = new StreamPool(8);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.NONE);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA);
     int reads = 2 * DependencyTracker.MAX_ENTRIES + 1;
     long[] position = new long[pool.laneCount];
     for (int i = 0; i < reads; i++) {
@@ -154,7 +154,7 @@ class DependencyTrackerTest {
   @Test
   void aFreeWaitsForTheUsersOfEveryRange() {
     StreamPool pool = new StreamPool(4);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.NONE);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA);
     for (int lane = 0; lane < 4; lane++) {
       tracker.record(access((long) lane * SLICE, SLICE, lane % 2 == 0 ? W : R), lane, pool.issue(lane));
     }
@@ -169,7 +169,7 @@ class DependencyTrackerTest {
   @Test
   void completeEntriesAreForgotten() {
     StreamPool pool = new StreamPool(2);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.NONE);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA);
     tracker.record(access(0, SLICE, W), 0, pool.issue(0));
     pool.completeAll();
     LanePositions needs = new LanePositions(pool.laneCount);
@@ -181,7 +181,7 @@ class DependencyTrackerTest {
   @Test
   void theIgnoreRangeOverlapMutantMissesAPartialOverlap() {
     StreamPool pool = new StreamPool(2);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.IGNORE_RANGE_OVERLAP);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA.without(OrderingRules.Rule.PARTIAL_OVERLAPS_CONFLICT));
     tracker.record(access(0, 64, W), 0, pool.issue(0));
     LanePositions needs = new LanePositions(pool.laneCount);
     tracker.collect(access(32, 64, R), needs);
@@ -193,7 +193,7 @@ class DependencyTrackerTest {
   @Test
   void anAccessWithoutARangeStandsForTheWholeAllocation() {
     StreamPool pool = new StreamPool(2);
-    DependencyTracker tracker = new DependencyTracker(pool, Mutant.NONE);
+    DependencyTracker tracker = new DependencyTracker(pool, OrderingRules.CUDA);
     tracker.record(access(1 << 20, SLICE, W), 0, pool.issue(0));
     LanePositions needs = new LanePositions(pool.laneCount);
     tracker.collect(access(0, 0, R), needs);

@@ -98,11 +98,11 @@ class LaunchWindowsTest {
   }
 
   private final FakeGraphs graphs = new FakeGraphs();
-  private Dispatch dispatch = dispatch(Mutant.NONE);
+  private Dispatch dispatch = dispatch(OrderingRules.CUDA);
 
   /** A dispatch whose windows see no pause of the host unless a test makes one. */
-  private Dispatch dispatch(Mutant mutant) {
-    Dispatch d = new Dispatch(new RecordingDevice(), 4, mutant, graphs, graphs);
+  private Dispatch dispatch(OrderingRules rules) {
+    Dispatch d = new Dispatch(new RecordingDevice(), 4, rules, graphs, graphs);
     d.windows().useClock(() -> 0L);
     return d;
   }
@@ -228,7 +228,7 @@ class LaunchWindowsTest {
 
   @Test
   void theStaleParameterMutantReplaysTheOldGraph() {
-    dispatch = dispatch(Mutant.REPLAY_STALE_PARAMETERS);
+    dispatch = dispatch(OrderingRules.CUDA.without(OrderingRules.Rule.REPLAY_MATCHES_SCALAR_ARGUMENTS));
     iteration(1);
     iteration(1);
     iteration(1);
@@ -469,7 +469,7 @@ class LaunchWindowsTest {
    */
   private List<String> secondWindowsReplay(CallKind kind) {
     RecordingDevice device = new RecordingDevice();
-    dispatch = new Dispatch(device, 4, Mutant.NONE, graphs, graphs);
+    dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, graphs);
     long[] now = {0};
     dispatch.windows().useClock(() -> now[0]);
     List<String> second = List.of();
@@ -503,7 +503,7 @@ class LaunchWindowsTest {
         launch.paramBytes[at + b] = (byte) (at + b + 1);
       }
     }
-    LaunchSignature signature = new LaunchSignature(Mutant.NONE);
+    LaunchSignature signature = new LaunchSignature(OrderingRules.CUDA);
     long original = signature.append(launch);
     long[] captured = signature.copy();
     int bytes = launch.paramOffsets[launch.paramCount];
@@ -530,7 +530,7 @@ class LaunchWindowsTest {
     launch.addParam(8);
     launch.addParam(4);
     launch.addAccess(7, 0, 0x1000, 0, 256, AccessMode.WRITE);
-    LaunchSignature signature = new LaunchSignature(Mutant.NONE);
+    LaunchSignature signature = new LaunchSignature(OrderingRules.CUDA);
     signature.append(launch);
     long[] captured = signature.copy();
     java.util.List<java.util.function.Consumer<CallRecord>> changes = List.of(

@@ -26,7 +26,7 @@ class PriorityLanesTest {
   private static final PriorityClass LOW = PriorityClass.LOW;
 
   private final RecordingDevice device = new RecordingDevice();
-  private Scheduler scheduler = new Scheduler(device, 4, 1, Mutant.NONE);
+  private Scheduler scheduler = new Scheduler(device, 4, 1, OrderingRules.CUDA);
   private long seq;
   private CallRecord last;
 
@@ -108,7 +108,7 @@ class PriorityLanesTest {
 
   @Test
   void withoutPriorityLanesEveryClassSharesTheNormalLanesAsBefore() {
-    scheduler = new Scheduler(device, 4, Mutant.NONE);
+    scheduler = new Scheduler(device, 4, OrderingRules.CUDA);
     assertEquals(4, scheduler.legacyLane());
     assertEquals(0, launch(LOW, 0, W));
     assertEquals(0, launch(HIGH, 0, RW)); // extends the chain, as every call did before classes
@@ -118,7 +118,7 @@ class PriorityLanesTest {
 
   @Test
   void theMutantDropsTheCrossClassWaitOfAHighCall() {
-    scheduler = new Scheduler(device, 4, 1, Mutant.PRIORITY_SKIPS_DEPENDENCY);
+    scheduler = new Scheduler(device, 4, 1, OrderingRules.CUDA.without(OrderingRules.Rule.PRIORITY_KEEPS_DEPENDENCIES));
     launch(LOW, 0, W);
     device.drain();
     assertEquals(4, launch(HIGH, 0, RW));

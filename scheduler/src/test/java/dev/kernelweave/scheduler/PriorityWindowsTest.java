@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class PriorityWindowsTest {
 
   private final LaunchWindowsTest.FakeGraphs graphs = new LaunchWindowsTest.FakeGraphs();
-  private final Dispatch dispatch = new Dispatch(new RecordingDevice(), 4, 1, Mutant.NONE, graphs, graphs);
+  private final Dispatch dispatch = new Dispatch(new RecordingDevice(), 4, 1, OrderingRules.CUDA, graphs, graphs);
   private final Ticket ticket = new Ticket();
   private long seq;
 

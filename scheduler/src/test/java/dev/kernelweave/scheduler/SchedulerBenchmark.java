@@ -43,7 +43,7 @@ public final class SchedulerBenchmark {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long thread = Thread.currentThread().getId();
     NullDevice device = new NullDevice();
-    Scheduler scheduler = new Scheduler(device, streams, priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0, Mutant.NONE);
+    Scheduler scheduler = new Scheduler(device, streams, priorityLanes ? Scheduler.AGENT_CLASS_LANES : 0, OrderingRules.CUDA);
     CallRecord call = new CallRecord();
     long[] seq = {0};
     Runnable batch = () -> {

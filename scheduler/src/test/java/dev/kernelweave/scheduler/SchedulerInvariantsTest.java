@@ -81,7 +81,7 @@ class SchedulerInvariantsTest {
   void streamsAndEventsAreUsedOnlyAsPromised() {
     for (int streams : new int[] {1, 2, 3, 16}) {
       CheckingDevice device = new CheckingDevice(streams);
-      Scheduler scheduler = new Scheduler(device, streams, Mutant.NONE);
+      Scheduler scheduler = new Scheduler(device, streams, OrderingRules.CUDA);
       SplittableRandom random = new SplittableRandom(streams);
       CallRecord call = new CallRecord();
       for (long seq = 1; seq <= 50_000; seq++) {
@@ -111,7 +111,7 @@ class SchedulerInvariantsTest {
           Ticket ticket = new Ticket();
           ticket.reset(Placement.STREAM_SYNC, streams + 1);
           scheduler.joins().joinOntoAppStream(call, ticket, false);
-          scheduler.settle(ticket);
+          scheduler.hostWaits().settle(ticket);
         } else if (r < 95) {
           call.kind = CallKind.EVENT;
           Ticket ticket = new Ticket();
@@ -135,7 +135,7 @@ class SchedulerInvariantsTest {
   @Test
   void placingAndRecordingAllocateNothingInSteadyState() {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    Scheduler scheduler = new Scheduler(new NullDevice(), 16, Mutant.NONE);
+    Scheduler scheduler = new Scheduler(new NullDevice(), 16, OrderingRules.CUDA);
     CallRecord call = new CallRecord();
     SplittableRandom random = new SplittableRandom(3);
     int[] slots = new int[1 << 16];

@@ -25,7 +25,7 @@ class SchedulerTest {
   private static final AccessMode RW = AccessMode.READ_WRITE;
 
   private final RecordingDevice device = new RecordingDevice();
-  private Scheduler scheduler = new Scheduler(device, 4, Mutant.NONE);
+  private Scheduler scheduler = new Scheduler(device, 4, OrderingRules.CUDA);
   private long seq;
   private CallRecord last;
 
@@ -246,7 +246,7 @@ class SchedulerTest {
 
   @Test
   void dropWarMutantForgetsTheReaders() {
-    scheduler = new Scheduler(device, 4, Mutant.DROP_WAR);
+    scheduler = new Scheduler(device, 4, OrderingRules.CUDA.without(OrderingRules.Rule.WRITES_FOLLOW_READS));
     launch(9, W);
     launch(0, R, 1, W);
     launch(0, R, 2, W);
@@ -257,7 +257,7 @@ class SchedulerTest {
 
   @Test
   void dropRawMutantForgetsTheWriter() {
-    scheduler = new Scheduler(device, 4, Mutant.DROP_RAW);
+    scheduler = new Scheduler(device, 4, OrderingRules.CUDA.without(OrderingRules.Rule.READS_FOLLOW_WRITES));
     launch(0, W);
     launch(9, W);
     device.drain();
@@ -274,7 +274,7 @@ class SchedulerTest {
 
   @Test
   void moreChainsThanLanesShareLanes() {
-    scheduler = new Scheduler(device, 2, Mutant.NONE);
+    scheduler = new Scheduler(device, 2, OrderingRules.CUDA);
     assertEquals(0, launch(0, W)); // chain a
     assertEquals(1, launch(1, W)); // chain b
     assertEquals(0, launch(2, W)); // chain c shares lane 0, behind a
@@ -357,7 +357,7 @@ class SchedulerTest {
 
   @Test
   void noFreeWaitMutantFreesAtOnce() {
-    scheduler = new Scheduler(device, 4, Mutant.NO_FREE_WAIT);
+    scheduler = new Scheduler(device, 4, OrderingRules.CUDA.without(OrderingRules.Rule.FREE_WAITS_FOR_USERS));
     launch(0, W);
     device.drain();
     assertFalse(free(0).hostWaited);
@@ -368,7 +368,7 @@ class SchedulerTest {
   void reusedSlotStartsFreshHistory() {
     // Without the free's wait the old writer is still pending; only the cleared history lets the
     // new allocation in the same slot start without waiting for it.
-    scheduler = new Scheduler(device, 4, Mutant.NO_FREE_WAIT);
+    scheduler = new Scheduler(device, 4, OrderingRules.CUDA.without(OrderingRules.Rule.FREE_WAITS_FOR_USERS));
     launch(0, W);
     free(0);
     device.drain();
@@ -441,7 +441,7 @@ class SchedulerTest {
   private final Ticket ticket = new Ticket();
 
   private Dispatch dispatch() {
-    Dispatch d = new Dispatch(device, 4, Mutant.NONE);
+    Dispatch d = new Dispatch(device, 4, OrderingRules.CUDA);
     scheduler = d.scheduler();
     return d;
   }
@@ -516,7 +516,7 @@ class SchedulerTest {
 
   @Test
   void narrowPastHostEffectsMutantSkipsThatWait() {
-    Dispatch d = new Dispatch(device, 4, Mutant.NARROW_PAST_HOST_EFFECTS);
+    Dispatch d = new Dispatch(device, 4, OrderingRules.CUDA.without(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK));
     scheduler = d.scheduler();
     CallRecord async = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R, 5, W);
     async.touchesHostMemory = true;
@@ -656,7 +656,7 @@ class SchedulerTest {
         throw new IllegalStateException("cuStreamCreate failed");
       }
     };
-    Dispatch d = new Dispatch(failing, 4, Mutant.NONE);
+    Dispatch d = new Dispatch(failing, 4, OrderingRules.CUDA);
     CallRecord call = call(CallKind.LAUNCH, 0, 0, W);
     try {
       d.enter(call, Placement.ASYNC, ticket);

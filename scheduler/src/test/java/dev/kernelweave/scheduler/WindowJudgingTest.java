@@ -47,7 +47,7 @@ class WindowJudgingTest {
   private final LaunchWindowsTest.FakeGraphs graphs = new LaunchWindowsTest.FakeGraphs();
   private final TimedDevice device = new TimedDevice(graphs.log);
   private final List<String> timed = new ArrayList<>();
-  private final Dispatch dispatch = new Dispatch(device, 4, Mutant.NONE, graphs, new LaunchWindows.Listener() {
+  private final Dispatch dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, new LaunchWindows.Listener() {
     @Override
     public void issued(CallRecord call) {
       graphs.issued(call);

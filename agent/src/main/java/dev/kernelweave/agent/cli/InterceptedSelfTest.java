@@ -2,7 +2,7 @@ package dev.kernelweave.agent.cli;
 
 import dev.kernelweave.interceptor.selftest.PlayerFiles;
 import dev.kernelweave.interceptor.selftest.ScriptedPrograms;
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.selftest.Mutant;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,6 @@
 package dev.kernelweave.agent.cli;
 
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.selftest.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.selftest.DifferentialFuzz;
 import dev.kernelweave.selftest.ProgramGenerator;

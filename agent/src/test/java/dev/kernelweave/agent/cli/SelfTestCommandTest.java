@@ -41,8 +41,8 @@ class SelfTestCommandTest {
   @Test
   void helpListsEveryMutantAndARunCountsItsShapes() {
     assertEquals(0, run("selftest", "--help"));
-    for (dev.kernelweave.scheduler.Mutant m : dev.kernelweave.scheduler.Mutant.values()) {
-      if (m != dev.kernelweave.scheduler.Mutant.NONE) {
+    for (dev.kernelweave.selftest.Mutant m : dev.kernelweave.selftest.Mutant.values()) {
+      if (m != dev.kernelweave.selftest.Mutant.NONE) {
         // The help wraps long descriptions: compared with runs of white space as one space.
         String help = out().replaceAll("\\s+", " ");
         assertTrue(help.contains(" " + m.option() + " ") && help.contains(m.description()), m + ":\n" + out());

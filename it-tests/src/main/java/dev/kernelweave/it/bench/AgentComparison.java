@@ -27,11 +27,11 @@ public final class AgentComparison {
           --a JAR[=OPTIONS] --b JAR[=OPTIONS] [OPTIONS]
 
       Runs each workload under agent A and agent B (the jar and its options; the jar alone for the
-      defaults), alternating which runs first, and prints per workload the medians of both and
+      defaults; none for no agent at all), alternating which runs first, and prints per workload the medians of both and
       A/B, the ratio of the two runs' medians in each round: median [min-max] over the rounds
       (above 1.00x: B is faster). Outputs must be equal: exit 1 otherwise.
 
-        --a JAR[=OPTIONS], --b JAR[=OPTIONS]   the two agents (required)
+        --a JAR[=OPTIONS]|none, --b JAR[=OPTIONS]|none   the two sides (required)
         --workloads LIST      comma-separated workloads or corpus programs
                               (default: branches,rl-sim,dynamic,heads,pipeline,pipeline-async,chain)
         --rounds N            rounds (default 5)
@@ -45,9 +45,12 @@ public final class AgentComparison {
       Exit codes: 0 compared, 1 a run failed or the outputs differ, 2 bad arguments, 3 no GPU.
       """;
 
-  /** One side: an agent jar and the options it runs with. */
+  /** One side: an agent jar and the options it runs with; a null jar for no agent at all. */
   record Side(Path jar, String options) {
     static Side parse(String flag, String value) {
+      if (value.equals("none")) {
+        return new Side(null, "");
+      }
       int eq = value.indexOf('=');
       Path jar = Path.of(eq < 0 ? value : value.substring(0, eq));
       String options = eq < 0 ? "" : value.substring(eq + 1);
@@ -58,7 +61,12 @@ public final class AgentComparison {
     }
 
     String label() {
-      return jar.getFileName() + (options.isEmpty() ? "" : "=" + options);
+      return jar == null ? "no agent" : jar.getFileName() + (options.isEmpty() ? "" : "=" + options);
+    }
+
+    /** The way this side runs a workload: serial under the agent, or serial alone. */
+    Way way() {
+      return jar == null ? Way.SERIAL : Way.AGENT;
     }
   }
 
@@ -179,10 +187,8 @@ public final class AgentComparison {
       return 2;
     }
     Jvm jvm = new Jvm(Jvm.currentJava(), options.timeoutSeconds());
-    WorkloadRunner a = new WorkloadRunner(jvm, options.classPath(), options.mainClass(), options.a().jar(),
-        options.a().options(), List.of());
-    WorkloadRunner b = new WorkloadRunner(jvm, options.classPath(), options.mainClass(), options.b().jar(),
-        options.b().options(), List.of());
+    WorkloadRunner a = runner(jvm, options, options.a());
+    WorkloadRunner b = runner(jvm, options, options.b());
     Path journals;
     try {
       journals = Files.createTempDirectory("kernelweave-comparison");
@@ -200,7 +206,8 @@ public final class AgentComparison {
       for (int round = 0; round < options.rounds() && c.problem == null; round++) {
         boolean aFirst = round % 2 == 0;
         for (boolean sideA : aFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
-          WorkloadRunner.Attempt attempt = (sideA ? a : b).run(workload, Way.AGENT, options.size(), options.warmup(),
+          Side side = sideA ? options.a() : options.b();
+          WorkloadRunner.Attempt attempt = (sideA ? a : b).run(workload, side.way(), options.size(), options.warmup(),
               options.warmupMillis(), options.reps(), journals.resolve(workload + (sideA ? "-a-" : "-b-") + round));
           if (attempt.noGpu()) {
             out.println("agent comparison: no GPU (" + attempt.lastLine() + ")");
@@ -225,6 +232,11 @@ public final class AgentComparison {
       out.printf(Locale.ROOT, "geometric mean of the medians of A/B: %.3fx%n", RepetitionStats.geometricMean(geomean));
     }
     return exit;
+  }
+
+  private static WorkloadRunner runner(Jvm jvm, Options options, Side side) {
+    return new WorkloadRunner(jvm, options.classPath(), options.mainClass(),
+        side.jar() == null ? Path.of("none") : side.jar(), side.options(), List.of());
   }
 
   private AgentComparison() {}

@@ -60,6 +60,14 @@ class AgentComparisonTest {
   }
 
   @Test
+  void noAgentAtAllIsASide() {
+    assertEquals(0, compare("none", agentJar.toString(), "--workloads", "branches"), output);
+    assertTrue(output.contains("A no agent"), output);
+    // The fake agent halves the fake workloads' times (11.01 ms to 5.51: each repetition adds 0.01 ms).
+    assertEquals(11.01 / 5.51, ratio("branches"), 0.0015, output);
+  }
+
+  @Test
   void outputsThatDifferFailTheComparison() {
     assertEquals(1, compare(agentJar.toString(), agentJar + "=fake.other", "--workloads", "rl-sim"), output);
     assertTrue(output.contains("rl-sim") && output.contains("OUTPUTS DIFFER"), output);

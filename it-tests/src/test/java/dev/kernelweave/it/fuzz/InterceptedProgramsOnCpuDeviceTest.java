@@ -7,7 +7,7 @@ import dev.kernelweave.interceptor.selftest.ProgramScript;
 import dev.kernelweave.interceptor.selftest.ScriptedPrograms;
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.StandInDriver;
-import dev.kernelweave.scheduler.Mutant;
+import dev.kernelweave.selftest.Mutant;
 import dev.kernelweave.selftest.Program;
 import dev.kernelweave.selftest.ProgramGenerator;
 import java.nio.charset.StandardCharsets;

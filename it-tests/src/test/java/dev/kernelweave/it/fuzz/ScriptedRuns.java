@@ -19,7 +19,7 @@ import java.util.Optional;
 /**
  * The fuzz's runs in child JVMs: the scripts ({@link ScriptedPrograms}) and the player ({@link
  * PlayerFiles#PLAYER}) are those {@code selftest --gpu} ships, the player copied out of the
- * interceptor's classes as the command copies it out of the agent jar.
+ * self-test module's classes as the command copies it out of the agent jar.
  */
 final class ScriptedRuns {
 

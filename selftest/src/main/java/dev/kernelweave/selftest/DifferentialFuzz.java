@@ -1,7 +1,7 @@
 package dev.kernelweave.selftest;
 
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -136,6 +136,16 @@ public final class DifferentialFuzz {
 
   private record Verdict(String reason, RunStats stats) {}
 
+  /**
+   * How the program's known windows are issued, by its seed: mostly judged on the simulated
+   * device's random times, a quarter always in order, a quarter always as graphs.
+   */
+  static WindowJudging judgingOf(Program program) {
+    long h = program.seed() * 0xC2B2AE3D27D4EB4FL;
+    int pick = (int) Math.floorMod(h ^ (h >>> 29), 4L);
+    return pick == 0 ? WindowJudging.IN_ORDER : pick == 1 ? WindowJudging.OFF : WindowJudging.ON;
+  }
+
   private Verdict verdict(Program program, long targetSeed) {
     RunResult serial;
     int lanes = Scheduler.poolLanes(streams, classLanes(streams));
@@ -144,7 +154,8 @@ public final class DifferentialFuzz {
     }
     RunResult scheduled;
     try (ProgramTarget target = targets.open(lanes, targetSeed)) {
-      scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams, classLanes(streams));
+      scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams, classLanes(streams),
+          judgingOf(program));
     }
     return new Verdict(compare(program, serial, scheduled), scheduled.stats());
   }

@@ -8,8 +8,8 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.util.List;
 import java.util.Map;
 
@@ -20,7 +20,7 @@ import java.util.Map;
  * Dispatch#enter} and {@link Dispatch#exit} exactly as the interceptor takes it, the real call made
  * in between on the lane the dispatch chose or, when it chose none, as the application wrote it.
  * Each call's kind, placement and whether it may be held come from its row of the {@link
- * CudaCallTable}, as the interceptor's do (a mutant may break a row: {@link CudaCallTable#of}).
+ * CudaCallTable}, as the interceptor's do (a mutant may break a row: {@link Mutant#rules}).
  *
  * <p>With graphs on (where the target has a {@link GraphDevice}), launches go through {@link
  * Dispatch#enterLaunch} as the interceptor's do: each launch's record carries the function handle,
@@ -36,7 +36,7 @@ public final class ProgramRunner {
    * effects of all calls before it; a free first waits for the device, as {@code cuMemFree} does.
    */
   public static RunResult runSerial(Program program, ProgramTarget target) {
-    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0).execute();
+    return new Run(program, target, false, null, Mutant.NONE, target.streams(), 0, WindowJudging.ON).execute();
   }
 
   /** Every call placed by a new dispatch on {@code target}'s lanes, graphs on where the target has them. */
@@ -49,7 +49,8 @@ public final class ProgramRunner {
    * be held and replayed as graphs on the target's {@link ProgramTarget#graphs}.
    */
   public static RunResult runScheduled(Program program, ProgramTarget target, Mutant mutant, boolean graphs) {
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, target.streams(), 0,
+        WindowJudging.ON).execute();
   }
 
   /**
@@ -61,11 +62,18 @@ public final class ProgramRunner {
    */
   public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
       boolean graphs, int normalStreams, int classLanes) {
+    return runScheduledWithPriorities(program, target, mutant, graphs, normalStreams, classLanes, WindowJudging.ON);
+  }
+
+  /** The same, known windows issued as {@code judging} says ({@code judge=}). */
+  public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
+      boolean graphs, int normalStreams, int classLanes, WindowJudging judging) {
     if (classLanes < 1 || target.streams() != Scheduler.poolLanes(normalStreams, classLanes)) {
       throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, not "
           + normalStreams + " normal and " + classLanes + " of each other class");
     }
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes).execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes, judging)
+        .execute();
   }
 
   /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
@@ -76,8 +84,8 @@ public final class ProgramRunner {
     static final int STAGING_BYTES = 64 << 10;
 
     Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
-        int normalStreams, int classLanes) {
-      super(program, target, scheduled, graphs, mutant, normalStreams, classLanes);
+        int normalStreams, int classLanes, WindowJudging judging) {
+      super(program, target, scheduled, graphs, mutant, normalStreams, classLanes, judging);
     }
 
     RunResult execute() {

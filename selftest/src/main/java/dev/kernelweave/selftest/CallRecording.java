@@ -10,7 +10,6 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.LaunchWindows;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Ticket;
 import dev.kernelweave.scheduler.WindowJudging;
 import java.util.ArrayList;
@@ -58,23 +57,19 @@ abstract class CallRecording implements LaunchWindows.Listener {
   int index;
 
   CallRecording(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
-      int normalStreams, int classLanes) {
+      int normalStreams, int classLanes, WindowJudging judging) {
     this.program = program;
     this.target = target;
     this.scheduler = !scheduled ? null
-        : new Dispatch(target, normalStreams, classLanes, mutant, graphs, graphs == null ? null : this);
+        : new Dispatch(target, normalStreams, classLanes, mutant.rules(), graphs, graphs == null ? null : this);
     this.priorities = classLanes > 0;
     if (this.scheduler != null && this.scheduler.windows() != null) {
       // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
       this.scheduler.windows().useClock(() -> 0L);
-      // Each way of issuing a known window, by the program's seed: most judged on the (random) times
-      // of the simulated device, some always in order, some always as graphs.
-      long h = program.seed() * 0xC2B2AE3D27D4EB4FL;
-      int pick = (int) Math.floorMod(h ^ (h >>> 29), 4L);
-      this.scheduler.windows().judge(pick == 0 ? WindowJudging.IN_ORDER : pick == 1 ? WindowJudging.OFF : WindowJudging.ON);
+      this.scheduler.windows().judge(judging);
     }
     this.mutant = mutant;
-    this.calls = CudaCallTable.of(mutant);
+    this.calls = mutant.rules().table();
     this.legacy = target.streams();
   }
 

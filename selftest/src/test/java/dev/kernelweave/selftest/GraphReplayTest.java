@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.scheduler.GraphDevice;
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.sim.SimDevice;
 import java.util.ArrayList;

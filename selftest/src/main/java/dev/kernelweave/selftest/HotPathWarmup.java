@@ -1,6 +1,5 @@
 package dev.kernelweave.selftest;
 
-import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.sim.SimDevice;
 import java.lang.management.ManagementFactory;
