@@ -20,14 +20,26 @@ final class KnownWindow {
   boolean routines;
   /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
   long[] signature;
+  /** The device tables of the graph's merged launches ({@link LaunchMerging}), freed with it. */
+  long[] tables = NO_TABLES;
+  /** Merged launches in the graph, and the launches they stand for. */
+  int mergedLaunches;
+  int launchesMerged;
   /** The union of the launches' accesses, one per allocation, as the replay's. */
   private final CallRecord union = new CallRecord();
+
+  private static final long[] NO_TABLES = new long[0];
 
   KnownWindow(int length) {
     this.length = length;
   }
 
-  void capture(CallRecord[] held, int count, GraphDevice device) {
+  /**
+   * Captures the window's graph from {@code held[0 .. count)}, with launches of one kernel merged
+   * where {@code merge} and {@link LaunchMerging} allow; a merged capture that fails is made again
+   * unmerged, so that merging never costs the window its graph.
+   */
+  void capture(CallRecord[] held, int count, GraphDevice device, boolean merge, Mutant mutant) {
     int[] start = new int[count + 1];
     int[] predecessors = new int[Math.max(16, count)];
     int edges = 0;
@@ -43,7 +55,33 @@ final class KnownWindow {
       }
     }
     start[count] = edges;
-    graph = device.capture(held, count, start, predecessors);
+    tables = NO_TABLES;
+    mergedLaunches = 0;
+    launchesMerged = 0;
+    LaunchMerging.Plan plan = null;
+    if (merge) {
+      try {
+        plan = LaunchMerging.plan(held, count, start, predecessors, device, mutant);
+      } catch (RuntimeException e) {
+        plan = null; // a table could not be had: captured unmerged
+      }
+    }
+    graph = 0;
+    if (plan != null) {
+      try {
+        graph = device.capture(plan.calls(), plan.count(), plan.predecessorStart(), plan.predecessors());
+        tables = plan.tables();
+        mergedLaunches = plan.mergedLaunches();
+        launchesMerged = plan.launchesMerged();
+      } catch (RuntimeException e) {
+        for (long t : plan.tables()) {
+          device.freeTable(t);
+        }
+      }
+    }
+    if (graph == 0) {
+      graph = device.capture(held, count, start, predecessors);
+    }
     union.reset();
     routines = false;
     for (int i = 0; i < count; i++) {
@@ -70,6 +108,20 @@ final class KnownWindow {
       }
     }
     union.addAccess(id, slot, base, offset, size, mode);
+  }
+
+  /** Destroys the graph and frees the tables its merged launches read; nothing is left to replay. */
+  void destroy(GraphDevice device) {
+    if (graph == 0) {
+      return;
+    }
+    long g = graph;
+    graph = 0;
+    device.destroyGraph(g);
+    for (long t : tables) {
+      device.freeTable(t);
+    }
+    tables = NO_TABLES;
   }
 
   void addUnion(CallRecord r) {

@@ -162,6 +162,10 @@ public final class LaunchWindows {
   private long evicted;
   private long launchesReplayed;
   private long diverged;
+  private long mergedLaunches;
+  private long launchesMerged;
+  /** Whether captures merge launches of one kernel ({@link LaunchMerging}). */
+  private boolean merge;
 
   public LaunchWindows(Scheduler scheduler, GraphDevice device, Listener listener) {
     this.scheduler = scheduler;
@@ -280,7 +284,7 @@ public final class LaunchWindows {
     }
     if (window.graph == 0) {
       try {
-        window.capture(held, heldCount, device);
+        window.capture(held, heldCount, device, merge, scheduler.mutant());
         window.signature = signature.copy();
         captured++;
         capturedNow = true;
@@ -383,11 +387,20 @@ public final class LaunchWindows {
   }
 
   /**
+   * Makes captures merge independent launches of one kernel into one launch of its merged variant
+   * ({@link LaunchMerging}), from the next capture on; off by default.
+   */
+  public void mergeLaunches(boolean on) {
+    merge = on;
+  }
+
+  /**
    * Windows captured as graphs, replayed, graphs evicted to make room (not those forgotten at a
-   * module unload), launches issued inside replays, windows that diverged.
+   * module unload), launches issued inside replays, windows that diverged, merged launches issued
+   * inside replays, and the launches they stood for.
    */
   public long[] counters() {
-    return new long[] {captured, replayed, evicted, launchesReplayed, diverged};
+    return new long[] {captured, replayed, evicted, launchesReplayed, diverged, mergedLaunches, launchesMerged};
   }
 
   // ---------------------------------------------------------------- internals
@@ -479,6 +492,8 @@ public final class LaunchWindows {
     scheduler.afterWork(r, true);
     replayed++;
     launchesReplayed += heldCount;
+    mergedLaunches += window.mergedLaunches;
+    launchesMerged += window.launchesMerged;
     long number = ++windowNumber;
     for (int i = 0; i < heldCount; i++) {
       CallRecord call = held[i];
@@ -535,10 +550,8 @@ public final class LaunchWindows {
   }
 
   private void forget(KnownWindow window) {
-    if (window != null && window.graph != 0) {
-      long graph = window.graph;
-      window.graph = 0;
-      device.destroyGraph(graph);
+    if (window != null) {
+      window.destroy(device);
     }
   }
 

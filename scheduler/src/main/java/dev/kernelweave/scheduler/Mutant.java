@@ -45,7 +45,11 @@ public enum Mutant {
           + "allocation through another's pointer is not seen to write it (through the agent only)", false),
   PRINTS_UNORDERED("prints-unordered",
       "a kernel that prints is ordered by the memory it touches alone, not as a barrier: two printing kernels "
-          + "of one stream may print out of order (through the agent only)", false);
+          + "of one stream may print out of order (through the agent only)", false),
+  MERGE_OVERLAPPING_WRITES("merge-overlapping-writes",
+      "launches of one kernel whose writes overlap are merged into one launch, their blocks unordered"),
+  MERGE_IGNORES_GRID("merge-ignores-grid",
+      "a merged launch's table gives every instance the first instance's grid");
 
   /**
    * The system property naming a mutant for the agent, for the fuzz that plays programs through
