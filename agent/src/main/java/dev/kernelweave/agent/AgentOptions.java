@@ -28,14 +28,22 @@ import java.util.Properties;
  * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
  *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
  *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
+ * @param merge whether a repeated window's graph merges independent launches of one kernel into one
+ *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean merge) {
+
+  /** Without merging. */
+  public AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
+      int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis) {
+    this(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis, false);
+  }
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority, warmup";
+  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority, warmup, merge";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -113,6 +121,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     long journalMaxBytes = o.journalMaxBytes();
     ThreadPriorities priority = o.priority();
     int warmupMillis = o.warmupMillis();
+    boolean merge = o.merge();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -187,10 +196,16 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
             throw bad("warmup", v, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
           }
         }
+        case "merge" -> merge = switch (v) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw bad("merge", v, "on or off");
+        };
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
-    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis);
+    return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
+        merge);
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

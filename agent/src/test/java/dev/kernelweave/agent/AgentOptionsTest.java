@@ -28,7 +28,16 @@ class AgentOptionsTest {
     assertEquals(AgentOptions.DEFAULT_JOURNAL, o.journal());
     assertTrue(o.ptx());
     assertTrue(o.graphs());
+    assertFalse(o.merge(), "merging is off until measured on a GPU");
     assertEquals(AgentLog.Level.INFO, o.log());
+  }
+
+  @Test
+  void mergeIsOnOrOff() {
+    assertTrue(AgentOptions.parse("merge=on", none).merge());
+    assertFalse(AgentOptions.parse("merge=off", none).merge());
+    var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("merge=yes", none));
+    assertTrue(e.getMessage().contains("merge=yes") && e.getMessage().contains("on or off"), e.getMessage());
   }
 
   @Test

@@ -25,14 +25,31 @@ final class ContextScheduling {
    * @param streams the normal lanes
    * @param priorityLanes whether high and low calls get lanes of their own, created with the
    *     device's greatest and least stream priorities
+   * @param merge whether graphs merge independent launches of one kernel
    */
-  ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes) {
+  ContextScheduling(long context, int streams, boolean graphs, boolean priorityLanes, boolean merge) {
     this.context = context;
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
-        graphs ? new JCudaGraphDevice(device) : null, graphs ? new HeldLaunches() : null);
+        graphs ? new JCudaGraphDevice(device, merge ? MERGE_SOURCE : null) : null, graphs ? new HeldLaunches() : null);
+    if (graphs && merge) {
+      dispatch.windows().mergeLaunches(true);
+    }
   }
+
+  /** The modules' PTX and its merged variants, as the interceptor learned them. */
+  private static final JCudaGraphDevice.MergeSource MERGE_SOURCE = new JCudaGraphDevice.MergeSource() {
+    @Override
+    public String ptx(long function) {
+      return Modules.ptxOf(function);
+    }
+
+    @Override
+    public java.util.Map<String, dev.kernelweave.ptx.MergedKernel> variants(String ptx) {
+      return PtxKernels.mergedVariants(ptx);
+    }
+  };
 
   /**
    * {@link Mutant#NONE}, unless {@code -Ddev.kernelweave.mutant=NAME} asks for a deliberately broken

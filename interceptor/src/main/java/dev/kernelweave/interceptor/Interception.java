@@ -69,7 +69,8 @@ public final class Interception {
         if (AgentLog.debugEnabled() && cs.dispatch.windows() != null) {
           long[] c = cs.dispatch.windows().counters();
           AgentLog.debug("graphs of context 0x" + Long.toHexString(context) + ": " + c[0] + " captured, " + c[1]
-              + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged");
+              + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged, "
+              + c[5] + " merged launches replayed for " + c[6] + " launches");
         }
         if (cs.dispatch.holding()) {
           JCudaNatives.makeCurrent(context);
@@ -141,7 +142,8 @@ public final class Interception {
       synchronized (CONTEXTS) {
         cs = CONTEXTS.get(context);
         if (cs == null) {
-          cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled());
+          cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled(),
+              settings.merge() && settings.ptx());
           CONTEXTS.put(context, cs);
         }
       }

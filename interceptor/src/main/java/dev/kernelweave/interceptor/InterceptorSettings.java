@@ -15,9 +15,17 @@ import java.util.function.Supplier;
  *     touches CUDA gets no directory and no thread
  * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
  *     contexts keep lanes per class
+ * @param merge whether a window's graph merges independent launches of one kernel into one launch
+ *     of its merged variant ({@code scheduler/LaunchMerging}); only with graphs and PTX
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, boolean merge) {
+
+  /** Without merging. */
+  public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
+      ThreadPriorities priorities) {
+    this(mode, streams, ptx, graphs, journal, priorities, false);
+  }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal) {

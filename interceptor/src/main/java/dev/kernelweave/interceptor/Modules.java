@@ -6,6 +6,7 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.ptx.PtxAnalyzer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,6 +30,9 @@ import jcuda.driver.CUmodule;
 public final class Modules {
 
   private static final LongMap<Map<String, KernelInfo>> BY_MODULE = new LongMap<>();
+  /** Where launches are merged ({@link InterceptorSettings#merge}): each PTX module's text, and each function's. */
+  private static final LongMap<String> PTX_BY_MODULE = new LongMap<>();
+  private static final LongMap<String> PTX_BY_FUNCTION = new LongMap<>();
 
   private Modules() {}
 
@@ -90,6 +94,9 @@ public final class Modules {
     }
     if (!loaded.kernels().isEmpty()) {
       BY_MODULE.put(JCudaPointers.nativePointer(module), loaded.kernels());
+      if (s.merge()) {
+        PtxAnalyzer.text(image).ifPresent(text -> PTX_BY_MODULE.put(JCudaPointers.nativePointer(module), text));
+      }
     }
   }
 
@@ -101,6 +108,20 @@ public final class Modules {
     Map<String, KernelInfo> kernels = BY_MODULE.get(JCudaPointers.nativePointer(module));
     KernelInfo info = kernels == null ? null : kernels.get(name);
     Interception.KERNELS.put(JCudaPointers.nativePointer(function), info != null ? info : KernelInfo.unknown(name));
+    String ptx = info != null ? PTX_BY_MODULE.get(JCudaPointers.nativePointer(module)) : null;
+    if (ptx != null) {
+      PTX_BY_FUNCTION.put(JCudaPointers.nativePointer(function), ptx);
+    } else {
+      PTX_BY_FUNCTION.remove(JCudaPointers.nativePointer(function));
+    }
+  }
+
+  /**
+   * The PTX text of the module a function handle was found in, where launches are merged and the
+   * module was PTX; null otherwise.
+   */
+  static String ptxOf(long function) {
+    return PTX_BY_FUNCTION.get(function);
   }
 
   /** The kernel behind a function handle; unknown (a barrier) when never seen through {@code cuModuleGetFunction}. */
