@@ -25,6 +25,8 @@ final class KnownWindow {
   /** Merged launches in the graph, and the launches they stand for. */
   int mergedLaunches;
   int launchesMerged;
+  /** Each launch's part in a merged launch ({@link LaunchMerging#ALONE}...); null when none merged. */
+  byte[] mergeRoles;
   /** The union of the launches' accesses, one per allocation, as the replay's. */
   private final CallRecord union = new CallRecord();
 
@@ -58,6 +60,7 @@ final class KnownWindow {
     tables = NO_TABLES;
     mergedLaunches = 0;
     launchesMerged = 0;
+    mergeRoles = null;
     LaunchMerging.Plan plan = null;
     if (merge) {
       try {
@@ -73,6 +76,7 @@ final class KnownWindow {
         tables = plan.tables();
         mergedLaunches = plan.mergedLaunches();
         launchesMerged = plan.launchesMerged();
+        mergeRoles = plan.roles();
       } catch (RuntimeException e) {
         for (long t : plan.tables()) {
           device.freeTable(t);

@@ -40,10 +40,18 @@ final class LaunchMerging {
   /**
    * A window as captured with its merges: {@code calls[0 .. count)} in an order where every
    * predecessor comes first, the predecessor lists as {@link GraphDevice#capture} takes them, the
-   * device tables of its merged launches, and how many launches merged into how many.
+   * device tables of its merged launches, how many launches merged into how many, and for each of
+   * the window's launches its part ({@link #ALONE}, {@link #FIRST_INSTANCE}, {@link #INSTANCE}).
    */
   record Plan(CallRecord[] calls, int count, int[] predecessorStart, int[] predecessors, long[] tables,
-      int mergedLaunches, int launchesMerged) {}
+      int mergedLaunches, int launchesMerged, byte[] roles) {}
+
+  /** A launch captured as it is. */
+  static final byte ALONE = 0;
+  /** The first instance of a merged launch. */
+  static final byte FIRST_INSTANCE = 1;
+  /** Another instance of a merged launch. */
+  static final byte INSTANCE = 2;
 
   /**
    * The window {@code held[0 .. count)} with its mergeable launches merged, or null when none merge.
@@ -297,7 +305,14 @@ final class LaunchMerging {
       }
     }
     newStart[order.length] = edges;
-    return new Plan(calls, order.length, newStart, newPredecessors, Arrays.copyOf(tables, uploaded), merged, replaced);
+    byte[] roles = new byte[count];
+    for (List<Integer> members : groups) {
+      for (int m : members) {
+        roles[m] = m == members.get(0) ? FIRST_INSTANCE : INSTANCE;
+      }
+    }
+    return new Plan(calls, order.length, newStart, newPredecessors, Arrays.copyOf(tables, uploaded), merged, replaced,
+        roles);
   }
 
   /** The table's rows for the group's launches, in launch order. */

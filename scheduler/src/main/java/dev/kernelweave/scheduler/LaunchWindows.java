@@ -500,6 +500,9 @@ public final class LaunchWindows {
       call.stream = lane;
       call.graphWindow = number;
       call.graphCaptured = capturedNow;
+      byte role = window.mergeRoles == null ? LaunchMerging.ALONE : window.mergeRoles[i];
+      call.merged = role != LaunchMerging.ALONE;
+      call.firstMerged = role == LaunchMerging.FIRST_INSTANCE;
       call.eventRecorded = r.eventRecorded && i == 0;
       call.predecessorCount = 0;
       if (i == 0) {

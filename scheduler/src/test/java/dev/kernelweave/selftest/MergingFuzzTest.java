@@ -21,7 +21,6 @@ class MergingFuzzTest {
       throw new AssertionError("merging broke a program:\n" + fuzz.shrink(report.failures().get(0)).describe());
     }
     assertTrue(report.shapes().getOrDefault(Shape.MERGEABLE_WINDOW, 0) > 0, report.shapes().toString());
-    System.out.println("stats: " + report.stats() + " shapes " + report.shapes());
     assertTrue(report.stats().mergedLaunches() > 0, "no launch merged: " + report.stats());
     assertTrue(report.stats().launchesMerged() >= 2 * report.stats().mergedLaunches(), report.stats().toString());
   }

@@ -3,6 +3,8 @@ package dev.kernelweave.it.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,12 +14,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Workloads whose repeated windows launch one kernel several times on independent buffers
  * ({@code branches}: the same kernel per branch, {@code rl-sim}: the same kernels per environment),
  * over the stand-in CUDA driver, whose PTX interpreter runs the merged variants: with {@code
- * merge=on} the agent replays merged launches (its exit counters say how many), and the bytes are
+ * merge=on} the agent replays merged launches (its exit counters and {@code inspect stats} say how
+ * many), and the bytes are
  * the program's own, as with {@code merge=off} and without the agent.
  */
 class MergedLaunchesOnCpuDeviceTest {
 
   private static final Pattern MERGED = Pattern.compile("(\\d+) merged launches replayed for (\\d+) launches");
+  private static final Pattern STATS = Pattern.compile("merged launches\\s+(\\d+)\\s+launches they merged\\s+(\\d+)");
 
   @ParameterizedTest
   @ValueSource(strings = {"branches", "rl-sim"})
@@ -26,7 +30,8 @@ class MergedLaunchesOnCpuDeviceTest {
     String[] args = {workload, "--size", "check", "--warmup", "4", "--reps", "2"};
     String plain = StandInDriver.checksum(StandInDriver.workload(null, 1, args));
     for (int seed = 1; seed <= 2; seed++) {
-      ChildJvm.Result on = StandInDriver.workload("journal=off,merge=on,log=debug", seed, args);
+      Path journal = Files.createTempDirectory("kw-merge").resolve(workload);
+      ChildJvm.Result on = StandInDriver.workload("journal=" + journal + ",merge=on,log=debug", seed, args);
       assertEquals(plain, StandInDriver.checksum(on), "merge on, seed " + seed + ": " + on.stderr());
       long merged = 0;
       long replaced = 0;
@@ -35,6 +40,12 @@ class MergedLaunchesOnCpuDeviceTest {
         replaced += Long.parseLong(m.group(2));
       }
       assertTrue(merged > 0 && replaced >= 2 * merged, "launches were merged:\n" + on.stderr());
+      // The journal says the same: each instance is journaled, flagged, the first of each merged launch too.
+      ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString());
+      Matcher s = STATS.matcher(stats.stdout());
+      assertTrue(s.find(), stats.stdout());
+      assertEquals(merged, Long.parseLong(s.group(1)), stats.stdout());
+      assertEquals(replaced, Long.parseLong(s.group(2)), stats.stdout());
       System.out.println(workload + ", seed " + seed + ": " + merged + " merged launches replayed for " + replaced
           + " launches");
     }
