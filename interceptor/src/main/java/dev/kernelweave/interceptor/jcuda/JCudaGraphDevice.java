@@ -53,7 +53,6 @@ public final class JCudaGraphDevice implements GraphDevice {
   private final CUgraphExec exec = new CUgraphExec();
   /** The context's merged kernels; null when launches are not merged. */
   private final MergedModules merged;
-  private final CUdeviceptr table = new CUdeviceptr();
   /**
    * Page-locked memory tables are copied to the device from, allocated at the first table and
    * replaced by a larger one when a table does not fit (the old one stays with the context, as the
@@ -118,10 +117,8 @@ public final class JCudaGraphDevice implements GraphDevice {
 
   @Override
   public void freeTable(long address) {
-    // The graph that read it was destroyed, but a replay may still run: it must end first.
-    JCudaNatives.synchronizeContext();
-    JCudaPointers.setNativePointer(table, address);
-    JCudaNatives.free(table);
+    // The graph that read it was destroyed, but a replay may still run: freed once none can.
+    lanes.freeAfterNextSynchronize(address);
   }
 
   /** Makes {@code issuer} issue the held calls that are not kernel launches (cuBLAS routines). */
