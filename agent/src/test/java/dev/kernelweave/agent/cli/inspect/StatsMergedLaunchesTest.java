@@ -1,5 +1,6 @@
 package dev.kernelweave.agent.cli.inspect;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.CallKind;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
+/** What {@code inspect stats} and {@code trace} say of launches that ran merged. */
 class StatsMergedLaunchesTest {
 
   /** A launch replayed in window 1: alone, or an instance of a merged launch (the first or not). */
@@ -22,6 +24,7 @@ class StatsMergedLaunchesTest {
     r.startNanos = 1_000_000_000L + seq * 1000;
     r.durationNanos = 1000;
     r.graphWindow = 1;
+    r.stream = 0;
     r.merged = merged;
     r.firstMerged = first;
     return r;
@@ -45,6 +48,20 @@ class StatsMergedLaunchesTest {
     stats.printJson(new PrintStream(json, true, StandardCharsets.UTF_8), "j");
     String j = json.toString(StandardCharsets.UTF_8);
     assertTrue(j.contains("\"merged_launches\": 2, \"launches_merged\": 5"), j);
+  }
+
+  @Test
+  void theTraceFlagsEachMergedInstanceAndCountsTheReplaysMergedLaunches() throws Exception {
+    java.io.StringWriter text = new java.io.StringWriter();
+    try (ChromeTrace trace = new ChromeTrace(text, 1_000_000_000L)) {
+      trace.add(replayed(1, true, true));
+      trace.add(replayed(2, true, false));
+      trace.add(replayed(3, false, false));
+    }
+    String json = text.toString();
+    assertTrue(json.contains("\"mergedLaunches\":1"), json);
+    // Each merged instance on its thread's track and on its stream's.
+    assertEquals(4, json.split("\"merged\":true", -1).length - 1, json);
   }
 
   @Test
