@@ -52,4 +52,17 @@ class MergedLaunchesOnCpuDeviceTest {
     ChildJvm.Result off = StandInDriver.workload("journal=off,merge=off", 3, args);
     assertEquals(plain, StandInDriver.checksum(off), "merge off: " + off.stderr());
   }
+
+  /** The other workloads with windows: whatever merges, their bytes stay their own. */
+  @ParameterizedTest
+  @ValueSource(strings = {"dynamic", "chain", "heads", "pipeline"})
+  void otherWorkloadsKeepTheirBytesWithMergeOn(String workload) throws Exception {
+    StandInDriver.assumeBuilt();
+    String[] args = {workload, "--size", "check", "--warmup", "4", "--reps", "2"};
+    String plain = StandInDriver.checksum(StandInDriver.workload(null, 1, args));
+    ChildJvm.Result on = StandInDriver.workload("journal=off,merge=on,log=debug", 2, args);
+    assertEquals(plain, StandInDriver.checksum(on), "merge on: " + on.stderr());
+    Matcher m = MERGED.matcher(on.stderr());
+    System.out.println(workload + ": " + (m.find() ? m.group() : "no counters"));
+  }
 }
