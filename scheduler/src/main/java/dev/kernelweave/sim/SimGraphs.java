@@ -122,7 +122,8 @@ final class SimGraphs implements GraphDevice {
     int[][] edges = new int[count][];
     List<Long> read = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      launches[i] = calls[i].function >= MERGED && calls[i].function < TABLES ? decodeMerged(calls[i], read)
+      launches[i] = calls[i].function - MERGED >= 0 && calls[i].function - MERGED < SelfTestKernel.values().length
+          ? decodeMerged(calls[i], read)
           : single(decode(calls[i]));
       if (launches[i] == null) {
         throw new IllegalArgumentException("launch " + i + " of the window cannot be captured");
