@@ -28,22 +28,19 @@ import java.util.Properties;
  * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
  *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
  *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
+ * @param judge whether the device judges each window shape, from sampled times, between its graph
+ *     and its launches in order on one lane
  * @param merge whether a repeated window's graph merges independent launches of one kernel into one
  *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean merge) {
-
-  /** Without merging. */
-  public AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-      int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis) {
-    this(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis, false);
-  }
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean judge, boolean merge) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, log, journal-keep, journal-max-bytes, priority, warmup, merge";
+  static final String KEYS =
+      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -76,7 +73,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()));
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), true, false);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -116,6 +113,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int streams = o.streams();
     boolean ptx = o.ptx();
     boolean graphs = o.graphs();
+    boolean judge = o.judge();
     AgentLog.Level log = o.log();
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
@@ -155,6 +153,11 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "on" -> true;
           case "off" -> false;
           default -> throw bad("graphs", v, "on or off");
+        };
+        case "judge" -> judge = switch (v) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw bad("judge", v, "on or off");
         };
         case "log" -> log = switch (v) {
           case "quiet" -> AgentLog.Level.QUIET;
@@ -205,7 +208,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
-        merge);
+        judge, merge);
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

@@ -46,7 +46,7 @@ public final class KernelWeaveAgent {
             public LaunchJournal get() {
               return AgentJournal.open(options);
             }
-          }, options.priority(), options.merge()));
+          }, options.priority(), options.judge(), options.merge()));
       JitWarmup warmup = JitWarmup.schedule(options);
       Runnable exitWork = new Runnable() {
         @Override

@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaGraphDevice;
 import dev.kernelweave.interceptor.jcuda.JCudaStreamDevice;
@@ -8,6 +9,7 @@ import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowTime;
 
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
 final class ContextScheduling {
@@ -32,9 +34,17 @@ final class ContextScheduling {
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, MUTANT,
-        graphs ? new JCudaGraphDevice(device, merge ? MERGE_SOURCE : null) : null, graphs ? new HeldLaunches() : null);
+        graphs ? new JCudaGraphDevice(device, merge ? MERGE_SOURCE : null) : null,
+        graphs ? new HeldLaunches(context) : null);
     if (graphs && merge) {
       dispatch.windows().mergeLaunches(true);
+    }
+  }
+
+  /** With {@code judge=off}: every known window is replayed as its graph, and no window is timed. */
+  void stopJudging() {
+    if (dispatch.windows() != null) {
+      dispatch.windows().stopJudging();
     }
   }
 
@@ -69,13 +79,46 @@ final class ContextScheduling {
     return m;
   }
 
-  /** Journals a held launch once issued, as {@link Calls#end} journals the others. */
+  /** Journals a held launch once issued, as {@link Calls#end} journals the others, and the windows' device times. */
   private static final class HeldLaunches implements LaunchWindows.Listener {
+    private final long context;
+    /** Reused for each window time: they are journaled under the context's lock, one at a time. */
+    private final CallRecord time = new CallRecord();
+
+    HeldLaunches(long context) {
+      this.context = context;
+    }
+
+    @Override
+    public void windowTimed(WindowTime t) {
+      CallRecord r = time;
+      r.reset();
+      r.seq = Interception.SEQUENCE.incrementAndGet();
+      r.kind = CallKind.WINDOW_TIME;
+      r.context = context;
+      Thread thread = Thread.currentThread();
+      r.threadId = thread.getId();
+      r.threadName = thread.getName();
+      r.startNanos = Clock.epochNanos(t.issueStartNanos);
+      r.durationNanos = t.deviceNanos;
+      r.bytes = t.hostNanos;
+      r.graphWindow = t.windowNumber;
+      r.stream = t.lane;
+      r.appStream = t.shape;
+      r.name = t.inOrder ? CallKind.WINDOW_IN_ORDER : CallKind.WINDOW_AS_GRAPH;
+      r.kernel = !t.judged ? "" : t.inOrderChosen ? CallKind.WINDOW_IN_ORDER : CallKind.WINDOW_AS_GRAPH;
+      journal(r); // not a call: neither the MBean's counters nor a JFR call event
+    }
+
     @Override
     public void issued(CallRecord call) {
       CallEvents.emit(call);
+      journal(call);
+    }
+
+    private static void journal(CallRecord r) {
       try {
-        Interception.journal().append(call);
+        Interception.journal().append(r);
       } catch (Throwable e) {
         AgentLog.warnOnce("journal-append", "journaling stopped: " + e);
       }

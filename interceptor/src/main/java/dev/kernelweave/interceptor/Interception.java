@@ -144,6 +144,9 @@ public final class Interception {
         if (cs == null) {
           cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled(),
               settings.merge() && settings.ptx());
+          if (!settings.judge()) {
+            cs.stopJudging();
+          }
           CONTEXTS.put(context, cs);
         }
       }

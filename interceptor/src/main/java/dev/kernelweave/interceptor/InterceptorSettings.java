@@ -15,16 +15,24 @@ import java.util.function.Supplier;
  *     touches CUDA gets no directory and no thread
  * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
  *     contexts keep lanes per class
+ * @param judge whether the device judges, from sampled times, between a window's graph and its
+ *     launches in order ({@code judge=on}); off, every known window is replayed as its graph
  * @param merge whether a window's graph merges independent launches of one kernel into one launch
  *     of its merged variant ({@code scheduler/LaunchMerging}); only with graphs and PTX
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities, boolean merge) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, boolean judge, boolean merge) {
 
   /** Without merging. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
+      ThreadPriorities priorities, boolean judge) {
+    this(mode, streams, ptx, graphs, journal, priorities, judge, false);
+  }
+
+  /** With the device judging the windows, without merging. */
+  public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
       ThreadPriorities priorities) {
-    this(mode, streams, ptx, graphs, journal, priorities, false);
+    this(mode, streams, ptx, graphs, journal, priorities, true);
   }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */

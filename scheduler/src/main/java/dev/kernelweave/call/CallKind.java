@@ -34,7 +34,22 @@ public enum CallKind {
   /** Host-only calls that touch no device work: versions, attributes, handles, settings. */
   HOST,
   /** Anything the agent does not understand: a full barrier. */
-  OPAQUE;
+  OPAQUE,
+  /**
+   * Not a call: the device time of one sampled execution of a window the agent issued, journaled
+   * once the device passed it, numbered in the calls' sequence. {@code durationNanos} is the device's
+   * time on the lane, {@code bytes} the host's time to issue the window, {@code graphWindow} the
+   * window's number (a replay's) or 0, {@code stream} its lane, {@code appStream} its shape,
+   * {@code name} the way it was issued ({@link #WINDOW_AS_GRAPH} or {@link #WINDOW_IN_ORDER}),
+   * {@code kernel} the shape's verdict after this sample (one of those, or empty before both ways
+   * have their samples), {@code startNanos} when the host began to issue it.
+   */
+  WINDOW_TIME;
+
+  /** {@link #WINDOW_TIME}'s way: the window's graph was replayed. */
+  public static final String WINDOW_AS_GRAPH = "graph";
+  /** {@link #WINDOW_TIME}'s way: the window's launches were issued one after another on one lane. */
+  public static final String WINDOW_IN_ORDER = "in order";
 
   private static final CallKind[] BY_ORDINAL = values();
 

@@ -27,6 +27,8 @@ final class KnownWindow {
   int launchesMerged;
   /** Each launch's part in a merged launch ({@link LaunchMerging#ALONE}...); null when none merged. */
   byte[] mergeRoles;
+  /** Whether the device runs this window faster as its graph or as its launches in order. */
+  final WindowVerdict verdict = new WindowVerdict();
   /** The union of the launches' accesses, one per allocation, as the replay's. */
   private final CallRecord union = new CallRecord();
 
@@ -128,7 +130,23 @@ final class KnownWindow {
     tables = NO_TABLES;
   }
 
-  void addUnion(CallRecord r) {
+  /**
+   * Makes {@code r} the call standing for one execution of this window, for the scheduler to place:
+   * ending with launch {@code last}, touching the union of the launches' accesses.
+   */
+  void describeExecution(CallRecord r, CallRecord last, boolean serial) {
+    r.reset();
+    r.kind = CallKind.LAUNCH;
+    r.name = serial ? "cuLaunchKernel" : "cuGraphLaunch";
+    r.seq = last.seq;
+    r.context = last.context;
+    // Graphs captured with routines share the capture streams' cuBLAS handles, and so their scratch
+    // memory: their replays never overlap one another (nor their launches in order, on those handles).
+    r.barrier = routines;
+    addUnion(r);
+  }
+
+  private void addUnion(CallRecord r) {
     for (int i = 0; i < union.accessCount; i++) {
       r.addAccess(union.accessId[i], union.accessSlot[i], union.accessBase[i], union.accessOffset[i],
           union.accessSize[i], union.accessMode(i));

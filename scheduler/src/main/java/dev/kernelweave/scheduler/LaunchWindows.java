@@ -58,6 +58,9 @@ public final class LaunchWindows {
 
     /** The context began to hold launches (none were held): something must issue them by the deadline. */
     default void startedHolding() {}
+
+    /** A sampled execution of a window was timed on the device; {@code time} is reused once this returns. */
+    default void windowTimed(WindowTime time) {}
   }
 
   /**
@@ -102,6 +105,9 @@ public final class LaunchWindows {
   private final Scheduler scheduler;
   private final GraphDevice device;
   private final Listener listener;
+  /** The sampled device times that decide, per window shape, between its graph and its launches in order. */
+  private final WindowSamples samples;
+  private boolean judging = true;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
   /**
    * The prefixes of known windows ({@link #windowPrefixes}), flagged {@link #INTERIOR} where some
@@ -172,6 +178,15 @@ public final class LaunchWindows {
     this.device = device;
     this.listener = listener;
     this.signature = new LaunchSignature(scheduler.mutant());
+    this.samples = new WindowSamples(scheduler.device(), listener::windowTimed);
+  }
+
+  /**
+   * Replays every known window as its graph from now on, without sampling its device time: the
+   * device no longer judges between a window's graph and its launches in order ({@code judge=off}).
+   */
+  public void stopJudging() {
+    judging = false;
   }
 
   /**
@@ -302,7 +317,7 @@ public final class LaunchWindows {
         return;
       }
     }
-    replay(window, capturedNow);
+    replay(window, key, capturedNow);
   }
 
   /**
@@ -464,43 +479,55 @@ public final class LaunchWindows {
     }
   }
 
-  private void replay(KnownWindow window, boolean capturedNow) {
+  /**
+   * Issues a known window: its graph, or (where its verdict says the device runs them faster so)
+   * its launches one after another on the graph's lane. Either way the lane waits for what the
+   * window depends on first, and what depends on the window waits for all of it.
+   */
+  private void replay(KnownWindow window, long shape, boolean capturedNow) {
+    if (!scheduler.capturing()) {
+      samples.poll(); // a query during a capture could invalidate it
+    }
+    int way = judging && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
+    boolean serial = (way & WindowVerdict.SERIAL) != 0;
     CallRecord r = replay;
-    r.reset();
     CallRecord last = held[heldCount - 1];
-    r.kind = CallKind.LAUNCH;
-    r.name = "cuGraphLaunch";
-    r.seq = last.seq;
+    window.describeExecution(r, last, serial);
     r.threadId = threadId;
     r.priority = priority;
-    r.context = last.context;
     r.appStream = appStream;
-    // Graphs captured with routines share the capture streams' cuBLAS handles, and so their scratch
-    // memory: their replays never overlap one another.
-    r.barrier = window.routines;
-    window.addUnion(r);
     int lane = scheduler.beforeAsyncWork(r);
-    int result = device.launchGraph(window.graph, lane);
+    int sample = (way & WindowVerdict.SAMPLE) != 0 ? samples.start(window, shape, way & WindowVerdict.SERIAL, lane) : -1;
+    long issueStart = clock.getAsLong();
+    int result = serial ? issueInOrder(lane) : device.launchGraph(window.graph, lane);
     if (result != 0) {
       // Nothing was enqueued: the lane's wait for the window's predecessors stays, harmless.
+      if (sample >= 0) {
+        samples.cancel(sample);
+      }
       issueHeldOneByOne();
       stop("could not launch a graph: CUDA error " + result);
       return;
     }
+    long number = ++windowNumber;
+    if (sample >= 0) {
+      samples.end(sample, issueStart, clock.getAsLong() - issueStart, number);
+    }
     chargeIfEnding(last);
     issued = heldCount;
     scheduler.afterWork(r, true);
-    replayed++;
-    launchesReplayed += heldCount;
-    mergedLaunches += window.mergedLaunches;
-    launchesMerged += window.launchesMerged;
-    long number = ++windowNumber;
+    if (!serial) {
+      replayed++;
+      launchesReplayed += heldCount;
+      mergedLaunches += window.mergedLaunches;
+      launchesMerged += window.launchesMerged;
+    }
     for (int i = 0; i < heldCount; i++) {
       CallRecord call = held[i];
       call.stream = lane;
-      call.graphWindow = number;
+      call.graphWindow = serial ? 0 : number;
       call.graphCaptured = capturedNow;
-      byte role = window.mergeRoles == null ? LaunchMerging.ALONE : window.mergeRoles[i];
+      byte role = serial || window.mergeRoles == null ? LaunchMerging.ALONE : window.mergeRoles[i];
       call.merged = role != LaunchMerging.ALONE;
       call.firstMerged = role == LaunchMerging.FIRST_INSTANCE;
       call.eventRecorded = r.eventRecorded && i == 0;
@@ -514,6 +541,18 @@ public final class LaunchWindows {
     }
     heldCount = 0;
     issued = 0;
+  }
+
+  /**
+   * The window's launches in program order on {@code lane}, which orders them at least as their
+   * graph does. A launch's own error is its result, journaled, as for launches issued one by one.
+   */
+  private int issueInOrder(int lane) {
+    for (int i = issued; i < heldCount; i++) {
+      held[i].result = device.launch(held[i], lane);
+      issued = i + 1;
+    }
+    return 0;
   }
 
   private void remember(long key) {

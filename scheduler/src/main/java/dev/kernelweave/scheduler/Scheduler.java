@@ -170,6 +170,11 @@ public final class Scheduler {
     s.clear();
   }
 
+  /** The device this scheduler issues its own stream and event operations on. */
+  StreamDevice device() {
+    return device;
+  }
+
   /** The deliberate fault this scheduler carries, {@link Mutant#NONE} for the real one. */
   public Mutant mutant() {
     return mutant;

@@ -99,4 +99,31 @@ public interface StreamDevice {
 
   /** Gives the calling thread back the capture mode {@link #relaxCaptureMode} returned. */
   default void restoreCaptureMode(int previous) {}
+
+  /**
+   * Creates timing event {@code timingEvent}, one that can be timed (unlike the pooled events), for
+   * the sampled device times of windows ({@link WindowSamples}); ids count from 0, apart from the
+   * pooled events'. Returns false where this device cannot time: nothing is sampled then.
+   */
+  default boolean createTimingEvent(int timingEvent) {
+    return false;
+  }
+
+  /** Records timing event {@code timingEvent} on {@code lane}. */
+  default void recordTimingEvent(int timingEvent, int lane) {}
+
+  /**
+   * The device's nanoseconds from timing event {@code start} to timing event {@code end}, both
+   * recorded, once both have completed; {@link #NOT_YET} while either has not, {@link #UNREADABLE}
+   * where they cannot be read (an error of the context). Never waits, and never throws: a sample is
+   * worth no failure of the agent.
+   */
+  default long elapsedNanos(int start, int end) {
+    return UNREADABLE;
+  }
+
+  /** {@link #elapsedNanos}: not completed yet. */
+  long NOT_YET = -1;
+  /** {@link #elapsedNanos}: will never be read. */
+  long UNREADABLE = -2;
 }

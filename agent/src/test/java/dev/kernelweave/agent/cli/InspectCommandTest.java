@@ -509,7 +509,8 @@ class InspectCommandTest {
     assertEquals(0, run.code(), run.err());
     JsonObject trace = JsonParser.parseString(run.out()).getAsJsonObject();
     assertTrue(trace.getAsJsonObject("otherData").get("timing").getAsString()
-        .startsWith("every slice is host time"), trace.get("otherData").toString());
+        .startsWith("every slice of the application threads and the agent streams is host time"),
+        trace.get("otherData").toString());
     Map<Integer, String> processes = new HashMap<>();
     int streamSlices = 0;
     for (JsonElement element : trace.getAsJsonArray("traceEvents")) {
@@ -871,6 +872,83 @@ class InspectCommandTest {
     assertEquals("", lines.get(at - 1));
     assertTrue(lines.get(at - 2).startsWith("  barriers"), "after the scheduling section: " + run.out());
     assertTrue(run.squeezed().contains(" launch 11\n"), run.out());
+  }
+
+  /** The replay journal, and after it the device times of three sampled windows of one shape. */
+  private Path judgedJournal() throws Exception {
+    Path replays = replayJournal();
+    List<CallRecord> calls = new ArrayList<>();
+    try (dev.kernelweave.agent.cli.inspect.Journal j = dev.kernelweave.agent.cli.inspect.Journal.open(replays,
+        new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))) {
+      j.forEach(r -> {
+        CallRecord copy = new CallRecord();
+        copy.copyFrom(r);
+        calls.add(copy);
+      });
+    }
+    long seq = calls.get(calls.size() - 1).seq;
+    String[][] samples = {{"graph", "40", "3", ""}, {"in order", "10", "5", ""}, {"in order", "12", "5", "in order"}};
+    for (String[] sample : samples) {
+      CallRecord t = new CallRecord();
+      t.seq = ++seq;
+      t.kind = CallKind.WINDOW_TIME;
+      t.context = CONTEXT_A;
+      t.threadId = 1;
+      t.threadName = "main";
+      t.startNanos = SampleJournal.EPOCH_NANOS + seq * 1000;
+      t.name = sample[0];
+      t.durationNanos = Long.parseLong(sample[1]) * 1000;
+      t.bytes = Long.parseLong(sample[2]) * 1000;
+      t.graphWindow = seq;
+      t.stream = 2;
+      t.appStream = 0xabcL;
+      t.kernel = sample[3];
+      calls.add(t);
+    }
+    return journalOf(calls);
+  }
+
+  @Test
+  void statsListTheWindowsDeviceTimesPerShapeApartFromTheCalls() throws Exception {
+    Run run = inspect("stats", judgedJournal().toString());
+    assertEquals(0, run.code(), run.err());
+    assertTrue(run.out().contains("12 calls from"), "the samples are not calls: " + run.out());
+    int at = run.lines().indexOf("windows timed on the device: 3 samples of 1 window shape, 1 issued in order");
+    assertTrue(at > 0, run.out());
+    assertEquals("  0xabc                      1            40.0/3.0           2            12.0/5.0  in order",
+        run.lines().get(at + 2), run.out());
+    Run json = inspect("stats", judgedJournal().toString(), "--format", "json");
+    JsonObject times = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonObject("window_times");
+    assertEquals(3, times.get("samples").getAsInt(), json.out());
+    JsonObject shape = times.getAsJsonArray("shapes").get(0).getAsJsonObject();
+    assertEquals(40.0, shape.get("graph_device_us").getAsDouble(), 1e-9);
+    assertEquals(2, shape.get("in_order_samples").getAsInt());
+    assertEquals("in order", shape.get("verdict").getAsString());
+  }
+
+  @Test
+  void traceDrawsTheSampledDeviceTimesOnGpuTracksOfTheirOwn() throws Exception {
+    Run run = inspect("trace", judgedJournal().toString(), "-o", "-");
+    assertEquals(0, run.code(), run.err());
+    JsonObject trace = JsonParser.parseString(run.out()).getAsJsonObject();
+    List<JsonObject> device = new ArrayList<>();
+    String processName = null;
+    for (JsonElement element : trace.getAsJsonArray("traceEvents")) {
+      JsonObject e = element.getAsJsonObject();
+      if (e.get("pid").getAsInt() != 3) {
+        continue;
+      }
+      if (e.get("name").getAsString().equals("process_name")) {
+        processName = e.getAsJsonObject("args").get("name").getAsString();
+      } else if (e.get("ph").getAsString().equals("X")) {
+        device.add(e);
+      }
+    }
+    assertEquals("device, sampled windows (GPU time)", processName);
+    assertEquals(3, device.size(), device.toString());
+    assertEquals(40.0, device.get(0).get("dur").getAsDouble(), 1e-9);
+    assertEquals("device", device.get(0).getAsJsonObject("args").get("clock").getAsString());
+    assertTrue(device.get(1).get("name").getAsString().endsWith("in order"), device.toString());
   }
 
   @Test

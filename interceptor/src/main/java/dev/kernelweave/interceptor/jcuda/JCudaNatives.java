@@ -43,6 +43,9 @@ public final class JCudaNatives {
     static final MethodHandle STREAM_WAIT_EVENT =
         find("cuStreamWaitEventNative", int.class, CUstream.class, CUevent.class, int.class);
     static final MethodHandle EVENT_SYNCHRONIZE = find("cuEventSynchronizeNative", int.class, CUevent.class);
+    static final MethodHandle EVENT_QUERY = find("cuEventQueryNative", int.class, CUevent.class);
+    static final MethodHandle EVENT_ELAPSED_TIME =
+        find("cuEventElapsedTimeNative", int.class, float[].class, CUevent.class, CUevent.class);
     static final MethodHandle STREAM_DESTROY = find("cuStreamDestroyNative", int.class, CUstream.class);
     static final MethodHandle EVENT_DESTROY = find("cuEventDestroyNative", int.class, CUevent.class);
     static final MethodHandle MODULE_GET_GLOBAL =
@@ -207,6 +210,31 @@ public final class JCudaNatives {
   public static int waitEvent(CUstream stream, CUevent event) {
     try {
       return (int) Driver.STREAM_WAIT_EVENT.invokeExact(stream, event, 0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code cuEventCreate} with timing ({@code CU_EVENT_DEFAULT}), for sampled device times. */
+  public static int createTimingEvent(CUevent event) {
+    try {
+      return (int) Driver.EVENT_CREATE.invokeExact(event, 0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int queryEvent(CUevent event) {
+    try {
+      return (int) Driver.EVENT_QUERY.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int elapsedTime(float[] millis, CUevent start, CUevent end) {
+    try {
+      return (int) Driver.EVENT_ELAPSED_TIME.invokeExact(millis, start, end);
     } catch (Throwable t) {
       throw rethrow(t);
     }

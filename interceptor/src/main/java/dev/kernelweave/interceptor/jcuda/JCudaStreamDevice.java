@@ -5,6 +5,7 @@ import dev.kernelweave.scheduler.StreamDevice;
 import java.util.Arrays;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 import jcuda.runtime.cudaStream_t;
@@ -33,6 +34,9 @@ public final class JCudaStreamDevice implements StreamDevice {
   /** Addresses {@link #freeAfterNextSynchronize} holds: {@code pendingFree[0 .. pendingFrees)}. */
   private long[] pendingFree = new long[0];
   private int pendingFrees;
+  /** Events that can be timed, apart from the pooled ones: few, and only for sampled windows. */
+  private CUevent[] timingEvents = new CUevent[16];
+  private final float[] elapsedMillis = new float[1];
   /** Reused for the application's stream handles, so that joining one allocates nothing. */
   private final CUstream appStreamScratch = new CUstream();
   private final int[] captureStatus = new int[1];
@@ -99,6 +103,40 @@ public final class JCudaStreamDevice implements StreamDevice {
     CUevent e = new CUevent();
     check("cuEventCreate", JCudaNatives.createEvent(e));
     events[event] = e;
+  }
+
+  @Override
+  public boolean createTimingEvent(int timingEvent) {
+    if (timingEvent >= timingEvents.length) {
+      timingEvents = Arrays.copyOf(timingEvents, Math.max(timingEvent + 1, timingEvents.length * 2));
+    }
+    CUevent e = new CUevent();
+    if (JCudaNatives.createTimingEvent(e) != 0) {
+      return false; // not worth a failure of the agent: windows are then not timed
+    }
+    timingEvents[timingEvent] = e;
+    return true;
+  }
+
+  @Override
+  public void recordTimingEvent(int timingEvent, int lane) {
+    check("cuEventRecord", JCudaNatives.recordEvent(timingEvents[timingEvent], lanes[lane]));
+  }
+
+  /**
+   * {@code cuEventQuery} of the end (not ready: {@code CUDA_ERROR_NOT_READY}), then
+   * {@code cuEventElapsedTime}, whose resolution is about half a microsecond.
+   */
+  @Override
+  public long elapsedNanos(int start, int end) {
+    int ready = JCudaNatives.queryEvent(timingEvents[end]);
+    if (ready == CUresult.CUDA_ERROR_NOT_READY) {
+      return NOT_YET;
+    }
+    if (ready != 0 || JCudaNatives.elapsedTime(elapsedMillis, timingEvents[start], timingEvents[end]) != 0) {
+      return UNREADABLE;
+    }
+    return Math.max(0, Math.round(elapsedMillis[0] * 1e6));
   }
 
   @Override
@@ -196,6 +234,7 @@ public final class JCudaStreamDevice implements StreamDevice {
     freePending();
     destroyStreams(lanes, lanes.length - 1); // the last lane is the legacy stream, not ours
     destroyEvents(events);
+    destroyEvents(timingEvents);
   }
 
   /** Destroys {@code streams[0 .. count)} that were created, and forgets them. */

@@ -45,6 +45,31 @@ class GraphReplayOnCpuDeviceTest {
   }
 
   /**
+   * Windows judged by their sampled device times: during the judging each window shape is issued
+   * both ways, as its graph and as its launches in order on one lane, and the bytes stay the
+   * program's own; the journal lists the samples of both ways.
+   */
+  @org.junit.jupiter.api.Test
+  void windowsIssuedEitherWayTheDeviceJudgesGiveTheProgramsOwnBytes() throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    String[] args = {"rl-sim", "--size", "check", "--warmup", "4", "--reps", "28"};
+    String plain = StandInDriver.checksum(
+        ChildJvm.run(java, null, List.of(), StandInDriver.environment(1), "dev.kernelweave.kernels.WorkloadMain", args));
+    Path journal = Files.createTempDirectory("kw-judge").resolve("journal");
+    ChildJvm.Result on = ChildJvm.run(java, "journal=" + journal, List.of(), StandInDriver.environment(2),
+        "dev.kernelweave.kernels.WorkloadMain", args);
+    assertEquals(plain, StandInDriver.checksum(on), "judged: " + on.stderr());
+    ChildJvm.Result stats = ChildJvm.command("inspect", "stats", journal.toString(), "--format", "json");
+    Matcher shapes = Pattern.compile("\"in_order_samples\": (\\d+)").matcher(stats.stdout());
+    int inOrder = 0;
+    while (shapes.find()) {
+      inOrder += Integer.parseInt(shapes.group(1));
+    }
+    assertTrue(inOrder > 0, "windows were issued in order while judged:\n" + stats.stdout());
+  }
+
+  /**
    * A cuBLAS loop whose host scalar changes between and after its calls, and whose handle changes
    * math, pointer and atomics modes, workspace and stream, and is created again
    * ({@link BlasReplayProgram}): every iteration prints what it printed without the agent, with

@@ -52,19 +52,23 @@ public final class FakeWorkloadMain {
     }
     String sizes = "sizes: " + name + " n=" + (size.equals("bench") ? 4096 : 64) + " warmup=" + warmup + " warmup-ms=" + warmupMillis;
     System.out.println(sizes);
-    boolean agent = System.getProperty(FakeAgent.OPTIONS_PROPERTY) != null;
+    String agentOptions = System.getProperty(FakeAgent.OPTIONS_PROPERTY);
+    boolean agent = agentOptions != null;
+    // fake.faster and fake.other: a second agent build that is twice as fast, or changes the output.
+    double faster = agent && agentOptions.contains("fake.faster") ? 2 : 1;
     double base = 10 + Math.floorMod(name.hashCode(), 5);
     double each =
         variant.equals("tuned") ? base / 2.5
             : variant.equals("graph") ? base / 4
             : !agent ? base
             : name.equals("chain") ? base * 1.05
-            : base / 2;
+            : base / 2 / faster;
     List<String> ms = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
       ms.add(String.format(Locale.ROOT, "%.4f", each + 0.01 * r));
     }
-    String output = name + "/" + size + (name.equals("differs") && variant.equals("tuned") ? "/other" : "");
+    String output = name + "/" + size + (name.equals("differs") && variant.equals("tuned") ? "/other" : "")
+        + (agent && agentOptions.contains("fake.other") ? "/other" : "");
     String reference = name.equals("broken") ? "mismatch: element 7 is 1.5, expected 2.5" : "ok";
     if (name.equals("broken")) {
       for (int i = 0; i < 40; i++) {

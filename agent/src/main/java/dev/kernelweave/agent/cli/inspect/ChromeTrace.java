@@ -1,5 +1,6 @@
 package dev.kernelweave.agent.cli.inspect;
 
+import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import java.io.IOException;
 import java.io.Writer;
@@ -29,6 +30,11 @@ import java.util.Set;
  * nested inside it; a launch that ran as an instance of a merged launch says so ({@code "merged"}),
  * and the replay's slice counts its merged launches ({@code "mergedLaunches"}).
  *
+ * <p>The sampled device times of windows ({@code WINDOW_TIME} records, {@code judge=on}) are GPU
+ * time, on tracks of their own in process 3 ("device, sampled windows"), one per agent stream
+ * ("GPU: stream N"): a slice per sampled window, as long as the device ran it, placed where the
+ * host began to issue it (the device may have started it later; the journal has no device clock).
+ *
  * <p>Streams the journal: the events are written as they are read, except a replay's launches on
  * the stream track, held until the replay's slice is written (one open replay per context). Memory
  * is bounded: the first {@value #THREADS_NAMED} threads get a name; later ones keep their id only.
@@ -37,19 +43,24 @@ public final class ChromeTrace implements AutoCloseable {
 
   static final int THREADS_PID = 1;
   static final int STREAMS_PID = 2;
+  static final int DEVICE_PID = 3;
+  /** A device track's name before its number: its slices are GPU time. */
+  static final String DEVICE_TRACK_PREFIX = "GPU: stream ";
   static final int FLOW_WINDOW = 1 << 16;
   /** The most threads named; a journal of millions of threads would otherwise hold them all. */
   static final int THREADS_NAMED = 1 << 16;
   /** A stream track's name before its number: its slices are host time. */
   static final String STREAM_TRACK_PREFIX = "host: stream ";
   /** What the trace's slices show, in its {@code otherData}. */
-  static final String HOST_TIME_NOTE = "every slice is host time: when the application's thread made the call"
-      + " and how long it took there; stream tracks place the same host times on the stream the agent chose"
-      + " for the call, they are not GPU execution";
+  static final String HOST_TIME_NOTE = "every slice of the application threads and the agent streams is host"
+      + " time: when the application's thread made the call and how long it took there; stream tracks place the"
+      + " same host times on the stream the agent chose for the call, they are not GPU execution; only the"
+      + " tracks of 'device, sampled windows' are GPU time";
 
   private final Writer out;
   private final Set<Long> threadsNamed = new HashSet<>();
   private final Set<Integer> streamsNamed = new HashSet<>();
+  private final Set<Integer> deviceTracksNamed = new HashSet<>();
   private final long[] windowSeq = new long[FLOW_WINDOW];
   private final int[] windowStream = new int[FLOW_WINDOW];
   private final double[] windowTs = new double[FLOW_WINDOW];
@@ -100,7 +111,35 @@ public final class ChromeTrace implements AutoCloseable {
     metadata("process_sort_index", STREAMS_PID, 0, null);
   }
 
+  /** A sampled window's device time: a GPU slice on its stream's device track. */
+  private void deviceSlice(CallRecord r) throws IOException {
+    if (deviceTracksNamed.isEmpty()) {
+      metadata("process_name", DEVICE_PID, 0, "device, sampled windows (GPU time)");
+      metadata("process_sort_index", DEVICE_PID, 0, null);
+    }
+    if (deviceTracksNamed.add(r.stream)) {
+      metadata("thread_name", DEVICE_PID, r.stream, DEVICE_TRACK_PREFIX + r.stream);
+    }
+    StringBuilder b = begin();
+    b.append("{\"name\":");
+    JsonText.string(b, "window #" + r.graphWindow + " " + (r.name.equals(CallKind.WINDOW_IN_ORDER) ? "in order" : "as graph"));
+    b.append(",\"cat\":\"device\",\"ph\":\"X\",\"ts\":").append(micros((r.startNanos - origin) / 1000.0))
+        .append(",\"dur\":").append(micros(Math.max(0, r.durationNanos) / 1000.0))
+        .append(",\"pid\":").append(DEVICE_PID).append(",\"tid\":").append(r.stream)
+        .append(",\"args\":{\"clock\":\"device\",\"placed\":\"at the host's issue\",\"seq\":").append(r.seq)
+        .append(",\"window\":").append(r.graphWindow).append(",\"way\":");
+    JsonText.string(b, r.name);
+    b.append(",\"hostUs\":").append(micros(r.bytes / 1000.0)).append(",\"verdict\":");
+    JsonText.string(b, r.kernel.isEmpty() ? "not yet" : r.kernel);
+    b.append(",\"shape\":\"0x").append(Long.toHexString(r.appStream)).append("\"}}");
+    end(b);
+  }
+
   public void add(CallRecord r) throws IOException {
+    if (r.kind == CallKind.WINDOW_TIME) {
+      deviceSlice(r);
+      return;
+    }
     double ts = (r.startNanos - origin) / 1000.0;
     double dur = Math.max(0, r.durationNanos) / 1000.0;
     if (threadsNamed.size() < THREADS_NAMED && threadsNamed.add(r.threadId)) {

@@ -21,6 +21,8 @@ import java.util.Map;
  */
 public final class Stats {
 
+  /** The sampled device times of windows, apart from the calls. */
+  private final WindowTimes windowTimes = new WindowTimes();
   private final long[] perKind = new long[CallKind.values().length];
   private final long[] perPriority = new long[PriorityClass.values().length];
   private final TopTable<String> perKernel = new TopTable<>(Comparator.<String>naturalOrder());
@@ -65,6 +67,10 @@ public final class Stats {
   }
 
   public void add(CallRecord r) {
+    if (r.kind == CallKind.WINDOW_TIME) {
+      windowTimes.add(r); // not a call of the program
+      return;
+    }
     calls++;
     perKind[r.kind.ordinal()]++;
     perPriority[r.priority.ordinal()]++;
@@ -268,6 +274,10 @@ public final class Stats {
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, capturing", micros(capturingLaunchHostNanos()));
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, on its own", micros(aloneLaunchHostNanos()));
     }
+    if (!windowTimes.isEmpty()) {
+      out.println();
+      windowTimes.print(out);
+    }
   }
 
   /**
@@ -358,6 +368,9 @@ public final class Stats {
           .append(", \"mean_host_us_capturing\": ").append(jsonNumber(capturingLaunchHostNanos() / 1000.0))
           .append(", \"mean_host_us_on_its_own\": ").append(jsonNumber(aloneLaunchHostNanos() / 1000.0)).append('}');
     }
+    if (!windowTimes.isEmpty()) {
+      windowTimes.appendJson(b);
+    }
     b.append("\n}");
     out.println(b);
   }
@@ -411,6 +424,7 @@ public final class Stats {
       csv(out, "graph", "mean host us, capturing", "", micros(capturingLaunchHostNanos()).replace("-", ""));
       csv(out, "graph", "mean host us, on its own", "", micros(aloneLaunchHostNanos()).replace("-", ""));
     }
+    windowTimes.printCsv(out);
   }
 
   private static void csv(PrintStream out, String section, String name, String count, String value) {
