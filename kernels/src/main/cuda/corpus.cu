@@ -49,17 +49,22 @@ extern "C" __global__ void corpus_advance(float* __restrict__ x, float r, int n)
   }
 }
 
+// Pixel i's 3x3 neighbourhood in a w x h image, row-major, edges clamped: the rows above, at and
+// below it, and the columns left of it (x0), at it (x) and right of it (x1).
+#define CORPUS_NEIGHBOURHOOD(in, w, h, i)                                                \
+  int y = (i) / (w);                                                                     \
+  int x = (i) - y * (w);                                                                 \
+  int x0 = x == 0 ? 0 : x - 1, x1 = x == (w) - 1 ? x : x + 1;                            \
+  int y0 = y == 0 ? 0 : y - 1, y1 = y == (h) - 1 ? y : y + 1;                            \
+  const float* up = (in) + y0 * (w);                                                     \
+  const float* mid = (in) + y * (w);                                                     \
+  const float* down = (in) + y1 * (w)
+
 // 3x3 smoothing (1 2 1 / 2 4 2 / 1 2 1) / 16 of a w x h image, row-major, edges clamped.
 extern "C" __global__ void corpus_blur(const float* __restrict__ in, float* __restrict__ out, int w,
                                        int h) {
   KW_FOR_EACH(i, w * h) {
-    int y = i / w;
-    int x = i - y * w;
-    int x0 = x == 0 ? 0 : x - 1, x1 = x == w - 1 ? x : x + 1;
-    int y0 = y == 0 ? 0 : y - 1, y1 = y == h - 1 ? y : y + 1;
-    const float* up = in + y0 * w;
-    const float* mid = in + y * w;
-    const float* down = in + y1 * w;
+    CORPUS_NEIGHBOURHOOD(in, w, h, i);
     float top = (up[x0] + 2.0f * up[x]) + up[x1];
     float centre = (2.0f * mid[x0] + 4.0f * mid[x]) + 2.0f * mid[x1];
     float bottom = (down[x0] + 2.0f * down[x]) + down[x1];
@@ -71,13 +76,7 @@ extern "C" __global__ void corpus_blur(const float* __restrict__ in, float* __re
 extern "C" __global__ void corpus_sobel(const float* __restrict__ in, float* __restrict__ out, int w,
                                         int h) {
   KW_FOR_EACH(i, w * h) {
-    int y = i / w;
-    int x = i - y * w;
-    int x0 = x == 0 ? 0 : x - 1, x1 = x == w - 1 ? x : x + 1;
-    int y0 = y == 0 ? 0 : y - 1, y1 = y == h - 1 ? y : y + 1;
-    const float* up = in + y0 * w;
-    const float* mid = in + y * w;
-    const float* down = in + y1 * w;
+    CORPUS_NEIGHBOURHOOD(in, w, h, i);
     float gx = ((up[x1] - up[x0]) + 2.0f * (mid[x1] - mid[x0])) + (down[x1] - down[x0]);
     float gy = ((down[x0] - up[x0]) + 2.0f * (down[x] - up[x])) + (down[x1] - up[x1]);
     out[i] = fabsf(gx) + fabsf(gy);

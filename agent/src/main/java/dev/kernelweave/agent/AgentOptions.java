@@ -5,6 +5,7 @@ import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.journal.JournalRetention;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import dev.kernelweave.selftest.HotPathWarmup;
 import java.nio.file.Path;
 import java.util.Map;
@@ -28,13 +29,15 @@ import java.util.Properties;
  * @param warmupMillis CPU milliseconds a thread of the agent spends running self-test programs on
  *     the simulated device once JCuda loads, so that the JIT compiles the scheduler's per-call code
  *     before the program's first repetitions need it ({@link HotPathWarmup}); 0 for none
- * @param judge whether the device judges each window shape, from sampled times, between its graph
- *     and its launches in order on one lane
+ * @param judge how each known window is issued: as the device judges from sampled times ({@code
+ *     on}), between its graph and its launches in order on one lane; always its graph ({@code off});
+ *     always in order ({@code in-order})
  * @param merge whether a repeated window's graph merges independent launches of one kernel into one
  *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, boolean judge, boolean merge) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
+    boolean merge) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
@@ -73,7 +76,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), true, false);
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
+        false);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -113,7 +117,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int streams = o.streams();
     boolean ptx = o.ptx();
     boolean graphs = o.graphs();
-    boolean judge = o.judge();
+    WindowJudging judge = o.judge();
     AgentLog.Level log = o.log();
     int journalKeep = o.journalKeep();
     long journalMaxBytes = o.journalMaxBytes();
@@ -134,31 +138,15 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           }
           journal = v.equals("off") ? null : Path.of(v);
         }
-        case "streams" -> {
-          try {
-            streams = Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            streams = -1;
-          }
-          if (streams < 1 || streams > MAX_STREAMS) {
-            throw bad("streams", v, "a whole number from 1 to " + MAX_STREAMS);
+        case "streams" -> streams = wholeNumber("streams", v, 1, MAX_STREAMS, "a whole number from 1 to " + MAX_STREAMS);
+        case "ptx" -> ptx = onOff("ptx", v);
+        case "graphs" -> graphs = onOff("graphs", v);
+        case "judge" -> {
+          judge = WindowJudging.ofOption(v);
+          if (judge == null) {
+            throw bad("judge", v, "on, off or in-order");
           }
         }
-        case "ptx" -> ptx = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("ptx", v, "on or off");
-        };
-        case "graphs" -> graphs = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("graphs", v, "on or off");
-        };
-        case "judge" -> judge = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("judge", v, "on or off");
-        };
         case "log" -> log = switch (v) {
           case "quiet" -> AgentLog.Level.QUIET;
           case "info" -> AgentLog.Level.INFO;
@@ -166,16 +154,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
           case "system" -> AgentLog.Level.SYSTEM;
           default -> throw bad("log", v, "quiet, info, debug or system");
         };
-        case "journal-keep" -> {
-          try {
-            journalKeep = Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            journalKeep = -1;
-          }
-          if (journalKeep < 1 || journalKeep > MAX_KEEP) {
-            throw bad("journal-keep", v, "a whole number of runs from 1 to " + MAX_KEEP);
-          }
-        }
+        case "journal-keep" ->
+            journalKeep = wholeNumber("journal-keep", v, 1, MAX_KEEP, "a whole number of runs from 1 to " + MAX_KEEP);
         case "journal-max-bytes" -> {
           journalMaxBytes = bytes(v);
           if (journalMaxBytes < 1) {
@@ -189,26 +169,37 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
             throw bad("priority", v, ThreadPriorities.FORMS + " (" + ex.getMessage() + ")");
           }
         }
-        case "warmup" -> {
-          try {
-            warmupMillis = v.equals("off") ? 0 : Integer.parseInt(v);
-          } catch (NumberFormatException ex) {
-            warmupMillis = -1;
-          }
-          if (warmupMillis < 0 || warmupMillis > MAX_WARMUP_MILLIS) {
-            throw bad("warmup", v, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
-          }
-        }
-        case "merge" -> merge = switch (v) {
-          case "on" -> true;
-          case "off" -> false;
-          default -> throw bad("merge", v, "on or off");
-        };
+        case "warmup" -> warmupMillis = v.equals("off") ? 0
+            : wholeNumber("warmup", v, 0, MAX_WARMUP_MILLIS, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
+        case "merge" -> merge = onOff("merge", v);
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
         judge, merge);
+  }
+
+  /** {@code v} as a whole number from {@code min} to {@code max}; otherwise {@link #bad}, saying what is {@code expected}. */
+  private static int wholeNumber(String key, String v, int min, int max, String expected) {
+    int n;
+    try {
+      n = Integer.parseInt(v);
+    } catch (NumberFormatException ex) {
+      throw bad(key, v, expected);
+    }
+    if (n < min || n > max) {
+      throw bad(key, v, expected);
+    }
+    return n;
+  }
+
+  /** {@code on} as true, {@code off} as false; anything else is {@link #bad}. */
+  private static boolean onOff(String key, String v) {
+    return switch (v) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw bad(key, v, "on or off");
+    };
   }
 
   /** {@code 512}, {@code 64k}, {@code 1g}...: binary units, either case; -1 when not a size that fits a long. */

@@ -11,6 +11,7 @@ import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Mode;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
@@ -28,8 +29,18 @@ class AgentOptionsTest {
     assertEquals(AgentOptions.DEFAULT_JOURNAL, o.journal());
     assertTrue(o.ptx());
     assertTrue(o.graphs());
+    assertEquals(WindowJudging.ON, o.judge());
     assertFalse(o.merge(), "merging is off until measured on a GPU");
     assertEquals(AgentLog.Level.INFO, o.log());
+  }
+
+  @Test
+  void judgeNamesHowKnownWindowsAreIssued() {
+    assertEquals(WindowJudging.OFF, AgentOptions.parse("judge=off", none).judge());
+    assertEquals(WindowJudging.IN_ORDER, AgentOptions.parse("graphs=on,judge=in-order", none).judge());
+    AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class,
+        () -> AgentOptions.parse("judge=graph", none));
+    assertTrue(e.getMessage().contains("judge=graph") && e.getMessage().contains("on, off or in-order"), e.getMessage());
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Scheduler;
+import dev.kernelweave.scheduler.WindowJudging;
 import dev.kernelweave.scheduler.WindowTime;
 
 /** One CUDA context's dispatch and the streams, events and graphs it issues on. */
@@ -41,10 +42,10 @@ final class ContextScheduling {
     }
   }
 
-  /** With {@code judge=off}: every known window is replayed as its graph, and no window is timed. */
-  void stopJudging() {
+  /** How known windows are issued ({@code judge=}). */
+  void judge(WindowJudging mode) {
     if (dispatch.windows() != null) {
-      dispatch.windows().stopJudging();
+      dispatch.windows().judge(mode);
     }
   }
 

@@ -144,9 +144,7 @@ public final class Interception {
         if (cs == null) {
           cs = new ContextScheduling(context, settings.streams(), settings.graphs(), settings.priorities().enabled(),
               settings.merge() && settings.ptx());
-          if (!settings.judge()) {
-            cs.stopJudging();
-          }
+          cs.judge(settings.judge());
           CONTEXTS.put(context, cs);
         }
       }

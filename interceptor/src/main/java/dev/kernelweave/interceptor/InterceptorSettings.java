@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.ThreadPriorities;
 import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.util.function.Supplier;
 
 /**
@@ -15,24 +16,24 @@ import java.util.function.Supplier;
  *     touches CUDA gets no directory and no thread
  * @param priorities which class each thread's calls get; with any but {@link ThreadPriorities#OFF},
  *     contexts keep lanes per class
- * @param judge whether the device judges, from sampled times, between a window's graph and its
- *     launches in order ({@code judge=on}); off, every known window is replayed as its graph
+ * @param judge how known windows are issued: as the device judges from sampled times, between
+ *     their graph and their launches in order, always as their graph, or always in order
  * @param merge whether a window's graph merges independent launches of one kernel into one launch
  *     of its merged variant ({@code scheduler/LaunchMerging}); only with graphs and PTX
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
-    Supplier<LaunchJournal> journal, ThreadPriorities priorities, boolean judge, boolean merge) {
+    Supplier<LaunchJournal> journal, ThreadPriorities priorities, WindowJudging judge, boolean merge) {
 
   /** Without merging. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
-      ThreadPriorities priorities, boolean judge) {
+      ThreadPriorities priorities, WindowJudging judge) {
     this(mode, streams, ptx, graphs, journal, priorities, judge, false);
   }
 
   /** With the device judging the windows, without merging. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
       ThreadPriorities priorities) {
-    this(mode, streams, ptx, graphs, journal, priorities, true);
+    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON);
   }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */

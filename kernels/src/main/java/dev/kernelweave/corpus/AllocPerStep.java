@@ -1,18 +1,14 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code alloc-per-step}: a program that allocates and frees device memory for every item it
@@ -29,12 +25,11 @@ final class AllocPerStep extends CorpusProgram {
   private final float[][] items;
   private final float[][] results;
   private final float[] sums;
-  private CUfunction logistic;
-  private CUfunction squares;
-  private CUfunction sum;
+  private Kernel logistic;
+  private TwoPassSum sumOfSquares;
 
   AllocPerStep(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_logistic", "corpus_square_partials", "corpus_sum");
     int count = size == Size.CHECK ? 5 : 16;
     SplittableRandom random = new SplittableRandom(0x616c6cL);
     items = new float[count][];
@@ -45,24 +40,14 @@ final class AllocPerStep extends CorpusProgram {
       results[i] = new float[n];
     }
     sums = new float[count];
-  }
-
-  @Override
-  protected String sizes() {
-    return items.length + " items of " + items[0].length + " to " + items[items.length - 1].length
-        + " floats, buffers allocated and freed for each";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_logistic", "corpus_square_partials", "corpus_sum");
+    describe(items.length + " items of " + items[0].length + " to " + items[items.length - 1].length
+        + " floats, buffers allocated and freed for each");
   }
 
   @Override
   protected void allocate() {
-    logistic = function("corpus_logistic");
-    squares = function("corpus_square_partials");
-    sum = function("corpus_sum");
+    logistic = kernel("corpus_logistic");
+    sumOfSquares = twoPassSum(PARTIAL_BLOCKS);
   }
 
   @Override
@@ -78,16 +63,11 @@ final class AllocPerStep extends CorpusProgram {
       cuMemAlloc(y, n * 4L);
       cuMemAlloc(partials, PARTIAL_BLOCKS * 4L);
       cuMemAlloc(result, 4);
-      cuMemcpyHtoD(x, Pointer.to(items[i]), n * 4L);
-      Pointer size = Pointer.to(new int[] {n});
-      cuLaunchKernel(logistic, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(x), Pointer.to(y), Pointer.to(new int[] {ROUNDS}), size), null);
-      cuLaunchKernel(squares, PARTIAL_BLOCKS, 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(y), Pointer.to(partials), size), null);
-      cuLaunchKernel(sum, 1, 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(partials), Pointer.to(result), Pointer.to(new int[] {PARTIAL_BLOCKS})), null);
-      cuMemcpyDtoH(Pointer.to(results[i]), y, n * 4L);
-      cuMemcpyDtoH(Pointer.to(total), result, 4);
+      Cuda.upload(x, items[i]);
+      logistic.launch(blocks(n, 1024), THREADS, null, x, y, ROUNDS, n);
+      sumOfSquares.launch(y, n, partials, result);
+      Cuda.download(results[i], y);
+      Cuda.download(total, result);
       sums[i] = total[0];
       cuMemFree(x);
       cuMemFree(y);

@@ -1,19 +1,11 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.jcublas.JCublas2.cublasSgemm;
-import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
-
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
-import jcuda.jcublas.cublasHandle;
 
 /**
  * {@code batched-inference}: a server loop. Each request is copied in, goes through a shared hidden
@@ -24,8 +16,6 @@ import jcuda.jcublas.cublasHandle;
 final class BatchedInference extends CorpusProgram {
 
   static final String NAME = "batched-inference";
-  private static final Pointer ONE = Pointer.to(new float[] {1.0f});
-  private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
 
   private final int requests;
   private final int batch;
@@ -38,9 +28,8 @@ final class BatchedInference extends CorpusProgram {
   private final float[][] biases;
   private final int[][] labels;
   private final float[][] auxiliary;
-  private CUfunction biasRelu;
-  private CUfunction argmax;
-  private cublasHandle handle;
+  private Kernel argmax;
+  private DenseLayer dense;
   private CUdeviceptr[] dWeights;
   private CUdeviceptr[] dBiases;
   private CUdeviceptr dInput;
@@ -50,7 +39,7 @@ final class BatchedInference extends CorpusProgram {
   private CUdeviceptr dAux;
 
   BatchedInference(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_bias_relu", "corpus_argmax");
     requests = size == Size.CHECK ? 4 : 32;
     batch = size == Size.CHECK ? 8 : 128;
     features = size == Size.CHECK ? 32 : 512;
@@ -71,31 +60,20 @@ final class BatchedInference extends CorpusProgram {
     }
     labels = new int[requests][batch];
     auxiliary = new float[requests][aux * batch];
-  }
-
-  @Override
-  protected String sizes() {
-    return requests + " requests of " + batch + " samples of " + features + " features; hidden " + hidden
-        + ", heads of " + classes + " classes and " + aux + " outputs";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_bias_relu", "corpus_argmax");
+    describe(requests + " requests of " + batch + " samples of " + features + " features; hidden " + hidden
+        + ", heads of " + classes + " classes and " + aux + " outputs");
   }
 
   @Override
   protected void allocate() {
-    biasRelu = function("corpus_bias_relu");
-    argmax = function("corpus_argmax");
-    handle = cuda.cublas(null);
+    Kernel biasRelu = kernel("corpus_bias_relu");
+    argmax = kernel("corpus_argmax");
+    dense = new DenseLayer(cuda.cublas(null), biasRelu, batch);
     dWeights = new CUdeviceptr[3];
     dBiases = new CUdeviceptr[3];
     for (int l = 0; l < 3; l++) {
-      dWeights[l] = cuda.floats(weights[l].length);
-      cuMemcpyHtoD(dWeights[l], Pointer.to(weights[l]), weights[l].length * 4L);
-      dBiases[l] = cuda.floats(biases[l].length);
-      cuMemcpyHtoD(dBiases[l], Pointer.to(biases[l]), biases[l].length * 4L);
+      dWeights[l] = upload(weights[l]);
+      dBiases[l] = upload(biases[l]);
     }
     dInput = cuda.floats((long) features * batch);
     dHidden = cuda.floats((long) hidden * batch);
@@ -105,24 +83,19 @@ final class BatchedInference extends CorpusProgram {
   }
 
   private void dense(int l, CUdeviceptr x, CUdeviceptr y, int out, int in) {
-    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, out, batch, in, ONE, dWeights[l], out, x, in, ZERO, y, out);
-    int n = out * batch;
-    cuLaunchKernel(biasRelu, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-        Pointer.to(Pointer.to(y), Pointer.to(dBiases[l]), Pointer.to(new float[] {CorpusMath.gain(in)}),
-            Pointer.to(new int[] {out}), Pointer.to(new int[] {n})), null);
+    dense.apply(dWeights[l], dBiases[l], x, y, out, in);
   }
 
   @Override
   public void run() {
     for (int r = 0; r < requests; r++) {
-      cuMemcpyHtoD(dInput, Pointer.to(inputs[r]), inputs[r].length * 4L);
+      Cuda.upload(dInput, inputs[r]);
       dense(0, dInput, dHidden, hidden, features);
       dense(1, dHidden, dScores, classes, hidden);
-      cuLaunchKernel(argmax, blocks(batch, 1024), 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(dScores), Pointer.to(dLabels), Pointer.to(new int[] {classes}), Pointer.to(new int[] {batch})), null);
+      argmax.launch(blocks(batch, 1024), THREADS, null, dScores, dLabels, classes, batch);
       dense(2, dHidden, dAux, aux, hidden);
-      cuMemcpyDtoH(Pointer.to(labels[r]), dLabels, batch * 4L);
-      cuMemcpyDtoH(Pointer.to(auxiliary[r]), dAux, auxiliary[r].length * 4L);
+      Cuda.download(labels[r], dLabels);
+      Cuda.download(auxiliary[r], dAux);
     }
   }
 

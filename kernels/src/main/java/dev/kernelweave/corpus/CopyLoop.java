@@ -1,16 +1,10 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
-import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code copy-loop}: a copy-bound loop over Java arrays. Each repetition, for each of a few
@@ -24,37 +18,22 @@ final class CopyLoop extends CorpusProgram {
 
   private final int channels;
   private final int n;
-  private final float[][] inputs;
-  private final float[][] results;
-  private CUfunction logistic;
+  private final HostArrays arrays;
+  private Kernel logistic;
   private CUdeviceptr[] x;
   private CUdeviceptr[] y;
 
   CopyLoop(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_logistic");
     channels = 4;
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    SplittableRandom random = new SplittableRandom(0x636f7079L);
-    inputs = new float[channels][];
-    results = new float[channels][n];
-    for (int c = 0; c < channels; c++) {
-      inputs[c] = CorpusMath.unit(random, n);
-    }
-  }
-
-  @Override
-  protected String sizes() {
-    return channels + " channels of " + n + " floats, copied in and out each repetition";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_logistic");
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x636f7079L), channels, n), n);
+    describe(channels + " channels of " + n + " floats, copied in and out each repetition");
   }
 
   @Override
   protected void allocate() {
-    logistic = function("corpus_logistic");
+    logistic = kernel("corpus_logistic");
     x = new CUdeviceptr[channels];
     y = new CUdeviceptr[channels];
     for (int c = 0; c < channels; c++) {
@@ -65,30 +44,20 @@ final class CopyLoop extends CorpusProgram {
 
   @Override
   public void run() {
-    long bytes = (long) n * Float.BYTES;
     for (int c = 0; c < channels; c++) {
-      cuMemcpyHtoD(x[c], Pointer.to(inputs[c]), bytes);
-      Pointer args = Pointer.to(Pointer.to(x[c]), Pointer.to(y[c]), Pointer.to(new int[] {ROUNDS}), Pointer.to(new int[] {n}));
-      cuLaunchKernel(logistic, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null, args, null);
-      cuMemcpyDtoH(Pointer.to(results[c]), y[c], bytes);
+      Cuda.upload(x[c], arrays.in()[c]);
+      logistic.launch(blocks(n, 1024), THREADS, null, x[c], y[c], ROUNDS, n);
+      Cuda.download(arrays.out()[c], y[c]);
     }
   }
 
   @Override
   public byte[] output() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] r : results) {
-      out.floats(r);
-    }
-    return out.toBytes();
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] in : inputs) {
-      out.floats(CorpusMath.logistic(in, ROUNDS));
-    }
-    return out.toBytes();
+    return arrays.reference(x -> CorpusMath.logistic(x, ROUNDS));
   }
 }

@@ -20,6 +20,15 @@ final class CorpusMath {
     return values;
   }
 
+  /** {@code count} arrays of {@link #unit} floats, drawn in turn from {@code random}. */
+  static float[][] unit(SplittableRandom random, int count, int n) {
+    float[][] arrays = new float[count][];
+    for (int i = 0; i < count; i++) {
+      arrays[i] = unit(random, n);
+    }
+    return arrays;
+  }
+
   /** {@code n} multiples of 1/8 in [-1, 1]: products and sums of them are exact in a float. */
   static float[] eighths(SplittableRandom random, int n) {
     float[] values = new float[n];
@@ -109,41 +118,50 @@ final class CorpusMath {
     }
   }
 
-  /** {@code corpus_blur} of a w x h image. */
-  static float[] blur(float[] in, int w, int h) {
+  /**
+   * A filter of one pixel's 3 x 3 neighbourhood {@code p}, row by row from the row above: {@code
+   * p[4]} is the pixel, and beyond the image's edges the nearest pixel stands in.
+   */
+  private interface Stencil {
+    float apply(float[] p);
+  }
+
+  /** {@code stencil} of every pixel of a w x h image, as the corpus's filter kernels index it. */
+  private static float[] filter(float[] in, int w, int h, Stencil stencil) {
     float[] out = new float[w * h];
+    float[] p = new float[9];
     for (int i = 0; i < w * h; i++) {
       int y = i / w;
       int x = i - y * w;
-      int x0 = x == 0 ? 0 : x - 1;
-      int x1 = x == w - 1 ? x : x + 1;
-      int up = (y == 0 ? 0 : y - 1) * w;
-      int mid = y * w;
-      int down = (y == h - 1 ? y : y + 1) * w;
-      float top = (in[up + x0] + 2.0f * in[up + x]) + in[up + x1];
-      float centre = (2.0f * in[mid + x0] + 4.0f * in[mid + x]) + 2.0f * in[mid + x1];
-      float bottom = (in[down + x0] + 2.0f * in[down + x]) + in[down + x1];
-      out[i] = ((top + centre) + bottom) * 0.0625f;
+      int[] columns = {x == 0 ? 0 : x - 1, x, x == w - 1 ? x : x + 1};
+      int[] rows = {(y == 0 ? 0 : y - 1) * w, y * w, (y == h - 1 ? y : y + 1) * w};
+      for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+          p[r * 3 + c] = in[rows[r] + columns[c]];
+        }
+      }
+      out[i] = stencil.apply(p);
     }
     return out;
   }
 
+  /** {@code corpus_blur} of a w x h image. */
+  static float[] blur(float[] in, int w, int h) {
+    return filter(in, w, h, p -> {
+      float top = (p[0] + 2.0f * p[1]) + p[2];
+      float centre = (2.0f * p[3] + 4.0f * p[4]) + 2.0f * p[5];
+      float bottom = (p[6] + 2.0f * p[7]) + p[8];
+      return ((top + centre) + bottom) * 0.0625f;
+    });
+  }
+
   /** {@code corpus_sobel} of a w x h image. */
   static float[] sobel(float[] in, int w, int h) {
-    float[] out = new float[w * h];
-    for (int i = 0; i < w * h; i++) {
-      int y = i / w;
-      int x = i - y * w;
-      int x0 = x == 0 ? 0 : x - 1;
-      int x1 = x == w - 1 ? x : x + 1;
-      int up = (y == 0 ? 0 : y - 1) * w;
-      int mid = y * w;
-      int down = (y == h - 1 ? y : y + 1) * w;
-      float gx = ((in[up + x1] - in[up + x0]) + 2.0f * (in[mid + x1] - in[mid + x0])) + (in[down + x1] - in[down + x0]);
-      float gy = ((in[down + x0] - in[up + x0]) + 2.0f * (in[down + x] - in[up + x])) + (in[down + x1] - in[up + x1]);
-      out[i] = Math.abs(gx) + Math.abs(gy);
-    }
-    return out;
+    return filter(in, w, h, p -> {
+      float gx = ((p[2] - p[0]) + 2.0f * (p[5] - p[3])) + (p[8] - p[6]);
+      float gy = ((p[6] - p[0]) + 2.0f * (p[7] - p[1])) + (p[8] - p[2]);
+      return Math.abs(gx) + Math.abs(gy);
+    });
   }
 
   /** {@code corpus_blend}. */

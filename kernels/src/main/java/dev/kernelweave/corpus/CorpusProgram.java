@@ -4,12 +4,17 @@ import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 
+import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Ptx;
 import dev.kernelweave.kernels.Size;
 import dev.kernelweave.kernels.Workload;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 
@@ -33,14 +38,19 @@ public abstract class CorpusProgram implements Workload {
 
   private final String name;
   private final Size size;
+  private final List<String> kernels;
+  private String sizes;
   private CUmodule module;
+  private Map<String, List<Ptx.Param>> entries;
 
   /** Owns the device memory of {@link #allocate}; null outside {@link #setUp}..{@link #close}. */
   protected CudaScope cuda;
 
-  protected CorpusProgram(String name, Size size) {
+  /** Program {@code name} at {@code size}, launching the entry points {@code kernels} of the module. */
+  protected CorpusProgram(String name, Size size, String... kernels) {
     this.name = name;
     this.size = size;
+    this.kernels = List.of(kernels);
   }
 
   /** The size this program was made for. */
@@ -48,16 +58,15 @@ public abstract class CorpusProgram implements Workload {
     return size;
   }
 
-  /** The program's dimensions in words. */
-  protected abstract String sizes();
-
-  /** The kernels of {@code corpus.ptx} the program launches. */
-  protected abstract List<String> kernels();
+  /** Says the program's dimensions in words; its constructor calls it once the inputs are made. */
+  protected final void describe(String sizes) {
+    this.sizes = sizes;
+  }
 
   /** The output every correct run produces, computed on the CPU as the kernels compute it. */
   protected abstract byte[] reference();
 
-  /** Looks up kernels with {@link #function} and allocates what every repetition reuses. */
+  /** Looks up kernels with {@link #kernel} and allocates what every repetition reuses. */
   protected abstract void allocate();
 
   /** Frees what the program allocated itself (not through {@link #cuda}); nothing by default. */
@@ -74,7 +83,7 @@ public abstract class CorpusProgram implements Workload {
 
       @Override
       public String sizes() {
-        return program.sizes();
+        return Objects.requireNonNull(program.sizes, "the program's constructor did not describe its sizes");
       }
 
       @Override
@@ -84,7 +93,7 @@ public abstract class CorpusProgram implements Workload {
 
       @Override
       public List<String> kernels() {
-        return program.kernels();
+        return kernels;
       }
 
       @Override
@@ -97,12 +106,40 @@ public abstract class CorpusProgram implements Workload {
   @Override
   public final void setUp() {
     cuda = new CudaScope();
+    String text = Ptx.text(Corpus.PTX);
     module = new CUmodule();
-    cuModuleLoadData(module, Ptx.image(Ptx.text(Corpus.PTX)));
+    cuModuleLoadData(module, Ptx.image(text));
+    entries = Ptx.entries(text);
     allocate();
   }
 
-  /** The kernel {@code name} of the loaded module. */
+  /** The kernel {@code name} of the loaded module, launched with its arguments checked. */
+  protected final Kernel kernel(String name) {
+    return Kernel.find(module, entries, name);
+  }
+
+  /**
+   * Device memory holding a copy of {@code values}: {@code cuMemAlloc}, then a synchronous {@code
+   * cuMemcpyHtoD} of all of it; freed when the program closes.
+   */
+  protected final CUdeviceptr upload(float[] values) {
+    CUdeviceptr device = cuda.floats(values.length);
+    Cuda.upload(device, values);
+    return device;
+  }
+
+  /**
+   * The sum of squares through {@code partialBlocks} partial sums, by the kernels {@link
+   * TwoPassSum#KERNELS} of the loaded module.
+   */
+  protected final TwoPassSum twoPassSum(int partialBlocks) {
+    return new TwoPassSum(kernel(TwoPassSum.KERNELS.get(0)), kernel(TwoPassSum.KERNELS.get(1)), partialBlocks);
+  }
+
+  /**
+   * The kernel {@code name} of the loaded module as a bare {@link CUfunction}, for a program that
+   * calls {@code cuLaunchKernel} itself.
+   */
   protected final CUfunction function(String name) {
     CUfunction function = new CUfunction();
     cuModuleGetFunction(function, module, name);

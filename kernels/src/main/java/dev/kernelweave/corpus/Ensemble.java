@@ -1,19 +1,11 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.jcublas.JCublas2.cublasSgemm;
-import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
-
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
-import jcuda.jcublas.cublasHandle;
 
 /**
  * {@code ensemble}: a two-model ensemble classifier. Each repetition uploads all samples, then per
@@ -24,8 +16,6 @@ import jcuda.jcublas.cublasHandle;
 final class Ensemble extends CorpusProgram {
 
   static final String NAME = "ensemble";
-  private static final Pointer ONE = Pointer.to(new float[] {1.0f});
-  private static final Pointer ZERO = Pointer.to(new float[] {0.0f});
   private static final int MODELS = 2;
 
   private final int features;
@@ -38,10 +28,9 @@ final class Ensemble extends CorpusProgram {
   private final float[][][] biases;
   private final int[] labels;
   private final int[] batchLabels;
-  private CUfunction biasRelu;
-  private CUfunction add;
-  private CUfunction argmax;
-  private cublasHandle handle;
+  private Kernel add;
+  private Kernel argmax;
+  private DenseLayer dense;
   private CUdeviceptr dSamples;
   private CUdeviceptr[][] dWeights;
   private CUdeviceptr[][] dBiases;
@@ -51,7 +40,7 @@ final class Ensemble extends CorpusProgram {
   private CUdeviceptr dLabels;
 
   Ensemble(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_bias_relu", "corpus_add", "corpus_argmax");
     features = size == Size.CHECK ? 32 : 512;
     hidden = size == Size.CHECK ? 24 : 256;
     classes = 10;
@@ -69,25 +58,16 @@ final class Ensemble extends CorpusProgram {
     }
     labels = new int[batch * batches];
     batchLabels = new int[batch];
-  }
-
-  @Override
-  protected String sizes() {
-    return batches + " batches of " + batch + " samples of " + features + " features; 2 models of "
-        + hidden + " hidden units, " + classes + " classes";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_bias_relu", "corpus_add", "corpus_argmax");
+    describe(batches + " batches of " + batch + " samples of " + features + " features; 2 models of "
+        + hidden + " hidden units, " + classes + " classes");
   }
 
   @Override
   protected void allocate() {
-    biasRelu = function("corpus_bias_relu");
-    add = function("corpus_add");
-    argmax = function("corpus_argmax");
-    handle = cuda.cublas(null);
+    Kernel biasRelu = kernel("corpus_bias_relu");
+    add = kernel("corpus_add");
+    argmax = kernel("corpus_argmax");
+    dense = new DenseLayer(cuda.cublas(null), biasRelu, batch);
     dSamples = cuda.floats(samples.length);
     dWeights = new CUdeviceptr[MODELS][2];
     dBiases = new CUdeviceptr[MODELS][2];
@@ -95,10 +75,8 @@ final class Ensemble extends CorpusProgram {
     dScores = new CUdeviceptr[MODELS];
     for (int m = 0; m < MODELS; m++) {
       for (int l = 0; l < 2; l++) {
-        dWeights[m][l] = cuda.floats(weights[m][l].length);
-        cuMemcpyHtoD(dWeights[m][l], Pointer.to(weights[m][l]), weights[m][l].length * 4L);
-        dBiases[m][l] = cuda.floats(biases[m][l].length);
-        cuMemcpyHtoD(dBiases[m][l], Pointer.to(biases[m][l]), biases[m][l].length * 4L);
+        dWeights[m][l] = upload(weights[m][l]);
+        dBiases[m][l] = upload(biases[m][l]);
       }
       dHidden[m] = cuda.floats((long) hidden * batch);
       dScores[m] = cuda.floats((long) classes * batch);
@@ -108,16 +86,12 @@ final class Ensemble extends CorpusProgram {
   }
 
   private void layer(int m, int l, CUdeviceptr x, CUdeviceptr y, int out, int in) {
-    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, out, batch, in, ONE, dWeights[m][l], out, x, in, ZERO, y, out);
-    int n = out * batch;
-    cuLaunchKernel(biasRelu, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-        Pointer.to(Pointer.to(y), Pointer.to(dBiases[m][l]), Pointer.to(new float[] {CorpusMath.gain(in)}),
-            Pointer.to(new int[] {out}), Pointer.to(new int[] {n})), null);
+    dense.apply(dWeights[m][l], dBiases[m][l], x, y, out, in);
   }
 
   @Override
   public void run() {
-    cuMemcpyHtoD(dSamples, Pointer.to(samples), samples.length * 4L);
+    Cuda.upload(dSamples, samples);
     for (int b = 0; b < batches; b++) {
       CUdeviceptr x = dSamples.withByteOffset((long) b * features * batch * 4);
       for (int m = 0; m < MODELS; m++) {
@@ -125,11 +99,9 @@ final class Ensemble extends CorpusProgram {
         layer(m, 1, dHidden[m], dScores[m], classes, hidden);
       }
       int n = classes * batch;
-      cuLaunchKernel(add, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(dScores[0]), Pointer.to(dScores[1]), Pointer.to(dSum), Pointer.to(new int[] {n})), null);
-      cuLaunchKernel(argmax, blocks(batch, 1024), 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(dSum), Pointer.to(dLabels), Pointer.to(new int[] {classes}), Pointer.to(new int[] {batch})), null);
-      cuMemcpyDtoH(Pointer.to(batchLabels), dLabels, batch * 4L);
+      add.launch(blocks(n, 1024), THREADS, null, dScores[0], dScores[1], dSum, n);
+      argmax.launch(blocks(batch, 1024), THREADS, null, dSum, dLabels, classes, batch);
+      Cuda.download(batchLabels, dLabels);
       System.arraycopy(batchLabels, 0, labels, b * batch, batch);
     }
   }

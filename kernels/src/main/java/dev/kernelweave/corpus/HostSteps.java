@@ -1,16 +1,11 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code host-steps}: host computation between launches. Two populations evolve step by step; after
@@ -29,36 +24,23 @@ final class HostSteps extends CorpusProgram {
   private final float[][] results;
   private final float[] rates;
   private final float[] sample = new float[SAMPLE];
-  private CUfunction advance;
+  private Kernel advance;
   private CUdeviceptr[] dPopulations;
 
   HostSteps(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_advance");
     n = size == Size.CHECK ? 2000 : 1 << 21;
     steps = size == Size.CHECK ? 6 : 24;
-    SplittableRandom random = new SplittableRandom(0x686f73L);
-    initial = new float[POPULATIONS][];
-    for (int p = 0; p < POPULATIONS; p++) {
-      initial[p] = CorpusMath.unit(random, n);
-    }
+    initial = CorpusMath.unit(new SplittableRandom(0x686f73L), POPULATIONS, n);
     results = new float[POPULATIONS][n];
     rates = new float[POPULATIONS * steps];
-  }
-
-  @Override
-  protected String sizes() {
-    return POPULATIONS + " populations of " + n + " floats, " + steps + " steps, a sample of " + SAMPLE
-        + " read back after each";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_advance");
+    describe(POPULATIONS + " populations of " + n + " floats, " + steps + " steps, a sample of " + SAMPLE
+        + " read back after each");
   }
 
   @Override
   protected void allocate() {
-    advance = function("corpus_advance");
+    advance = kernel("corpus_advance");
     dPopulations = new CUdeviceptr[POPULATIONS];
     for (int p = 0; p < POPULATIONS; p++) {
       dPopulations[p] = cuda.floats(n);
@@ -78,26 +60,25 @@ final class HostSteps extends CorpusProgram {
   public void run() {
     float[] rate = new float[POPULATIONS];
     for (int p = 0; p < POPULATIONS; p++) {
-      cuMemcpyHtoD(dPopulations[p], Pointer.to(initial[p]), n * 4L);
+      Cuda.upload(dPopulations[p], initial[p]);
       rate[p] = 3.7f;
     }
     for (int s = 0; s < steps; s++) {
       for (int p = 0; p < POPULATIONS; p++) {
-        cuLaunchKernel(advance, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-            Pointer.to(Pointer.to(dPopulations[p]), Pointer.to(new float[] {rate[p]}), Pointer.to(new int[] {n})), null);
-        cuMemcpyDtoH(Pointer.to(sample), dPopulations[p], SAMPLE * 4L);
+        advance.launch(blocks(n, 1024), THREADS, null, dPopulations[p], rate[p], n);
+        Cuda.download(sample, dPopulations[p]);
         rate[p] = nextRate(sample);
         rates[s * POPULATIONS + p] = rate[p];
       }
     }
     for (int p = 0; p < POPULATIONS; p++) {
-      cuMemcpyDtoH(Pointer.to(results[p]), dPopulations[p], n * 4L);
+      Cuda.download(results[p], dPopulations[p]);
     }
   }
 
   @Override
   public byte[] output() {
-    return Outputs.builder(POPULATIONS * n + rates.length).floats(results[0]).floats(results[1]).floats(rates).toBytes();
+    return Outputs.builder(POPULATIONS * n + rates.length).floats(results).floats(rates).toBytes();
   }
 
   @Override

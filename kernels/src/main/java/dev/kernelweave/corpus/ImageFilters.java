@@ -1,16 +1,10 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
-import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code image-filters}: a per-frame image pipeline. Each frame is copied in, smoothed and
@@ -26,44 +20,29 @@ final class ImageFilters extends CorpusProgram {
   private final int frames;
   private final int width;
   private final int height;
-  private final float[][] video;
-  private final float[][] results;
-  private CUfunction blur;
-  private CUfunction sobel;
-  private CUfunction blend;
+  private final HostArrays arrays;
+  private Kernel blur;
+  private Kernel sobel;
+  private Kernel blend;
   private CUdeviceptr dFrame;
   private CUdeviceptr dSmooth;
   private CUdeviceptr dEdges;
   private CUdeviceptr dOut;
 
   ImageFilters(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_blur", "corpus_sobel", "corpus_blend");
     frames = size == Size.CHECK ? 3 : 12;
     width = size == Size.CHECK ? 40 : 1024;
     height = size == Size.CHECK ? 30 : 768;
-    SplittableRandom random = new SplittableRandom(0x696d67L);
-    video = new float[frames][];
-    results = new float[frames][width * height];
-    for (int f = 0; f < frames; f++) {
-      video[f] = CorpusMath.unit(random, width * height);
-    }
-  }
-
-  @Override
-  protected String sizes() {
-    return frames + " frames of " + width + " x " + height + " floats: blur and Sobel, blended";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_blur", "corpus_sobel", "corpus_blend");
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x696d67L), frames, width * height), width * height);
+    describe(frames + " frames of " + width + " x " + height + " floats: blur and Sobel, blended");
   }
 
   @Override
   protected void allocate() {
-    blur = function("corpus_blur");
-    sobel = function("corpus_sobel");
-    blend = function("corpus_blend");
+    blur = kernel("corpus_blur");
+    sobel = kernel("corpus_sobel");
+    blend = kernel("corpus_blend");
     int n = width * height;
     dFrame = cuda.floats(n);
     dSmooth = cuda.floats(n);
@@ -76,34 +55,22 @@ final class ImageFilters extends CorpusProgram {
     int n = width * height;
     int grid = blocks(n, 2048);
     for (int f = 0; f < frames; f++) {
-      cuMemcpyHtoD(dFrame, Pointer.to(video[f]), n * 4L);
-      cuLaunchKernel(blur, grid, 1, 1, THREADS, 1, 1, 0, null, Pointer.to(Pointer.to(dFrame), Pointer.to(dSmooth),
-          Pointer.to(new int[] {width}), Pointer.to(new int[] {height})), null);
-      cuLaunchKernel(sobel, grid, 1, 1, THREADS, 1, 1, 0, null, Pointer.to(Pointer.to(dFrame), Pointer.to(dEdges),
-          Pointer.to(new int[] {width}), Pointer.to(new int[] {height})), null);
-      cuLaunchKernel(blend, grid, 1, 1, THREADS, 1, 1, 0, null, Pointer.to(Pointer.to(dSmooth), Pointer.to(dEdges),
-          Pointer.to(dOut), Pointer.to(new float[] {SMOOTH_WEIGHT}), Pointer.to(new float[] {EDGE_WEIGHT}),
-          Pointer.to(new int[] {n})), null);
-      cuMemcpyDtoH(Pointer.to(results[f]), dOut, n * 4L);
+      Cuda.upload(dFrame, arrays.in()[f]);
+      blur.launch(grid, THREADS, null, dFrame, dSmooth, width, height);
+      sobel.launch(grid, THREADS, null, dFrame, dEdges, width, height);
+      blend.launch(grid, THREADS, null, dSmooth, dEdges, dOut, SMOOTH_WEIGHT, EDGE_WEIGHT, n);
+      Cuda.download(arrays.out()[f], dOut);
     }
   }
 
   @Override
   public byte[] output() {
-    Outputs.Builder out = Outputs.builder(frames * width * height);
-    for (float[] r : results) {
-      out.floats(r);
-    }
-    return out.toBytes();
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(frames * width * height);
-    for (float[] frame : video) {
-      out.floats(CorpusMath.blend(CorpusMath.blur(frame, width, height), CorpusMath.sobel(frame, width, height),
-          SMOOTH_WEIGHT, EDGE_WEIGHT));
-    }
-    return out.toBytes();
+    return arrays.reference(frame -> CorpusMath.blend(
+        CorpusMath.blur(frame, width, height), CorpusMath.sobel(frame, width, height), SMOOTH_WEIGHT, EDGE_WEIGHT));
   }
 }

@@ -1,16 +1,11 @@
 package dev.kernelweave.corpus;
 
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code jacobi}: Jacobi iteration for one diagonally dominant matrix and two right-hand sides.
@@ -33,9 +28,8 @@ final class Jacobi extends CorpusProgram {
   private final float[] zeros;
   private final float[][] solutions;
   private final int[] sweeps = new int[SYSTEMS];
-  private CUfunction jacobi;
-  private CUfunction squares;
-  private CUfunction sum;
+  private Kernel jacobi;
+  private TwoPassSum sumOfSquares;
   private CUdeviceptr dMatrix;
   private CUdeviceptr[] dRhs;
   private CUdeviceptr[][] dIterates; // [system][0 or 1]
@@ -44,7 +38,7 @@ final class Jacobi extends CorpusProgram {
   private CUdeviceptr dResidual;
 
   Jacobi(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_jacobi", "corpus_square_partials", "corpus_sum");
     n = size == Size.CHECK ? 160 : 1024;
     maxSweeps = size == Size.CHECK ? 12 : 30;
     partialBlocks = blocks(n, 64);
@@ -53,32 +47,18 @@ final class Jacobi extends CorpusProgram {
     for (int i = 0; i < n; i++) {
       matrix[i * n + i] = n; // off-diagonal magnitudes sum to about n / 1.9: dominant
     }
-    rhs = new float[SYSTEMS][];
-    for (int s = 0; s < SYSTEMS; s++) {
-      rhs[s] = CorpusMath.unit(random, n);
-    }
+    rhs = CorpusMath.unit(random, SYSTEMS, n);
     zeros = new float[n];
     solutions = new float[SYSTEMS][n];
-  }
-
-  @Override
-  protected String sizes() {
-    return SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps
-        + " sweeps, a residual read back each";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_jacobi", "corpus_square_partials", "corpus_sum");
+    describe(SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps
+        + " sweeps, a residual read back each");
   }
 
   @Override
   protected void allocate() {
-    jacobi = function("corpus_jacobi");
-    squares = function("corpus_square_partials");
-    sum = function("corpus_sum");
-    dMatrix = cuda.floats((long) n * n);
-    cuMemcpyHtoD(dMatrix, Pointer.to(matrix), (long) n * n * 4);
+    jacobi = kernel("corpus_jacobi");
+    sumOfSquares = twoPassSum(partialBlocks);
+    dMatrix = upload(matrix);
     dRhs = new CUdeviceptr[SYSTEMS];
     dIterates = new CUdeviceptr[SYSTEMS][2];
     dChange = new CUdeviceptr[SYSTEMS];
@@ -94,13 +74,12 @@ final class Jacobi extends CorpusProgram {
 
   @Override
   public void run() {
-    Pointer size = Pointer.to(new int[] {n});
     CUdeviceptr[] x = new CUdeviceptr[SYSTEMS];
     CUdeviceptr[] next = new CUdeviceptr[SYSTEMS];
     boolean[] done = new boolean[SYSTEMS];
     for (int s = 0; s < SYSTEMS; s++) {
-      cuMemcpyHtoD(dRhs[s], Pointer.to(rhs[s]), n * 4L);
-      cuMemcpyHtoD(dIterates[s][0], Pointer.to(zeros), n * 4L);
+      Cuda.upload(dRhs[s], rhs[s]);
+      Cuda.upload(dIterates[s][0], zeros);
       x[s] = dIterates[s][0];
       next[s] = dIterates[s][1];
       sweeps[s] = 0;
@@ -111,13 +90,9 @@ final class Jacobi extends CorpusProgram {
         if (done[s]) {
           continue;
         }
-        cuLaunchKernel(jacobi, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null, Pointer.to(Pointer.to(dMatrix),
-            Pointer.to(dRhs[s]), Pointer.to(x[s]), Pointer.to(next[s]), Pointer.to(dChange[s]), size), null);
-        cuLaunchKernel(squares, partialBlocks, 1, 1, THREADS, 1, 1, 0, null,
-            Pointer.to(Pointer.to(dChange[s]), Pointer.to(dPartials), size), null);
-        cuLaunchKernel(sum, 1, 1, 1, THREADS, 1, 1, 0, null,
-            Pointer.to(Pointer.to(dPartials), Pointer.to(dResidual), Pointer.to(new int[] {partialBlocks})), null);
-        cuMemcpyDtoH(Pointer.to(residual), dResidual, 4);
+        jacobi.launch(blocks(n, 1024), THREADS, null, dMatrix, dRhs[s], x[s], next[s], dChange[s], n);
+        sumOfSquares.launch(dChange[s], n, dPartials, dResidual);
+        Cuda.download(residual, dResidual);
         CUdeviceptr swap = x[s];
         x[s] = next[s];
         next[s] = swap;
@@ -126,13 +101,13 @@ final class Jacobi extends CorpusProgram {
       }
     }
     for (int s = 0; s < SYSTEMS; s++) {
-      cuMemcpyDtoH(Pointer.to(solutions[s]), x[s], n * 4L);
+      Cuda.download(solutions[s], x[s]);
     }
   }
 
   @Override
   public byte[] output() {
-    return Outputs.builder(SYSTEMS * n + SYSTEMS).floats(solutions[0]).floats(solutions[1]).ints(sweeps).toBytes();
+    return Outputs.builder(SYSTEMS * n + SYSTEMS).floats(solutions).ints(sweeps).toBytes();
   }
 
   @Override

@@ -8,9 +8,7 @@ import static jcuda.runtime.JCuda.cudaMemset;
 import static jcuda.runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost;
 import static jcuda.runtime.cudaMemcpyKind.cudaMemcpyHostToDevice;
 
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
@@ -31,8 +29,7 @@ final class RuntimeApi extends CorpusProgram {
 
   private final int channels = 3;
   private final int n;
-  private final float[][] inputs;
-  private final float[][] results;
+  private final HostArrays arrays;
   private CUfunction logistic;
   private CUfunction blend;
   private Pointer[] dIn;
@@ -40,24 +37,10 @@ final class RuntimeApi extends CorpusProgram {
   private Pointer[] dOut;
 
   RuntimeApi(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_logistic", "corpus_blend");
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    SplittableRandom random = new SplittableRandom(0x72756eL);
-    inputs = new float[channels][];
-    results = new float[channels][n];
-    for (int c = 0; c < channels; c++) {
-      inputs[c] = CorpusMath.unit(random, n);
-    }
-  }
-
-  @Override
-  protected String sizes() {
-    return channels + " channels of " + n + " floats through cudaMemcpy";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_logistic", "corpus_blend");
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x72756eL), channels, n), n);
+    describe(channels + " channels of " + n + " floats through cudaMemcpy");
   }
 
   @Override
@@ -95,31 +78,23 @@ final class RuntimeApi extends CorpusProgram {
     Pointer size = Pointer.to(new int[] {n});
     for (int c = 0; c < channels; c++) {
       cudaMemset(dOut[c], 0, bytes);
-      cudaMemcpy(dIn[c], Pointer.to(inputs[c]), bytes, cudaMemcpyHostToDevice);
+      cudaMemcpy(dIn[c], Pointer.to(arrays.in()[c]), bytes, cudaMemcpyHostToDevice);
       cuLaunchKernel(logistic, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
           Pointer.to(Pointer.to(dIn[c]), Pointer.to(dMapped[c]), Pointer.to(new int[] {ROUNDS}), size), null);
       cuLaunchKernel(blend, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
           Pointer.to(Pointer.to(dIn[c]), Pointer.to(dMapped[c]), Pointer.to(dOut[c]),
               Pointer.to(new float[] {0.5f}), Pointer.to(new float[] {0.5f}), size), null);
-      cudaMemcpy(Pointer.to(results[c]), dOut[c], bytes, cudaMemcpyDeviceToHost);
+      cudaMemcpy(Pointer.to(arrays.out()[c]), dOut[c], bytes, cudaMemcpyDeviceToHost);
     }
   }
 
   @Override
   public byte[] output() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] r : results) {
-      out.floats(r);
-    }
-    return out.toBytes();
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(channels * n);
-    for (float[] x : inputs) {
-      out.floats(CorpusMath.blend(x, CorpusMath.logistic(x, ROUNDS), 0.5f, 0.5f));
-    }
-    return out.toBytes();
+    return arrays.reference(x -> CorpusMath.blend(x, CorpusMath.logistic(x, ROUNDS), 0.5f, 0.5f));
   }
 }

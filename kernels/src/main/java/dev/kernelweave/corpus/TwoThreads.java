@@ -2,19 +2,14 @@ package dev.kernelweave.corpus;
 
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
-import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Cuda;
+import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
-import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 
 /**
  * {@code two-threads}: two Java threads sharing one context, each running its own job on the
@@ -29,38 +24,23 @@ final class TwoThreads extends CorpusProgram {
 
   private final int n;
   private final int kernels;
-  private final float[][] inputs;
-  private final float[][] results;
-  private CUfunction logistic;
+  private final HostArrays arrays;
+  private Kernel logistic;
   private CUcontext context;
   private CUdeviceptr[] dA;
   private CUdeviceptr[] dB;
 
   TwoThreads(Size size) {
-    super(NAME, size);
+    super(NAME, size, "corpus_logistic");
     n = size == Size.CHECK ? 2500 : 1 << 21;
     kernels = size == Size.CHECK ? 4 : 8;
-    SplittableRandom random = new SplittableRandom(0x746872L);
-    inputs = new float[JOBS][];
-    results = new float[JOBS][n];
-    for (int j = 0; j < JOBS; j++) {
-      inputs[j] = CorpusMath.unit(random, n);
-    }
-  }
-
-  @Override
-  protected String sizes() {
-    return JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out";
-  }
-
-  @Override
-  protected List<String> kernels() {
-    return List.of("corpus_logistic");
+    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x746872L), JOBS, n), n);
+    describe(JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out");
   }
 
   @Override
   protected void allocate() {
-    logistic = function("corpus_logistic");
+    logistic = kernel("corpus_logistic");
     context = new CUcontext();
     cuCtxGetCurrent(context);
     dA = new CUdeviceptr[JOBS];
@@ -73,14 +53,13 @@ final class TwoThreads extends CorpusProgram {
 
   private void job(int j) {
     cuCtxSetCurrent(context);
-    cuMemcpyHtoD(dA[j], Pointer.to(inputs[j]), n * 4L);
+    Cuda.upload(dA[j], arrays.in()[j]);
     for (int k = 0; k < kernels; k++) {
       CUdeviceptr from = k % 2 == 0 ? dA[j] : dB[j];
       CUdeviceptr to = k % 2 == 0 ? dB[j] : dA[j];
-      cuLaunchKernel(logistic, blocks(n, 1024), 1, 1, THREADS, 1, 1, 0, null,
-          Pointer.to(Pointer.to(from), Pointer.to(to), Pointer.to(new int[] {ROUNDS}), Pointer.to(new int[] {n})), null);
+      logistic.launch(blocks(n, 1024), THREADS, null, from, to, ROUNDS, n);
     }
-    cuMemcpyDtoH(Pointer.to(results[j]), kernels % 2 == 0 ? dA[j] : dB[j], n * 4L);
+    Cuda.download(arrays.out()[j], kernels % 2 == 0 ? dA[j] : dB[j]);
   }
 
   @Override
@@ -113,19 +92,13 @@ final class TwoThreads extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(JOBS * n).floats(results[0]).floats(results[1]).toBytes();
+    return arrays.output();
   }
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(JOBS * n);
-    for (float[] x : inputs) {
-      float[] v = x;
-      for (int k = 0; k < kernels; k++) {
-        v = CorpusMath.logistic(v, ROUNDS);
-      }
-      out.floats(v);
-    }
-    return out.toBytes();
+    // Each kernel maps every element ROUNDS times: one after another, they map it kernels * ROUNDS
+    // times, the same float operations in the same order.
+    return arrays.reference(x -> CorpusMath.logistic(x, kernels * ROUNDS));
   }
 }

@@ -59,6 +59,11 @@ public final class Cuda {
     cuMemcpyDtoH(Pointer.to(values), device, (long) values.length * Float.BYTES);
   }
 
+  /** Synchronous copy from {@code device} filling all of {@code values}. */
+  public static void download(int[] values, CUdeviceptr device) {
+    cuMemcpyDtoH(Pointer.to(values), device, (long) values.length * Integer.BYTES);
+  }
+
   /** {@code base} advanced by {@code floats} floats. */
   public static CUdeviceptr offset(CUdeviceptr base, long floats) {
     return base.withByteOffset(floats * Float.BYTES);

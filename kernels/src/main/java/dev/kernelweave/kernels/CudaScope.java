@@ -11,7 +11,6 @@ import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
-import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
@@ -27,11 +26,11 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
@@ -59,14 +58,7 @@ public final class CudaScope implements AutoCloseable {
 
     /** The kernel {@code name}, which the PTX must declare. */
     public Kernel kernel(String name) {
-      List<Ptx.Param> params = entries.get(name);
-      if (params == null) {
-        throw new IllegalArgumentException(
-            "no kernel " + name + " in the module; it has " + entries.keySet());
-      }
-      CUfunction function = new CUfunction();
-      cuModuleGetFunction(function, module, name);
-      return new Kernel(name, function, params);
+      return Kernel.find(module, entries, name);
     }
   }
 
@@ -103,10 +95,7 @@ public final class CudaScope implements AutoCloseable {
 
   /** A stream that does not synchronize with the legacy default stream. */
   public CUstream stream() {
-    CUstream stream = new CUstream();
-    cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
-    releases.push(() -> cuStreamDestroy(stream));
-    return stream;
+    return stream(CUstream_flags.CU_STREAM_NON_BLOCKING);
   }
 
   /**
@@ -114,19 +103,19 @@ public final class CudaScope implements AutoCloseable {
    * synchronizes with the legacy default stream.
    */
   public CUstream blockingStream() {
+    return stream(CUstream_flags.CU_STREAM_DEFAULT);
+  }
+
+  private CUstream stream(int flags) {
     CUstream stream = new CUstream();
-    cuStreamCreate(stream, CUstream_flags.CU_STREAM_DEFAULT);
+    cuStreamCreate(stream, flags);
     releases.push(() -> cuStreamDestroy(stream));
     return stream;
   }
 
   /** {@code count} streams, see {@link #stream()}. */
   public CUstream[] streams(int count) {
-    CUstream[] streams = new CUstream[count];
-    for (int i = 0; i < count; i++) {
-      streams[i] = stream();
-    }
-    return streams;
+    return fill(new CUstream[count], this::stream);
   }
 
   /** An event for ordering only (no timing). */
@@ -139,11 +128,15 @@ public final class CudaScope implements AutoCloseable {
 
   /** {@code count} events, see {@link #event()}. */
   public CUevent[] events(int count) {
-    CUevent[] events = new CUevent[count];
-    for (int i = 0; i < count; i++) {
-      events[i] = event();
+    return fill(new CUevent[count], this::event);
+  }
+
+  /** {@code into} filled in order, each element made by {@code make}. */
+  private static <T> T[] fill(T[] into, Supplier<T> make) {
+    for (int i = 0; i < into.length; i++) {
+      into[i] = make.get();
     }
-    return events;
+    return into;
   }
 
   /** A cuBLAS handle that issues on {@code stream} (null: the default stream). */
@@ -155,6 +148,11 @@ public final class CudaScope implements AutoCloseable {
       cublasSetStream(handle, new cudaStream_t(stream));
     }
     return handle;
+  }
+
+  /** A CUDA graph of the work that {@code queue} issues on {@code stream} alone; see below. */
+  public CUgraphExec graph(CUstream stream, Runnable queue) {
+    return graph(stream, new CUstream[0], queue);
   }
 
   /**

@@ -1,12 +1,15 @@
 package dev.kernelweave.kernels;
 
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 
 import java.util.List;
+import java.util.Map;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 
 /**
@@ -23,6 +26,21 @@ public final class Kernel {
     this.name = name;
     this.function = function;
     this.params = params;
+  }
+
+  /**
+   * The kernel {@code name} of {@code module} ({@code cuModuleGetFunction}), whose PTX declares the
+   * entry points {@code entries} (see {@link Ptx#entries}); throws {@link IllegalArgumentException}
+   * before any CUDA call when it declares no such kernel.
+   */
+  public static Kernel find(CUmodule module, Map<String, List<Ptx.Param>> entries, String name) {
+    List<Ptx.Param> params = entries.get(name);
+    if (params == null) {
+      throw new IllegalArgumentException("no kernel " + name + " in the module; it has " + entries.keySet());
+    }
+    CUfunction function = new CUfunction();
+    cuModuleGetFunction(function, module, name);
+    return new Kernel(name, function, params);
   }
 
   /** The entry point's name. */

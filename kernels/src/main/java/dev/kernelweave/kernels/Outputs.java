@@ -27,6 +27,14 @@ public final class Outputs {
       return this;
     }
 
+    /** Each of {@code rows} in turn. */
+    public Builder floats(float[][] rows) {
+      for (float[] row : rows) {
+        floats(row);
+      }
+      return this;
+    }
+
     public Builder ints(int[] values) {
       bytes.asIntBuffer().put(values);
       bytes.position(bytes.position() + values.length * 4);
@@ -50,6 +58,15 @@ public final class Outputs {
   /** {@code values} as little-endian bytes. */
   public static byte[] floats(float[] values) {
     return builder(values.length).floats(values).toBytes();
+  }
+
+  /** {@code rows} one after the other, as little-endian bytes. */
+  public static byte[] floats(float[][] rows) {
+    int words = 0;
+    for (float[] row : rows) {
+      words = Math.addExact(words, row.length);
+    }
+    return builder(words).floats(rows).toBytes();
   }
 
   /** Lower-case hex SHA-256 of {@code bytes}. */

@@ -19,6 +19,14 @@ public interface Problem {
     return blocks + " blocks of " + threads + " threads";
   }
 
+  /**
+   * How a kernel is launched and how long it runs, in the words of {@link #sizes()}: {@code 2 blocks
+   * of 256 threads, 640 rounds}.
+   */
+  static String launches(int blocks, int threads, int rounds) {
+    return grid(blocks, threads) + ", " + rounds + " rounds";
+  }
+
   /** The PTX module the workload loads, {@code ptx/NAME.ptx} on the class path. */
   String ptx();
 

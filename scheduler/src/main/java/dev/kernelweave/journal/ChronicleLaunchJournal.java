@@ -30,7 +30,7 @@ import net.openhft.chronicle.wire.DocumentContext;
  * warning sink, stops, and {@link #append} becomes a no-op: the application goes on.
  *
  * <p>Opening creates the directory, registers Chronicle's shutdown hook on the calling thread (it
- * must be registered before the JVM begins to exit, see {@link Journals#prepareChronicle}) and
+ * must be registered before the JVM begins to exit, see {@link JournalStorage#prepareChronicle}) and
  * starts the writer thread, which starts Chronicle and builds the queue and its files: that takes
  * about a second, and the application does not wait for it. Calls appended meanwhile
  * wait in the ring. Once it runs, the writer drains the ring at least every few milliseconds into
@@ -280,7 +280,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     public void run() {
       try {
         directory.verify();
-        queue = Journals.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
+        queue = JournalStorage.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
         appender = queue.createAppender();
         if (header != null) {
           try (DocumentContext dc = appender.writingDocument(true)) {
@@ -476,14 +476,14 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
      * @throws IllegalStateException when the JVM is shutting down
      */
     public ChronicleLaunchJournal open() throws IOException {
-      Journals.createPrivateDirectory(directory);
+      JournalStorage.createPrivateDirectory(directory);
       DirectoryHandle handle = DirectoryHandle.open(directory);
       try {
         if (!Files.isWritable(handle.access())) {
           throw new IOException("not writable");
         }
         FileStore store = Files.getFileStore(handle.access());
-        Journals.prepareChronicle();
+        JournalStorage.prepareChronicle();
         return new ChronicleLaunchJournal(this, handle, store);
       } catch (IOException | RuntimeException e) {
         handle.close();

@@ -36,7 +36,7 @@ final class DirectoryHandle implements AutoCloseable {
   private final boolean posix;
 
   private DirectoryHandle(Path path, Object key, FileChannel handle, Path access) throws IOException {
-    this.posix = Journals.posix(path);
+    this.posix = JournalStorage.posix(path);
     this.path = path;
     this.key = key;
     this.handle = handle;

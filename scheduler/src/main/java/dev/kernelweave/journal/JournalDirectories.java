@@ -109,7 +109,7 @@ public final class JournalDirectories {
 
   static Path createRun(Path parent, LocalDateTime now, long pid) throws IOException {
     String base = RUN_PREFIX + stamp(now) + "-" + pid;
-    boolean posix = Journals.posix(parent);
+    boolean posix = JournalStorage.posix(parent);
     for (int n = 0; n < MAX_SUFFIX; n++) {
       Path run = parent.resolve(n == 0 ? base : base + "-" + n);
       try {
@@ -193,7 +193,7 @@ public final class JournalDirectories {
   public static List<Path> runs(Path parent) throws IOException {
     List<Path> runs = new ArrayList<>();
     for (Path p : runDirectories(parent)) {
-      if (Journals.holdsJournal(p)) {
+      if (JournalStorage.holdsJournal(p)) {
         runs.add(p);
       }
     }

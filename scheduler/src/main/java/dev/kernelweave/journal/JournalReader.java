@@ -100,14 +100,14 @@ public final class JournalReader implements AutoCloseable {
     if (!Files.isReadable(directory) || !Files.isExecutable(directory)) {
       throw new AccessDeniedException(directory.toString(), null, "cannot read the directory");
     }
-    if (!Journals.holdsJournal(directory)) {
+    if (!JournalStorage.holdsJournal(directory)) {
       throw new NoJournalException(directory);
     }
     for (Path f : dataFiles(directory)) {
       requireRegularFile(f);
     }
     JournalReader reader = new JournalReader(directory);
-    reader.metadataDamage = checkMetadata(directory.resolve(Journals.METADATA_FILE));
+    reader.metadataDamage = checkMetadata(directory.resolve(JournalStorage.METADATA_FILE));
     return reader;
   }
 
@@ -369,7 +369,7 @@ public final class JournalReader implements AutoCloseable {
       if (previous == null) {
         return "";
       }
-      String suffix = Journals.DATA_SUFFIX;
+      String suffix = JournalStorage.DATA_SUFFIX;
       String a = previous.substring(0, previous.length() - suffix.length());
       String b = name.substring(0, name.length() - suffix.length());
       RollCycleNames cycles = RollCycleNames.of(a, b);
@@ -409,7 +409,7 @@ public final class JournalReader implements AutoCloseable {
 
   static List<Path> dataFiles(Path directory) throws IOException {
     try (Stream<Path> files = Files.list(directory)) {
-      return files.filter(p -> p.getFileName().toString().endsWith(Journals.DATA_SUFFIX)).sorted().toList();
+      return files.filter(p -> p.getFileName().toString().endsWith(JournalStorage.DATA_SUFFIX)).sorted().toList();
     }
   }
 
@@ -558,8 +558,8 @@ public final class JournalReader implements AutoCloseable {
     private static final long serialVersionUID = 1L;
 
     public NoJournalException(Path directory) {
-      super(directory + " holds no journal (no " + Journals.METADATA_FILE + " or *"
-          + Journals.DATA_SUFFIX + " files)");
+      super(directory + " holds no journal (no " + JournalStorage.METADATA_FILE + " or *"
+          + JournalStorage.DATA_SUFFIX + " files)");
     }
   }
 }

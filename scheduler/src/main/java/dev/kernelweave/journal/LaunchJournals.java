@@ -15,7 +15,7 @@ public final class LaunchJournals {
    */
   public static void startChronicleInBackground() {
     try {
-      Journals.startChronicleInBackground();
+      JournalStorage.startChronicleInBackground();
     } catch (Throwable ignored) {
       // The journal starts Chronicle itself at the first CUDA call.
     }

@@ -43,8 +43,8 @@ final class SafeDirectories {
   static Path prepare(Path directory) throws IOException {
     Path absolute = directory.toAbsolutePath();
     Path root = absolute.getRoot();
-    if (!Journals.posix(root)) {
-      Journals.createPrivateDirectory(directory);
+    if (!JournalStorage.posix(root)) {
+      JournalStorage.createPrivateDirectory(directory);
       return directory.toRealPath();
     }
     UserPrincipal me = me(root);

@@ -166,7 +166,7 @@ public final class ForwardIndexing {
         for (String w : words) if (width(w) > 0) size = width(w);
         sizes.add(array.find() ? size * Integer.parseInt(array.group(1)) : size);
       }
-      out.put(m.group(1), new ForwardIndexing.Kernel(params, sizes, text.substring(open + 1, Math.min(end, text.length()))).run());
+      out.put(m.group(1), new ForwardIndexing.KernelAnalysis(params, sizes, text.substring(open + 1, Math.min(end, text.length()))).run());
     }
     return out;
   }
@@ -182,7 +182,8 @@ public final class ForwardIndexing {
     };
   }
 
-  static final class Kernel {
+  /** The forward-indexing analysis of one kernel: its instructions, registers and passes. Not thread-safe. */
+  static final class KernelAnalysis {
     final List<String> params;
     final List<Integer> sizes;
     final List<String[]> insns = new ArrayList<>();
@@ -204,7 +205,7 @@ public final class ForwardIndexing {
     boolean finalPass;
     int pass;
 
-    Kernel(List<String> params, List<Integer> sizes, String body) {
+    KernelAnalysis(List<String> params, List<Integer> sizes, String body) {
       this.params = params;
       this.sizes = sizes;
       this.limits = new long[params.size()];

@@ -88,7 +88,7 @@ final class GuardedInduction {
   }
 
   /** Every counter of {@code kernel} of the shape above, from its flow-insensitive values. */
-  static List<GuardedInduction> find(ForwardIndexing.Kernel kernel) {
+  static List<GuardedInduction> find(ForwardIndexing.KernelAnalysis kernel) {
     List<GuardedInduction> out = new ArrayList<>();
     List<String[]> insns = kernel.insns;
     Map<String, List<Integer>> defs = new HashMap<>();
@@ -110,7 +110,7 @@ final class GuardedInduction {
   }
 
   /** The counter {@code r} when its definitions are one start and increments each guarded as above. */
-  private static GuardedInduction of(ForwardIndexing.Kernel kernel, Map<String, List<Integer>> defs, String r,
+  private static GuardedInduction of(ForwardIndexing.KernelAnalysis kernel, Map<String, List<Integer>> defs, String r,
       List<Integer> rDefs) {
     if (!r.matches("%[A-Za-z_$][\\w$]*") || rDefs.size() < 2) return null;
     int d0 = -1;
@@ -162,7 +162,7 @@ final class GuardedInduction {
    * The compare and branch right after increment {@code d1} of {@code r}: {@code r} against a 4-byte
    * parameter, the failing edge reaching no mention of {@code r} before {@code d0}; null otherwise.
    */
-  private static Guard guard(ForwardIndexing.Kernel kernel, Map<String, List<Integer>> defs, String r, int d1, int d0) {
+  private static Guard guard(ForwardIndexing.KernelAnalysis kernel, Map<String, List<Integer>> defs, String r, int d1, int d0) {
     List<String[]> insns = kernel.insns;
     if (d1 + 2 >= insns.size() || kernel.labels.containsValue(d1 + 1) || kernel.labels.containsValue(d1 + 2)) {
       return null;
@@ -204,7 +204,7 @@ final class GuardedInduction {
   }
 
   /** Whether an instruction mentioning {@code r} is reachable from {@code start} before {@code d0}. */
-  private static boolean mentionedFrom(ForwardIndexing.Kernel kernel, int start, String r, int d0) {
+  private static boolean mentionedFrom(ForwardIndexing.KernelAnalysis kernel, int start, String r, int d0) {
     List<String[]> insns = kernel.insns;
     boolean[] seen = new boolean[insns.size() + 1];
     Deque<Integer> todo = new ArrayDeque<>();

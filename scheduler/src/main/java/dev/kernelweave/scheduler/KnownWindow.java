@@ -116,18 +116,28 @@ final class KnownWindow {
     union.addAccess(id, slot, base, offset, size, mode);
   }
 
-  /** Destroys the graph and frees the tables its merged launches read; nothing is left to replay. */
-  void destroy(GraphDevice device) {
-    if (graph == 0) {
+  /**
+   * Destroys the window's graph, if it has one (a null window has none), and frees the tables its
+   * merged launches read; nothing is left to replay.
+   */
+  static void destroy(KnownWindow window, GraphDevice device) {
+    if (window == null || window.graph == 0) {
       return;
     }
-    long g = graph;
-    graph = 0;
+    long g = window.graph;
+    window.graph = 0;
     device.destroyGraph(g);
-    for (long t : tables) {
+    for (long t : window.tables) {
       device.freeTable(t);
     }
-    tables = NO_TABLES;
+    window.tables = NO_TABLES;
+  }
+
+  /** Flags launch {@code i} of an execution as an instance of a merged launch, where it ran as one. */
+  void flagMerged(CallRecord call, int i, boolean serial) {
+    byte role = serial || mergeRoles == null ? LaunchMerging.ALONE : mergeRoles[i];
+    call.merged = role != LaunchMerging.ALONE;
+    call.firstMerged = role == LaunchMerging.FIRST_INSTANCE;
   }
 
   /**

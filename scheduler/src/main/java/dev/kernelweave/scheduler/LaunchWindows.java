@@ -107,7 +107,7 @@ public final class LaunchWindows {
   private final Listener listener;
   /** The sampled device times that decide, per window shape, between its graph and its launches in order. */
   private final WindowSamples samples;
-  private boolean judging = true;
+  private WindowJudging judging = WindowJudging.ON;
   private final LaunchConfigurations succeeded = new LaunchConfigurations();
   /**
    * The prefixes of known windows ({@link #windowPrefixes}), flagged {@link #INTERIOR} where some
@@ -170,7 +170,6 @@ public final class LaunchWindows {
   private long diverged;
   private long mergedLaunches;
   private long launchesMerged;
-  /** Whether captures merge launches of one kernel ({@link LaunchMerging}). */
   private boolean merge;
 
   public LaunchWindows(Scheduler scheduler, GraphDevice device, Listener listener) {
@@ -181,12 +180,9 @@ public final class LaunchWindows {
     this.samples = new WindowSamples(scheduler.device(), listener::windowTimed);
   }
 
-  /**
-   * Replays every known window as its graph from now on, without sampling its device time: the
-   * device no longer judges between a window's graph and its launches in order ({@code judge=off}).
-   */
-  public void stopJudging() {
-    judging = false;
+  /** How known windows are issued from now on ({@code judge=}); {@link WindowJudging#ON} by default. */
+  public void judge(WindowJudging mode) {
+    judging = mode;
   }
 
   /**
@@ -286,7 +282,7 @@ public final class LaunchWindows {
     }
     if (window.graph != 0 && !signature.matches(window.signature)) {
       // Equal fingerprints, different launches: capture this one instead.
-      forget(known.remove(key));
+      KnownWindow.destroy(known.remove(key), device);
       window = new KnownWindow(heldCount);
       known.put(key, window);
     }
@@ -309,7 +305,7 @@ public final class LaunchWindows {
         if (withRoutines && !routinesStopped) {
           // A routine cuBLAS cannot capture: launches go on being replayed, routines are issued at once.
           routinesStopped = true;
-          forget(known.remove(key));
+          KnownWindow.destroy(known.remove(key), device);
           listener.routinesStopped("could not capture a graph with cuBLAS calls: " + e.getMessage());
         } else {
           stop("could not capture a graph: " + e.getMessage());
@@ -346,7 +342,7 @@ public final class LaunchWindows {
    */
   public void forgetAll() {
     end();
-    known.forEach(this::forget);
+    known.forEach(w -> KnownWindow.destroy(w, device));
     known.clear();
     prefixes.clear();
     succeeded.clear();
@@ -401,10 +397,7 @@ public final class LaunchWindows {
     }
   }
 
-  /**
-   * Makes captures merge independent launches of one kernel into one launch of its merged variant
-   * ({@link LaunchMerging}), from the next capture on; off by default.
-   */
+  /** Makes captures merge independent launches of one kernel ({@link LaunchMerging}); off by default. */
   public void mergeLaunches(boolean on) {
     merge = on;
   }
@@ -488,7 +481,8 @@ public final class LaunchWindows {
     if (!scheduler.capturing()) {
       samples.poll(); // a query during a capture could invalidate it
     }
-    int way = judging && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
+    int way = judging == WindowJudging.IN_ORDER ? WindowVerdict.SERIAL
+        : judging == WindowJudging.ON && !capturedNow ? window.verdict.next() : WindowVerdict.GRAPH;
     boolean serial = (way & WindowVerdict.SERIAL) != 0;
     CallRecord r = replay;
     CallRecord last = held[heldCount - 1];
@@ -527,9 +521,7 @@ public final class LaunchWindows {
       call.stream = lane;
       call.graphWindow = serial ? 0 : number;
       call.graphCaptured = capturedNow;
-      byte role = serial || window.mergeRoles == null ? LaunchMerging.ALONE : window.mergeRoles[i];
-      call.merged = role != LaunchMerging.ALONE;
-      call.firstMerged = role == LaunchMerging.FIRST_INSTANCE;
+      window.flagMerged(call, i, serial);
       call.eventRecorded = r.eventRecorded && i == 0;
       call.predecessorCount = 0;
       if (i == 0) {
@@ -588,13 +580,7 @@ public final class LaunchWindows {
     if (window.graph != 0) {
       evicted++;
     }
-    forget(window);
-  }
-
-  private void forget(KnownWindow window) {
-    if (window != null) {
-      window.destroy(device);
-    }
+    KnownWindow.destroy(window, device);
   }
 
   /** A 64-bit mix of two values (the finalizer of MurmurHash3 over their combination). */

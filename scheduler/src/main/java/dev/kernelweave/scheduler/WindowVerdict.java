@@ -12,12 +12,17 @@ package dev.kernelweave.scheduler;
  * all of them (the serial way keeps program order on one lane, which is at least the graph's
  * order): the choice changes only speed, never a result.
  *
- * <p>The graph is the default. Each way is sampled {@link #SAMPLES_TO_JUDGE} times before a verdict;
- * the serial way then replaces the graph only where its median cost is below {@link #SWITCH_BELOW}
- * of the graph's, and the graph comes back only where it is below that share of the serial way's
- * (hysteresis: two ways within a few percent never flap). Once judged, samples come
- * {@link #JUDGED_PERIOD} executions apart, every {@link #EXPLORE_EVERY}th of them of the way not
- * taken, so a verdict follows a program whose kernels change speed.
+ * <p>The graph is the default, and trying the other way costs: on an H100 a window of small kernels
+ * issued in order takes 3 to 30 times its graph's time. So the graph is sampled first (every
+ * {@link #JUDGING_PERIOD}th execution from the capture), the launches in order only from the
+ * {@link #TRIAL_AFTER}th execution on (a short program never pays for the trial), and a trial that
+ * costs more than {@link #LOSES_BY} times the graph's median ends the judging at once. Otherwise each
+ * way is sampled {@link #SAMPLES_TO_JUDGE} times; the other way then replaces the one taken only
+ * where its median cost is below {@link #SWITCH_BELOW} of it (hysteresis: two ways within a few
+ * percent never flap). Once judged, samples come {@link #JUDGED_PERIOD} executions apart, and every
+ * so often one of the way not taken, so that a verdict follows a program whose kernels change
+ * speed: every {@link #EXPLORE_EVERY}th sample, twice as rarely each time that way loses by more
+ * than {@link #LOSES_BY} again, up to every {@link #MAX_EXPLORE_EVERY}th.
  *
  * <p>Not thread-safe: used under the context's {@link Dispatch} lock, as its window is.
  */
@@ -31,10 +36,16 @@ final class WindowVerdict {
 
   static final int SAMPLES_TO_JUDGE = 3;
   static final double SWITCH_BELOW = 0.9;
-  /** Executions between samples before the verdict: the first ones after a capture are not typical. */
+  static final double LOSES_BY = 2.0;
+  /** Executions between samples before the verdict. */
   static final int JUDGING_PERIOD = 4;
-  static final int JUDGED_PERIOD = 64;
+  /** The first execution of a shape that may be timed. */
+  static final int FIRST_SAMPLE = 40;
+  /** The first execution at which the launches in order may be tried. */
+  static final int TRIAL_AFTER = 64;
+  static final int JUDGED_PERIOD = 128;
   static final int EXPLORE_EVERY = 8;
+  static final int MAX_EXPLORE_EVERY = 1024;
   /** The samples kept per way: the median of the latest ones. */
   private static final int KEPT = 5;
 
@@ -44,22 +55,27 @@ final class WindowVerdict {
   private boolean judged;
   private long executions;
   private long samplesSinceVerdict;
+  private int exploreEvery = EXPLORE_EVERY;
   /** A sample asked for and not yet answered: no second one of this window meanwhile. */
   private boolean pending;
 
   /** Which way to issue this execution ({@link #GRAPH} or {@link #SERIAL}), with {@link #SAMPLE} when it is to be timed. */
   int next() {
     executions++;
-    if (pending || executions % (judged ? JUDGED_PERIOD : JUDGING_PERIOD) != 0) {
+    if (pending || executions < FIRST_SAMPLE || executions % (judged ? JUDGED_PERIOD : JUDGING_PERIOD) != 0) {
       return chosen;
     }
-    pending = true;
     if (!judged) {
-      // The graph first, then alternating, until each way has its samples.
-      int way = counts[GRAPH] <= counts[SERIAL] ? GRAPH : SERIAL;
+      // The graph until it has its samples, then alternating, the other way not before its trial.
+      int way = counts[GRAPH] < SAMPLES_TO_JUDGE || counts[GRAPH] <= counts[SERIAL] ? GRAPH : SERIAL;
+      if (way == SERIAL && executions < TRIAL_AFTER) {
+        return chosen;
+      }
+      pending = true;
       return way | SAMPLE;
     }
-    boolean explore = ++samplesSinceVerdict % EXPLORE_EVERY == 0;
+    pending = true;
+    boolean explore = ++samplesSinceVerdict % exploreEvery == 0;
     return (explore ? 1 - chosen : chosen) | SAMPLE;
   }
 
@@ -69,11 +85,20 @@ final class WindowVerdict {
     long cost = Math.max(hostNanos, deviceNanos);
     costs[way][counts[way] % KEPT] = cost;
     counts[way]++;
+    int other = 1 - chosen;
+    if (way == other && counts[chosen] > 0 && cost > LOSES_BY * median(chosen)) {
+      // Far behind: judged at once, and tried again more rarely.
+      judged = true;
+      exploreEvery = Math.min(MAX_EXPLORE_EVERY, exploreEvery * 2);
+      return;
+    }
+    if (way == other) {
+      exploreEvery = EXPLORE_EVERY;
+    }
     if (counts[GRAPH] < SAMPLES_TO_JUDGE || counts[SERIAL] < SAMPLES_TO_JUDGE) {
       return;
     }
     judged = true;
-    int other = 1 - chosen;
     if (median(other) < SWITCH_BELOW * median(chosen)) {
       chosen = other;
     }

@@ -12,6 +12,7 @@ import dev.kernelweave.scheduler.GraphDevice;
 import dev.kernelweave.scheduler.LaunchWindows;
 import dev.kernelweave.scheduler.Mutant;
 import dev.kernelweave.scheduler.Ticket;
+import dev.kernelweave.scheduler.WindowJudging;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,11 @@ abstract class CallRecording implements LaunchWindows.Listener {
     if (this.scheduler != null && this.scheduler.windows() != null) {
       // A program's windows must not depend on how fast this host runs it: no pause ever ends one.
       this.scheduler.windows().useClock(() -> 0L);
+      // Each way of issuing a known window, by the program's seed: most judged on the (random) times
+      // of the simulated device, some always in order, some always as graphs.
+      long h = program.seed() * 0xC2B2AE3D27D4EB4FL;
+      int pick = (int) Math.floorMod(h ^ (h >>> 29), 4L);
+      this.scheduler.windows().judge(pick == 0 ? WindowJudging.IN_ORDER : pick == 1 ? WindowJudging.OFF : WindowJudging.ON);
       // Every graph-capturing run merges what it may: a wrong merge shows against the serial run.
       this.scheduler.windows().mergeLaunches(true);
     }

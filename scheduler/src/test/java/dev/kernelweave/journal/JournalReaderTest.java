@@ -264,7 +264,7 @@ class JournalReaderTest {
     // starts with NOT_COMPLETE and no length. A follower there must wait, not report damage.
     Path dir = temp.resolve("journal");
     Path file = journalOf(dir, 10);
-    Path next = file.resolveSibling("99991231-235959T" + Journals.DATA_SUFFIX);
+    Path next = file.resolveSibling("99991231-235959T" + JournalStorage.DATA_SUFFIX);
     Files.write(next, ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN)
         .putInt(0, JournalReader.NOT_COMPLETE).array());
     Object[] r = readUntilDamage(dir);

@@ -132,6 +132,18 @@ class WindowJudgingTest {
   }
 
   @Test
+  void inOrderIssuesEveryKnownWindowsLaunchesInProgramOrderAndTimesNone() {
+    dispatch.windows().judge(WindowJudging.IN_ORDER);
+    iterations(3);
+    for (int i = 0; i < 20; i++) {
+      List<String> issued = iteration();
+      assertEquals(List.of("launch " + (seq - 3) + " k=0", "launch " + (seq - 2) + " k=0", "launch " + (seq - 1) + " k=0"),
+          issued);
+    }
+    assertEquals(List.of(), timed);
+  }
+
+  @Test
   void withoutTimingOrWithJudgingOffEveryWindowIsReplayed() {
     device.canTime = false;
     device.graphNanos = 90_000;
@@ -145,7 +157,7 @@ class WindowJudgingTest {
 
   @Test
   void judgingOffReplaysEveryWindowAndSamplesNone() {
-    dispatch.windows().stopJudging();
+    dispatch.windows().judge(WindowJudging.OFF);
     device.graphNanos = 90_000;
     device.serialNanos = 1;
     iterations(200);

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class WindowVerdictTest {
@@ -15,8 +17,9 @@ class WindowVerdictTest {
 
   /** Runs executions until one is to be sampled, and returns its way (without the sample bit). */
   private int nextSampled() {
-    for (int i = 0; i < 10_000; i++) {
+    for (int i = 0; i < 1_000_000; i++) {
       int way = verdict.next();
+      executions++;
       if ((way & SAMPLE) != 0) {
         return way & ~SAMPLE;
       }
@@ -33,16 +36,56 @@ class WindowVerdictTest {
     }
   }
 
+  /** The executions so far, counted as {@link #nextSampled} runs them. */
+  private long executions;
+
   @Test
-  void theGraphIsTakenUntilBothWaysAreSampled() {
+  void theGraphIsSampledFirstAndTheLaunchesInOrderOnlyFromTheirTrialOn() {
     assertEquals(GRAPH, verdict.chosen());
     assertEquals(GRAPH, nextSampled(), "the graph is sampled first");
     for (int i = 0; i < 3 * WindowVerdict.JUDGING_PERIOD; i++) {
       assertEquals(GRAPH, verdict.next(), "no second sample while one is in flight");
+      executions++;
     }
     verdict.sampled(GRAPH, 1_000, 50_000);
+    assertEquals(GRAPH, nextSampled());
+    verdict.sampled(GRAPH, 1_000, 50_000);
+    assertEquals(GRAPH, nextSampled());
+    verdict.sampled(GRAPH, 1_000, 50_000);
     assertEquals(SERIAL, nextSampled(), "then the other way");
+    assertTrue(executions >= WindowVerdict.TRIAL_AFTER, "not before its trial: " + executions);
     assertFalse(verdict.judged());
+  }
+
+  @Test
+  void aTrialFarBehindTheGraphEndsTheJudgingAtOnceAndIsRepeatedEverMoreRarely() {
+    for (int i = 0; i < 3; i++) {
+      assertEquals(GRAPH, nextSampled());
+      verdict.sampled(GRAPH, 10_000, 40_000);
+    }
+    assertEquals(SERIAL, nextSampled());
+    verdict.sampled(SERIAL, 120_000, 130_000); // three times the graph's cost
+    assertTrue(verdict.judged());
+    assertEquals(GRAPH, verdict.chosen());
+    List<Long> trials = new ArrayList<>();
+    long start = executions;
+    while (executions - start < 1_000_000) {
+      int way = nextSampled();
+      if (way == SERIAL) {
+        trials.add(executions);
+        verdict.sampled(SERIAL, 120_000, 130_000);
+      } else {
+        verdict.sampled(GRAPH, 10_000, 40_000);
+      }
+    }
+    assertTrue(trials.size() >= 3, trials.toString());
+    for (int i = 2; i < trials.size(); i++) {
+      assertTrue(trials.get(i) - trials.get(i - 1) >= trials.get(i - 1) - trials.get(i - 2),
+          "each trial further from the last: " + trials);
+    }
+    long last = trials.get(trials.size() - 1) - trials.get(trials.size() - 2);
+    assertEquals((long) WindowVerdict.MAX_EXPLORE_EVERY * WindowVerdict.JUDGED_PERIOD, last,
+        "at most every " + WindowVerdict.MAX_EXPLORE_EVERY + "th sample: " + trials);
   }
 
   @Test
@@ -83,6 +126,21 @@ class WindowVerdictTest {
     }
     assertTrue(explored >= 3, "the way not taken is sampled every " + WindowVerdict.EXPLORE_EVERY + "th sample");
     assertEquals(GRAPH, verdict.chosen(), "the verdict follows the device");
+  }
+
+  @Test
+  void aShortProgramPaysForNoJudging() {
+    for (int i = 1; i < WindowVerdict.FIRST_SAMPLE; i++) {
+      assertEquals(GRAPH, verdict.next(), "execution " + i + ": the graph, not timed");
+    }
+    for (int i = WindowVerdict.FIRST_SAMPLE; i < WindowVerdict.TRIAL_AFTER; i++) {
+      int way = verdict.next();
+      assertEquals(GRAPH, way & ~SAMPLE, "execution " + i);
+      if ((way & SAMPLE) != 0) {
+        verdict.sampled(GRAPH, 1_000, 1_000_000);
+      }
+    }
+    assertEquals(3, verdict.samples(GRAPH));
   }
 
   @Test

@@ -5,8 +5,8 @@ import dev.kernelweave.agent.cli.inspect.DependencyGraph;
 import dev.kernelweave.agent.cli.inspect.GraphvizDot;
 import dev.kernelweave.agent.cli.inspect.InspectException;
 import dev.kernelweave.agent.cli.inspect.Journal;
+import dev.kernelweave.agent.cli.inspect.JournalStats;
 import dev.kernelweave.agent.cli.inspect.OutputFile;
-import dev.kernelweave.agent.cli.inspect.Stats;
 import dev.kernelweave.agent.cli.inspect.TailFormat;
 import dev.kernelweave.call.CallRecord;
 import java.io.BufferedOutputStream;
@@ -32,8 +32,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -94,55 +92,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     command[0] = "inspect";
     System.arraycopy(args, 0, command, 1, args.length);
     return Main.run(command, out, err, zone);
-  }
-
-  /** What every subcommand shares: the journal directory, help, and how it reports. */
-  abstract static class JournalCommand implements Callable<Integer>, Main.UsageAfterErrors {
-
-    @Parameters(paramLabel = "DIR", arity = "0..*", hideParamSyntax = true,
-        description = "a run's journal directory, or a directory of runs (the newest is read)")
-    private List<Path> directories = List.of();
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
-    private boolean help;
-
-    @Spec CommandSpec spec;
-
-    final PrintStream out;
-    final PrintStream err;
-    final ZoneId zone;
-
-    JournalCommand(CommandIo io) {
-      this.out = io.out();
-      this.err = io.err();
-      this.zone = io.zone();
-    }
-
-    @Override
-    public Integer call() {
-      if (directories.isEmpty()) {
-        throw usage(spec.name() + " needs a journal directory");
-      }
-      if (directories.size() > 1) {
-        throw usage(spec.name() + " takes one journal directory, not " + directories);
-      }
-      check();
-      try {
-        return read(directories.get(0));
-      } catch (InspectException e) {
-        err.println("kernelweave inspect: " + e.getMessage());
-        return e.exitCode();
-      }
-    }
-
-    /** Checks the options together, before anything is read. */
-    void check() {}
-
-    abstract int read(Path directory) throws InspectException;
-
-    ParameterException usage(String message) {
-      return new ParameterException(spec.commandLine(), message);
-    }
   }
 
   @Command(
@@ -223,7 +172,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     private String kernelGlob;
 
     /** How many of the last calls to print; -1 for every call. */
-    private long last = -1;
+    private long last;
     /** Only launches of kernels whose name matches; null for every call. */
     private PathMatcher kernel;
 
@@ -233,9 +182,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
     @Override
     void check() {
-      if (lastText != null) {
-        last = count("-n", lastText);
-      }
+      last = number("-n", lastText, -1, 0, "a number of calls (0 or more)");
       if (kernelGlob != null) {
         try {
           kernel = FileSystems.getDefault().getPathMatcher("glob:" + kernelGlob);
@@ -244,18 +191,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
               + e.getMessage().lines().findFirst().orElse(""));
         }
       }
-    }
-
-    private long count(String option, String value) {
-      try {
-        long n = Long.parseLong(value);
-        if (n >= 0) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // Said below.
-      }
-      throw usage(option + " needs a number of calls (0 or more), not '" + value + "'");
     }
 
     @Override
@@ -292,8 +227,8 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "where to write it (default: standard output, DOT only)")
     private Path output;
 
-    private long from = Long.MIN_VALUE;
-    private long to = Long.MAX_VALUE;
+    private long from;
+    private long to;
 
     DagCommand(CommandIo io) {
       super(io);
@@ -301,12 +236,8 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
     @Override
     void check() {
-      if (fromText != null) {
-        from = seq("--from", fromText);
-      }
-      if (toText != null) {
-        to = seq("--to", toText);
-      }
+      from = number("--from", fromText, Long.MIN_VALUE, Long.MIN_VALUE, "a sequence number");
+      to = number("--to", toText, Long.MAX_VALUE, Long.MIN_VALUE, "a sequence number");
       if (svg && png) {
         throw usage("choose one of --svg and --png");
       }
@@ -322,14 +253,6 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
     /** svg or png, drawn by Graphviz; null for DOT text. */
     private String image() {
       return svg ? "svg" : png ? "png" : null;
-    }
-
-    private long seq(String option, String value) {
-      try {
-        return Long.parseLong(value);
-      } catch (NumberFormatException e) {
-        throw usage(option + " needs a sequence number, not '" + value + "'");
-      }
     }
 
     @Override
@@ -369,7 +292,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
   private static int stats(Path directory, long since, String sinceText, String format, PrintStream out,
       PrintStream err, ZoneId zone) throws InspectException {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     try (Journal journal = Journal.open(directory, err)) {
       journal.forEach(r -> {
         if (r.startNanos >= since) {

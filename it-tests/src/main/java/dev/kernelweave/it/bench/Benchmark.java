@@ -103,7 +103,7 @@ public final class Benchmark {
       out.printf("device %s; start-up only%nagent %s=%s%n%n", device, agent, options.agentOptions());
       StartupCost startup = new Benchmark(options, runner, journals, agent, out).measureStartup();
       out.println();
-      out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath, null), List.of(), startup)
+      out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath, null), List.of(), startup, "")
           .startupLine());
       return startup.failure() == null ? 0 : FAILED;
     }

@@ -69,13 +69,7 @@ public final class Json {
 
   private Map<String, Object> object() {
     Map<String, Object> members = new LinkedHashMap<>();
-    at++;
-    skipSpace();
-    if (peek() == '}') {
-      at++;
-      return members;
-    }
-    while (true) {
+    sequence('}', () -> {
       skipSpace();
       if (peek() != '"') {
         throw error("expected a member name");
@@ -84,32 +78,35 @@ public final class Json {
       skipSpace();
       expect(':');
       members.put(name, value());
-      skipSpace();
-      if (peek() == ',') {
-        at++;
-      } else {
-        expect('}');
-        return members;
-      }
-    }
+    });
+    return members;
   }
 
   private List<Object> array() {
     List<Object> elements = new ArrayList<>();
+    sequence(']', () -> elements.add(value()));
+    return elements;
+  }
+
+  /**
+   * Reads, from its opening bracket to {@code close}, a sequence of items separated by commas, each
+   * by {@code item}; an empty sequence calls it never.
+   */
+  private void sequence(char close, Runnable item) {
     at++;
     skipSpace();
-    if (peek() == ']') {
+    if (peek() == close) {
       at++;
-      return elements;
+      return;
     }
     while (true) {
-      elements.add(value());
+      item.run();
       skipSpace();
       if (peek() == ',') {
         at++;
       } else {
-        expect(']');
-        return elements;
+        expect(close);
+        return;
       }
     }
   }

@@ -5,57 +5,38 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
-/** The benchmark's results: the table, the JSON file and the chart. */
-public final class Report {
-  private final String device;
-  private final String timestamp;
-  private final String command;
-  private final Map<String, Object> settings;
-  private final List<WorkloadMeasurement> workloads;
-  private final StartupCost startup;
-  private final String fileSuffix;
+/**
+ * The benchmark's results: the table, the JSON file and the chart. Immutable.
+ *
+ * @param device the GPU's name
+ * @param timestamp when the benchmark started (ISO 8601)
+ * @param command the benchmark's command line
+ * @param settings how it ran (rounds, repetitions, agent...), written as they are, in their order
+ * @param workloads what it measured: workloads and corpus programs
+ * @param startup the agent's start-up cost, null where it was not measured
+ * @param fileSuffix what the results files add to the device's name: empty, or {@code -short} for
+ *     the short regime
+ */
+public record Report(
+    String device,
+    String timestamp,
+    String command,
+    Map<String, Object> settings,
+    List<WorkloadMeasurement> workloads,
+    StartupCost startup,
+    String fileSuffix) {
 
-  /** The results of one regime whose files are named after the device alone. */
-  public Report(
-      String device,
-      String timestamp,
-      String command,
-      Map<String, Object> settings,
-      List<WorkloadMeasurement> workloads,
-      StartupCost startup) {
-    this(device, timestamp, command, settings, workloads, startup, "");
-  }
-
-  /**
-   * @param device the GPU's name
-   * @param timestamp when the benchmark started (ISO 8601)
-   * @param command the benchmark's command line
-   * @param settings how it ran (rounds, repetitions, agent...), written as they are
-   * @param workloads what it measured: workloads and corpus programs
-   * @param startup the agent's start-up cost, null where it was not measured
-   * @param fileSuffix what the results files add to the device's name ({@code -short} for the
-   *     short regime)
-   */
-  public Report(
-      String device,
-      String timestamp,
-      String command,
-      Map<String, Object> settings,
-      List<WorkloadMeasurement> workloads,
-      StartupCost startup,
-      String fileSuffix) {
-    this.fileSuffix = fileSuffix;
-    this.device = device;
-    this.timestamp = timestamp;
-    this.command = command;
-    this.settings = new LinkedHashMap<>(settings);
-    this.workloads = List.copyOf(workloads);
-    this.startup = startup;
+  public Report {
+    settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+    workloads = List.copyOf(workloads);
   }
 
   /** The workloads whose speedups the geometric means cover: those that ran cleanly, chain aside. */
@@ -98,48 +79,30 @@ public final class Report {
 
   /** The results as a text table, with the summary lines under it. */
   public String table() {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(
+    StringBuilder out = new StringBuilder();
+    List<WorkloadMeasurement> measured = workloads.stream().filter(w -> !w.corpus()).toList();
+    appendMeasured(
+        out,
         new String[] {
           "workload", "serial ms", "agent ms", "tuned ms", "graph ms", "agent", "tuned", "graph", "agent/tuned",
           "agent/graph", "outputs"
+        },
+        measured,
+        w -> new String[] {
+          w.name(),
+          time(w.summary(Way.SERIAL)),
+          time(w.summary(Way.AGENT)),
+          time(w.summary(Way.TUNED)),
+          time(w.summary(Way.GRAPH)),
+          times(w.speedup(Way.AGENT)),
+          times(w.speedup(Way.TUNED)),
+          times(w.speedup(Way.GRAPH)),
+          percent(w.agentOfTunedPercent()),
+          percent(w.agentOfGraphPercent()),
+          outputs(w)
         });
-    List<String> failures = new ArrayList<>();
-    for (WorkloadMeasurement w : workloads) {
-      if (w.corpus()) {
-        continue;
-      }
-      if (w.failure() != null) {
-        rows.add(new String[] {w.name(), "failed", "", "", "", "", "", "", "", "", ""});
-        failures.add(w.name() + ": " + w.failure());
-        continue;
-      }
-      rows.add(
-          new String[] {
-            w.name(),
-            time(w.summary(Way.SERIAL)),
-            time(w.summary(Way.AGENT)),
-            time(w.summary(Way.TUNED)),
-            time(w.summary(Way.GRAPH)),
-            times(w.speedup(Way.AGENT)),
-            times(w.speedup(Way.TUNED)),
-            times(w.speedup(Way.GRAPH)),
-            percent(w.agentOfTunedPercent()),
-            percent(w.agentOfGraphPercent()),
-            w.outputsEqual() ? "equal" : "DIFFER"
-          });
-    }
-    StringBuilder out = new StringBuilder();
-    appendRows(out, rows, true);
     out.append("ms: median [min-max] of every timed repetition; speedups: serial median / median\n");
-    for (WorkloadMeasurement w : workloads) {
-      if (w.failure() == null && !w.outputsEqual()) {
-        failures.add(w.name() + ": outputs differ: " + w.outputDifference());
-      }
-    }
-    for (String failure : failures) {
-      out.append("failed ").append(failure).append('\n');
-    }
+    appendFailures(out, measured);
     List<WorkloadMeasurement> covered = speedupWorkloads();
     out.append(
         String.format(
@@ -164,32 +127,15 @@ public final class Report {
 
   /** The corpus programs (serial and agent only: no hand-tuned twin), with their geometric mean. */
   public String corpusTable() {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"corpus", "serial ms", "agent ms", "agent", "outputs"});
-    List<String> failures = new ArrayList<>();
-    for (WorkloadMeasurement w : corpus()) {
-      if (w.failure() != null) {
-        rows.add(new String[] {w.name(), "failed", "", "", ""});
-        failures.add(w.name() + ": " + w.failure());
-        continue;
-      }
-      if (!w.outputsEqual()) {
-        failures.add(w.name() + ": outputs differ: " + w.outputDifference());
-      }
-      rows.add(
-          new String[] {
-            w.name(),
-            time(w.summary(Way.SERIAL)),
-            time(w.summary(Way.AGENT)),
-            times(w.speedup(Way.AGENT)),
-            w.outputsEqual() ? "equal" : "DIFFER"
-          });
-    }
     StringBuilder out = new StringBuilder();
-    appendRows(out, rows, true);
-    for (String failure : failures) {
-      out.append("failed ").append(failure).append('\n');
-    }
+    appendMeasured(
+        out,
+        new String[] {"corpus", "serial ms", "agent ms", "agent", "outputs"},
+        corpus(),
+        w -> new String[] {
+          w.name(), time(w.summary(Way.SERIAL)), time(w.summary(Way.AGENT)), times(w.speedup(Way.AGENT)), outputs(w)
+        });
+    appendFailures(out, corpus());
     out.append(
         String.format(
             Locale.ROOT,
@@ -264,6 +210,46 @@ public final class Report {
       out.append("start-up: ").append(startup.failure()).append('\n');
     }
     return out.toString();
+  }
+
+  /**
+   * Appends the table of {@code measured}: {@code header}, then a row a workload, {@code cells} of
+   * it, or where it failed its name and {@code failed} with the other cells empty.
+   */
+  private static void appendMeasured(
+      StringBuilder out,
+      String[] header,
+      List<WorkloadMeasurement> measured,
+      Function<WorkloadMeasurement, String[]> cells) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(header);
+    for (WorkloadMeasurement w : measured) {
+      if (w.failure() == null) {
+        rows.add(cells.apply(w));
+      } else {
+        String[] failed = new String[header.length];
+        Arrays.fill(failed, "");
+        failed[0] = w.name();
+        failed[1] = "failed";
+        rows.add(failed);
+      }
+    }
+    appendRows(out, rows, true);
+  }
+
+  /** Appends a line {@code failed NAME: why} for each of {@code measured} that failed or whose outputs differ. */
+  private static void appendFailures(StringBuilder out, List<WorkloadMeasurement> measured) {
+    for (WorkloadMeasurement w : measured) {
+      if (w.failure() != null) {
+        out.append("failed ").append(w.name()).append(": ").append(w.failure()).append('\n');
+      } else if (!w.outputsEqual()) {
+        out.append("failed ").append(w.name()).append(": outputs differ: ").append(w.outputDifference()).append('\n');
+      }
+    }
+  }
+
+  private static String outputs(WorkloadMeasurement w) {
+    return w.outputsEqual() ? "equal" : "DIFFER";
   }
 
   /**

@@ -3,31 +3,27 @@ package dev.kernelweave.it.bench;
 /** The ways the benchmark runs each workload. */
 public enum Way {
   /** The plain serial program, no agent: the baseline. */
-  SERIAL("serial", false, false),
+  SERIAL("serial"),
   /** The same serial program under the agent, scheduling. */
-  AGENT("serial", true, false),
+  AGENT("serial"),
   /** The hand-tuned multi-stream twin, no agent: the bar. */
-  TUNED("tuned", false, false),
+  TUNED("tuned"),
   /**
    * The serial program under the agent in {@code mode=passthrough}: every call as written, only
    * journaled. Its journal gives each call's host time without the scheduler, beside {@link
    * #AGENT}'s.
    */
-  PASSTHROUGH("serial", true, true),
+  PASSTHROUGH("serial"),
   /**
    * The graph twin, no agent: the tuned twin's work captured once into CUDA graphs by hand and
    * replayed, the ceiling for a tool that leaves the program unchanged.
    */
-  GRAPH("graph", false, false);
+  GRAPH("graph");
 
   private final String variant;
-  private final boolean withAgent;
-  private final boolean passthrough;
 
-  Way(String variant, boolean withAgent, boolean passthrough) {
+  Way(String variant) {
     this.variant = variant;
-    this.withAgent = withAgent;
-    this.passthrough = passthrough;
   }
 
   /** The workload variant this way runs ({@code --variant}). */
@@ -37,12 +33,12 @@ public enum Way {
 
   /** Whether this way runs under the agent. */
   public boolean withAgent() {
-    return withAgent;
+    return this == AGENT || this == PASSTHROUGH;
   }
 
   /** Whether the agent runs in {@code mode=passthrough}, whatever the agent options say. */
   public boolean passthrough() {
-    return passthrough;
+    return this == PASSTHROUGH;
   }
 
   /** The name used in tables and files. */

@@ -36,7 +36,7 @@ class ReportTest {
 
   static Report report(List<WorkloadMeasurement> workloads, StartupCost startup) {
     return new Report(
-        "NVIDIA H100 80GB HBM3", "2025-01-01T00:00Z", "java Benchmark", Map.of("rounds", 5), workloads, startup);
+        "NVIDIA H100 80GB HBM3", "2025-01-01T00:00Z", "java Benchmark", Map.of("rounds", 5), workloads, startup, "");
   }
 
   /** {@link #measured} with two passthrough and agent journals' launch host times. */

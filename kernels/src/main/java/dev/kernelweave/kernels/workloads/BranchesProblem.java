@@ -68,10 +68,8 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
         + " kernels, "
         + n
         + " floats each, "
-        + Problem.grid(blocks, threads)
-        + ", "
-        + rounds
-        + " rounds; 1 join kernel";
+        + Problem.launches(blocks, threads, rounds)
+        + "; 1 join kernel";
   }
 
   @Override

@@ -116,7 +116,7 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
     @Override
     protected void setUpVariant() {
       super.setUpVariant();
-      steps = cuda.graph(stream, new CUstream[0], () -> launchSteps(stream));
+      steps = cuda.graph(stream, () -> launchSteps(stream));
     }
 
     @Override

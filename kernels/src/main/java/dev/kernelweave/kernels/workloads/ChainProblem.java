@@ -52,10 +52,7 @@ public record ChainProblem(int length, int n, int blocks, int threads, int round
         + " kernels in place, "
         + n
         + " floats, "
-        + Problem.grid(blocks, threads)
-        + ", "
-        + rounds
-        + " rounds";
+        + Problem.launches(blocks, threads, rounds);
   }
 
   @Override

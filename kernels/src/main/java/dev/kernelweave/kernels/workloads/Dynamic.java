@@ -219,7 +219,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
       expertGraphs = new CUgraphExec[p.experts()];
       for (int e = 0; e < p.experts(); e++) {
         int expert = e;
-        expertGraphs[e] = cuda.graph(streams[e], new CUstream[0], () -> launchExpert(expert, streams[expert]));
+        expertGraphs[e] = cuda.graph(streams[e], () -> launchExpert(expert, streams[expert]));
       }
     }
 

@@ -86,10 +86,7 @@ public record DynamicProblem(
         + " kernels, 1 combine), "
         + n
         + " floats, "
-        + Problem.grid(blocks, threads)
-        + ", "
-        + rounds
-        + " rounds";
+        + Problem.launches(blocks, threads, rounds);
   }
 
   @Override

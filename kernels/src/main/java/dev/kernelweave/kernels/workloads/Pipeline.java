@@ -96,11 +96,7 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
 
     @Override
     public byte[] output() {
-      Outputs.Builder bytes = Outputs.builder(p.batches() * p.n());
-      for (float[] result : results) {
-        bytes.floats(result);
-      }
-      return bytes.toBytes();
+      return Outputs.floats(results);
     }
   }
 
@@ -234,7 +230,7 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
       batchGraphs = new CUgraphExec[p.batches()];
       for (int b = 0; b < p.batches(); b++) {
         int batch = b;
-        batchGraphs[b] = cuda.graph(streams[b], new CUstream[0], () -> queueBatchWork(batch, streams[batch]));
+        batchGraphs[b] = cuda.graph(streams[b], () -> queueBatchWork(batch, streams[batch]));
       }
     }
 

@@ -79,10 +79,7 @@ public record PipelineProblem(String name, int batches, int n, int blocks, int t
         + " bytes), "
         + n
         + " floats each, "
-        + Problem.grid(blocks, threads)
-        + ", "
-        + rounds
-        + " rounds"
+        + Problem.launches(blocks, threads, rounds)
         + (isAsync() ? "; pinned memory, asynchronous copies, one stream" : "");
   }
 

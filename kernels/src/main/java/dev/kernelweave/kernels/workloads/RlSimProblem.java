@@ -71,10 +71,8 @@ public record RlSimProblem(int envs, int steps, int n, int blocks, int threads, 
         + " steps x 3 kernels (policy, dynamics, reward), "
         + n
         + " floats each, "
-        + Problem.grid(blocks, threads)
-        + ", "
-        + rounds
-        + " rounds; per step 1 total kernel and an 8-byte synchronous read-back";
+        + Problem.launches(blocks, threads, rounds)
+        + "; per step 1 total kernel and an 8-byte synchronous read-back";
   }
 
   @Override

@@ -250,20 +250,12 @@ public final class ChromeTrace implements AutoCloseable {
         if (i > 0) {
           b.append(' ');
         }
-        b.append('#').append(r.accessId[i]).append("+0x").append(Long.toHexString(r.accessOffset[i]))
-            .append('[').append(r.accessSize[i]).append("] ").append(r.accessMode(i).symbol());
+        TailFormat.appendAccess(b, r, i);
       }
       b.append('"');
     }
     if (r.predecessorCount > 0) {
-      b.append(",\"after\":[");
-      for (int i = 0; i < r.predecessorCount; i++) {
-        if (i > 0) {
-          b.append(',');
-        }
-        b.append(r.predecessors[i]);
-      }
-      b.append(']');
+      TailFormat.appendPredecessors(b.append(",\"after\":["), r).append(']');
     }
     if (r.graphWindow > 0) {
       b.append(",\"graphWindow\":").append(r.graphWindow).append(",\"graphCaptured\":").append(r.graphCaptured);

@@ -143,15 +143,7 @@ public final class Journal implements AutoCloseable {
 
   /** Reads the next call; false at the end of what has been written, or at damage. */
   public boolean next(CallRecord into) {
-    if (damage != null) {
-      return false;
-    }
-    try {
-      return reader.next(into);
-    } catch (JournalFormatException e) {
-      damage = e;
-      return false;
-    }
+    return readUnlessDamaged(reader::next, into);
   }
 
   /**
@@ -160,11 +152,21 @@ public final class Journal implements AutoCloseable {
    */
   public boolean follow(CallRecord into) {
     partlyRead = true;
+    return readUnlessDamaged(reader::follow, into);
+  }
+
+  /** One way of reading the next call from the reader. */
+  private interface Read {
+    boolean next(CallRecord into) throws JournalFormatException;
+  }
+
+  /** {@code read} into {@code into}; false, and no read, once damage was met, which it records. */
+  private boolean readUnlessDamaged(Read read, CallRecord into) {
     if (damage != null) {
       return false;
     }
     try {
-      return reader.follow(into);
+      return read.next(into);
     } catch (JournalFormatException e) {
       damage = e;
       return false;

@@ -25,6 +25,23 @@ public final class TailFormat {
 
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
+  /** Appends access {@code i} of {@code r} as {@code #id+0xoffset[size] mode}. */
+  static StringBuilder appendAccess(StringBuilder b, CallRecord r, int i) {
+    return b.append('#').append(r.accessId[i]).append("+0x").append(Long.toHexString(r.accessOffset[i]))
+        .append('[').append(r.accessSize[i]).append("] ").append(r.accessMode(i).symbol());
+  }
+
+  /** Appends the cross-stream predecessors of {@code r}, separated by commas. */
+  static StringBuilder appendPredecessors(StringBuilder b, CallRecord r) {
+    for (int i = 0; i < r.predecessorCount; i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append(r.predecessors[i]);
+    }
+    return b;
+  }
+
   private final DateTimeFormatter seconds;
   private final StringBuilder line = new StringBuilder(160);
   private long cachedSecond = Long.MIN_VALUE;
@@ -47,7 +64,7 @@ public final class TailFormat {
     long second = Math.floorDiv(r.startNanos, NANOS_PER_SECOND);
     if (second != cachedSecond) {
       cachedSecond = second;
-      cachedTime = seconds.format(Stats.instant(second * NANOS_PER_SECOND));
+      cachedTime = seconds.format(JournalStats.instant(second * NANOS_PER_SECOND));
     }
     int micros = (int) (Math.floorMod(r.startNanos, NANOS_PER_SECOND) / 1000);
     b.append(cachedTime).append('.');
@@ -79,20 +96,13 @@ public final class TailFormat {
       b.append(' ').append(r.bytes).append('B');
     }
     for (int i = 0; i < r.accessCount; i++) {
-      b.append(" #").append(r.accessId[i]).append("+0x").append(Long.toHexString(r.accessOffset[i]))
-          .append('[').append(r.accessSize[i]).append("] ").append(r.accessMode(i).symbol());
+      appendAccess(b.append(' '), r, i);
     }
     if (r.touchesUnknownMemory) {
       b.append(" unknown-memory");
     }
     if (r.predecessorCount > 0) {
-      b.append(" after ");
-      for (int i = 0; i < r.predecessorCount; i++) {
-        if (i > 0) {
-          b.append(',');
-        }
-        b.append(r.predecessors[i]);
-      }
+      appendPredecessors(b.append(" after "), r);
     }
     if (r.eventRecorded) {
       b.append(" +event");

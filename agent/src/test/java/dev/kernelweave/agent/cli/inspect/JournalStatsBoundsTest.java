@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** stats' tables stay bounded on a journal of more threads and kernels than it keeps apart. */
-class StatsBoundsTest {
+class JournalStatsBoundsTest {
 
   private static List<String> section(String printed, String title) {
     List<String> lines = printed.lines().toList();
@@ -31,7 +31,7 @@ class StatsBoundsTest {
 
   @Test
   void threadsAndKernelsPastTheBoundAreOneOtherRowAndStillCounted() {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     CallRecord r = new CallRecord();
     int threads = TopTable.TRACKED + 1000;
     for (int i = 0; i < threads; i++) {
@@ -62,7 +62,7 @@ class StatsBoundsTest {
 
   @Test
   void callsAreCountedPerPriorityClass() {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     CallRecord r = new CallRecord();
     PriorityClass[] classes = {PriorityClass.HIGH, PriorityClass.HIGH, PriorityClass.HIGH, PriorityClass.LOW,
         PriorityClass.NORMAL};

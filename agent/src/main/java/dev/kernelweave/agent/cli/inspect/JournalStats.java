@@ -19,7 +19,7 @@ import java.util.Map;
  * kernels and threads are counted apart up to {@link TopTable#TRACKED} each and printed up to the
  * {@link TopTable#SHOWN} busiest, the rest as one row; a bit per window replayed as a CUDA graph.
  */
-public final class Stats {
+public final class JournalStats {
 
   /** The sampled device times of windows, apart from the calls. */
   private final WindowTimes windowTimes = new WindowTimes();

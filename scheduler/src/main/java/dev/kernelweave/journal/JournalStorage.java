@@ -25,8 +25,11 @@ import net.openhft.chronicle.wire.WireType;
 import net.openhft.chronicle.wire.Wires;
 import net.openhft.posix.internal.PosixAPIHolder;
 
-/** How the journal uses Chronicle Queue, in one place for the writer and the reader. */
-final class Journals {
+/**
+ * How the journal is stored: Chronicle Queue's files, its start and its shutdown hook, and the
+ * private directories, in one place for the writer and the reader.
+ */
+final class JournalStorage {
 
   /** Chronicle's queue files: {@code *.cq4} for data, {@code metadata.cq4t} for the queue's table. */
   static final String DATA_SUFFIX = ".cq4";
@@ -43,7 +46,7 @@ final class Journals {
   private static volatile boolean started;
   private static volatile boolean hookRegistered;
 
-  private Journals() {}
+  private JournalStorage() {}
 
   /**
    * Makes Chronicle safe to start on another thread, even while the JVM exits; call it at the first

@@ -12,7 +12,7 @@ import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** What {@code inspect stats} and {@code trace} say of launches that ran merged. */
-class StatsMergedLaunchesTest {
+class JournalStatsMergedLaunchesTest {
 
   /** A launch replayed in window 1: alone, or an instance of a merged launch (the first or not). */
   private static CallRecord replayed(long seq, boolean merged, boolean first) {
@@ -32,7 +32,7 @@ class StatsMergedLaunchesTest {
 
   @Test
   void statsCountTheMergedLaunchesOfReplaysAndTheLaunchesTheyStoodFor() {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     stats.add(replayed(1, true, true));
     stats.add(replayed(2, true, false));
     stats.add(replayed(3, true, false));
@@ -66,7 +66,7 @@ class StatsMergedLaunchesTest {
 
   @Test
   void statsWithoutMergedLaunchesSayNothingOfThem() {
-    Stats stats = new Stats();
+    JournalStats stats = new JournalStats();
     stats.add(replayed(1, false, false));
     stats.add(replayed(2, false, false));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
