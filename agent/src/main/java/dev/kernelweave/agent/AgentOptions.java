@@ -32,14 +32,18 @@ import java.util.Properties;
  * @param judge how each known window is issued: as the device judges from sampled times ({@code
  *     on}), between its graph and its launches in order on one lane; always its graph ({@code off});
  *     always in order ({@code in-order})
+ * @param merge whether a repeated window's graph merges independent launches of one kernel into one
+ *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
-    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge) {
+    int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
+    boolean merge) {
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
-  static final String KEYS = "mode, journal, streams, ptx, graphs, judge, log, journal-keep, journal-max-bytes, priority, warmup";
+  static final String KEYS =
+      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -72,7 +76,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static AgentOptions defaults() {
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
-        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON);
+        ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
+        false);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -118,6 +123,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     long journalMaxBytes = o.journalMaxBytes();
     ThreadPriorities priority = o.priority();
     int warmupMillis = o.warmupMillis();
+    boolean merge = o.merge();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -165,11 +171,12 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
         }
         case "warmup" -> warmupMillis = v.equals("off") ? 0
             : wholeNumber("warmup", v, 0, MAX_WARMUP_MILLIS, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
+        case "merge" -> merge = onOff("merge", v);
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
-        judge);
+        judge, merge);
   }
 
   /** {@code v} as a whole number from {@code min} to {@code max}; otherwise {@link #bad}, saying what is {@code expected}. */

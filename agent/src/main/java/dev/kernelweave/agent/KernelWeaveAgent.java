@@ -46,7 +46,7 @@ public final class KernelWeaveAgent {
             public LaunchJournal get() {
               return AgentJournal.open(options);
             }
-          }, options.priority(), options.judge(), BrokenSchedulerProperty.orderingRules()));
+          }, options.priority(), options.judge(), options.merge(), BrokenSchedulerProperty.orderingRules()));
       JitWarmup warmup = JitWarmup.schedule(options);
       InterceptorInstaller installer = new InterceptorInstaller();
       ExitHook exitHook = new ExitHook();

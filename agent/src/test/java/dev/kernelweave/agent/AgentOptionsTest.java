@@ -30,6 +30,7 @@ class AgentOptionsTest {
     assertTrue(o.ptx());
     assertTrue(o.graphs());
     assertEquals(WindowJudging.ON, o.judge());
+    assertFalse(o.merge(), "merging is off until measured on a GPU");
     assertEquals(AgentLog.Level.INFO, o.log());
   }
 
@@ -40,6 +41,14 @@ class AgentOptionsTest {
     AgentOptions.InvalidOption e = assertThrows(AgentOptions.InvalidOption.class,
         () -> AgentOptions.parse("judge=graph", none));
     assertTrue(e.getMessage().contains("judge=graph") && e.getMessage().contains("on, off or in-order"), e.getMessage());
+  }
+
+  @Test
+  void mergeIsOnOrOff() {
+    assertTrue(AgentOptions.parse("merge=on", none).merge());
+    assertFalse(AgentOptions.parse("merge=off", none).merge());
+    var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("merge=yes", none));
+    assertTrue(e.getMessage().contains("merge=yes") && e.getMessage().contains("on or off"), e.getMessage());
   }
 
   @Test

@@ -46,6 +46,9 @@ public final class AgentState {
   final LongMap<KernelInfo> kernels = new LongMap<>();
   /** The kernels of each module loaded from PTX, by module handle. */
   final LongMap<Map<String, KernelInfo>> kernelsByModule = new LongMap<>();
+  /** Where launches are merged ({@link InterceptorSettings#merge}): each PTX module's text, and each function's. */
+  final LongMap<String> ptxByModule = new LongMap<>();
+  final LongMap<String> ptxByFunction = new LongMap<>();
   final LongMap<ContextScheduling> contexts = new LongMap<>();
   /** Primary context handles by device ordinal, as the program retained them. */
   private final LongMap<Long> primaryContexts = new LongMap<>();
@@ -122,7 +125,8 @@ public final class AgentState {
         if (AgentLog.debugEnabled() && cs.dispatch.windows() != null) {
           long[] c = cs.dispatch.windows().counters();
           AgentLog.debug("graphs of context 0x" + Long.toHexString(context) + ": " + c[0] + " captured, " + c[1]
-              + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged");
+              + " replayed, " + c[2] + " evicted, " + c[3] + " launches replayed, " + c[4] + " windows diverged, "
+              + c[5] + " merged launches replayed for " + c[6] + " launches");
         }
         if (cs.dispatch.holding()) {
           JCudaNatives.makeCurrent(context);
@@ -186,7 +190,8 @@ public final class AgentState {
         cs = contexts.get(context);
         if (cs == null) {
           InterceptorSettings s = settings;
-          cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled(), s.rules());
+          cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled(), s.rules(),
+              s.merge() && s.ptx());
           cs.judge(s.judge());
           contexts.put(context, cs);
         }

@@ -25,14 +25,19 @@ final class ContextScheduling {
    * @param priorityLanes whether high and low calls get lanes of their own, created with the
    *     device's greatest and least stream priorities
    * @param rules {@link OrderingRules#CUDA}, but for the fuzz through the agent ({@link InterceptorSettings#rules})
+   * @param merge whether graphs merge independent launches of one kernel
    */
   ContextScheduling(AgentState state, long context, int streams, boolean graphs, boolean priorityLanes,
-      OrderingRules rules) {
+      OrderingRules rules, boolean merge) {
     this.context = context;
     int classLanes = Scheduler.classLanes(priorityLanes);
     this.device = new JCudaStreamDevice(Scheduler.poolLanes(streams, classLanes));
     this.dispatch = new Dispatch(device, streams, classLanes, rules,
-        graphs ? new JCudaGraphDevice(device, state.libraries) : null, graphs ? new HeldLaunches(state, context) : null);
+        graphs ? new JCudaGraphDevice(device, state.libraries, merge ? MERGE_SOURCE : null) : null,
+        graphs ? new HeldLaunches(state, context) : null);
+    if (graphs && merge) {
+      dispatch.windows().mergeLaunches(true);
+    }
   }
 
   /** How known windows are issued ({@code judge=}). */
@@ -41,6 +46,19 @@ final class ContextScheduling {
       dispatch.windows().judge(mode);
     }
   }
+
+  /** The modules' PTX and its merged variants, as the interceptor learned them. */
+  private static final JCudaGraphDevice.MergeSource MERGE_SOURCE = new JCudaGraphDevice.MergeSource() {
+    @Override
+    public String ptx(long function) {
+      return Modules.ptxOf(function);
+    }
+
+    @Override
+    public java.util.Map<String, dev.kernelweave.ptx.MergedKernel> variants(String ptx) {
+      return PtxKernels.mergedVariants(ptx);
+    }
+  };
 
   /** Journals a held launch once issued, as {@link Calls#end} journals the others, and the windows' device times. */
   private static final class HeldLaunches implements LaunchWindows.Listener {

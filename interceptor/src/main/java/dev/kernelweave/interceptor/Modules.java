@@ -6,6 +6,7 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
+import dev.kernelweave.ptx.PtxAnalyzer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -92,6 +93,9 @@ public final class Modules {
     }
     if (!loaded.kernels().isEmpty()) {
       state.kernelsByModule.put(JCudaPointers.nativePointer(module), loaded.kernels());
+      if (s.merge()) {
+        PtxAnalyzer.text(image).ifPresent(text -> state.ptxByModule.put(JCudaPointers.nativePointer(module), text));
+      }
     }
   }
 
@@ -104,6 +108,20 @@ public final class Modules {
     Map<String, KernelInfo> kernels = state.kernelsByModule.get(JCudaPointers.nativePointer(module));
     KernelInfo info = kernels == null ? null : kernels.get(name);
     state.kernels.put(JCudaPointers.nativePointer(function), info != null ? info : KernelInfo.unknown(name));
+    String ptx = info != null ? state.ptxByModule.get(JCudaPointers.nativePointer(module)) : null;
+    if (ptx != null) {
+      state.ptxByFunction.put(JCudaPointers.nativePointer(function), ptx);
+    } else {
+      state.ptxByFunction.remove(JCudaPointers.nativePointer(function));
+    }
+  }
+
+  /**
+   * The PTX text of the module a function handle was found in, where launches are merged and the
+   * module was PTX; null otherwise.
+   */
+  static String ptxOf(long function) {
+    return AgentState.current().ptxByFunction.get(function);
   }
 
   /** The kernel behind a function handle; unknown (a barrier) when never seen through {@code cuModuleGetFunction}. */

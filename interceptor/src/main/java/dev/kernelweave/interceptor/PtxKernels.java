@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.ptx.KernelAccessSummary;
 import dev.kernelweave.ptx.KernelSummaryCache;
+import dev.kernelweave.ptx.MergedKernel;
 import dev.kernelweave.ptx.ModuleAccessSummary;
 import dev.kernelweave.ptx.ModuleVariable;
 import dev.kernelweave.ptx.ParameterExtent;
@@ -53,6 +54,11 @@ final class PtxKernels {
    */
   record Loaded(Map<String, KernelInfo> kernels, List<Variable> variables) {
     static final Loaded NOTHING = new Loaded(Map.of(), List.of());
+  }
+
+  /** The merged variants of the kernels of a module's PTX text, by kernel name, generated once per text. */
+  static Map<String, MergedKernel> mergedVariants(String ptx) {
+    return CACHE.mergedAll(ptx);
   }
 
   /** Each entry's parameter and module-variable uses, by kernel name; nothing when the image is not PTX. */

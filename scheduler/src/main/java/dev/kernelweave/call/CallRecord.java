@@ -144,6 +144,14 @@ public class CallRecord extends BytesInBinaryMarshallable {
   /** Whether that window's graph was captured at this replay (its first), rather than reused. */
   public boolean graphCaptured;
   /**
+   * For a launch issued inside a replayed graph: it ran as an instance of a merged launch, one
+   * launch of its kernel's merged variant standing for several of the window's launches
+   * ({@code scheduler/LaunchMerging}); {@link #firstMerged} for the first of them, so that a reader
+   * counts the merged launches. Journaled as flags of the same byte as {@link #graphCaptured}.
+   */
+  public boolean merged;
+  public boolean firstMerged;
+  /**
    * The launched function's handle ({@code CUfunction}), or the id the interceptor gave a cuBLAS
    * routine it may hold: for the agent to issue a held call itself. Not journaled.
    */
@@ -184,6 +192,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     barrier = false;
     graphWindow = 0;
     graphCaptured = false;
+    merged = false;
+    firstMerged = false;
     function = 0;
   }
 
@@ -335,6 +345,8 @@ public class CallRecord extends BytesInBinaryMarshallable {
     barrier = other.barrier;
     graphWindow = other.graphWindow;
     graphCaptured = other.graphCaptured;
+    merged = other.merged;
+    firstMerged = other.firstMerged;
     function = other.function;
   }
 

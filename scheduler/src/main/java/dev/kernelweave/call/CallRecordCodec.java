@@ -246,6 +246,9 @@ final class CallRecordCodec {
   private static final int FLAG_HOST_WAIT_NARROWED = 1 << 3;
   private static final int FLAG_BARRIER = 1 << 4;
   private static final int FLAG_GRAPH_CAPTURED = 1 << 5;
+  /** Bits a reader of an older agent ignores: a merged instance reads there as a plain replayed launch. */
+  private static final int FLAG_MERGED = 1 << 6;
+  private static final int FLAG_FIRST_MERGED = 1 << 7;
 
   private static int flags(CallRecord r) {
     return (r.touchesUnknownMemory ? FLAG_UNKNOWN_MEMORY : 0)
@@ -253,7 +256,9 @@ final class CallRecordCodec {
         | (r.hostWaited ? FLAG_HOST_WAITED : 0)
         | (r.hostWaitNarrowed ? FLAG_HOST_WAIT_NARROWED : 0)
         | (r.barrier ? FLAG_BARRIER : 0)
-        | (r.graphCaptured ? FLAG_GRAPH_CAPTURED : 0);
+        | (r.graphCaptured ? FLAG_GRAPH_CAPTURED : 0)
+        | (r.merged ? FLAG_MERGED : 0)
+        | (r.firstMerged ? FLAG_FIRST_MERGED : 0);
   }
 
   private static void setFlags(CallRecord r, int flags) {
@@ -263,6 +268,8 @@ final class CallRecordCodec {
     r.hostWaitNarrowed = (flags & FLAG_HOST_WAIT_NARROWED) != 0;
     r.barrier = (flags & FLAG_BARRIER) != 0;
     r.graphCaptured = (flags & FLAG_GRAPH_CAPTURED) != 0;
+    r.merged = (flags & FLAG_MERGED) != 0;
+    r.firstMerged = (flags & FLAG_FIRST_MERGED) != 0;
   }
 
   private static final int KIND_COUNT = CallKind.values().length;

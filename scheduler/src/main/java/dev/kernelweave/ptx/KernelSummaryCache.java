@@ -78,13 +78,18 @@ public final class KernelSummaryCache {
   public MergedKernel merged(CharSequence ptx, String kernel) {
     Objects.requireNonNull(kernel, "kernel");
     String text = ptx.toString();
-    Map<String, MergedKernel> all = merged.get(Key.of(text), k -> {
+    MergedKernel m = mergedAll(text).get(kernel);
+    return m != null ? m : KernelMerging.merge(text, kernel);
+  }
+
+  /** The merged variant of every kernel of {@code ptx}, or why there is none, by kernel name; unmodifiable. */
+  public Map<String, MergedKernel> mergedAll(CharSequence ptx) {
+    String text = ptx.toString();
+    return merged.get(Key.of(text), k -> {
       Map<String, MergedKernel> byName = new HashMap<>();
       for (MergedKernel m : KernelMerging.mergeAll(text, module(text))) byName.put(m.kernel(), m);
-      return byName;
+      return Map.copyOf(byName);
     });
-    MergedKernel m = all.get(kernel);
-    return m != null ? m : KernelMerging.merge(text, kernel);
   }
 
   /** Modules held now; approximate. */

@@ -168,6 +168,24 @@ public final class MergedLaunchTable {
     return next;
   }
 
+  /**
+   * The table of a kernel whose parameters of {@code sizes} bytes lie one after another, each at an
+   * offset that is a multiple of its size, as PTX lays out scalar parameters: for a device that
+   * knows its kernels' signatures without their PTX (the simulated one).
+   */
+  public static MergedLaunchTable ofScalarParameters(int... sizes) {
+    int[] offsets = new int[sizes.length];
+    int offset = 0;
+    int alignment = 1;
+    for (int i = 0; i < sizes.length; i++) {
+      offset = roundUp(offset, sizes[i]);
+      offsets[i] = offset;
+      offset += sizes[i];
+      alignment = Math.max(alignment, sizes[i]);
+    }
+    return new MergedLaunchTable(offsets, sizes, alignment);
+  }
+
   static int roundUp(int value, int alignment) {
     return (value + alignment - 1) & -alignment;
   }

@@ -1,6 +1,7 @@
 package dev.kernelweave.scheduler;
 
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.ptx.MergedLaunchTable;
 
 /**
  * What the scheduler needs from the device to issue launches it held ({@link LaunchWindows}):
@@ -39,4 +40,35 @@ public interface GraphDevice {
 
   /** Frees a graph; one still running finishes first. */
   void destroyGraph(long graph);
+
+  /**
+   * A kernel's merged variant ({@code ptx/KernelMerging}) ready to launch on this device: the
+   * function handle to launch with the parameters {@code (u64 table, u32 count)}, and the layout of
+   * the table it reads.
+   */
+  record MergedFunction(long function, MergedLaunchTable table) {}
+
+  /**
+   * The merged variant of the kernel {@code launch} launches, loaded once per context and module
+   * and then cached by the device; null where there is none: the device does not merge, the
+   * kernel's code is unknown or refused, or the variant failed to load. Never throws.
+   */
+  default MergedFunction mergedFunction(CallRecord launch) {
+    return null;
+  }
+
+  /**
+   * Copies a merged launch's table into device memory of its own, aligned for any table (256
+   * bytes), which stays until {@link #freeTable}: the owner of the graph that reads it frees it
+   * with the graph.
+   *
+   * @return the table's device address
+   * @throws RuntimeException when the memory cannot be had or written; nothing is then left behind
+   */
+  default long uploadTable(byte[] table) {
+    throw new UnsupportedOperationException("this device does not merge launches");
+  }
+
+  /** Frees a table {@link #uploadTable} returned, once no graph that reads it can run any more. */
+  default void freeTable(long address) {}
 }

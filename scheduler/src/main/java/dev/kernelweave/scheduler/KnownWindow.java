@@ -20,16 +20,30 @@ final class KnownWindow {
   boolean routines;
   /** The words of the launches the graph was captured from ({@link LaunchSignature}). */
   long[] signature;
+  /** The device tables of the graph's merged launches ({@link LaunchMerging}), freed with it. */
+  long[] tables = NO_TABLES;
+  /** Merged launches in the graph, and the launches they stand for. */
+  int mergedLaunches;
+  int launchesMerged;
+  /** Each launch's part in a merged launch ({@link LaunchMerging#ALONE}...); null when none merged. */
+  byte[] mergeRoles;
   /** Whether the device runs this window faster as its graph or as its launches in order. */
   final WindowVerdict verdict = new WindowVerdict();
   /** The union of the launches' accesses, one per allocation, as the replay's. */
   private final CallRecord union = new CallRecord();
 
+  private static final long[] NO_TABLES = new long[0];
+
   KnownWindow(int length) {
     this.length = length;
   }
 
-  void capture(CallRecord[] held, int count, GraphDevice device) {
+  /**
+   * Captures the window's graph from {@code held[0 .. count)}, with launches of one kernel merged
+   * where {@code merge} and {@link LaunchMerging} allow; a merged capture that fails is made again
+   * unmerged, so that merging never costs the window its graph.
+   */
+  void capture(CallRecord[] held, int count, GraphDevice device, boolean merge, OrderingRules rules) {
     int[] start = new int[count + 1];
     int[] predecessors = new int[Math.max(16, count)];
     int edges = 0;
@@ -45,7 +59,35 @@ final class KnownWindow {
       }
     }
     start[count] = edges;
-    graph = device.capture(held, count, start, predecessors);
+    tables = NO_TABLES;
+    mergedLaunches = 0;
+    launchesMerged = 0;
+    mergeRoles = null;
+    LaunchMerging.Plan plan = null;
+    if (merge) {
+      try {
+        plan = LaunchMerging.plan(held, count, start, predecessors, device, rules);
+      } catch (RuntimeException e) {
+        plan = null; // a table could not be had: captured unmerged
+      }
+    }
+    graph = 0;
+    if (plan != null) {
+      try {
+        graph = device.capture(plan.calls(), plan.count(), plan.predecessorStart(), plan.predecessors());
+        tables = plan.tables();
+        mergedLaunches = plan.mergedLaunches();
+        launchesMerged = plan.launchesMerged();
+        mergeRoles = plan.roles();
+      } catch (RuntimeException e) {
+        for (long t : plan.tables()) {
+          device.freeTable(t);
+        }
+      }
+    }
+    if (graph == 0) {
+      graph = device.capture(held, count, start, predecessors);
+    }
     union.reset();
     routines = false;
     for (int i = 0; i < count; i++) {
@@ -72,6 +114,30 @@ final class KnownWindow {
       }
     }
     union.addAccess(id, slot, base, offset, size, mode);
+  }
+
+  /**
+   * Destroys the window's graph, if it has one (a null window has none), and frees the tables its
+   * merged launches read; nothing is left to replay.
+   */
+  static void destroy(KnownWindow window, GraphDevice device) {
+    if (window == null || window.graph == 0) {
+      return;
+    }
+    long g = window.graph;
+    window.graph = 0;
+    device.destroyGraph(g);
+    for (long t : window.tables) {
+      device.freeTable(t);
+    }
+    window.tables = NO_TABLES;
+  }
+
+  /** Flags launch {@code i} of an execution as an instance of a merged launch, where it ran as one. */
+  void flagMerged(CallRecord call, int i, boolean serial) {
+    byte role = serial || mergeRoles == null ? LaunchMerging.ALONE : mergeRoles[i];
+    call.merged = role != LaunchMerging.ALONE;
+    call.firstMerged = role == LaunchMerging.FIRST_INSTANCE;
   }
 
   /**

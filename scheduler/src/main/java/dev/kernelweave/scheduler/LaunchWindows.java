@@ -168,6 +168,9 @@ public final class LaunchWindows {
   private long evicted;
   private long launchesReplayed;
   private long diverged;
+  private long mergedLaunches;
+  private long launchesMerged;
+  private boolean merge;
 
   public LaunchWindows(Scheduler scheduler, GraphDevice device, Listener listener) {
     this.scheduler = scheduler;
@@ -279,7 +282,7 @@ public final class LaunchWindows {
     }
     if (window.graph != 0 && !signature.matches(window.signature)) {
       // Equal fingerprints, different launches: capture this one instead.
-      forget(known.remove(key));
+      KnownWindow.destroy(known.remove(key), device);
       window = new KnownWindow(heldCount);
       known.put(key, window);
     }
@@ -292,7 +295,7 @@ public final class LaunchWindows {
     }
     if (window.graph == 0) {
       try {
-        window.capture(held, heldCount, device);
+        window.capture(held, heldCount, device, merge, scheduler.rules());
         window.signature = signature.copy();
         captured++;
         capturedNow = true;
@@ -302,7 +305,7 @@ public final class LaunchWindows {
         if (withRoutines && !routinesStopped) {
           // A routine cuBLAS cannot capture: launches go on being replayed, routines are issued at once.
           routinesStopped = true;
-          forget(known.remove(key));
+          KnownWindow.destroy(known.remove(key), device);
           listener.routinesStopped("could not capture a graph with cuBLAS calls: " + e.getMessage());
         } else {
           stop("could not capture a graph: " + e.getMessage());
@@ -339,7 +342,7 @@ public final class LaunchWindows {
    */
   public void forgetAll() {
     end();
-    known.forEach(this::forget);
+    known.forEach(w -> KnownWindow.destroy(w, device));
     known.clear();
     prefixes.clear();
     succeeded.clear();
@@ -394,12 +397,18 @@ public final class LaunchWindows {
     }
   }
 
+  /** Makes captures merge independent launches of one kernel ({@link LaunchMerging}); off by default. */
+  public void mergeLaunches(boolean on) {
+    merge = on;
+  }
+
   /**
    * Windows captured as graphs, replayed, graphs evicted to make room (not those forgotten at a
-   * module unload), launches issued inside replays, windows that diverged.
+   * module unload), launches issued inside replays, windows that diverged, merged launches issued
+   * inside replays, and the launches they stood for.
    */
   public long[] counters() {
-    return new long[] {captured, replayed, evicted, launchesReplayed, diverged};
+    return new long[] {captured, replayed, evicted, launchesReplayed, diverged, mergedLaunches, launchesMerged};
   }
 
   // ---------------------------------------------------------------- internals
@@ -504,12 +513,15 @@ public final class LaunchWindows {
     if (!serial) {
       replayed++;
       launchesReplayed += heldCount;
+      mergedLaunches += window.mergedLaunches;
+      launchesMerged += window.launchesMerged;
     }
     for (int i = 0; i < heldCount; i++) {
       CallRecord call = held[i];
       call.stream = lane;
       call.graphWindow = serial ? 0 : number;
       call.graphCaptured = capturedNow;
+      window.flagMerged(call, i, serial);
       call.eventRecorded = r.eventRecorded && i == 0;
       call.predecessorCount = 0;
       if (i == 0) {
@@ -568,15 +580,7 @@ public final class LaunchWindows {
     if (window.graph != 0) {
       evicted++;
     }
-    forget(window);
-  }
-
-  private void forget(KnownWindow window) {
-    if (window != null && window.graph != 0) {
-      long graph = window.graph;
-      window.graph = 0;
-      device.destroyGraph(graph);
-    }
+    KnownWindow.destroy(window, device);
   }
 
   /** A 64-bit mix of two values (the finalizer of MurmurHash3 over their combination). */

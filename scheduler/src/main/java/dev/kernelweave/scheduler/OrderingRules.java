@@ -62,7 +62,11 @@ public final class OrderingRules {
     /** A kernel that prints is a barrier, so that its output keeps its place among every launch's. */
     PRINTING_KERNELS_ARE_BARRIERS,
     /** A stream callback moved to an agent stream is told the application's stream. */
-    CALLBACKS_SEE_APPLICATION_STREAM
+    CALLBACKS_SEE_APPLICATION_STREAM,
+    /** Launches merged into one never write bytes another of them writes or reads. */
+    MERGED_INSTANCES_NEVER_OVERLAP,
+    /** A merged launch's table gives each instance its own grid. */
+    MERGED_TABLE_KEEPS_EACH_GRID
   }
 
   /**

@@ -137,6 +137,24 @@ class CallRecordCodecTest {
   }
 
   @Test
+  void roundTripsWhetherALaunchRanMergedAndWhetherItWasTheFirst() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 8);
+    CallRecord into = new CallRecord();
+    written.graphCaptured = true;
+    for (boolean merged : new boolean[] {false, true}) {
+      for (boolean first : new boolean[] {false, true}) {
+        written.merged = merged;
+        written.firstMerged = first;
+        roundTrip(written, into);
+        assertEquals(merged, into.merged);
+        assertEquals(first, into.firstMerged);
+        assertTrue(into.graphCaptured, "the flags share their byte");
+        TestCalls.assertSameCall(written, into);
+      }
+    }
+  }
+
+  @Test
   void readsAVersionOneRecordWithoutAGraphWindow() {
     CallRecord written = TestCalls.fill(new CallRecord(), 9);
     written.graphWindow = 0;

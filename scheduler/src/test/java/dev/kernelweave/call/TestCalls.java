@@ -109,5 +109,7 @@ public final class TestCalls {
     assertEquals(expected.hostWaited, actual.hostWaited, at + "hostWaited");
     assertEquals(expected.hostWaitNarrowed, actual.hostWaitNarrowed, at + "hostWaitNarrowed");
     assertEquals(expected.barrier, actual.barrier, at + "barrier");
+    assertEquals(expected.merged, actual.merged, at + "merged");
+    assertEquals(expected.firstMerged, actual.firstMerged, at + "firstMerged");
   }
 }

@@ -77,7 +77,13 @@ public enum Mutant {
   PRINTS_UNORDERED("prints-unordered",
       "a kernel that prints is ordered by the memory it touches alone, not as a barrier: two printing kernels "
           + "of one stream may print out of order (through the agent only)", false,
-      without(Rule.PRINTING_KERNELS_ARE_BARRIERS));
+      without(Rule.PRINTING_KERNELS_ARE_BARRIERS)),
+  MERGE_OVERLAPPING_WRITES("merge-overlapping-writes",
+      "launches of one kernel whose writes overlap are merged into one launch, their blocks unordered",
+      without(Rule.MERGED_INSTANCES_NEVER_OVERLAP)),
+  MERGE_IGNORES_GRID("merge-ignores-grid",
+      "a merged launch's table gives every instance the first instance's grid",
+      without(Rule.MERGED_TABLE_KEEPS_EACH_GRID));
 
   /**
    * The system property naming a mutant for the agent, for the fuzz that plays programs through

@@ -128,8 +128,9 @@ final class ProgramBuilder extends ShapeSteps {
 
   /** One of the shapes CUDA's own semantics make valid (see {@link Shape}). */
   void shapeStep() {
-    switch (random.nextInt(9)) {
+    switch (random.nextInt(10)) {
       case 8 -> repeatedWindow();
+      case 9 -> mergeableWindow();
       case 0 -> pinnedReadbackThenSynchronousCopy();
       case 1 -> legacyWaitsForEvent();
       case 2 -> constantBetweenLaunches();

@@ -104,6 +104,61 @@ abstract class RepeatedWindowSteps extends GeneratorState {
     }
   }
 
+  /**
+   * A repeated window whose launches the agent may merge into one launch of a kernel: k launches
+   * of one kernel, each into an allocation of its own (a pointer parameter stands for its whole
+   * allocation), from slices of a shared input, each over its own
+   * number of elements (grids of one to three blocks), repeated with host synchronizations between.
+   * Now and then the group is almost mergeable: two launches write one allocation, one launch
+   * reads another's output, or one launches another kernel.
+   */
+  void mergeableWindow() {
+    SelfTestKernel[] kernels = {SelfTestKernel.FILL, SelfTestKernel.SCALE, SelfTestKernel.MIX, SelfTestKernel.UPDATE,
+        SelfTestKernel.REDUCE};
+    SelfTestKernel kernel = kernels[random.nextInt(kernels.length)];
+    int k = 2 + random.nextInt(4);
+    int[] n = new int[k];
+    int slot = 0;
+    for (int i = 0; i < k; i++) {
+      n[i] = random.nextInt(3) == 0 ? 129 + random.nextInt(200) : 1 + random.nextInt(64);
+      slot = Math.max(slot, n[i]);
+    }
+    int flaw = random.nextInt(6); // 0: overlapping slices, 1: a launch reads another's output, 2: another kernel
+    int overlapAt = 1 + random.nextInt(k - 1);
+    int overlap = random.nextInt(kernel.outElements(n[overlapAt - 1]));
+    int[] outs = new int[k];
+    for (int i = 0; i < k; i++) {
+      outs[i] = allocated(slot);
+    }
+    int in = allocated(slot * k);
+    long stream = stream();
+    int[] scalars = new int[k];
+    for (int i = 0; i < k; i++) {
+      scalars[i] = random.nextInt();
+    }
+    int iterations = 3 + random.nextInt(3);
+    for (int it = 0; it < iterations; it++) {
+      for (int i = 0; i < k; i++) {
+        Op.At output = flaw == 0 && i == overlapAt ? new Op.At(outs[i - 1], overlap) : new Op.At(outs[i], 0);
+        Op.At input = flaw == 1 && i == overlapAt ? new Op.At(outs[i - 1], 0) : new Op.At(in, i * slot);
+        SelfTestKernel launched = flaw == 2 && i == overlapAt ? SelfTestKernel.FILL : kernel;
+        int elements = Math.min(n[i], slot - output.offset());
+        ops.add(new Op.Launch(thread, stream, launched, output,
+            launched.inputs() >= 1 ? input : null, launched.inputs() >= 2 ? new Op.At(in, i * slot) : null,
+            elements, scalars[i], Op.LaunchMode.PRECISE));
+      }
+      int read = outs[random.nextInt(k)];
+      noteWritten(read);
+      if (random.nextBoolean()) {
+        ops.add(new Op.Read(thread, new Op.At(read, 0), slot));
+        noteRead(read);
+      } else {
+        streamSync(stream);
+      }
+    }
+    note(Shape.MERGEABLE_WINDOW);
+  }
+
   /** A launch of a window: {kernel, out role, in1 role, in2 role, n, k, scalars: 0 fixed, 1 counting, 2 changing}. */
   int[] windowLaunch(int roles, int m) {
     SelfTestKernel kernel = SelfTestKernel.values()[random.nextInt(SelfTestKernel.values().length)];

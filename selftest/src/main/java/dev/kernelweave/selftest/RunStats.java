@@ -18,6 +18,9 @@ public final class RunStats {
   private long captured;
   private long replayed;
   private long diverged;
+  /** Merged launches replayed, and the launches they stood for. */
+  private long mergedLaunches;
+  private long launchesMerged;
 
   /** Counts one decided call; {@code legacyLane} tells the pool's lanes from the legacy one. */
   void note(CallRecord call, int legacyLane) {
@@ -50,6 +53,8 @@ public final class RunStats {
     captured += counters[0];
     replayed += counters[1];
     diverged += counters[4];
+    mergedLaunches += counters[5];
+    launchesMerged += counters[6];
   }
 
   /** Adds {@code other}'s counts to these. */
@@ -65,6 +70,8 @@ public final class RunStats {
     captured += other.captured;
     replayed += other.replayed;
     diverged += other.diverged;
+    mergedLaunches += other.mergedLaunches;
+    launchesMerged += other.launchesMerged;
   }
 
   public long calls() {
@@ -99,11 +106,22 @@ public final class RunStats {
     return diverged;
   }
 
+  /** Merged launches replayed from graphs. */
+  public long mergedLaunches() {
+    return mergedLaunches;
+  }
+
+  /** The launches the replayed merged launches stood for. */
+  public long launchesMerged() {
+    return launchesMerged;
+  }
+
   @Override
   public String toString() {
     return calls + " calls decided, " + onPool + " on " + lanes.cardinality() + " pool streams, " + crossLaneWaits
         + " cross-stream waits, " + eventsRecorded + " with an event recorded, " + hostWaits + " host waits, "
         + barriers + " barriers; " + held + " launches held, " + captured + " graphs captured, " + replayed
-        + " windows replayed, " + diverged + " diverged";
+        + " windows replayed, " + diverged + " diverged, " + mergedLaunches + " merged launches for "
+        + launchesMerged;
   }
 }

@@ -21,7 +21,8 @@ public enum Shape {
   HOST_FUNCTION_WAITING_FOR_HOST("host function that waits for a later host action"),
   SEVERAL_THREADS("calls from several application threads on one context"),
   SLICED_ALLOCATION("calls on disjoint and straddling slices of one allocation, then one covering them"),
-  REPEATED_WINDOW("the same launches repeated between host synchronizations: new scalars, rotated buffers, a divergence");
+  REPEATED_WINDOW("the same launches repeated between host synchronizations: new scalars, rotated buffers, a divergence"),
+  MERGEABLE_WINDOW("a repeated window of independent launches of one kernel, or almost: overlapping or dependent ones");
 
   private final String description;
 

@@ -460,6 +460,21 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
     graphs.destroyGraph(graph);
   }
 
+  @Override
+  public MergedFunction mergedFunction(CallRecord launch) {
+    return graphs.mergedFunction(launch);
+  }
+
+  @Override
+  public long uploadTable(byte[] table) {
+    return graphs.uploadTable(table);
+  }
+
+  @Override
+  public void freeTable(long address) {
+    graphs.freeTable(address);
+  }
+
   private void checkEvent(String call, int event) {
     if (!events.containsKey(event)) {
       engine.fault(call + "(" + event + "): event used before createEvent");

@@ -38,6 +38,8 @@ import picocli.CommandLine.Spec;
       "                                CUDA_DEVICE_MAX_CONNECTIONS, else 8)",
       "    ptx=on|off                  read kernels' read/write sets from their PTX (default on)",
       "    graphs=on|off               replay repeated runs of launches as CUDA graphs (default on)",
+      "    merge=on|off                in those graphs, merge independent launches of one kernel",
+      "                                into one launch (default off: not yet measured on a GPU)",
       "    priority=thread|off|CLASS:GLOB,...",
       "                                each thread's priority class: from its Java priority",
       "                                (default), none, or by thread name (high:request-*,low:batch-*)",

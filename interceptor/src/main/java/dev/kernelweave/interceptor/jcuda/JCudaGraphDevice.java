@@ -5,8 +5,11 @@ import static dev.kernelweave.interceptor.jcuda.JCudaStreamDevice.check;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.scheduler.GraphDevice;
+import dev.kernelweave.ptx.MergedKernel;
 import java.util.Arrays;
+import java.util.Map;
 import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUgraph;
@@ -20,10 +23,22 @@ import jcuda.driver.CUstream;
  * A launch's edges inside the window become the capture's stream order and event waits, so the
  * instantiated graph runs independent launches as parallel branches.
  *
+ * <p>Merged launches ({@code scheduler/LaunchMerging}), where a source of merged kernels is given:
+ * their functions from {@link MergedModules}, their tables in device memory of the agent's own.
+ *
  * <p>Not thread-safe: used under the context's scheduling lock, on a thread where the context is
  * current.
  */
 public final class JCudaGraphDevice implements GraphDevice {
+
+  /** Where a launched kernel's code and merged variants come from. Thread-safe. */
+  public interface MergeSource {
+    /** The PTX text of the module {@code function} was found in; null when not known. */
+    String ptx(long function);
+
+    /** The merged variants of the kernels of {@code ptx}, by kernel name. */
+    Map<String, MergedKernel> variants(String ptx);
+  }
 
   /** Streams a capture spreads over; launches beyond that many parallel branches share them. */
   static final int CAPTURE_STREAMS = 16;
@@ -35,11 +50,74 @@ public final class JCudaGraphDevice implements GraphDevice {
   private CUevent[] events = new CUevent[64];
   private final CUfunction function = new CUfunction();
   private final CUgraphExec exec = new CUgraphExec();
+  /** The context's merged kernels; null when launches are not merged. */
+  private final MergedModules merged;
+  /**
+   * Page-locked memory tables are copied to the device from, allocated at the first table and
+   * replaced by a larger one when a table does not fit (the old one stays with the context, as the
+   * agent's page-locked memory does: tables are small and a window has at most 128 launches).
+   */
+  private Pointer staging;
+  private long stagingBytes;
 
-  /** @param routines issues the held calls that are not kernel launches (cuBLAS routines) */
-  public JCudaGraphDevice(JCudaStreamDevice lanes, HeldCallIssuer routines) {
+  /** The smallest staging buffer: the table of 128 instances of a kernel with 112 parameter bytes. */
+  static final long MIN_STAGING_BYTES = 16 << 10;
+
+  /**
+   * @param routines issues the held calls that are not kernel launches (cuBLAS routines)
+   * @param merging where merged kernels come from; null for a device that merges nothing
+   */
+  public JCudaGraphDevice(JCudaStreamDevice lanes, HeldCallIssuer routines, MergeSource merging) {
     this.lanes = lanes;
     this.routines = routines;
+    this.merged = merging == null ? null : new MergedModules(merging);
+  }
+
+  @Override
+  public MergedFunction mergedFunction(CallRecord launch) {
+    if (merged == null) {
+      return null;
+    }
+    try {
+      return merged.function(launch);
+    } catch (RuntimeException e) {
+      return null; // a kernel that cannot be merged is launched as written
+    }
+  }
+
+  @Override
+  public long uploadTable(byte[] bytes) {
+    CUdeviceptr address = new CUdeviceptr();
+    check("cuMemAlloc (a merged launch's table)", JCudaNatives.allocate(address, bytes.length));
+    if (stagingBytes < bytes.length) {
+      Pointer p = new Pointer();
+      long size = Math.max(MIN_STAGING_BYTES, bytes.length);
+      int allocated = JCudaNatives.allocateHost(p, size);
+      if (allocated != 0) {
+        JCudaNatives.free(address);
+        check("cuMemAllocHost (a merged launch's table)", allocated);
+      }
+      staging = p;
+      stagingBytes = size;
+    }
+    staging.getByteBuffer(0, bytes.length).put(bytes);
+    // On a capture stream, idle and non-blocking: no work of the program's is waited for.
+    CUstream s = captureStream(0);
+    int result = JCudaNatives.copyToDeviceAsync(address, staging, bytes.length, s);
+    if (result == 0) {
+      result = JCudaNatives.synchronizeStream(s);
+    }
+    if (result != 0) {
+      JCudaNatives.free(address);
+      check("cuMemcpyHtoDAsync (a merged launch's table)", result);
+    }
+    return JCudaPointers.address(address);
+  }
+
+  @Override
+  public void freeTable(long address) {
+    // The graph that read it was destroyed, but a replay may still run: freed once none can.
+    lanes.freeAfterNextSynchronize(address);
   }
 
   @Override
@@ -179,6 +257,9 @@ public final class JCudaGraphDevice implements GraphDevice {
    * it destroyed and whose work completed.
    */
   public void close() {
+    if (merged != null) {
+      merged.close();
+    }
     JCudaStreamDevice.destroyStreams(captureStreams, captureStreams.length);
     JCudaStreamDevice.destroyEvents(events);
   }

@@ -51,6 +51,10 @@ public final class JCudaNatives {
     static final MethodHandle MODULE_GET_GLOBAL =
         find("cuModuleGetGlobalNative", int.class, CUdeviceptr.class, long[].class, CUmodule.class, String.class);
     static final MethodHandle STREAM_SYNCHRONIZE = find("cuStreamSynchronizeNative", int.class, CUstream.class);
+    static final MethodHandle MODULE_LOAD_DATA = find("cuModuleLoadDataNative", int.class, CUmodule.class, byte[].class);
+    static final MethodHandle MODULE_GET_FUNCTION =
+        find("cuModuleGetFunctionNative", int.class, CUfunction.class, CUmodule.class, String.class);
+    static final MethodHandle MODULE_UNLOAD = find("cuModuleUnloadNative", int.class, CUmodule.class);
     static final MethodHandle STREAM_IS_CAPTURING =
         find("cuStreamIsCapturingNative", int.class, CUstream.class, int[].class);
     static final MethodHandle EXCHANGE_CAPTURE_MODE =
@@ -268,6 +272,35 @@ public final class JCudaNatives {
   public static int moduleGlobal(CUdeviceptr address, long[] bytes, CUmodule module, String name) {
     try {
       return (int) Driver.MODULE_GET_GLOBAL.invokeExact(address, bytes, module, name);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * Loads a module of the agent's own from a NUL-terminated image, in the current context, without
+   * intercepting the call: the program's module table never sees it.
+   */
+  public static int loadModule(CUmodule module, byte[] image) {
+    try {
+      return (int) Driver.MODULE_LOAD_DATA.invokeExact(module, image);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** A function of a module the agent loaded, without intercepting the call. */
+  public static int moduleFunction(CUfunction function, CUmodule module, String name) {
+    try {
+      return (int) Driver.MODULE_GET_FUNCTION.invokeExact(function, module, name);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  public static int unloadModule(CUmodule module) {
+    try {
+      return (int) Driver.MODULE_UNLOAD.invokeExact(module);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -3,6 +3,7 @@ package dev.kernelweave.interceptor.jcuda;
 import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.scheduler.StreamDevice;
 import java.util.Arrays;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -30,6 +31,9 @@ public final class JCudaStreamDevice implements StreamDevice {
   private final CUstream[] lanes;
   private final cudaStream_t[] runtimeLanes;
   private CUevent[] events = new CUevent[32];
+  /** Addresses {@link #freeAfterNextSynchronize} holds: {@code pendingFree[0 .. pendingFrees)}. */
+  private long[] pendingFree = new long[0];
+  private int pendingFrees;
   /** Events that can be timed, apart from the pooled ones: few, and only for sampled windows. */
   private CUevent[] timingEvents = new CUevent[16];
   private final float[] elapsedMillis = new float[1];
@@ -190,6 +194,27 @@ public final class JCudaStreamDevice implements StreamDevice {
   @Override
   public void synchronizeDevice() {
     check("cuCtxSynchronize", JCudaNatives.synchronizeContext());
+    freePending();
+  }
+
+  /**
+   * Frees device memory of the agent's own at the context's next synchronization, when no work
+   * enqueued before now can still read it: freeing it now could block the host (under the
+   * context's lock) until the device is idle. Memory waits for a synchronization the program makes.
+   */
+  public void freeAfterNextSynchronize(long address) {
+    if (pendingFrees == pendingFree.length) {
+      pendingFree = Arrays.copyOf(pendingFree, Math.max(8, 2 * pendingFrees));
+    }
+    pendingFree[pendingFrees++] = address;
+  }
+
+  private void freePending() {
+    CUdeviceptr p = new CUdeviceptr();
+    while (pendingFrees > 0) {
+      JCudaPointers.setNativePointer(p, pendingFree[--pendingFrees]);
+      JCudaNatives.free(p);
+    }
   }
 
   @Override
@@ -204,8 +229,9 @@ public final class JCudaStreamDevice implements StreamDevice {
     check("cuThreadExchangeStreamCaptureMode", JCudaNatives.exchangeCaptureMode(new int[] {previous}));
   }
 
-  /** Destroys the streams and events this device created; the caller has synchronized. */
+  /** Destroys the streams and events this device created, frees what waits for a synchronization; the caller has synchronized. */
   public void close() {
+    freePending();
     destroyStreams(lanes, lanes.length - 1); // the last lane is the legacy stream, not ours
     destroyEvents(events);
     destroyEvents(timingEvents);

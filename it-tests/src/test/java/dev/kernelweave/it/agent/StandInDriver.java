@@ -29,6 +29,15 @@ public final class StandInDriver {
     return Map.of("LD_LIBRARY_PATH", DIRECTORY.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed));
   }
 
+  /**
+   * Runs {@code WorkloadMain} with {@code args} (a workload's name first) on the stand-in ordering
+   * work by {@code seed}, with the agent's {@code agentOptions} (null: without the agent).
+   */
+  static ChildJvm.Result workload(String agentOptions, int seed, String... args) throws Exception {
+    return ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), agentOptions, java.util.List.of(),
+        environment(seed), "dev.kernelweave.kernels.WorkloadMain", args);
+  }
+
   /** The checksum a workload printed, after checking it exited cleanly. */
   static String checksum(ChildJvm.Result r) {
     assertEquals(0, r.exitCode(), () -> "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());

@@ -27,7 +27,8 @@ import java.util.Set;
  *
  * <p>A window of launches replayed as a CUDA graph is one slice on its stream's track, named
  * {@code graph replay #N (K launches)} (category {@code graph}), spanning its launches, which are
- * nested inside it.
+ * nested inside it; a launch that ran as an instance of a merged launch says so ({@code "merged"}),
+ * and the replay's slice counts its merged launches ({@code "mergedLaunches"}).
  *
  * <p>The sampled device times of windows ({@code WINDOW_TIME} records, {@code judge=on}) are GPU
  * time, on tracks of their own in process 3 ("device, sampled windows"), one per agent stream
@@ -82,6 +83,7 @@ public final class ChromeTrace implements AutoCloseable {
     double start = Double.MAX_VALUE;
     double end = -Double.MAX_VALUE;
     int launches;
+    int mergedLaunches;
     final StringBuilder children = new StringBuilder();
 
     Replay(CallRecord r) {
@@ -154,6 +156,7 @@ public final class ChromeTrace implements AutoCloseable {
         replay.start = Math.min(replay.start, ts);
         replay.end = Math.max(replay.end, ts + dur);
         replay.launches++;
+        replay.mergedLaunches += r.firstMerged ? 1 : 0;
         replay.lastSeq = r.seq;
         // Written after the replay's slice, so that a viewer nests them even at equal start times.
         replay.children.append(complete(r, STREAMS_PID, r.stream, ts, dur));
@@ -214,6 +217,7 @@ public final class ChromeTrace implements AutoCloseable {
         .append(",\"context\":\"0x").append(Long.toHexString(replay.context))
         .append("\",\"launches\":").append(replay.launches)
         .append(",\"captured\":").append(replay.captured)
+        .append(",\"mergedLaunches\":").append(replay.mergedLaunches)
         .append(",\"firstSeq\":").append(replay.firstSeq)
         .append(",\"lastSeq\":").append(replay.lastSeq).append("}}");
     end(b);
@@ -255,6 +259,9 @@ public final class ChromeTrace implements AutoCloseable {
     }
     if (r.graphWindow > 0) {
       b.append(",\"graphWindow\":").append(r.graphWindow).append(",\"graphCaptured\":").append(r.graphCaptured);
+      if (r.merged) {
+        b.append(",\"merged\":true");
+      }
     }
     b.append("}}");
     return b;

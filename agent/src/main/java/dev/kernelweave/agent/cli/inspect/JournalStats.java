@@ -52,6 +52,9 @@ public final class JournalStats {
   /** Launches whose window captured its graph (and replayed it) inside their calls. */
   private long launchesCapturing;
   private long capturingHostNanos;
+  /** Merged launches in replays, and the launches they stood for (instances). */
+  private long mergedLaunches;
+  private long launchesMerged;
   /** cuBLAS routines issued inside replayed windows. */
   private long routinesReplayed;
   private long launchesAlone;
@@ -115,6 +118,8 @@ public final class JournalStats {
     if (r.kind == CallKind.LAUNCH) {
       if (r.graphWindow > 0) {
         launchesReplayed++;
+        launchesMerged += r.merged ? 1 : 0;
+        mergedLaunches += r.firstMerged ? 1 : 0;
         if (r.graphCaptured) {
           launchesCapturing++;
           capturingHostNanos += r.durationNanos;
@@ -259,6 +264,10 @@ public final class JournalStats {
       if (routinesReplayed > 0) {
         out.printf(Locale.ROOT, "  %-24s %10d%n", "cuBLAS calls in replays", routinesReplayed);
       }
+      if (launchesMerged > 0) {
+        out.printf(Locale.ROOT, "  %-24s %10d%n", "merged launches", mergedLaunches);
+        out.printf(Locale.ROOT, "  %-24s %10d%n", "launches they merged", launchesMerged);
+      }
       // One graph launch stands for each replay's launches and routines.
       out.printf(Locale.ROOT, "  %-24s %10d%n", "launches saved", launchesReplayed + routinesReplayed - windowsReplayed);
       out.printf(Locale.ROOT, "  %-24s %10s%n", "mean host us, in replay", micros(replayedLaunchHostNanos()));
@@ -352,6 +361,8 @@ public final class JournalStats {
           .append(", \"windows_captured\": ").append(windowsCaptured)
           .append(", \"launches_in_replays\": ").append(launchesReplayed)
           .append(", \"cublas_calls_in_replays\": ").append(routinesReplayed)
+          .append(", \"merged_launches\": ").append(mergedLaunches)
+          .append(", \"launches_merged\": ").append(launchesMerged)
           .append(", \"launches_saved\": ").append(launchesReplayed + routinesReplayed - windowsReplayed)
           .append(", \"mean_host_us_in_replay\": ").append(jsonNumber(replayedLaunchHostNanos() / 1000.0))
           .append(", \"mean_host_us_capturing\": ").append(jsonNumber(capturingLaunchHostNanos() / 1000.0))
