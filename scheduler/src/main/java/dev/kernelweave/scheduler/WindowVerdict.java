@@ -40,9 +40,9 @@ final class WindowVerdict {
   /** Executions between samples before the verdict. */
   static final int JUDGING_PERIOD = 4;
   /** The first execution of a shape that may be timed. */
-  static final int FIRST_SAMPLE = 40;
+  static final int FIRST_SAMPLE = 256;
   /** The first execution at which the launches in order may be tried. */
-  static final int TRIAL_AFTER = 64;
+  static final int TRIAL_AFTER = 1024;
   static final int JUDGED_PERIOD = 128;
   static final int EXPLORE_EVERY = 8;
   static final int MAX_EXPLORE_EVERY = 1024;

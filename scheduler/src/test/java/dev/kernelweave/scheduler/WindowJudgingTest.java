@@ -113,7 +113,7 @@ class WindowJudgingTest {
   void aWindowTheDeviceRunsFasterInOrderIsIssuedInOrderOnceJudged() {
     device.graphNanos = 90_000;
     device.serialNanos = 30_000;
-    iterations(200);
+    iterations(1200);
     assertTrue(timed.contains("graph 90000") && timed.contains("serial 30000"), timed.toString());
     assertTrue(timed.stream().anyMatch(t -> t.endsWith("-> serial")), timed.toString());
     List<String> issued = iteration();
@@ -126,7 +126,7 @@ class WindowJudgingTest {
   void aWindowTheDeviceRunsFasterAsItsGraphStaysAGraph() {
     device.graphNanos = 30_000;
     device.serialNanos = 90_000;
-    iterations(200);
+    iterations(1200);
     assertTrue(timed.stream().anyMatch(t -> t.endsWith("-> graph")), timed.toString());
     assertEquals(List.of("replay g100"), iteration());
   }
@@ -160,7 +160,7 @@ class WindowJudgingTest {
     dispatch.windows().judge(WindowJudging.OFF);
     device.graphNanos = 90_000;
     device.serialNanos = 1;
-    iterations(200);
+    iterations(1200);
     assertEquals(List.of("replay g100"), iteration());
     assertEquals(List.of(), timed);
   }
