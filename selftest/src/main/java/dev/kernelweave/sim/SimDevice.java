@@ -151,9 +151,14 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   public void recordEvent(int event, int lane) {
     engine.hostStep();
     checkEvent("recordEvent", event);
-    SimOp marker = engine.marker(lane, SimOp.Kind.RECORD, "recordEvent " + event);
+    events.put(event, recordOn(lane, "recordEvent " + event));
+  }
+
+  /** A record marker queued on {@code lane}: it completes when the lane's earlier work has. */
+  private SimOp recordOn(int lane, String label) {
+    SimOp marker = engine.marker(lane, SimOp.Kind.RECORD, label);
     engine.enqueue(lane, marker);
-    events.put(event, marker);
+    return marker;
   }
 
   /** Timing events: any device time, drawn at random, so that the fuzz sees windows judged both ways. */
@@ -170,9 +175,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
     if (!timingEvents.containsKey(timingEvent)) {
       engine.fault("recordTimingEvent(" + timingEvent + "): never created");
     }
-    SimOp marker = engine.marker(lane, SimOp.Kind.RECORD, "recordTimingEvent " + timingEvent);
-    engine.enqueue(lane, marker);
-    timingEvents.put(timingEvent, marker);
+    timingEvents.put(timingEvent, recordOn(lane, "recordTimingEvent " + timingEvent));
   }
 
   @Override
@@ -398,9 +401,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   @Override
   public void recordAppEvent(int appEvent, int lane) {
     engine.hostStep();
-    SimOp marker = engine.marker(lane, SimOp.Kind.RECORD, "recordAppEvent " + appEvent);
-    engine.enqueue(lane, marker);
-    appEvents.put(appEvent, marker);
+    appEvents.put(appEvent, recordOn(lane, "recordAppEvent " + appEvent));
   }
 
   @Override
