@@ -87,7 +87,7 @@ class AgentStartupTest {
     ChildJvm.Result r = ChildJvm.run("mode=schedule,colour=blue", PlainPrograms.NoCuda.class, "0");
     assertEquals(0, r.exitCode());
     assertTrue(r.stderr().contains("'colour'"), r.stderr());
-    assertTrue(r.stderr().contains("mode, journal, streams, ptx, graphs, judge, log"), r.stderr());
+    assertTrue(r.stderr().contains("mode, journal, streams, ptx, graphs, judge, merge, log"), r.stderr());
   }
 
   @Test
