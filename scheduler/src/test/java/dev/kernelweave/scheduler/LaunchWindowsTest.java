@@ -90,6 +90,15 @@ class LaunchWindowsTest {
       routineStops.add(why);
     }
 
+    /** The windows' sampled device times, as "graph|serial NANOS [-> graph|serial]" once judged. */
+    final List<String> timed = new ArrayList<>();
+
+    @Override
+    public void windowTimed(WindowTime t) {
+      timed.add((t.inOrder ? "serial " : "graph ") + t.deviceNanos
+          + (t.judged ? (t.inOrderChosen ? " -> serial" : " -> graph") : ""));
+    }
+
     List<String> drain() {
       List<String> d = List.copyOf(log);
       log.clear();

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,24 +45,8 @@ class WindowJudgingTest {
 
   private final LaunchWindowsTest.FakeGraphs graphs = new LaunchWindowsTest.FakeGraphs();
   private final TimedDevice device = new TimedDevice(graphs.log);
-  private final List<String> timed = new ArrayList<>();
-  private final Dispatch dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, new LaunchWindows.Listener() {
-    @Override
-    public void issued(CallRecord call) {
-      graphs.issued(call);
-    }
-
-    @Override
-    public void stopped(String why) {
-      graphs.stopped(why);
-    }
-
-    @Override
-    public void windowTimed(WindowTime t) {
-      timed.add((t.inOrder ? "serial " : "graph ") + t.deviceNanos
-          + (t.judged ? (t.inOrderChosen ? " -> serial" : " -> graph") : ""));
-    }
-  });
+  private final List<String> timed = graphs.timed;
+  private final Dispatch dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, graphs);
   private final Ticket ticket = new Ticket();
   private long seq;
 
