@@ -105,6 +105,10 @@ public final class WorkloadMain {
 
   /** Everything {@link #main} does, returning the exit status. */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      out.println(USAGE);
+      return 0;
+    }
     Options options;
     try {
       options = Options.parse(args);

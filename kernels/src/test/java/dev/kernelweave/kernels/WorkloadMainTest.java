@@ -27,6 +27,14 @@ class WorkloadMainTest {
   }
 
   @Test
+  void helpPrintsTheUsageAndSucceeds() {
+    assertEquals(0, run("--help"));
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertTrue(text.startsWith("usage: WorkloadMain NAME"), text);
+    assertEquals("", err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
   void defaultsAreSerialBenchThreeWarmupsTenReps() {
     assertEquals(
         new WorkloadMain.Options("chain", Variant.SERIAL, Size.BENCH, 3, 0, 10),
