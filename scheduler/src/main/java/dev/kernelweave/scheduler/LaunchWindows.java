@@ -38,7 +38,7 @@ import java.util.Arrays;
  * for longer than {@link #PAUSE_NANOS}, is split into windows; a window of one launch is never
  * held; a context whose
  * windows keep diverging from what it saw before stops holding; a failure to capture or launch a
- * graph issues the window's launches one by one and stops graphs for the context. KnownWindow windows are
+ * graph issues the window's launches one by one and stops graphs for the context. Known windows are
  * a bounded cache whose eviction destroys the graph.
  *
  * <p>Not thread-safe: used under the context's {@link Dispatch} lock.
@@ -77,7 +77,7 @@ public final class LaunchWindows {
    * meanwhile. Learned that way, such a window is replayed at its last launch before the pause.
    */
   public static final long PAUSE_NANOS = 1_000_000;
-  /** KnownWindow windows kept per context. */
+  /** Known windows kept per context. */
   static final int MAX_KNOWN = 512;
   /**
    * Once launches of two threads have cut each other's windows in the context, how many times a
@@ -115,7 +115,7 @@ public final class LaunchWindows {
    */
   private final LongFlags prefixes = new LongFlags();
   /**
-   * KnownWindow windows by key; making room destroys the graph of one not used lately. A map of the
+   * Known windows by key; making room destroys the graph of one not used lately. A map of the
    * agent's own rather than a Caffeine cache: evictions must run at once, on this thread, under the
    * lock and with the context current, and the map costs the program's first launch no class loading.
    */
