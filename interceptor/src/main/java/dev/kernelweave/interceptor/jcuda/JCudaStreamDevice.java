@@ -97,9 +97,7 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   @Override
   public void createEvent(int event) {
-    if (event >= events.length) {
-      events = Arrays.copyOf(events, Math.max(event + 1, events.length * 2));
-    }
+    events = withRoomFor(events, event);
     CUevent e = new CUevent();
     check("cuEventCreate", JCudaNatives.createEvent(e));
     events[event] = e;
@@ -107,15 +105,18 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   @Override
   public boolean createTimingEvent(int timingEvent) {
-    if (timingEvent >= timingEvents.length) {
-      timingEvents = Arrays.copyOf(timingEvents, Math.max(timingEvent + 1, timingEvents.length * 2));
-    }
+    timingEvents = withRoomFor(timingEvents, timingEvent);
     CUevent e = new CUevent();
     if (JCudaNatives.createTimingEvent(e) != 0) {
       return false; // not worth a failure of the agent: windows are then not timed
     }
     timingEvents[timingEvent] = e;
     return true;
+  }
+
+  /** {@code events}, or a larger copy, with a slot at {@code index}. */
+  private static CUevent[] withRoomFor(CUevent[] events, int index) {
+    return index < events.length ? events : Arrays.copyOf(events, Math.max(index + 1, events.length * 2));
   }
 
   @Override
@@ -210,6 +211,9 @@ public final class JCudaStreamDevice implements StreamDevice {
   }
 
   private void freePending() {
+    if (pendingFrees == 0) {
+      return; // the common case: a synchronization allocates nothing
+    }
     CUdeviceptr p = new CUdeviceptr();
     while (pendingFrees > 0) {
       JCudaPointers.setNativePointer(p, pendingFree[--pendingFrees]);
