@@ -37,8 +37,6 @@ final class WindowSamples {
   private int inFlight;
   /** False once the device said it cannot time: nothing is sampled from then on. */
   private boolean usable = true;
-  private long sampled;
-  private long lost;
 
   WindowSamples(StreamDevice device, Listener listener) {
     this.device = device;
@@ -98,10 +96,8 @@ final class WindowSamples {
       WindowVerdict verdict = windows[slot].verdict;
       if (deviceNanos < 0) {
         verdict.sampleLost();
-        lost++;
       } else {
         verdict.sampled(ways[slot], hostNanos[slot], deviceNanos);
-        sampled++;
         time.shape = shapes[slot];
         time.windowNumber = numbers[slot];
         time.inOrder = ways[slot] == WindowVerdict.SERIAL;
@@ -115,11 +111,6 @@ final class WindowSamples {
       }
       release(slot);
     }
-  }
-
-  /** Samples read back, and lost (unreadable). */
-  long[] counters() {
-    return new long[] {sampled, lost};
   }
 
   private void release(int slot) {
