@@ -120,8 +120,13 @@ class LaunchWindowsTest {
 
   /** A launch of function {@code f} with a pointer into allocation {@code id} and scalar {@code k}. */
   private CallRecord launch(long f, int id, AccessMode mode, long k) {
+    return launchOf(++seq, f, id, mode, k);
+  }
+
+  /** Launch number {@code seq} of function {@code f}, its pointer into allocation {@code id}, its scalar {@code k}. */
+  static CallRecord launchOf(long seq, long f, int id, AccessMode mode, long k) {
     CallRecord c = new CallRecord();
-    c.seq = ++seq;
+    c.seq = seq;
     c.kind = CallKind.LAUNCH;
     c.function = f;
     c.gridX = c.gridY = c.gridZ = 1;

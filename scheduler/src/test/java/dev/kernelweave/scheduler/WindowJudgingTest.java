@@ -55,15 +55,7 @@ class WindowJudgingTest {
   }
 
   private void launch(long f, int id, AccessMode mode) {
-    CallRecord c = new CallRecord();
-    c.seq = ++seq;
-    c.kind = CallKind.LAUNCH;
-    c.function = f;
-    c.gridX = c.gridY = c.gridZ = 1;
-    c.blockX = 32;
-    c.blockY = c.blockZ = 1;
-    c.addParam(0x7000_0000_0000L + id * 0x1000L, 8);
-    c.addAccess(id, id, 0x7000_0000_0000L + id * 0x1000L, 0, 256, mode);
+    CallRecord c = LaunchWindowsTest.launchOf(++seq, f, id, mode, 0);
     dispatch.enterLaunch(c, ticket);
     if (!ticket.heldByWindows()) {
       graphs.log.add("eager " + c.seq);
