@@ -90,41 +90,20 @@ public final class AgentComparison {
       if (!values.containsKey("--a") || !values.containsKey("--b")) {
         throw new IllegalArgumentException("--a and --b are required");
       }
-      String size = values.getOrDefault("--size", "bench");
-      if (!size.equals("check") && !size.equals("bench")) {
-        throw new IllegalArgumentException("--size: check or bench, not " + size);
-      }
+      String size = BenchmarkOptions.oneOf("--size", values.getOrDefault("--size", "bench"), "check", "bench");
       List<String> workloads = List.of(
           values.getOrDefault("--workloads", String.join(",", WorkloadRunner.WORKLOADS)).split(","));
       return new Options(Side.parse("--a", values.get("--a")), Side.parse("--b", values.get("--b")), workloads,
-          positive(values, "--rounds", 5), positive(values, "--warmup", 30), atLeastZero(values, "--warmup-ms", 1500),
-          positive(values, "--reps", 10), size, positive(values, "--timeout", 300),
+          number(values, "--rounds", 5, 1), number(values, "--warmup", 30, 1), number(values, "--warmup-ms", 1500, 0),
+          number(values, "--reps", 10, 1), size, number(values, "--timeout", 300, 1),
           values.getOrDefault("--classpath", ProjectLayout.workloadClassPath()),
           values.getOrDefault("--main", WorkloadRunner.MAIN_CLASS));
     }
 
-    private static int positive(Map<String, String> values, String flag, int otherwise) {
-      int v = atLeastZero(values, flag, otherwise);
-      if (v == 0) {
-        throw new IllegalArgumentException(flag + " must be at least 1");
-      }
-      return v;
-    }
-
-    private static int atLeastZero(Map<String, String> values, String flag, int otherwise) {
+    /** The value of {@code flag}, at least {@code min}, or {@code otherwise} where it is not given. */
+    private static int number(Map<String, String> values, String flag, int otherwise, int min) {
       String text = values.get(flag);
-      if (text == null) {
-        return otherwise;
-      }
-      try {
-        int v = Integer.parseInt(text);
-        if (v < 0) {
-          throw new IllegalArgumentException(flag + " must not be negative: " + text);
-        }
-        return v;
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " needs a whole number, not " + text);
-      }
+      return text == null ? otherwise : BenchmarkOptions.number(flag, text, min);
     }
   }
 

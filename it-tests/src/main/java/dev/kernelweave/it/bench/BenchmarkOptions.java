@@ -243,7 +243,8 @@ public record BenchmarkOptions(
     return names;
   }
 
-  private static int number(String key, String value, int min) {
+  /** {@code value} as a whole number of at least {@code min}; the message names {@code key}. */
+  static int number(String key, String value, int min) {
     try {
       int n = Integer.parseInt(value.strip());
       if (n < min) {
@@ -255,7 +256,8 @@ public record BenchmarkOptions(
     }
   }
 
-  private static String oneOf(String key, String value, String... allowed) {
+  /** {@code value}, one of {@code allowed}; the message names {@code key} and them. */
+  static String oneOf(String key, String value, String... allowed) {
     if (!Arrays.asList(allowed).contains(value)) {
       throw new IllegalArgumentException(key + " must be one of " + String.join(", ", allowed) + ", not '" + value + "'");
     }

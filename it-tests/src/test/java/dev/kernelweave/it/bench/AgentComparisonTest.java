@@ -79,7 +79,7 @@ class AgentComparisonTest {
     assertEquals(2, compare(agentJar.toString(), shared.resolve("missing.jar").toString()), output);
     assertTrue(output.contains("--b: no agent jar at"), output);
     assertEquals(2, compare(agentJar.toString(), agentJar.toString(), "--rounds", "x"), output);
-    assertTrue(output.contains("--rounds needs a whole number, not x"), output);
+    assertTrue(output.contains("--rounds needs a whole number, not 'x'"), output);
     assertEquals(2, AgentComparison.run(new String[] {"--a", agentJar.toString()}, new PrintStream(new ByteArrayOutputStream())));
   }
 }
