@@ -12,9 +12,12 @@ import java.util.concurrent.locks.LockSupport;
  * agent. The launches are issued under the context's lock, with the context current on this thread.
  *
  * <p>One per {@link AgentState}, watching its contexts. The thread starts with the first held
- * launch, and parks without a timeout while no context holds anything; {@link #startedHolding}
- * wakes it; it ends once the state stops scheduling. Thread safety: {@link #startedHolding} may be
- * called from any thread (under a context's lock); the rest runs on the daemon.
+ * launch; while no context holds anything it looks again every {@link #DEADLINE_NANOS} for
+ * {@link #LINGER_NANOS}, then parks without a timeout until {@link #startedHolding} wakes it; it
+ * ends once the state stops scheduling. A launch held while it looks at that pace is still issued
+ * at its deadline: the daemon sees it within one deadline and then waits only what is left of it.
+ * Thread safety: {@link #startedHolding} may be called from any thread (under a context's lock);
+ * the rest runs on the daemon.
  */
 final class HeldLaunchDeadline implements Runnable {
 
@@ -23,8 +26,16 @@ final class HeldLaunchDeadline implements Runnable {
 
   private final AgentState state;
   private volatile Thread thread;
+  /**
+   * How long the daemon keeps looking, at the deadline's pace, after it last saw launches held,
+   * before it parks until a context holds some again.
+   */
+  static final long LINGER_NANOS = 100 * DEADLINE_NANOS;
+
   /** Set by the daemon before it parks with nothing to wait for; a new holder then unparks it. */
   private volatile boolean idle;
+  /** When the daemon last saw launches held; its own. */
+  private long lastHeldNanos;
 
   HeldLaunchDeadline(AgentState state) {
     this.state = state;
@@ -65,7 +76,15 @@ final class HeldLaunchDeadline implements Runnable {
           }
         });
         if (wait[0] != Long.MAX_VALUE) {
+          lastHeldNanos = System.nanoTime();
           LockSupport.parkNanos(wait[0]);
+          continue;
+        }
+        if (System.nanoTime() - lastHeldNanos < LINGER_NANOS) {
+          // A program that held launches a moment ago likely holds more soon: look again at the
+          // deadline's pace rather than park for good, which would cost its thread an unpark
+          // (a system call) at each window it begins.
+          LockSupport.parkNanos(DEADLINE_NANOS);
           continue;
         }
         idle = true;

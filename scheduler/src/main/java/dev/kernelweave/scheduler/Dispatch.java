@@ -47,6 +47,12 @@ public final class Dispatch {
    * Written under the lock, only when it changes.
    */
   private volatile boolean holdingHint;
+  /**
+   * {@link LaunchWindows#lastLaunchNanos} when the lock was last let go with launches held: the
+   * deadline's thread checks it without the lock ({@link #issueIfIdle}). Written before {@link
+   * #holdingHint}, so that a reader who sees the hint set sees this time or a later one.
+   */
+  private volatile long lastLaunchHint;
   /** {@link OrderingRules.Rule#HOST_FUNCTIONS_QUEUE_ON_DEVICE}: false, a barrier first waits on the host. */
   private final boolean hostFunctionsQueueOnDevice;
   /** {@link OrderingRules.Rule#STAGED_READS_JOIN_THEIR_WORK}. */
@@ -159,6 +165,12 @@ public final class Dispatch {
     if (windows == null || !holdingHint) {
       return -1;
     }
+    // A later launch only moves the deadline later: while the one seen at the lock's last release
+    // is not reached, nothing is due, and the application's thread is not made to wait for the lock.
+    long left = windows.idleLeft(lastLaunchHint, idleNanos);
+    if (left > 0) {
+      return left;
+    }
     lock.lock();
     try {
       return windows.issueIfIdle(idleNanos);
@@ -193,6 +205,9 @@ public final class Dispatch {
   /** Updates {@link #holdingHint} under the lock; tells the listener when holding begins. */
   private void noteHolding() {
     boolean now = windows.holding();
+    if (now) {
+      lastLaunchHint = windows.lastLaunchNanos();
+    }
     if (now != holdingHint) {
       holdingHint = now;
       if (now) {

@@ -377,12 +377,26 @@ public final class LaunchWindows {
     if (heldCount == 0) {
       return -1;
     }
-    long idle = clock.getAsLong() - previousLaunchNanos;
-    if (idle < idleNanos) {
-      return idleNanos - idle;
+    long left = idleLeft(previousLaunchNanos, idleNanos);
+    if (left > 0) {
+      return left;
     }
     end();
     return heldCount == 0 ? -1 : idleNanos;
+  }
+
+  /**
+   * Nanoseconds until the host will have made no launch for {@code idleNanos} since {@code
+   * lastLaunchNanos} (a {@link #lastLaunchNanos} read earlier), 0 or less once it has. Reads only
+   * the clock: callable without the context's lock.
+   */
+  public long idleLeft(long lastLaunchNanos, long idleNanos) {
+    return idleNanos - (clock.getAsLong() - lastLaunchNanos);
+  }
+
+  /** When the latest launch offered to the windows ended, on this windows' clock. */
+  public long lastLaunchNanos() {
+    return previousLaunchNanos;
   }
 
   /** Whether launches are held now. */
