@@ -2,6 +2,7 @@ package dev.kernelweave.agent;
 
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.Interception;
+import dev.kernelweave.interceptor.InterceptionWarmup;
 import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.selftest.HotPathWarmup;
@@ -44,7 +45,7 @@ final class JitWarmup {
           public void accept(String line) {
             AgentLog.debug(line);
           }
-        }));
+        }, new InterceptionWarmup()));
     // Classes, not lambdas, as in the agent's premain.
     Interception.atCall(STARTS_AT_CALL, new Runnable() {
       @Override
@@ -58,7 +59,7 @@ final class JitWarmup {
         }
         if (AgentLog.debugEnabled()) {
           AgentLog.debug("warm-up started: self-test programs on a thread of the agent for up to "
-              + options.warmupMillis() + " ms of CPU, so that the JIT compiles the scheduler early (warmup=off: none)");
+              + options.warmupMillis() + " ms of CPU, so that the JIT compiles the scheduler and the interception early (warmup=off: none)");
         }
       }
     });

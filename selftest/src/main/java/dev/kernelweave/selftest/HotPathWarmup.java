@@ -11,7 +11,9 @@ import java.util.function.Consumer;
 /**
  * Runs self-test programs through dispatches of their own on the simulated device, on a daemon
  * thread, so that the JIT compiles the scheduler's per-call code (placement, dependency tracking,
- * windows, graph replay) while the application is still starting CUDA. Without it a program that
+ * windows, graph replay), and after each program a round of {@code alongside} (the interception's
+ * own per-call code, which the simulated device does not run), while the application is still
+ * starting CUDA. Without it a program that
  * runs for a second makes its first few hundred calls through interpreted code, each tens of
  * microseconds slower than compiled, and the agent makes it slower instead of faster.
  *
@@ -32,6 +34,7 @@ public final class HotPathWarmup implements Runnable {
   private final int classLanes;
   private final boolean graphs;
   private final Consumer<String> report;
+  private final Runnable alongside;
   /** Why the warm-up was stopped early; null while it may run. */
   private volatile String stopped;
   private volatile int programs;
@@ -42,13 +45,17 @@ public final class HotPathWarmup implements Runnable {
    * @param classLanes their high and low lanes each, 0 without priority lanes
    * @param graphs whether their launches may be held and replayed as graphs
    * @param report told, once the warm-up ends, what it ran or why it stopped
+   * @param alongside run after each program, on the warm-up's thread; must touch nothing the
+   *     application's calls reach
    */
-  public HotPathWarmup(long budgetNanos, int normalStreams, int classLanes, boolean graphs, Consumer<String> report) {
+  public HotPathWarmup(long budgetNanos, int normalStreams, int classLanes, boolean graphs, Consumer<String> report,
+      Runnable alongside) {
     this.budgetNanos = budgetNanos;
     this.normalStreams = normalStreams;
     this.classLanes = classLanes;
     this.graphs = graphs;
     this.report = report;
+    this.alongside = alongside;
   }
 
   /**
@@ -93,6 +100,7 @@ public final class HotPathWarmup implements Runnable {
       long spent = 0;
       for (long seed = 1; stopped == null && spent < budgetNanos; seed++) {
         runOne(Loops.ALL.get((int) (seed % Loops.ALL.size())), seed);
+        alongside.run();
         programs++;
         spent = (cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - start;
       }
