@@ -15,7 +15,10 @@ public final class AllocationAdvice {
 
   /** {@code cuMemAlloc}, {@code cuMemAllocManaged}, {@code cudaMalloc}, {@code cudaMallocManaged}. */
   public static final String DEVICE = AllocationAdvice.class.getName() + "$Device";
-  /** {@code cuMemAllocHost}, {@code cuMemHostAlloc}, {@code cudaMallocHost}, {@code cudaHostAlloc}: an exit. */
+  /**
+   * {@code cuMemAllocHost}, {@code cuMemHostAlloc}, {@code cudaMallocHost}, {@code cudaHostAlloc}, and
+   * {@code cuMemHostRegister}, {@code cudaHostRegister}, whose memory is page-locked as theirs is: an exit.
+   */
   public static final String PINNED_HOST = AllocationAdvice.class.getName() + "$PinnedHost";
   /** {@code cuMemAllocPitch}, {@code cudaMallocPitch}: pointer, pitch array, width, height. An exit. */
   public static final String PITCHED = AllocationAdvice.class.getName() + "$Pitched";
@@ -66,7 +69,7 @@ public final class AllocationAdvice {
     }
   }
 
-  /** The exit of a page-locked allocation; its enter is {@link CallAdvice#PLACED}. */
+  /** The exit of a page-locked allocation or registration; its enter is {@link CallAdvice#PLACED}. */
   static final class PinnedHost {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) Pointer ptr, @Advice.Argument(1) long size,

@@ -1,7 +1,6 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.CallRecord;
-import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
 import net.bytebuddy.asm.Advice;
@@ -54,8 +53,6 @@ public final class CallAdvice {
   public static final String STREAM_CREATE_WITH_FLAGS = CallAdvice.class.getName() + "$StreamCreateWithFlags";
   /** The exit of {@code cudaStreamCreate(cudaStream_t)}: a blocking stream. */
   public static final String STREAM_CREATE = CallAdvice.class.getName() + "$StreamCreate";
-  /** The exit of {@code cuMemHostRegister}, {@code cudaHostRegister}: pointer, size, flags. */
-  public static final String HOST_REGISTER = CallAdvice.class.getName() + "$HostRegister";
 
   private CallAdvice() {}
 
@@ -184,18 +181,6 @@ public final class CallAdvice {
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (thrown == null && result == 0) {
         Calls.streamCreated(r, stream, false);
-      }
-      Calls.end(r, result, thrown);
-    }
-  }
-
-  static final class HostRegister {
-    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) jcuda.Pointer ptr, @Advice.Argument(1) long size,
-        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        r.bytes = size;
-        CallAccesses.allocated(r, JCudaPointers.address(ptr), size, dev.kernelweave.memory.MemoryKind.PINNED_HOST);
       }
       Calls.end(r, result, thrown);
     }

@@ -175,14 +175,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
 
   /** Joins the content of every parameter whose address {@code s} may hold into {@code into}. */
   private void paramContents(long[] s, long[] into) {
-    for (int w = 0; w < m; w++) {
-      long bits = s[1 + 2 * m + w];
-      while (bits != 0) {
-        int k = (w << 6) + Long.numberOfTrailingZeros(bits);
-        bits &= bits - 1;
-        load(into, paramContent(k));
-      }
-    }
+    for (int k = nextParamRef(s, 0); k >= 0; k = nextParamRef(s, k + 1)) load(into, paramContent(k));
   }
 
   private void address(Insn insn, int base, long[] into) {
@@ -266,14 +259,9 @@ abstract class ProvenanceFlow extends ProvenanceSets {
   }
 
   private void writeParamContents(long[] s, long[] value) {
-    for (int w = 0; w < m; w++) {
-      long bits = s[1 + 2 * m + w];
-      parametersWritten |= bits != 0;
-      while (bits != 0) {
-        int k = (w << 6) + Long.numberOfTrailingZeros(bits);
-        bits &= bits - 1;
-        join(paramContent(k), value);
-      }
+    for (int k = nextParamRef(s, 0); k >= 0; k = nextParamRef(s, k + 1)) {
+      parametersWritten = true;
+      join(paramContent(k), value);
     }
   }
 

@@ -343,6 +343,19 @@ abstract class ProvenanceSets {
     return false;
   }
 
+  /**
+   * The first parameter from {@code k} on whose address {@code s} may hold, or -1. Walks a set's
+   * parameter references: {@code for (int k = nextParamRef(s, 0); k >= 0; k = nextParamRef(s, k + 1))}.
+   */
+  protected int nextParamRef(long[] s, int k) {
+    for (int w = k >>> 6; w < m; w++) {
+      long bits = s[1 + 2 * m + w];
+      if (w == k >>> 6) bits &= -1L << k; // the shift takes k modulo 64: the bits from k on in its word
+      if (bits != 0) return (w << 6) + Long.numberOfTrailingZeros(bits);
+    }
+    return -1;
+  }
+
 
   /** A growable int array. */
   private static final class IntList {

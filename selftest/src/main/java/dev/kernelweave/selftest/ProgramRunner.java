@@ -12,6 +12,7 @@ import dev.kernelweave.scheduler.Scheduler;
 import dev.kernelweave.scheduler.WindowJudging;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * Runs a program on a {@link ProgramTarget} in one of two ways: {@linkplain #runSerial serially}, as
@@ -223,16 +224,8 @@ public final class ProgramRunner {
     void writeAsync(Op.WriteAsync w) {
       long dst = address(w.dst());
       long src = hostAddress(w.host(), w.hostOffset());
-      int bytes = w.n() * 4;
-      if (scheduler == null) {
-        target.copyHostToDeviceAsync(legacy, dst, src, bytes);
-        return;
-      }
-      CallRecord call = start(w.thread(), CudaCallTable.COPY_TO_DEVICE_ASYNC, w.stream());
-      touches(call, dst, src, bytes);
-      int lane = laneOf(place(call), w.stream());
-      target.copyHostToDeviceAsync(lane, dst, src, bytes);
-      scheduler.exit(call, true, ticket);
+      copyAsync(w.thread(), CudaCallTable.COPY_TO_DEVICE_ASYNC, w.stream(), dst, src, w.n() * 4,
+          target::copyHostToDeviceAsync);
     }
 
     void launchIntoHost(Op.LaunchIntoHost l) {
@@ -247,14 +240,7 @@ public final class ProgramRunner {
       kernelPointer(call, out, AccessMode.WRITE);
       kernelPointer(call, in, AccessMode.READ);
       parameters(call, target.function(SelfTestKernel.SCALE), l.n(), new long[] {out, in, 0}, l.n(), l.k());
-      int chosen = placeLaunch(call);
-      if (ticket.heldByWindows()) {
-        held();
-        return;
-      }
-      int lane = laneOf(chosen, l.stream());
-      target.launch(lane, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
-      scheduler.exit(call, true, ticket);
+      issueLaunch(call, l.stream(), false, lane -> target.launch(lane, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k()));
     }
 
     void launchReadingConstant(Op.LaunchReadingConstant l) {
@@ -271,14 +257,7 @@ public final class ProgramRunner {
       call.moduleVariableCount = call.accessCount;
       kernelPointer(call, out, AccessMode.WRITE);
       parameters(call, target.readsConstantFunction(), l.n(), new long[] {out}, l.n(), l.k());
-      int chosen = placeLaunch(call);
-      if (ticket.heldByWindows()) {
-        held();
-        return;
-      }
-      int lane = laneOf(chosen, l.stream());
-      target.launchReadingConstant(lane, out, l.n(), l.k());
-      scheduler.exit(call, true, ticket);
+      issueLaunch(call, l.stream(), false, lane -> target.launchReadingConstant(lane, out, l.n(), l.k()));
     }
 
     void launchWithoutPtx(Op.LaunchWithoutPtx l) {
@@ -299,14 +278,7 @@ public final class ProgramRunner {
       kernelPointer(call, slot, AccessMode.READ_WRITE);
       call.touchesUnknownMemory = true;
       parameters(call, target.withoutPtxFunction(), l.n(), new long[] {slot}, l.n(), l.k());
-      int chosen = placeLaunch(call);
-      if (ticket.heldByWindows()) {
-        held();
-        return;
-      }
-      int lane = laneOf(chosen, l.stream());
-      target.launchWithoutPtx(lane, slot, l.n(), l.k());
-      scheduler.exit(call, true, ticket);
+      issueLaunch(call, l.stream(), false, lane -> target.launchWithoutPtx(lane, slot, l.n(), l.k()));
     }
 
     void hostFunction(Op.HostFunction h) {
@@ -376,17 +348,27 @@ public final class ProgramRunner {
       if (l.mode() == Op.LaunchMode.FAILS) {
         call.sharedMemBytes = FAILING_SHARED_MEMORY;
       }
+      issueLaunch(call, l.stream(), l.mode() == Op.LaunchMode.FAILS,
+          lane -> target.launch(lane, kernel, out, in1, in2, l.n(), l.k()));
+    }
+
+    /**
+     * Places a launch as its row says and, unless the windows hold it (they issue it later, from its
+     * record), makes it by {@code launchOn} on the lane chosen for {@code stream}. A launch that
+     * {@code fails} is not made and exits as failed, as the driver's error return does.
+     */
+    void issueLaunch(CallRecord call, long stream, boolean fails, IntConsumer launchOn) {
       int chosen = placeLaunch(call);
       if (ticket.heldByWindows()) {
         held();
         return;
       }
-      int lane = laneOf(chosen, l.stream());
-      if (l.mode() == Op.LaunchMode.FAILS) {
+      int lane = laneOf(chosen, stream);
+      if (fails) {
         scheduler.exit(call, false, ticket);
         return;
       }
-      target.launch(lane, kernel, out, in1, in2, l.n(), l.k());
+      launchOn.accept(lane);
       scheduler.exit(call, true, ticket);
     }
 
@@ -453,30 +435,36 @@ public final class ProgramRunner {
     void readAsync(Op.ReadAsync r) {
       long src = address(r.src());
       long dst = hostAddress(r.host(), r.hostOffset());
-      int bytes = r.n() * 4;
-      if (scheduler == null) {
-        target.copyDeviceToHostAsync(legacy, dst, src, bytes);
-        return;
-      }
-      CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST_ASYNC, r.stream());
-      touches(call, dst, src, bytes);
-      int lane = laneOf(place(call), r.stream());
-      target.copyDeviceToHostAsync(lane, dst, src, bytes);
-      scheduler.exit(call, true, ticket);
+      copyAsync(r.thread(), CudaCallTable.COPY_TO_HOST_ASYNC, r.stream(), dst, src, r.n() * 4,
+          target::copyDeviceToHostAsync);
     }
 
     void copy(Op.Copy c) {
       long dst = address(c.dst());
       long src = address(c.src());
-      int bytes = c.n() * 4;
+      copyAsync(c.thread(), CudaCallTable.COPY_ON_DEVICE_ASYNC, c.stream(), dst, src, c.n() * 4,
+          target::copyDeviceToDevice);
+    }
+
+    /** One of the target's asynchronous copies, made on a lane. */
+    @FunctionalInterface
+    interface AsyncCopy {
+      void copy(int lane, long dst, long src, int bytes);
+    }
+
+    /**
+     * An asynchronous copy on the application's {@code stream}: on the legacy lane in the reference;
+     * else started from row {@code rowId} with its operands at {@code dst} and {@code src}, placed as
+     * the row says and made on the lane chosen.
+     */
+    void copyAsync(int thread, int rowId, long stream, long dst, long src, int bytes, AsyncCopy copy) {
       if (scheduler == null) {
-        target.copyDeviceToDevice(legacy, dst, src, bytes);
+        copy.copy(legacy, dst, src, bytes);
         return;
       }
-      CallRecord call = start(c.thread(), CudaCallTable.COPY_ON_DEVICE_ASYNC, c.stream());
+      CallRecord call = start(thread, rowId, stream);
       touches(call, dst, src, bytes);
-      int lane = laneOf(place(call), c.stream());
-      target.copyDeviceToDevice(lane, dst, src, bytes);
+      copy.copy(laneOf(place(call), stream), dst, src, bytes);
       scheduler.exit(call, true, ticket);
     }
 

@@ -228,8 +228,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   public void synchronizeEvent(int event) {
     engine.hostStep();
     checkEvent("synchronizeEvent", event);
-    SimOp marker = events.get(event);
-    engine.runUntil(() -> marker == null || marker.done, "event " + event);
+    engine.runUntilDone(events.get(event), "event " + event);
   }
 
   @Override
@@ -370,7 +369,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
     engine.hostStep();
     SimOp op = ops.copyDeviceToHost(streams, dst, src);
     engine.enqueue(streams, op);
-    engine.runUntil(() -> op.done, op.toString());
+    engine.runUntilDone(op, op.toString());
   }
 
   @Override
@@ -394,8 +393,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   @Override
   public void synchronizeLane(int lane) {
     engine.hostStep();
-    SimOp last = engine.lastOn(lane);
-    engine.runUntil(() -> last == null || last.done, "lane " + lane);
+    engine.runUntilDone(engine.lastOn(lane), "lane " + lane);
   }
 
   @Override
@@ -407,8 +405,7 @@ public final class SimDevice implements ProgramTarget, GraphDevice {
   @Override
   public void synchronizeAppEvent(int appEvent) {
     engine.hostStep();
-    SimOp marker = appEvents.get(appEvent);
-    engine.runUntil(() -> marker == null || marker.done, "application event " + appEvent);
+    engine.runUntilDone(appEvents.get(appEvent), "application event " + appEvent);
   }
 
   @Override

@@ -279,6 +279,11 @@ final class SimEngine {
     }
   }
 
+  /** Runs until the host's wait for {@code op} ends: at once where it is null (nothing to wait for). */
+  void runUntilDone(SimOp op, String what) {
+    runUntil(() -> op == null || op.done, what);
+  }
+
   /** What the work left is waiting for, when nothing can run. */
   private String blocked() {
     for (ArrayDeque<SimOp> lane : lanes) {

@@ -60,7 +60,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE, named("cudaStreamCreate").and(takesArguments(1)));
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
         namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
-    visitor.visit(CallAdvice.PLACED, CallAdvice.HOST_REGISTER, named("cudaHostRegister"));
+    visitor.visit(CallAdvice.PLACED, AllocationAdvice.PINNED_HOST, named("cudaHostRegister"));
     visitor.visitEndingCommonly(CallAdvice.ADD_CALLBACK, named("cudaStreamAddCallback").and(takesArguments(4))
         .and(isPublic()).and(isStatic()).and(not(isNative())));
     visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_FIRST, named("cudaLaunchHostFunc")
