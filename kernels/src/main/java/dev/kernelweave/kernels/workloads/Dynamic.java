@@ -216,11 +216,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     @Override
     protected void setUpVariant() {
       super.setUpVariant();
-      expertGraphs = new CUgraphExec[p.experts()];
-      for (int e = 0; e < p.experts(); e++) {
-        int expert = e;
-        expertGraphs[e] = cuda.graph(streams[e], () -> launchExpert(expert, streams[expert]));
-      }
+      expertGraphs = cuda.graphPerStream(streams, (stream, e) -> launchExpert(e, stream));
     }
 
     @Override
