@@ -9,7 +9,6 @@ import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
@@ -136,7 +135,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
     @Override
     public byte[] output() {
-      return Outputs.builder(p.outputWords()).ints(routes).floats(result).toBytes();
+      return p.output(routes, result);
     }
   }
 
@@ -193,7 +192,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
     @Override
     public byte[] output() {
-      return Outputs.builder(p.outputWords()).ints(routes).floats(result.toArray()).toBytes();
+      return p.output(routes, result.toArray());
     }
   }
 
