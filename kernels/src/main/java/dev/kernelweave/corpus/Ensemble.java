@@ -108,7 +108,7 @@ final class Ensemble extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(labels.length).ints(labels).toBytes();
+    return Outputs.ints(labels);
   }
 
   @Override
@@ -124,6 +124,6 @@ final class Ensemble extends CorpusProgram {
       int[] l = CorpusMath.argmax(CorpusMath.add(scores[0], scores[1]), classes);
       System.arraycopy(l, 0, expected, b * batch, batch);
     }
-    return Outputs.builder(expected.length).ints(expected).toBytes();
+    return Outputs.ints(expected);
   }
 }

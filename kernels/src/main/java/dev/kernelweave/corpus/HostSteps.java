@@ -78,7 +78,7 @@ final class HostSteps extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(POPULATIONS * n + rates.length).floats(results).floats(rates).toBytes();
+    return Outputs.floats(results, rates);
   }
 
   @Override
@@ -94,6 +94,6 @@ final class HostSteps extends CorpusProgram {
         expectedRates[s * POPULATIONS + p] = rate;
       }
     }
-    return Outputs.builder(POPULATIONS * n + rates.length).floats(x[0]).floats(x[1]).floats(expectedRates).toBytes();
+    return Outputs.floats(x, expectedRates);
   }
 }

@@ -87,7 +87,7 @@ final class PowerIteration extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(MATRICES * n + norms.length).floats(vectors).floats(norms).toBytes();
+    return Outputs.floats(vectors, norms);
   }
 
   @Override
@@ -103,6 +103,6 @@ final class PowerIteration extends CorpusProgram {
         x[m] = CorpusMath.scale(y, 1.0f / norm);
       }
     }
-    return Outputs.builder(MATRICES * n + norms.length).floats(x[0]).floats(x[1]).floats(expectedNorms).toBytes();
+    return Outputs.floats(x, expectedNorms);
   }
 }
