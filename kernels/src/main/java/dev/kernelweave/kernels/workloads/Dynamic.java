@@ -2,7 +2,6 @@ package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
@@ -175,8 +174,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     public void run() {
       for (int it = 0; it < p.iterations(); it++) {
         launchRouter(main);
-        scoresOnHost.copyFromDevice(0, scores, p.experts(), main);
-        cuStreamSynchronize(main);
+        scoresOnHost.readBack(scores, main);
         scoresOnHost.get(0, scoresCopy, 0, p.experts());
         int[] picked = pick(it, scoresCopy);
         for (int e : picked) {
@@ -186,8 +184,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         }
         launchCombine(picked, main);
       }
-      result.copyFromDevice(0, x, p.n(), main);
-      cuStreamSynchronize(main);
+      result.readBack(x, main);
     }
 
     @Override
