@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -45,18 +45,18 @@ final class BatchedInference extends CorpusProgram {
     features = size == Size.CHECK ? 32 : 512;
     hidden = size == Size.CHECK ? 32 : 512;
     aux = size == Size.CHECK ? 8 : 64;
-    SplittableRandom random = new SplittableRandom(0x696e66L);
+    Seeded random = new Seeded(0x696e66L);
     int[] outs = {hidden, classes, aux};
     int[] ins = {features, hidden, hidden};
     weights = new float[3][];
     biases = new float[3][];
     for (int l = 0; l < 3; l++) {
-      weights[l] = CorpusMath.eighths(random, outs[l] * ins[l]);
-      biases[l] = CorpusMath.eighths(random, outs[l]);
+      weights[l] = random.eighths(outs[l] * ins[l]);
+      biases[l] = random.eighths(outs[l]);
     }
     inputs = new float[requests][];
     for (int r = 0; r < requests; r++) {
-      inputs[r] = CorpusMath.eighths(random, features * batch);
+      inputs[r] = random.eighths(features * batch);
     }
     labels = new int[requests][batch];
     auxiliary = new float[requests][aux * batch];
