@@ -75,9 +75,7 @@ public final class WorkloadMain {
       if (name == null) {
         throw new IllegalArgumentException("no workload name");
       }
-      if (Corpus.contains(name) && variant != Variant.SERIAL) {
-        throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
-      }
+      Workloads.requireVariant(name, variant);
       return new Options(name, variant, size, warmup, warmupMillis, reps);
     }
   }
