@@ -112,9 +112,9 @@ final class BatchedInference extends CorpusProgram {
   protected byte[] reference() {
     Outputs.Builder out = Outputs.builder(requests * (batch + aux * batch));
     for (float[] x : inputs) {
-      float[] h = CorpusMath.biasRelu(CorpusMath.gemm(weights[0], 0, x, 0, hidden, batch, features), biases[0], hidden, features);
-      float[] s = CorpusMath.biasRelu(CorpusMath.gemm(weights[1], 0, h, 0, classes, batch, hidden), biases[1], classes, hidden);
-      float[] a = CorpusMath.biasRelu(CorpusMath.gemm(weights[2], 0, h, 0, aux, batch, hidden), biases[2], aux, hidden);
+      float[] h = CorpusMath.dense(weights[0], biases[0], x, 0, hidden, batch, features);
+      float[] s = CorpusMath.dense(weights[1], biases[1], h, 0, classes, batch, hidden);
+      float[] a = CorpusMath.dense(weights[2], biases[2], h, 0, aux, batch, hidden);
       out.ints(CorpusMath.argmax(s, classes)).floats(a);
     }
     return out.toBytes();

@@ -49,6 +49,14 @@ final class CorpusMath {
     return y;
   }
 
+  /**
+   * {@link DenseLayer#apply} on the CPU: {@link #biasRelu} of the product of the out x in {@code
+   * weights} and the {@code batch} columns of {@code x} that start at {@code xOffset}.
+   */
+  static float[] dense(float[] weights, float[] bias, float[] x, int xOffset, int out, int batch, int in) {
+    return biasRelu(gemm(weights, 0, x, xOffset, out, batch, in), bias, out, in);
+  }
+
   /** {@code corpus_add}. */
   static float[] add(float[] a, float[] b) {
     float[] out = new float[a.length];

@@ -117,9 +117,8 @@ final class Ensemble extends CorpusProgram {
     for (int b = 0; b < batches; b++) {
       float[][] scores = new float[MODELS][];
       for (int m = 0; m < MODELS; m++) {
-        float[] h = CorpusMath.biasRelu(
-            CorpusMath.gemm(weights[m][0], 0, samples, b * features * batch, hidden, batch, features), biases[m][0], hidden, features);
-        scores[m] = CorpusMath.biasRelu(CorpusMath.gemm(weights[m][1], 0, h, 0, classes, batch, hidden), biases[m][1], classes, hidden);
+        float[] h = CorpusMath.dense(weights[m][0], biases[m][0], samples, b * features * batch, hidden, batch, features);
+        scores[m] = CorpusMath.dense(weights[m][1], biases[m][1], h, 0, classes, batch, hidden);
       }
       int[] l = CorpusMath.argmax(CorpusMath.add(scores[0], scores[1]), classes);
       System.arraycopy(l, 0, expected, b * batch, batch);

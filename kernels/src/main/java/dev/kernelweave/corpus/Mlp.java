@@ -91,7 +91,7 @@ final class Mlp extends CorpusProgram {
     return arrays.reference(x -> {
       float[] a = x;
       for (int l = 0; l < widths.length - 1; l++) {
-        a = CorpusMath.biasRelu(CorpusMath.gemm(weights[l], 0, a, 0, widths[l + 1], batch, widths[l]), biases[l], widths[l + 1], widths[l]);
+        a = CorpusMath.dense(weights[l], biases[l], a, 0, widths[l + 1], batch, widths[l]);
       }
       return a;
     });
