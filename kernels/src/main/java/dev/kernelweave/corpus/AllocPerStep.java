@@ -6,8 +6,8 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -31,12 +31,12 @@ final class AllocPerStep extends CorpusProgram {
   AllocPerStep(Size size) {
     super(NAME, size, "corpus_logistic", "corpus_square_partials", "corpus_sum");
     int count = size == Size.CHECK ? 5 : 16;
-    SplittableRandom random = new SplittableRandom(0x616c6cL);
+    Seeded random = new Seeded(0x616c6cL);
     items = new float[count][];
     results = new float[count][];
     for (int i = 0; i < count; i++) {
       int n = size == Size.CHECK ? 700 + 311 * i : (1 << 19) + 37_000 * i;
-      items[i] = CorpusMath.unit(random, n);
+      items[i] = random.unit(n);
       results[i] = new float[n];
     }
     sums = new float[count];

@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -45,18 +45,18 @@ final class BatchedInference extends CorpusProgram {
     features = size == Size.CHECK ? 32 : 512;
     hidden = size == Size.CHECK ? 32 : 512;
     aux = size == Size.CHECK ? 8 : 64;
-    SplittableRandom random = new SplittableRandom(0x696e66L);
+    Seeded random = new Seeded(0x696e66L);
     int[] outs = {hidden, classes, aux};
     int[] ins = {features, hidden, hidden};
     weights = new float[3][];
     biases = new float[3][];
     for (int l = 0; l < 3; l++) {
-      weights[l] = CorpusMath.eighths(random, outs[l] * ins[l]);
-      biases[l] = CorpusMath.eighths(random, outs[l]);
+      weights[l] = random.eighths(outs[l] * ins[l]);
+      biases[l] = random.eighths(outs[l]);
     }
     inputs = new float[requests][];
     for (int r = 0; r < requests; r++) {
-      inputs[r] = CorpusMath.eighths(random, features * batch);
+      inputs[r] = random.eighths(features * batch);
     }
     labels = new int[requests][batch];
     auxiliary = new float[requests][aux * batch];
@@ -112,9 +112,9 @@ final class BatchedInference extends CorpusProgram {
   protected byte[] reference() {
     Outputs.Builder out = Outputs.builder(requests * (batch + aux * batch));
     for (float[] x : inputs) {
-      float[] h = CorpusMath.biasRelu(CorpusMath.gemm(weights[0], 0, x, 0, hidden, batch, features), biases[0], hidden, features);
-      float[] s = CorpusMath.biasRelu(CorpusMath.gemm(weights[1], 0, h, 0, classes, batch, hidden), biases[1], classes, hidden);
-      float[] a = CorpusMath.biasRelu(CorpusMath.gemm(weights[2], 0, h, 0, aux, batch, hidden), biases[2], aux, hidden);
+      float[] h = CorpusMath.dense(weights[0], biases[0], x, 0, hidden, batch, features);
+      float[] s = CorpusMath.dense(weights[1], biases[1], h, 0, classes, batch, hidden);
+      float[] a = CorpusMath.dense(weights[2], biases[2], h, 0, aux, batch, hidden);
       out.ints(CorpusMath.argmax(s, classes)).floats(a);
     }
     return out.toBytes();

@@ -2,8 +2,8 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -27,7 +27,7 @@ final class CopyLoop extends CorpusProgram {
     super(NAME, size, "corpus_logistic");
     channels = 4;
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x636f7079L), channels, n), n);
+    arrays = HostArrays.of(new Seeded(0x636f7079L).unit(channels, n), n);
     describe(channels + " channels of " + n + " floats, copied in and out each repetition");
   }
 

@@ -1,47 +1,19 @@
 package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.CpuMath;
-import java.util.SplittableRandom;
 
 /**
  * The corpus kernels of {@code src/main/cuda/corpus.cu} in Java, with the same float operations in
- * the same order, and the seeded inputs of the corpus programs.
+ * the same order.
  */
 final class CorpusMath {
 
   private CorpusMath() {}
 
-  /** {@code n} floats in [0.05, 0.95) from {@code random}. */
-  static float[] unit(SplittableRandom random, int n) {
-    float[] values = new float[n];
-    for (int i = 0; i < n; i++) {
-      values[i] = (float) (0.05 + 0.9 * random.nextDouble());
-    }
-    return values;
-  }
-
-  /** {@code count} arrays of {@link #unit} floats, drawn in turn from {@code random}. */
-  static float[][] unit(SplittableRandom random, int count, int n) {
-    float[][] arrays = new float[count][];
-    for (int i = 0; i < count; i++) {
-      arrays[i] = unit(random, n);
-    }
-    return arrays;
-  }
-
-  /** {@code n} multiples of 1/8 in [-1, 1]: products and sums of them are exact in a float. */
-  static float[] eighths(SplittableRandom random, int n) {
-    float[] values = new float[n];
-    for (int i = 0; i < n; i++) {
-      values[i] = (random.nextInt(17) - 8) * 0.125f;
-    }
-    return values;
-  }
-
   /**
    * C = A B for column-major A (m x k) at {@code aOffset} and B (k x n) at {@code bOffset}, as
    * {@code cublasSgemm(N, N, m, n, k, 1, A, m, B, k, 0, C, m)}: exact for inputs on the grid of
-   * {@link #eighths} (so cuBLAS's summation order does not matter).
+   * {@link dev.kernelweave.kernels.Seeded#eighths} (so cuBLAS's summation order does not matter).
    */
   static float[] gemm(float[] a, int aOffset, float[] b, int bOffset, int m, int n, int k) {
     float[] c = new float[m * n];
@@ -75,6 +47,14 @@ final class CorpusMath {
       y[i] = v * 0.125f;
     }
     return y;
+  }
+
+  /**
+   * {@link DenseLayer#apply} on the CPU: {@link #biasRelu} of the product of the out x in {@code
+   * weights} and the {@code batch} columns of {@code x} that start at {@code xOffset}.
+   */
+  static float[] dense(float[] weights, float[] bias, float[] x, int xOffset, int out, int batch, int in) {
+    return biasRelu(gemm(weights, 0, x, xOffset, out, batch, in), bias, out, in);
   }
 
   /** {@code corpus_add}. */

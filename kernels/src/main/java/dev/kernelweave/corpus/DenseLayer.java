@@ -11,8 +11,8 @@ import jcuda.jcublas.cublasHandle;
 /**
  * A dense layer as the corpus's networks write it: {@code cublasSgemm} of an out x in weight matrix
  * and a batch of columns on the default handle, then {@code corpus_bias_relu} in place on the
- * default stream. {@link CorpusMath#gemm} and {@link CorpusMath#biasRelu} compute the same on the
- * CPU. Not thread-safe: one program's thread applies it.
+ * default stream. {@link CorpusMath#dense} computes the same on the CPU. Not thread-safe: one
+ * program's thread applies it.
  *
  * @param batch columns of every layer's input and output
  */

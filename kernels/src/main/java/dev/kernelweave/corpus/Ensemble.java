@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -46,15 +46,15 @@ final class Ensemble extends CorpusProgram {
     classes = 10;
     batches = size == Size.CHECK ? 3 : 16;
     batch = size == Size.CHECK ? 20 : 256;
-    SplittableRandom random = new SplittableRandom(0x656e73L);
-    samples = CorpusMath.eighths(random, features * batch * batches);
+    Seeded random = new Seeded(0x656e73L);
+    samples = random.eighths(features * batch * batches);
     weights = new float[MODELS][2][];
     biases = new float[MODELS][2][];
     for (int m = 0; m < MODELS; m++) {
-      weights[m][0] = CorpusMath.eighths(random, hidden * features);
-      biases[m][0] = CorpusMath.eighths(random, hidden);
-      weights[m][1] = CorpusMath.eighths(random, classes * hidden);
-      biases[m][1] = CorpusMath.eighths(random, classes);
+      weights[m][0] = random.eighths(hidden * features);
+      biases[m][0] = random.eighths(hidden);
+      weights[m][1] = random.eighths(classes * hidden);
+      biases[m][1] = random.eighths(classes);
     }
     labels = new int[batch * batches];
     batchLabels = new int[batch];
@@ -108,7 +108,7 @@ final class Ensemble extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(labels.length).ints(labels).toBytes();
+    return Outputs.ints(labels);
   }
 
   @Override
@@ -117,13 +117,12 @@ final class Ensemble extends CorpusProgram {
     for (int b = 0; b < batches; b++) {
       float[][] scores = new float[MODELS][];
       for (int m = 0; m < MODELS; m++) {
-        float[] h = CorpusMath.biasRelu(
-            CorpusMath.gemm(weights[m][0], 0, samples, b * features * batch, hidden, batch, features), biases[m][0], hidden, features);
-        scores[m] = CorpusMath.biasRelu(CorpusMath.gemm(weights[m][1], 0, h, 0, classes, batch, hidden), biases[m][1], classes, hidden);
+        float[] h = CorpusMath.dense(weights[m][0], biases[m][0], samples, b * features * batch, hidden, batch, features);
+        scores[m] = CorpusMath.dense(weights[m][1], biases[m][1], h, 0, classes, batch, hidden);
       }
       int[] l = CorpusMath.argmax(CorpusMath.add(scores[0], scores[1]), classes);
       System.arraycopy(l, 0, expected, b * batch, batch);
     }
-    return Outputs.builder(expected.length).ints(expected).toBytes();
+    return Outputs.ints(expected);
   }
 }

@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -31,7 +31,7 @@ final class HostSteps extends CorpusProgram {
     super(NAME, size, "corpus_advance");
     n = size == Size.CHECK ? 2000 : 1 << 21;
     steps = size == Size.CHECK ? 6 : 24;
-    initial = CorpusMath.unit(new SplittableRandom(0x686f73L), POPULATIONS, n);
+    initial = new Seeded(0x686f73L).unit(POPULATIONS, n);
     results = new float[POPULATIONS][n];
     rates = new float[POPULATIONS * steps];
     describe(POPULATIONS + " populations of " + n + " floats, " + steps + " steps, a sample of " + SAMPLE
@@ -78,7 +78,7 @@ final class HostSteps extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(POPULATIONS * n + rates.length).floats(results).floats(rates).toBytes();
+    return Outputs.floats(results, rates);
   }
 
   @Override
@@ -94,6 +94,6 @@ final class HostSteps extends CorpusProgram {
         expectedRates[s * POPULATIONS + p] = rate;
       }
     }
-    return Outputs.builder(POPULATIONS * n + rates.length).floats(x[0]).floats(x[1]).floats(expectedRates).toBytes();
+    return Outputs.floats(x, expectedRates);
   }
 }

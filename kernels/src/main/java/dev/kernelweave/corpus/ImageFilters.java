@@ -2,8 +2,8 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -34,7 +34,7 @@ final class ImageFilters extends CorpusProgram {
     frames = size == Size.CHECK ? 3 : 12;
     width = size == Size.CHECK ? 40 : 1024;
     height = size == Size.CHECK ? 30 : 768;
-    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x696d67L), frames, width * height), width * height);
+    arrays = HostArrays.of(new Seeded(0x696d67L).unit(frames, width * height), width * height);
     describe(frames + " frames of " + width + " x " + height + " floats: blur and Sobel, blended");
   }
 

@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -42,12 +42,12 @@ final class Jacobi extends CorpusProgram {
     n = size == Size.CHECK ? 160 : 1024;
     maxSweeps = size == Size.CHECK ? 12 : 30;
     partialBlocks = blocks(n, 64);
-    SplittableRandom random = new SplittableRandom(0x6a6163L);
-    matrix = CorpusMath.eighths(random, n * n);
+    Seeded random = new Seeded(0x6a6163L);
+    matrix = random.eighths(n * n);
     for (int i = 0; i < n; i++) {
       matrix[i * n + i] = n; // off-diagonal magnitudes sum to about n / 1.9: dominant
     }
-    rhs = CorpusMath.unit(random, SYSTEMS, n);
+    rhs = random.unit(SYSTEMS, n);
     zeros = new float[n];
     solutions = new float[SYSTEMS][n];
     describe(SYSTEMS + " right-hand sides of a " + n + " x " + n + " system, at most " + maxSweeps

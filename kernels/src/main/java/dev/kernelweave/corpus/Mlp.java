@@ -2,8 +2,8 @@ package dev.kernelweave.corpus;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -32,17 +32,17 @@ final class Mlp extends CorpusProgram {
     super(NAME, size, "corpus_bias_relu");
     widths = size == Size.CHECK ? new int[] {48, 64, 64, 16} : new int[] {1024, 1024, 1024, 256};
     batch = size == Size.CHECK ? 24 : 1024;
-    SplittableRandom random = new SplittableRandom(0x6d6c70L);
+    Seeded random = new Seeded(0x6d6c70L);
     int layers = widths.length - 1;
     weights = new float[layers][];
     biases = new float[layers][];
     for (int l = 0; l < layers; l++) {
-      weights[l] = CorpusMath.eighths(random, widths[l + 1] * widths[l]);
-      biases[l] = CorpusMath.eighths(random, widths[l + 1]);
+      weights[l] = random.eighths(widths[l + 1] * widths[l]);
+      biases[l] = random.eighths(widths[l + 1]);
     }
     float[][] inputs = new float[microBatches][];
     for (int b = 0; b < microBatches; b++) {
-      inputs[b] = CorpusMath.eighths(random, widths[0] * batch);
+      inputs[b] = random.eighths(widths[0] * batch);
     }
     arrays = HostArrays.of(inputs, widths[layers] * batch);
     describe(microBatches + " micro-batches of " + batch + " through layers " + java.util.Arrays.toString(widths));
@@ -91,7 +91,7 @@ final class Mlp extends CorpusProgram {
     return arrays.reference(x -> {
       float[] a = x;
       for (int l = 0; l < widths.length - 1; l++) {
-        a = CorpusMath.biasRelu(CorpusMath.gemm(weights[l], 0, a, 0, widths[l + 1], batch, widths[l]), biases[l], widths[l + 1], widths[l]);
+        a = CorpusMath.dense(weights[l], biases[l], a, 0, widths[l + 1], batch, widths[l]);
       }
       return a;
     });

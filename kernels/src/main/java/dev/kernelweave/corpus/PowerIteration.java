@@ -3,8 +3,8 @@ package dev.kernelweave.corpus;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Outputs;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -39,9 +39,9 @@ final class PowerIteration extends CorpusProgram {
     n = size == Size.CHECK ? 200 : 1024;
     steps = size == Size.CHECK ? 5 : 16;
     partialBlocks = blocks(n, 64);
-    SplittableRandom random = new SplittableRandom(0x706f77L);
-    matrices = CorpusMath.unit(random, MATRICES, n * n);
-    start = CorpusMath.unit(random, n);
+    Seeded random = new Seeded(0x706f77L);
+    matrices = random.unit(MATRICES, n * n);
+    start = random.unit(n);
     vectors = new float[MATRICES][n];
     norms = new float[MATRICES * steps];
     describe(MATRICES + " matrices of " + n + " x " + n + ", " + steps + " steps, a norm read back each");
@@ -87,7 +87,7 @@ final class PowerIteration extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    return Outputs.builder(MATRICES * n + norms.length).floats(vectors).floats(norms).toBytes();
+    return Outputs.floats(vectors, norms);
   }
 
   @Override
@@ -103,6 +103,6 @@ final class PowerIteration extends CorpusProgram {
         x[m] = CorpusMath.scale(y, 1.0f / norm);
       }
     }
-    return Outputs.builder(MATRICES * n + norms.length).floats(x[0]).floats(x[1]).floats(expectedNorms).toBytes();
+    return Outputs.floats(x, expectedNorms);
   }
 }

@@ -8,8 +8,8 @@ import static jcuda.runtime.JCuda.cudaMemset;
 import static jcuda.runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost;
 import static jcuda.runtime.cudaMemcpyKind.cudaMemcpyHostToDevice;
 
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
 import jcuda.runtime.JCuda;
@@ -39,7 +39,7 @@ final class RuntimeApi extends CorpusProgram {
   RuntimeApi(Size size) {
     super(NAME, size, "corpus_logistic", "corpus_blend");
     n = size == Size.CHECK ? 3000 : 1 << 21;
-    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x72756eL), channels, n), n);
+    arrays = HostArrays.of(new Seeded(0x72756eL).unit(channels, n), n);
     describe(channels + " channels of " + n + " floats through cudaMemcpy");
   }
 

@@ -5,8 +5,8 @@ import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
@@ -34,7 +34,7 @@ final class TwoThreads extends CorpusProgram {
     super(NAME, size, "corpus_logistic");
     n = size == Size.CHECK ? 2500 : 1 << 21;
     kernels = size == Size.CHECK ? 4 : 8;
-    arrays = HostArrays.of(CorpusMath.unit(new SplittableRandom(0x746872L), JOBS, n), n);
+    arrays = HostArrays.of(new Seeded(0x746872L).unit(JOBS, n), n);
     describe(JOBS + " threads, each " + n + " floats in, " + kernels + " kernels, out");
   }
 

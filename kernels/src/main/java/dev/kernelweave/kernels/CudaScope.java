@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -153,6 +154,20 @@ public final class CudaScope implements AutoCloseable {
   /** A CUDA graph of the work that {@code queue} issues on {@code stream} alone; see below. */
   public CUgraphExec graph(CUstream stream, Runnable queue) {
     return graph(stream, new CUstream[0], queue);
+  }
+
+  /**
+   * One graph per stream of {@code streams}, captured in order: graph {@code i} holds the work
+   * that {@code queue} issues for unit {@code i} on {@code streams[i]} alone (see {@link
+   * #graph(CUstream, Runnable)}), to be launched on that stream.
+   */
+  public CUgraphExec[] graphPerStream(CUstream[] streams, ObjIntConsumer<CUstream> queue) {
+    CUgraphExec[] graphs = new CUgraphExec[streams.length];
+    for (int i = 0; i < streams.length; i++) {
+      int unit = i;
+      graphs[i] = graph(streams[i], () -> queue.accept(streams[unit], unit));
+    }
+    return graphs;
   }
 
   /**

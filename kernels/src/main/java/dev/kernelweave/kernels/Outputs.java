@@ -62,11 +62,25 @@ public final class Outputs {
 
   /** {@code rows} one after the other, as little-endian bytes. */
   public static byte[] floats(float[][] rows) {
+    return builder(words(rows)).floats(rows).toBytes();
+  }
+
+  /** {@code rows} one after the other, then {@code tail}, as little-endian bytes. */
+  public static byte[] floats(float[][] rows, float[] tail) {
+    return builder(Math.addExact(words(rows), tail.length)).floats(rows).floats(tail).toBytes();
+  }
+
+  /** {@code values} as little-endian bytes. */
+  public static byte[] ints(int[] values) {
+    return builder(values.length).ints(values).toBytes();
+  }
+
+  private static int words(float[][] rows) {
     int words = 0;
     for (float[] row : rows) {
       words = Math.addExact(words, row.length);
     }
-    return builder(words).floats(rows).toBytes();
+    return words;
   }
 
   /** Lower-case hex SHA-256 of {@code bytes}. */

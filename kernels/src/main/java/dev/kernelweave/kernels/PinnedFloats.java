@@ -2,6 +2,7 @@ package dev.kernelweave.kernels;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -63,6 +64,15 @@ public final class PinnedFloats {
    */
   public void copyFromDevice(int at, CUdeviceptr device, int count, CUstream stream) {
     cuMemcpyDtoHAsync(pointer.withByteOffset(bytes(at)), device, bytes(count), stream);
+  }
+
+  /**
+   * Copies all of these floats from {@code device} on {@code stream}, then waits for the stream:
+   * how a run brings a result, or what the host decides on, into this memory.
+   */
+  public void readBack(CUdeviceptr device, CUstream stream) {
+    copyFromDevice(0, device, size(), stream);
+    cuStreamSynchronize(stream);
   }
 
   Pointer pointer() {

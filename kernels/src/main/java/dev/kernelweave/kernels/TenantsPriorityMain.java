@@ -57,16 +57,14 @@ public final class TenantsPriorityMain {
       double rate = 500;
       int rounds = 2000;
       int n = 1 << 20;
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
+      CommandLine line = new CommandLine(args);
+      while (line.hasNext()) {
+        String a = line.next();
         if (a.equals("--by-hand")) {
           byHand = true;
           continue;
         }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(a + " needs a value");
-        }
-        String v = args[++i];
+        String v = line.valueOf(a);
         switch (a) {
           case "--mode" -> {
             if (!v.equals("shared") && !v.equals("alone")) {
@@ -74,26 +72,14 @@ public final class TenantsPriorityMain {
             }
             mode = v;
           }
-          case "--requests" -> requests = positive(a, v);
-          case "--rate-hz" -> rate = positive(a, v);
-          case "--background-rounds" -> rounds = positive(a, v);
-          case "--background-n" -> n = positive(a, v);
+          case "--requests" -> requests = CommandLine.wholeNumber(a, v, 1);
+          case "--rate-hz" -> rate = CommandLine.wholeNumber(a, v, 1);
+          case "--background-rounds" -> rounds = CommandLine.wholeNumber(a, v, 1);
+          case "--background-n" -> n = CommandLine.wholeNumber(a, v, 1);
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
       return new Options(mode, byHand, requests, rate, rounds, n);
-    }
-
-    private static int positive(String option, String value) {
-      try {
-        int v = Integer.parseInt(value);
-        if (v > 0) {
-          return v;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw new IllegalArgumentException(option + " " + value + ": expected a whole number above 0");
     }
   }
 

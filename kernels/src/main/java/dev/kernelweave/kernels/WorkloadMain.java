@@ -39,8 +39,9 @@ public final class WorkloadMain {
       int warmup = 3;
       int warmupMillis = 0;
       int reps = 10;
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
+      CommandLine line = new CommandLine(args);
+      while (line.hasNext()) {
+        String arg = line.next();
         if (!arg.startsWith("--")) {
           if (name != null) {
             throw new IllegalArgumentException(
@@ -50,10 +51,7 @@ public final class WorkloadMain {
           name = arg;
           continue;
         }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(arg + " needs a value");
-        }
-        String value = args[++i];
+        String value = line.valueOf(arg);
         switch (arg) {
           case "--variant":
             variant = Variant.of(value);
@@ -62,13 +60,13 @@ public final class WorkloadMain {
             size = Size.of(value);
             break;
           case "--warmup":
-            warmup = count(arg, value, 0);
+            warmup = CommandLine.wholeNumber(arg, value, 0);
             break;
           case "--warmup-ms":
-            warmupMillis = count(arg, value, 0);
+            warmupMillis = CommandLine.wholeNumber(arg, value, 0);
             break;
           case "--reps":
-            reps = count(arg, value, 1);
+            reps = CommandLine.wholeNumber(arg, value, 1);
             break;
           default:
             throw new IllegalArgumentException("unknown option " + arg);
@@ -77,23 +75,8 @@ public final class WorkloadMain {
       if (name == null) {
         throw new IllegalArgumentException("no workload name");
       }
-      if (Corpus.contains(name) && variant != Variant.SERIAL) {
-        throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
-      }
+      Workloads.requireVariant(name, variant);
       return new Options(name, variant, size, warmup, warmupMillis, reps);
-    }
-
-    private static int count(String option, String value, int least) {
-      int n;
-      try {
-        n = Integer.parseInt(value);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(option + " needs a whole number, got '" + value + "'");
-      }
-      if (n < least) {
-        throw new IllegalArgumentException(option + " must be at least " + least + ", got " + n);
-      }
-      return n;
     }
   }
 

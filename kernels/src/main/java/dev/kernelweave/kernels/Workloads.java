@@ -77,13 +77,18 @@ public final class Workloads {
 
   /** Workload {@code name} as {@code variant} at {@code size}, not yet set up. */
   public static Workload create(String name, Variant variant, Size size) {
+    requireVariant(name, variant);
     if (Corpus.contains(name)) {
-      if (variant != Variant.SERIAL) {
-        throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
-      }
       return Corpus.create(name, size);
     }
     return entry(name).workload(size, variant);
+  }
+
+  /** Refuses {@code variant} for a corpus program, which has only the serial variant. */
+  static void requireVariant(String name, Variant variant) {
+    if (Corpus.contains(name) && variant != Variant.SERIAL) {
+      throw new IllegalArgumentException("corpus program '" + name + "' has only the serial variant");
+    }
   }
 
   private static Entry entry(String name) {

@@ -26,6 +26,22 @@ class OutputsTest {
   }
 
   @Test
+  void rowsThenATailAreTheRowsInOrderFollowedByTheTail() {
+    float[][] rows = {{1.0f, 2.0f}, {3.0f}};
+    float[] tail = {4.0f, 5.0f};
+    assertArrayEquals(
+        Outputs.floats(new float[] {1.0f, 2.0f, 3.0f, 4.0f, 5.0f}), Outputs.floats(rows, tail));
+    assertArrayEquals(Outputs.floats(rows), Outputs.floats(rows, new float[0]));
+  }
+
+  @Test
+  void intsAreLittleEndianWords() {
+    assertArrayEquals(
+        new byte[] {4, 3, 2, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff},
+        Outputs.ints(new int[] {0x01020304, -1}));
+  }
+
+  @Test
   void aBuilderRefusesToHandOverMissingWords() {
     assertThrows(
         IllegalStateException.class, () -> Outputs.builder(3).floats(new float[2]).toBytes());

@@ -2,7 +2,6 @@ package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
@@ -151,8 +150,7 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
     @Override
     public void run() {
       issue();
-      result.copyFromDevice(0, joined, p.n(), joinStream());
-      cuStreamSynchronize(joinStream());
+      result.readBack(joined, joinStream());
     }
 
     @Override

@@ -1,7 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
@@ -92,8 +91,7 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
     @Override
     public void run() {
       issue();
-      result.copyFromDevice(0, x, p.n(), stream);
-      cuStreamSynchronize(stream);
+      result.readBack(x, stream);
     }
 
     @Override

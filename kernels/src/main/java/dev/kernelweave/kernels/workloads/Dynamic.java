@@ -2,14 +2,12 @@ package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
@@ -136,7 +134,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
 
     @Override
     public byte[] output() {
-      return Outputs.builder(p.outputWords()).ints(routes).floats(result).toBytes();
+      return p.output(routes, result);
     }
   }
 
@@ -176,8 +174,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     public void run() {
       for (int it = 0; it < p.iterations(); it++) {
         launchRouter(main);
-        scoresOnHost.copyFromDevice(0, scores, p.experts(), main);
-        cuStreamSynchronize(main);
+        scoresOnHost.readBack(scores, main);
         scoresOnHost.get(0, scoresCopy, 0, p.experts());
         int[] picked = pick(it, scoresCopy);
         for (int e : picked) {
@@ -187,13 +184,12 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         }
         launchCombine(picked, main);
       }
-      result.copyFromDevice(0, x, p.n(), main);
-      cuStreamSynchronize(main);
+      result.readBack(x, main);
     }
 
     @Override
     public byte[] output() {
-      return Outputs.builder(p.outputWords()).ints(routes).floats(result.toArray()).toBytes();
+      return p.output(routes, result.toArray());
     }
   }
 
@@ -216,11 +212,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     @Override
     protected void setUpVariant() {
       super.setUpVariant();
-      expertGraphs = new CUgraphExec[p.experts()];
-      for (int e = 0; e < p.experts(); e++) {
-        int expert = e;
-        expertGraphs[e] = cuda.graph(streams[e], () -> launchExpert(expert, streams[expert]));
-      }
+      expertGraphs = cuda.graphPerStream(streams, (stream, e) -> launchExpert(e, stream));
     }
 
     @Override

@@ -7,6 +7,7 @@ import static dev.kernelweave.kernels.CpuMath.logistic;
 import dev.kernelweave.kernels.CpuMath;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
 import java.util.Arrays;
 import java.util.List;
@@ -138,9 +139,9 @@ public record DynamicProblem(
     return picked;
   }
 
-  /** Words of output: the picks, then x. */
-  int outputWords() {
-    return iterations * TOP_K + n;
+  /** The output bytes: the picks of every iteration, then x. */
+  byte[] output(int[] routes, float[] x) {
+    return Outputs.builder(iterations * TOP_K + n).ints(routes).floats(x).toBytes();
   }
 
   @Override
@@ -158,7 +159,7 @@ public record DynamicProblem(
       }
       combine(x, outputs, gates);
     }
-    return Outputs.builder(outputWords()).ints(routes).floats(x).toBytes();
+    return output(routes, x);
   }
 
   /** {@code moe_router}: one score per expert. */

@@ -2,7 +2,6 @@ package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.jcublas.JCublas2.cublasSetWorkspace;
 import static jcuda.jcublas.JCublas2.cublasSgemm;
@@ -163,8 +162,7 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
     @Override
     public void run() {
       issue();
-      result.copyFromDevice(0, x, p.heads() * p.headSize(), main);
-      cuStreamSynchronize(main);
+      result.readBack(x, main);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.kernelweave.kernels.workloads;
 
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
 import java.util.List;
 

@@ -227,11 +227,7 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     @Override
     void setUpStreams() {
       super.setUpStreams();
-      batchGraphs = new CUgraphExec[p.batches()];
-      for (int b = 0; b < p.batches(); b++) {
-        int batch = b;
-        batchGraphs[b] = cuda.graph(streams[b], () -> queueBatchWork(batch, streams[batch]));
-      }
+      batchGraphs = cuda.graphPerStream(streams, (stream, b) -> queueBatchWork(b, stream));
     }
 
     @Override

@@ -6,6 +6,7 @@ import static dev.kernelweave.kernels.CpuMath.stencil;
 
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
 import java.util.List;
 

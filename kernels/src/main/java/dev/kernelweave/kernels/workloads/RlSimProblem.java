@@ -8,6 +8,7 @@ import static dev.kernelweave.kernels.CpuMath.squash;
 import dev.kernelweave.kernels.CpuMath;
 import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
+import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
 import java.util.List;
 
