@@ -32,6 +32,7 @@ public final class Corpus {
     PROGRAMS.put(TwoThreads.NAME, TwoThreads::new);
     PROGRAMS.put(AllocPerStep.NAME, AllocPerStep::new);
     PROGRAMS.put(RuntimeApi.NAME, RuntimeApi::new);
+    PROGRAMS.put(Tenants.NAME, Tenants::new);
   }
 
   /** The programs that need the CUDA runtime library (libcudart through JCuda's runtime API). */
