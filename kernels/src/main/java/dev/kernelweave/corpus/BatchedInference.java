@@ -46,14 +46,10 @@ final class BatchedInference extends CorpusProgram {
     hidden = size == Size.CHECK ? 32 : 512;
     aux = size == Size.CHECK ? 8 : 64;
     Seeded random = new Seeded(0x696e66L);
-    int[] outs = {hidden, classes, aux};
-    int[] ins = {features, hidden, hidden};
-    weights = new float[3][];
-    biases = new float[3][];
-    for (int l = 0; l < 3; l++) {
-      weights[l] = random.eighths(outs[l] * ins[l]);
-      biases[l] = random.eighths(outs[l]);
-    }
+    LayerWeights model =
+        LayerWeights.draw(random, new int[] {hidden, classes, aux}, new int[] {features, hidden, hidden});
+    weights = model.weights();
+    biases = model.biases();
     inputs = new float[requests][];
     for (int r = 0; r < requests; r++) {
       inputs[r] = random.eighths(features * batch);

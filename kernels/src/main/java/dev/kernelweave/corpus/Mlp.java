@@ -4,6 +4,7 @@ import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
+import java.util.Arrays;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -34,18 +35,16 @@ final class Mlp extends CorpusProgram {
     batch = size == Size.CHECK ? 24 : 1024;
     Seeded random = new Seeded(0x6d6c70L);
     int layers = widths.length - 1;
-    weights = new float[layers][];
-    biases = new float[layers][];
-    for (int l = 0; l < layers; l++) {
-      weights[l] = random.eighths(widths[l + 1] * widths[l]);
-      biases[l] = random.eighths(widths[l + 1]);
-    }
+    LayerWeights model = LayerWeights.draw(random, Arrays.copyOfRange(widths, 1, widths.length),
+        Arrays.copyOf(widths, layers));
+    weights = model.weights();
+    biases = model.biases();
     float[][] inputs = new float[microBatches][];
     for (int b = 0; b < microBatches; b++) {
       inputs[b] = random.eighths(widths[0] * batch);
     }
     arrays = HostArrays.of(inputs, widths[layers] * batch);
-    describe(microBatches + " micro-batches of " + batch + " through layers " + java.util.Arrays.toString(widths));
+    describe(microBatches + " micro-batches of " + batch + " through layers " + Arrays.toString(widths));
   }
 
   @Override

@@ -22,8 +22,8 @@ import jcuda.driver.CUdeviceptr;
  * {@code tenants}: an inference service whose worker threads serve the same small model at once,
  * as a Java service does with a thread pool: each worker has a cuBLAS handle and buffers of its
  * own, shares the model's weights, and per request copies the request in, applies two dense layers
- * (a GEMM and a bias-and-ReLU kernel each) and an argmax, and reads the labels back, all on the
- * default stream. One repetition is every worker serving its requests; the workers' requests are
+ * (a GEMM and a bias-and-ReLU kernel each) and an argmax, and reads the labels and scores back, all
+ * on the default stream. One repetition is every worker serving its requests; the workers' requests are
  * independent of each other, and each worker's are ordered by its reuse of its buffers.
  */
 final class Tenants extends CorpusProgram {
@@ -40,6 +40,7 @@ final class Tenants extends CorpusProgram {
   private final float[][] biases;
   private final float[][][] inputs; // [worker][request]
   private final int[][][] labels;
+  private final float[][][] scores;
   private Kernel argmax;
   private CUcontext context;
   private CUdeviceptr[] dWeights;
@@ -55,16 +56,12 @@ final class Tenants extends CorpusProgram {
     features = size == Size.CHECK ? 24 : 256;
     hidden = size == Size.CHECK ? 16 : 256;
     Seeded random = new Seeded(0x74656eL);
-    int[] outs = {hidden, classes};
-    int[] ins = {features, hidden};
-    weights = new float[2][];
-    biases = new float[2][];
-    for (int l = 0; l < 2; l++) {
-      weights[l] = random.eighths(outs[l] * ins[l]);
-      biases[l] = random.eighths(outs[l]);
-    }
+    LayerWeights model = LayerWeights.draw(random, new int[] {hidden, classes}, new int[] {features, hidden});
+    weights = model.weights();
+    biases = model.biases();
     inputs = new float[workers][requests][];
     labels = new int[workers][requests][batch];
+    scores = new float[workers][requests][classes * batch];
     for (int w = 0; w < workers; w++) {
       for (int r = 0; r < requests; r++) {
         inputs[w][r] = random.eighths(features * batch);
@@ -120,6 +117,7 @@ final class Tenants extends CorpusProgram {
       s.dense().apply(dWeights[1], dBiases[1], s.hidden(), s.scores(), classes, hidden);
       argmax.launch(blocks(batch, 1024), THREADS, null, s.scores(), s.labels(), classes, batch);
       Cuda.download(labels[w][r], s.labels());
+      Cuda.download(scores[w][r], s.scores());
     }
   }
 
@@ -144,10 +142,10 @@ final class Tenants extends CorpusProgram {
 
   @Override
   public byte[] output() {
-    Outputs.Builder out = Outputs.builder(workers * requests * batch);
-    for (int[][] worker : labels) {
-      for (int[] request : worker) {
-        out.ints(request);
+    Outputs.Builder out = Outputs.builder(workers * requests * (batch + classes * batch));
+    for (int w = 0; w < workers; w++) {
+      for (int r = 0; r < requests; r++) {
+        out.ints(labels[w][r]).floats(scores[w][r]);
       }
     }
     return out.toBytes();
@@ -155,12 +153,12 @@ final class Tenants extends CorpusProgram {
 
   @Override
   protected byte[] reference() {
-    Outputs.Builder out = Outputs.builder(workers * requests * batch);
+    Outputs.Builder out = Outputs.builder(workers * requests * (batch + classes * batch));
     for (float[][] worker : inputs) {
       for (float[] x : worker) {
         float[] h = CorpusMath.dense(weights[0], biases[0], x, 0, hidden, batch, features);
         float[] s = CorpusMath.dense(weights[1], biases[1], h, 0, classes, batch, hidden);
-        out.ints(CorpusMath.argmax(s, classes));
+        out.ints(CorpusMath.argmax(s, classes)).floats(s);
       }
     }
     return out.toBytes();
