@@ -64,9 +64,8 @@ public final class LaunchWindows {
   }
 
   /**
-   * The most launches one window takes: a longer run of launches is split, so that the device
-   * starts on a replay while the host is still holding the next (a long dependent chain would
-   * otherwise wait, idle, for its last launch).
+   * The most launches one window takes: a longer run is split, so that the device starts on a replay
+   * while the host still holds the next (a long dependent chain would otherwise idle until its end).
    */
   public static final int MAX_WINDOW = 128;
   /** The fewest launches a remembered window has: one launch is cheaper issued than replayed. */
@@ -81,11 +80,10 @@ public final class LaunchWindows {
   static final int MAX_KNOWN = 512;
   /**
    * Once launches of two threads have cut each other's windows in the context, how many times a
-   * known window is held whole before its graph is captured (at the last of them); one thread's
-   * windows are captured the first time they repeat. Interleaved threads make windows of chance
-   * shapes, and a window captured at its first repeat that never comes back costs the capture
-   * (about a millisecond on an H100, under the context's lock) for nothing: in a request thread
-   * beside a training thread, the request's latency at the 99th percentile.
+   * known window is held whole before its graph is captured (at the last); one thread's windows are
+   * captured at their first repeat. Interleaved threads make windows of chance shapes, and one that
+   * never comes back costs its capture (about a millisecond on an H100, under the context's lock)
+   * for nothing: in a request thread beside a training thread, the request's 99th percentile.
    */
   static final int HELD_WHOLE_BEFORE_CAPTURE = 2;
   /** Windows that may diverge before the context stops holding, unless replays outnumber them. */
@@ -154,11 +152,9 @@ public final class LaunchWindows {
   private long previousLaunchNanos;
   private java.util.function.LongSupplier clock = System::nanoTime;
   /**
-   * The held launch whose own call ends the window (it completed a known one), and when its hold
-   * ended: the host time until the real call standing for it returns (the graph launch, a capture
-   * before it, or the launches issued one by one up to its own) is part of its call's, as an
-   * eager launch's host time runs to JCuda's return. Journaling the window afterwards is not, as
-   * it is not for an eager launch.
+   * The held launch whose call ends the window (it completed a known one), and when its hold ended:
+   * the host time until the real call standing for it returns (graph launch, capture, or launches
+   * one by one) is its call's, as an eager launch's runs to JCuda's return; journaling is not.
    */
   private CallRecord ending;
   private long endingSince;
@@ -349,17 +345,16 @@ public final class LaunchWindows {
   }
 
   /**
-   * Replaces the clock that times the host's pauses between launches ({@code System::nanoTime}):
-   * the self-test gives a still one, so that its windows do not depend on how fast the host runs.
+   * Replaces the clock of the host's pauses between launches ({@code System::nanoTime}): the
+   * self-test's stands still, so that its windows do not depend on how fast the host runs.
    */
   public void useClock(java.util.function.LongSupplier nanos) {
     clock = nanos;
   }
 
   /**
-   * Issues what is held and holds nothing more in this context, for the rest of its life: it saw a
-   * sticky error (every later launch must be made at once, so that it returns the error as CUDA
-   * would), or it is about to be destroyed.
+   * Issues what is held and holds nothing more in this context: it saw a sticky error (each later
+   * launch is made at once and returns the error as CUDA would), or it is about to be destroyed.
    */
   public void stopHolding(String why) {
     end();
@@ -385,11 +380,7 @@ public final class LaunchWindows {
     return heldCount == 0 ? -1 : idleNanos;
   }
 
-  /**
-   * Nanoseconds until the host will have made no launch for {@code idleNanos} since {@code
-   * lastLaunchNanos} (a {@link #lastLaunchNanos} read earlier), 0 or less once it has. Reads only
-   * the clock: callable without the context's lock.
-   */
+  /** Nanoseconds until {@code idleNanos} passed since {@code lastLaunchNanos}: reads the clock alone, needs no lock. */
   public long idleLeft(long lastLaunchNanos, long idleNanos) {
     return idleNanos - (clock.getAsLong() - lastLaunchNanos);
   }
@@ -417,9 +408,8 @@ public final class LaunchWindows {
   }
 
   /**
-   * Windows captured as graphs, replayed, graphs evicted to make room (not those forgotten at a
-   * module unload), launches issued inside replays, windows that diverged, merged launches issued
-   * inside replays, and the launches they stood for.
+   * Windows captured, replayed, graphs evicted for room (not forgotten at a module unload), launches
+   * in replays, windows diverged, merged launches in replays and the launches they stood for.
    */
   public long[] counters() {
     return new long[] {captured, replayed, evicted, launchesReplayed, diverged, mergedLaunches, launchesMerged};
