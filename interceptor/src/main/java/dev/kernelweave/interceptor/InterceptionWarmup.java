@@ -3,18 +3,22 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.interceptor.cublas.BlasCalls;
+import dev.kernelweave.interceptor.cublas.BlasRoutineKind;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.interceptor.observe.SchedulingCounters;
 import dev.kernelweave.memory.MemoryKind;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
+import jcuda.jcublas.cublasHandle;
 
 /**
  * The part of a call's interception that neither calls the driver nor reads the agent's state,
  * run on the JIT warm-up's thread beside the scheduler's self-test programs: a launch's parameters
  * read out of JCuda's pointers and turned into accesses ({@link CallAccesses#launch}), a copy's
- * pointers ({@link CallAccesses#touches}), a record's reset and its copy into the journal's ring,
+ * pointers ({@link CallAccesses#touches}), a GEMM's operands ({@link BlasCalls#describeForWarmup}),
+ * a record's reset and its copy into the journal's ring,
  * the MBean's count. On the application's thread these run interpreted for its first few hundred
  * calls, where each launch then costs tens of microseconds; run here first, they are compiled by
  * the time the application's loop needs them.
@@ -29,7 +33,7 @@ import jcuda.driver.CUfunction;
  */
 public final class InterceptionWarmup implements Runnable {
 
-  /** Launches per {@link #run}, then as many copies to and from the device. */
+  /** Launches per {@link #run}, then as many copies to and from the device, and as many GEMMs. */
   static final int LAUNCHES = 128;
 
   /** Made at the first round, on the warm-up's thread: JCuda's classes are linked there, not at the agent's start. */
@@ -52,6 +56,9 @@ public final class InterceptionWarmup implements Runnable {
       for (int i = 0; i < LAUNCHES; i++) {
         rounds.copy(i);
       }
+      for (int i = 0; i < LAUNCHES; i++) {
+        rounds.gemm(i);
+      }
     } catch (Throwable e) {
       // JCuda not linkable from the agent's loader, say: only the JIT's head start is lost.
       stopped = true;
@@ -69,12 +76,20 @@ public final class InterceptionWarmup implements Runnable {
     return rounds.copy(i);
   }
 
+  /** Makes GEMM {@code i} of a round (after a first {@link #run}); returns its record. */
+  CallRecord gemm(int i) {
+    return rounds.gemm(i);
+  }
+
   /** The state, JCuda objects and records the rounds use. */
   private static final class Rounds {
     private static final int BUFFERS = 8;
     private static final long BUFFER_BYTES = 1L << 20;
     /** Well away from where a driver places memory; never given to the driver. */
     private static final long FIRST_ADDRESS = 0x7e00_0000_0000L;
+    private static final String SGEMM = "cublasSgemm";
+    private static final String SGEMM_DESCRIPTOR = "(Ljcuda/jcublas/cublasHandle;IIIIILjcuda/Pointer;Ljcuda/Pointer;I"
+        + "Ljcuda/Pointer;ILjcuda/Pointer;Ljcuda/Pointer;I)I";
 
     private final AgentState state = new AgentState();
     private final CallThread thread = new CallThread(state);
@@ -83,6 +98,10 @@ public final class InterceptionWarmup implements Runnable {
     private final CudaCall launchRow = row("cuLaunchKernel");
     private final CudaCall toDevice = row("cuMemcpyHtoD");
     private final CudaCall toHost = row("cuMemcpyDtoH");
+    private final CudaCall routine = Interception.rules().table().row(BlasRoutineKind.DEVICE_ROUTINE.row(false));
+    private final cublasHandle handle = new cublasHandle();
+    private final Pointer one = Pointer.to(new float[] {1.0f});
+    private final Pointer zero = Pointer.to(new float[] {0.0f});
     private final CUdeviceptr[] buffers = new CUdeviceptr[BUFFERS];
     private final CUfunction function = new CUfunction();
     private final KernelInfo[] kernels;
@@ -146,6 +165,19 @@ public final class InterceptionWarmup implements Runnable {
       } else {
         CallAccesses.touches(r, java, device, bytes);
       }
+      end(r);
+      return r;
+    }
+
+    /** A {@code cublasSgemm} of 64 x 64 matrices in three of the warm-up's allocations, as a model's layer makes it. */
+    CallRecord gemm(int i) {
+      CallScope r = thread.record;
+      begin(r, routine);
+      r.name = SGEMM;
+      int n = 64;
+      Object[] args = {handle, 0, 0, n, n, n, one, buffers[i % BUFFERS], n, buffers[(i + 1) % BUFFERS], n, zero,
+          buffers[(i + 2) % BUFFERS], n};
+      BlasCalls.describeForWarmup(r, SGEMM, SGEMM_DESCRIPTOR, args);
       end(r);
       return r;
     }

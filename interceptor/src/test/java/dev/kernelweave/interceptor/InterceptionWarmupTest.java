@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kernelweave.call.AccessMode;
 import dev.kernelweave.call.CallKind;
@@ -38,6 +39,21 @@ class InterceptionWarmupTest {
     assertEquals(AccessMode.READ.ordinal(), r.accessMode[0]);
     assertEquals(AccessMode.WRITE.ordinal(), r.accessMode[1]);
     assertEquals(4, r.paramCount, "every parameter's bytes copied");
+    assertFalse(r.touchesUnknownMemory);
+  }
+
+  @Test
+  void aGemmOfTheWarmupHasItsThreeOperands() {
+    AgentState.replaceForTesting();
+    InterceptionWarmup warmup = new InterceptionWarmup();
+    warmup.run();
+    CallRecord r = warmup.gemm(0);
+    assertEquals(CallKind.BLAS, r.kind);
+    assertEquals(3, r.accessCount, "A, B and C, each in a known allocation: the routine's signature was found");
+    assertEquals(AccessMode.READ.ordinal(), r.accessMode[0]);
+    assertEquals(AccessMode.READ.ordinal(), r.accessMode[1]);
+    assertEquals(AccessMode.READ_WRITE.ordinal(), r.accessMode[2]);
+    assertTrue(r.brief, "64 x 64 x 64 multiply-adds: brief");
     assertFalse(r.touchesUnknownMemory);
   }
 }

@@ -90,9 +90,7 @@ public final class BlasCalls {
       return null;
     }
     if (kind == BlasRoutineKind.DEVICE_ROUTINE) {
-      addOperands(r, signature, args, state != null && state.devicePointerMode());
-      long work = BlasOperandExtents.multiplyAdds(signature, args);
-      r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
+      describeRoutine(r, signature, args, state != null && state.devicePointerMode());
       if (Calls.mayHold(r)) {
         held.describe(r, signature, state, args);
       }
@@ -176,6 +174,29 @@ public final class BlasCalls {
       }
       default -> { }
     }
+  }
+
+  /**
+   * What the enter of a routine that puts work on the device learns from its arguments alone, before
+   * the call is placed: its operands' accesses, and whether it is {@link CallRecord#brief}.
+   */
+  private static void describeRoutine(CallRecord r, BlasSignature signature, Object[] args, boolean devicePointerMode) {
+    addOperands(r, signature, args, devicePointerMode);
+    long work = BlasOperandExtents.multiplyAdds(signature, args);
+    r.brief = work >= 0 && work <= BRIEF_MULTIPLY_ADDS;
+  }
+
+  /**
+   * {@link #describeRoutine} of the {@code JCublas2} method {@code name} with JVM descriptor {@code
+   * descriptor}, in host pointer mode, for the JIT warm-up ({@code InterceptionWarmup}): it looks
+   * up no handle and asks nothing of the agent's state. Returns the routine's kind.
+   */
+  public static BlasRoutineKind describeForWarmup(CallRecord r, String name, String descriptor, Object[] args) {
+    BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
+    if (signature.kind() == BlasRoutineKind.DEVICE_ROUTINE) {
+      describeRoutine(r, signature, args, false);
+    }
+    return signature.kind();
   }
 
   private static void addOperands(CallRecord r, BlasSignature signature, Object[] args, boolean devicePointerMode) {

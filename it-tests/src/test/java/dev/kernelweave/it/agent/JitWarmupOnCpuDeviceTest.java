@@ -28,6 +28,21 @@ class JitWarmupOnCpuDeviceTest {
     assertTrue(agent.stderr().contains("[kernelweave] warm-up started: "), agent.stderr());
     assertTrue(agent.stderr().matches("(?s).*\\[kernelweave\\] warm-up: \\d+ self-test programs in \\d+ ms of CPU, \\d+ ms, "
         + "stopped after 2000 calls of the program\n.*"), agent.stderr());
+    assertFalse(agent.stderr().contains("interception warm-up stopped"), agent.stderr());
+  }
+
+  /** The warm-up's GEMMs and launches run beside a program's own cuBLAS calls and change none of its bytes. */
+  @Test
+  void runsBesideAProgramsCublasCallsAndKeepsItsBytes() throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    String[] args = {"mlp", "--size", "check", "--warmup", "2", "--reps", "4"};
+    String plain = StandInDriver.checksum(ChildJvm.run(java, null, List.of(), StandInDriver.environment(1), MAIN, args));
+    ChildJvm.Result agent = ChildJvm.run(java, "journal=off,log=debug,warmup=60000", List.of(),
+        StandInDriver.environment(2), MAIN, args);
+    assertEquals(plain, StandInDriver.checksum(agent), agent.stderr());
+    assertTrue(agent.stderr().contains("[kernelweave] warm-up: "), agent.stderr());
+    assertFalse(agent.stderr().contains("interception warm-up stopped"), agent.stderr());
   }
 
   @Test
