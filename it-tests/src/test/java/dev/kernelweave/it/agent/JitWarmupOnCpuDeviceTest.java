@@ -41,7 +41,8 @@ class JitWarmupOnCpuDeviceTest {
     ChildJvm.Result agent = ChildJvm.run(java, "journal=off,log=debug,warmup=60000", List.of(),
         StandInDriver.environment(2), MAIN, args);
     assertEquals(plain, StandInDriver.checksum(agent), agent.stderr());
-    assertTrue(agent.stderr().contains("[kernelweave] warm-up: "), agent.stderr());
+    // Started in the program's call; its report comes only if it ends before the JVM does.
+    assertTrue(agent.stderr().contains("[kernelweave] warm-up started: "), agent.stderr());
     assertFalse(agent.stderr().contains("interception warm-up stopped"), agent.stderr());
   }
 
