@@ -23,15 +23,14 @@ final class HeldLaunchDeadline implements Runnable {
 
   /** The longest a launch stays held with no further launch and no other call. */
   static final long DEADLINE_NANOS = LaunchWindows.PAUSE_NANOS;
-
-  private final AgentState state;
-  private volatile Thread thread;
   /**
    * How long the daemon keeps looking, at the deadline's pace, after it last saw launches held,
    * before it parks until a context holds some again.
    */
   static final long LINGER_NANOS = 100 * DEADLINE_NANOS;
 
+  private final AgentState state;
+  private volatile Thread thread;
   /** Set by the daemon before it parks with nothing to wait for; a new holder then unparks it. */
   private volatile boolean idle;
   /** When the daemon last saw launches held; its own. */
@@ -63,6 +62,7 @@ final class HeldLaunchDeadline implements Runnable {
   @Override
   public void run() {
     long[] wait = new long[1];
+    lastHeldNanos = System.nanoTime(); // started by a held launch
     while (state.scheduling) {
       try {
         wait[0] = Long.MAX_VALUE;
