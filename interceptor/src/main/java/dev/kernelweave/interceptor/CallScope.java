@@ -38,4 +38,15 @@ final class CallScope extends CallRecord {
     this.allocations = thread.state.allocations;
     this.found = thread.found;
   }
+
+  /** Clears the record for a new call of {@code row}, made now on its thread. */
+  void start(CudaCall row) {
+    reset();
+    this.row = row;
+    scheduling = null;
+    abandoned = false;
+    startNano = System.nanoTime();
+    threadId = thread.id;
+    threadName = thread.name;
+  }
 }

@@ -80,18 +80,12 @@ public final class Calls {
       }
       t.depth = 1;
       CallScope r = t.record;
-      r.reset();
-      r.row = row;
-      r.scheduling = null;
-      r.abandoned = false;
-      r.startNano = System.nanoTime();
+      r.start(row);
       r.seq = s.sequence.incrementAndGet();
       if (s.milestones.due(r.seq)) {
         s.milestones.reached(r.seq);
       }
       r.startNanos = Clock.epochNanos(r.startNano);
-      r.threadId = t.id;
-      r.threadName = t.name;
       r.priority = t.priority(settings.priorities());
       row.describe(r);
       CallKind kind = r.kind;

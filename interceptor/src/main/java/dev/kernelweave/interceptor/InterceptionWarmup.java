@@ -187,11 +187,7 @@ public final class InterceptionWarmup implements Runnable {
     }
 
     private void begin(CallScope r, CudaCall row) {
-      r.reset();
-      r.row = row;
-      r.startNano = System.nanoTime();
-      r.threadId = thread.id;
-      r.threadName = thread.name;
+      r.start(row);
       row.describe(r);
     }
 

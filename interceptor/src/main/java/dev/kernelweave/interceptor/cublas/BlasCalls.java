@@ -189,14 +189,13 @@ public final class BlasCalls {
   /**
    * {@link #describeRoutine} of the {@code JCublas2} method {@code name} with JVM descriptor {@code
    * descriptor}, in host pointer mode, for the JIT warm-up ({@code InterceptionWarmup}): it looks
-   * up no handle and asks nothing of the agent's state. Returns the routine's kind.
+   * up no handle and asks nothing of the agent's state.
    */
-  public static BlasRoutineKind describeForWarmup(CallRecord r, String name, String descriptor, Object[] args) {
+  public static void describeForWarmup(CallRecord r, String name, String descriptor, Object[] args) {
     BlasSignature signature = BlasOperandRoles.lookup(name, descriptor);
     if (signature.kind() == BlasRoutineKind.DEVICE_ROUTINE) {
       describeRoutine(r, signature, args, false);
     }
-    return signature.kind();
   }
 
   private static void addOperands(CallRecord r, BlasSignature signature, Object[] args, boolean devicePointerMode) {
