@@ -18,10 +18,9 @@ import jcuda.jcublas.cublasHandle;
  * run on the JIT warm-up's thread beside the scheduler's self-test programs: a launch's parameters
  * read out of JCuda's pointers and turned into accesses ({@link CallAccesses#launch}), a copy's
  * pointers ({@link CallAccesses#touches}), a GEMM's operands ({@link BlasCalls#describeForWarmup}),
- * a record's reset and its copy into the journal's ring,
- * the MBean's count. On the application's thread these run interpreted for its first few hundred
- * calls, where each launch then costs tens of microseconds; run here first, they are compiled by
- * the time the application's loop needs them.
+ * a record's start and its copy into the journal's ring, the MBean's count. On the application's
+ * thread these run interpreted for its first few hundred calls, where each launch then costs tens
+ * of microseconds; run here first, they are compiled by the time the application's loop needs them.
  *
  * <p>Reaches nothing an application's call reaches: its own {@link AgentState}, never activated
  * and never {@link AgentState#current}, with allocations of made-up addresses that no driver call
@@ -33,14 +32,14 @@ import jcuda.jcublas.cublasHandle;
  */
 public final class InterceptionWarmup implements Runnable {
 
-  /** Launches per {@link #run}, then as many copies to and from the device, and as many GEMMs. */
+  /** Launches per {@link #run}; then as many copies, alternately to and from the device, and as many GEMMs. */
   static final int LAUNCHES = 128;
 
   /** Made at the first round, on the warm-up's thread: JCuda's classes are linked there, not at the agent's start. */
   private Rounds rounds;
   private boolean stopped;
 
-  /** One round: {@link #LAUNCHES} launches, then as many copies each way. Never throws. */
+  /** One round: {@link #LAUNCHES} launches, copies and GEMMs. Never throws. */
   @Override
   public void run() {
     if (stopped) {
