@@ -34,16 +34,25 @@ import java.util.Properties;
  *     always in order ({@code in-order})
  * @param merge whether a repeated window's graph merges independent launches of one kernel into one
  *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
+ * @param engage when the agent starts tracking and scheduling the program's device work ({@code
+ *     interceptor/Engagement}): {@link #ENGAGE_WHEN_WARM} (the default: once the warm-up has
+ *     compiled the interception, or at once where no warm-up runs), {@link #ENGAGE_AT_ONCE}, or after
+ *     that many calls made as written
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
     int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
-    boolean merge) {
+    boolean merge, long engage) {
+
+  /** {@link #engage}: once the warm-up has compiled the interception; at once where there is no warm-up. */
+  public static final long ENGAGE_WHEN_WARM = -1;
+  /** {@link #engage}: from the program's first call. */
+  public static final long ENGAGE_AT_ONCE = 0;
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
   static final String KEYS =
-      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup";
+      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup, engage";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -77,7 +86,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
         ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
-        false);
+        false, ENGAGE_WHEN_WARM);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -124,6 +133,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     ThreadPriorities priority = o.priority();
     int warmupMillis = o.warmupMillis();
     boolean merge = o.merge();
+    long engage = o.engage();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -172,11 +182,17 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
         case "warmup" -> warmupMillis = v.equals("off") ? 0
             : wholeNumber("warmup", v, 0, MAX_WARMUP_MILLIS, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
         case "merge" -> merge = onOff("merge", v);
+        case "engage" -> engage = switch (v) {
+          case "when-warm" -> ENGAGE_WHEN_WARM;
+          case "at-once" -> ENGAGE_AT_ONCE;
+          default -> wholeNumber("engage", v, 1, Integer.MAX_VALUE,
+              "when-warm, at-once, or a whole number of calls made as written first, from 1");
+        };
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
-        judge, merge);
+        judge, merge, engage);
   }
 
   /** {@code v} as a whole number from {@code min} to {@code max}; otherwise {@link #bad}, saying what is {@code expected}. */

@@ -27,6 +27,12 @@ final class JitWarmup {
   /** The call that stops it: a program making thousands of calls compiles its own path within a few of its repetitions. */
   static final long STOPS_AT_CALL = 2000;
 
+  /**
+   * The warm-up's time per intercepted call at which the agent engages ({@code
+   * interceptor/Engagement}): compiled code, where an interpreted call takes tens of microseconds.
+   */
+  static final long ENGAGES_AT_NANOS_PER_CALL = 2_000;
+
   private final HotPathWarmup warmup;
 
   private JitWarmup(HotPathWarmup warmup) {
@@ -39,13 +45,24 @@ final class JitWarmup {
       return null;
     }
     int classLanes = Scheduler.classLanes(options.priority().enabled());
+    InterceptionWarmup interception = new InterceptionWarmup();
     JitWarmup w = new JitWarmup(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
         options.graphs(), new Consumer<String>() {
           @Override
           public void accept(String line) {
             AgentLog.debug(line);
+            Interception.engage("the warm-up ended");
           }
-        }, new InterceptionWarmup()));
+        }, new Runnable() {
+          @Override
+          public void run() {
+            interception.run();
+            long nanos = interception.nanosPerCall();
+            if (nanos <= ENGAGES_AT_NANOS_PER_CALL) {
+              Interception.engage("the interception is compiled: " + nanos + " ns a call in the warm-up");
+            }
+          }
+        }));
     // Classes, not lambdas, as in the agent's premain.
     Interception.atCall(STARTS_AT_CALL, new Runnable() {
       @Override

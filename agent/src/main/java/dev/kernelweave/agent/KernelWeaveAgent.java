@@ -2,6 +2,7 @@ package dev.kernelweave.agent;
 
 import dev.kernelweave.interceptor.AgentLog;
 import dev.kernelweave.interceptor.InterceptorInstaller;
+import dev.kernelweave.interceptor.Mode;
 import dev.kernelweave.interceptor.InterceptorSettings;
 import dev.kernelweave.interceptor.Interception;
 import dev.kernelweave.journal.LaunchJournal;
@@ -48,6 +49,7 @@ public final class KernelWeaveAgent {
             }
           }, options.priority(), options.judge(), options.merge(), BrokenSchedulerProperty.orderingRules()));
       JitWarmup warmup = JitWarmup.schedule(options);
+      deferEngagement(options, warmup != null);
       InterceptorInstaller installer = new InterceptorInstaller();
       ExitHook exitHook = new ExitHook();
       Runnable exitWork = new Runnable() {
@@ -82,6 +84,22 @@ public final class KernelWeaveAgent {
       }
     } catch (Throwable t) {
       System.err.println("[kernelweave] the agent could not start and is off for this run: " + t);
+    }
+  }
+
+  /**
+   * Where the program's device work runs as written until the agent engages: with the default
+   * {@code engage=when-warm}, while a warm-up compiles the interception (where none runs, the agent
+   * engages at once); with a number, for that many calls.
+   */
+  private static void deferEngagement(AgentOptions options, boolean warmupRuns) {
+    if (options.mode() != Mode.SCHEDULE) {
+      return;
+    }
+    if (options.engage() > 0) {
+      Interception.deferEngagement(options.engage());
+    } else if (options.engage() == AgentOptions.ENGAGE_WHEN_WARM && warmupRuns) {
+      Interception.deferEngagement(0);
     }
   }
 }

@@ -61,6 +61,8 @@ public final class AgentState {
   /** The application's events created without timing, by handle ({@link UntimedEvents}). */
   final Set<Long> untimedEvents = ConcurrentHashMap.newKeySet();
   final CallThreads threads = new CallThreads(this);
+  /** When tracked calls begin: at once unless deferred at activation. */
+  final Engagement engagement = new Engagement();
   final HeldLaunchDeadline deadline = new HeldLaunchDeadline(this);
   final InterceptedLibraries libraries = new InterceptedLibraries();
   final CallEvents events = new CallEvents();

@@ -27,6 +27,14 @@ final class CallThread {
   final String name;
   /** Intercepted calls in progress on this thread; JCuda wrappers that call each other count once. */
   int depth;
+  /** In a call made as written before the agent engaged ({@link Engagement}); cleared at its end. */
+  boolean asWritten;
+  /** Intercepted calls inside that call, whose ends are not its end. */
+  int asWrittenNested;
+  /** The context of the thread's last call made as written, already known to the {@link Engagement}. */
+  long asWrittenContext;
+  /** Launches made as written since the thread's last host wait. */
+  int asWrittenLaunchRun;
   /** The thread's current context as last asked of the driver; 0 when unknown or none. */
   long context;
   /** {@link AgentState#contextEpoch} when {@link #context} was asked. */

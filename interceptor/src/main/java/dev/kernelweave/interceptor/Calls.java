@@ -76,6 +76,12 @@ public final class Calls {
     try {
       CallThread t = s.threads.current();
       if (t.depth > 0) {
+        if (t.asWritten) {
+          t.asWrittenNested++;
+        }
+        return null;
+      }
+      if (!s.engagement.caughtUp && s.engagement.runsAsWritten(t, row)) {
         return null;
       }
       t.depth = 1;
@@ -412,6 +418,7 @@ public final class Calls {
   /** Ends the call: commits the scheduler's decision, releases the context, journals the record. */
   public static void end(CallRecord r, int result, Throwable thrown) {
     if (r == null) {
+      Engagement.untrackedCallEnded();
       return;
     }
     CallScope scope = (CallScope) r;

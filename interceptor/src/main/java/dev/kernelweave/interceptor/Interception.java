@@ -19,6 +19,20 @@ public final class Interception {
   }
 
   /**
+   * Makes the program's device work and host waits run as written, untracked, until {@link #engage}
+   * or until {@code afterCalls} such calls (0: no count); see {@link Engagement}. Called after {@link
+   * #activate}, before the program's first call.
+   */
+  public static void deferEngagement(long afterCalls) {
+    AgentState.current().engagement.defer(afterCalls);
+  }
+
+  /** Starts tracking and scheduling every call, if not yet; {@code why} goes to the debug log. Any thread. */
+  public static void engage(String why) {
+    AgentState.current().engagement.engage(why);
+  }
+
+  /**
    * Writes every call journaled so far and closes the journal, from the agent's exit work (after
    * the application's shutdown hooks where the JDK allows it); calls after this are not journaled,
    * and a journal not opened yet never will be: Chronicle must not start while the JVM exits.

@@ -38,6 +38,8 @@ public final class InterceptionWarmup implements Runnable {
   /** Made at the first round, on the warm-up's thread: JCuda's classes are linked there, not at the agent's start. */
   private Rounds rounds;
   private boolean stopped;
+  /** The last round's wall time per call, in nanoseconds; {@link Long#MAX_VALUE} before a round ran. */
+  private volatile long nanosPerCall = Long.MAX_VALUE;
 
   /** One round: {@link #LAUNCHES} launches, copies and GEMMs. Never throws. */
   @Override
@@ -49,6 +51,7 @@ public final class InterceptionWarmup implements Runnable {
       if (rounds == null) {
         rounds = new Rounds();
       }
+      long start = System.nanoTime();
       for (int i = 0; i < LAUNCHES; i++) {
         rounds.launch(i);
       }
@@ -58,11 +61,21 @@ public final class InterceptionWarmup implements Runnable {
       for (int i = 0; i < LAUNCHES; i++) {
         rounds.gemm(i);
       }
+      nanosPerCall = (System.nanoTime() - start) / (3 * LAUNCHES);
     } catch (Throwable e) {
       // JCuda not linkable from the agent's loader, say: only the JIT's head start is lost.
       stopped = true;
       AgentLog.debug("interception warm-up stopped: " + e);
     }
+  }
+
+  /**
+   * The last round's wall time per call (launch, copy or GEMM through the interception's code, no
+   * driver), in nanoseconds: tens of microseconds while interpreted, about one once compiled.
+   * {@link Long#MAX_VALUE} before a round ran or once stopped by a failure. Any thread.
+   */
+  public long nanosPerCall() {
+    return stopped ? Long.MAX_VALUE : nanosPerCall;
   }
 
   /** Makes launch {@code i} of a round (after a first {@link #run}); returns its record. */

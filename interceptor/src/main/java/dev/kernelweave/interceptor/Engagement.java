@@ -1,0 +1,243 @@
+package dev.kernelweave.interceptor;
+
+import dev.kernelweave.call.CallKind;
+import dev.kernelweave.calltable.CudaCall;
+import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.scheduler.Placement;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUstreamCaptureMode;
+
+/**
+ * When the agent starts scheduling: until it <em>engages</em>, the program's device work and host
+ * waits run exactly as written, untracked and unjournaled, and only what the agent must know later
+ * (allocations, modules, contexts, streams, events, cuBLAS handles) goes through the interception.
+ * Why: before the JIT has compiled the interception, each tracked call costs tens of microseconds
+ * of interpreted code, more than a short program's launches gain from the agent; an untracked call
+ * costs about one. Engaged once the warm-up says the interception is compiled, or earlier where the
+ * program runs many launches without a host wait (where graphs pay even interpreted), or before a
+ * stream capture; never disengaged.
+ *
+ * <p><b>The hand-over keeps every order CUDA promises.</b> A call the agent tracks must come after
+ * the work of every untracked call that precedes it in the program (the same thread before it, or
+ * another thread whose call returned before it began). {@link #engage} marks the agent engaged,
+ * then synchronizes every context an untracked call ran in, and only then lets tracked calls
+ * through ({@link #caughtUp}): an untracked call that had returned before the mark is complete. An
+ * untracked call still in progress at the mark synchronizes its own context before it returns to
+ * the program ({@link #asWrittenCallEnded}), so that it too is complete before anything that
+ * follows it. Nothing waits for another thread.
+ *
+ * <p>Thread-safe: {@link #engaged} and {@link #caughtUp} are volatile and only ever go from false
+ * to true; {@link #engage} runs under this object's lock.
+ */
+final class Engagement {
+
+  /** Launches without a host wait between them that engage the agent at once: a window a graph pays for even before the JIT. */
+  static final int LAUNCHES_WORTH_A_GRAPH = 32;
+
+  private volatile boolean engaged;
+  /** Engaged, and every untracked call's work before the mark complete: tracked calls may be placed. */
+  volatile boolean caughtUp;
+  /** Whether any call ran untracked: until then, the end of an untracked call has nothing to do. */
+  private volatile boolean everAsWritten;
+  /** Engages after this many untracked calls; {@link Long#MAX_VALUE} when only the warm-up or the program's shape decide. */
+  private volatile long engageAfterCalls = Long.MAX_VALUE;
+  private final AtomicLong asWrittenCalls = new AtomicLong();
+  /** Contexts untracked calls ran in, synchronized at the hand-over. */
+  private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
+  private volatile String reason;
+  private volatile long engagedAfter;
+
+  /** Engaged from the start: every call is tracked, as without deferral. */
+  Engagement() {
+    engaged = true;
+    caughtUp = true;
+  }
+
+  /**
+   * Defers engagement until {@link #engage}, or until {@code afterCalls} calls ran untracked (0:
+   * never by count). Called at activation, before the program's first call.
+   */
+  synchronized void defer(long afterCalls) {
+    engageAfterCalls = afterCalls > 0 ? afterCalls : Long.MAX_VALUE;
+    caughtUp = false;
+    engaged = false;
+  }
+
+  /** Whether a call with this row runs untracked before engagement. */
+  static boolean runsAsWrittenUntilEngaged(CudaCall row) {
+    CallKind kind = row.kind();
+    return switch (kind) {
+      case LAUNCH, COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE, MEMSET, BLAS, SYNC, OPAQUE -> true;
+      case EVENT -> row.placement() == Placement.EVENT_RECORD || row.placement() == Placement.STREAM_WAIT_EVENT;
+      case STREAM -> row.placement() == Placement.STREAM_QUERY;
+      default -> false;
+    };
+  }
+
+  /**
+   * Called by {@link Calls#begin} while not {@link #caughtUp}: true when the call runs untracked (the
+   * thread is then marked as in an untracked call, ended by {@link #asWrittenCallEnded}); false when
+   * it is tracked, once tracked calls may be placed.
+   */
+  boolean runsAsWritten(CallThread t, CudaCall row) {
+    boolean asWritten = runsAsWrittenUntilEngaged(row);
+    if (!engaged) {
+      if (asWritten) {
+        if (!shouldEngageAt(t, row)) {
+          t.asWritten = true;
+          t.depth = 1;
+          long c = t.context();
+          if (c != t.asWrittenContext && c != 0) {
+            contexts.add(c);
+            t.asWrittenContext = c;
+          }
+          if (!everAsWritten) {
+            everAsWritten = true;
+          }
+          return true;
+        }
+      } else if (row.placement() == Placement.CAPTURE_BEGIN || row.placement() == Placement.CAPTURE_END) {
+        engage("a stream capture");
+      } else {
+        // Allocations, modules, contexts, streams, events, handles: tracked from the first.
+        return false;
+      }
+    }
+    awaitCaughtUp();
+    return false;
+  }
+
+  /** Counts the untracked call and engages where the program's shape or the count says so. */
+  private boolean shouldEngageAt(CallThread t, CudaCall row) {
+    long n = asWrittenCalls.incrementAndGet();
+    if (n >= engageAfterCalls) {
+      engage("the engage option's count of calls");
+      return true;
+    }
+    if (row.kind() == CallKind.LAUNCH || row.kind() == CallKind.BLAS) {
+      if (++t.asWrittenLaunchRun >= LAUNCHES_WORTH_A_GRAPH) {
+        engage(LAUNCHES_WORTH_A_GRAPH + " launches without a host wait");
+        return true;
+      }
+    } else if (row.blocksHost() == HostBlocking.YES) {
+      t.asWrittenLaunchRun = 0;
+    }
+    return false;
+  }
+
+  /**
+   * The end of a call that returned a null record ({@link Calls#end}): where it was an untracked
+   * call, clears the thread's mark, and where the agent engaged while it was in progress,
+   * synchronizes its context before it returns (see the class comment).
+   */
+  static void untrackedCallEnded() {
+    AgentState s = AgentState.current();
+    Engagement e = s.engagement;
+    if (!e.everAsWritten) {
+      return;
+    }
+    CallThread t = s.threads.current();
+    if (!t.asWritten) {
+      return;
+    }
+    if (t.asWrittenNested > 0) {
+      t.asWrittenNested--;
+      return;
+    }
+    t.asWritten = false;
+    t.depth = 0;
+    if (e.engaged) {
+      e.completeInFlight();
+    }
+  }
+
+  /** An untracked call that ran across the mark: its work completes before the program goes on. */
+  private void completeInFlight() {
+    try {
+      int[] mode = {CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED};
+      JCudaNatives.exchangeCaptureMode(mode);
+      JCudaNatives.synchronizeContext();
+      JCudaNatives.exchangeCaptureMode(mode);
+    } catch (Throwable ex) {
+      AgentLog.warnOnce("engage-in-flight", "a call made as written could not be completed at the agent's start: " + ex);
+    }
+  }
+
+  /** Engages the agent (see the class comment); {@code why} is said in the debug log. Idempotent. */
+  void engage(String why) {
+    if (caughtUp) {
+      return;
+    }
+    synchronized (this) {
+      if (engaged) {
+        return;
+      }
+      engaged = true;
+      for (Long c : contexts) {
+        synchronizeContext(c);
+      }
+      reason = why;
+      engagedAfter = asWrittenCalls.get();
+      caughtUp = true;
+      notifyAll();
+    }
+    if (AgentLog.debugEnabled()) {
+      AgentLog.debug("scheduling from now on (" + why + "), after " + engagedAfter + " calls made as written");
+    }
+  }
+
+  /** Synchronizes {@code context} from whichever thread engages, leaving that thread's current context as it was. */
+  private static void synchronizeContext(long context) {
+    try {
+      long current = JCudaNatives.currentContext(new CUcontext());
+      if (current != context) {
+        JCudaNatives.makeCurrent(context);
+      }
+      JCudaNatives.synchronizeContext();
+      if (current != context) {
+        JCudaNatives.makeCurrent(current);
+      }
+    } catch (Throwable ex) {
+      // A context destroyed since: nothing of it is left to complete.
+      AgentLog.debug("context 0x" + Long.toHexString(context) + " not synchronized at the agent's start: " + ex);
+    }
+  }
+
+  private void awaitCaughtUp() {
+    if (caughtUp) {
+      return;
+    }
+    synchronized (this) {
+      boolean interrupted = false;
+      while (!caughtUp) {
+        try {
+          wait();
+        } catch (InterruptedException ex) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Whether tracked calls are placed now. */
+  boolean engaged() {
+    return caughtUp;
+  }
+
+  /** Calls made untracked so far. */
+  long asWrittenCalls() {
+    return asWrittenCalls.get();
+  }
+
+  /** Why the agent engaged; null while it has not. */
+  String reason() {
+    return reason;
+  }
+}
