@@ -35,9 +35,9 @@ import java.util.Properties;
  * @param merge whether a repeated window's graph merges independent launches of one kernel into one
  *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  * @param engage when the agent starts tracking and scheduling the program's device work ({@code
- *     interceptor/Engagement}): {@link #ENGAGE_WHEN_WARM} (the default: once the warm-up has
- *     compiled the interception, or at once where no warm-up runs), {@link #ENGAGE_AT_ONCE}, or after
- *     that many calls made as written
+ *     interceptor/Engagement}): {@link #ENGAGE_AT_ONCE} (the default), {@link #ENGAGE_WHEN_WARM} (once
+ *     the warm-up has compiled the interception, or at once where no warm-up runs), or after that many
+ *     calls made as written
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
     int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
@@ -86,7 +86,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
         ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
-        false, ENGAGE_WHEN_WARM);
+        false, ENGAGE_AT_ONCE);
   }
 
   static int defaultWarmupMillis(int processors) {

@@ -88,9 +88,10 @@ public final class KernelWeaveAgent {
   }
 
   /**
-   * Where the program's device work runs as written until the agent engages: with the default
-   * {@code engage=when-warm}, while a warm-up compiles the interception (where none runs, the agent
-   * engages at once); with a number, for that many calls.
+   * Where the program's device work runs as written until the agent engages: with {@code
+   * engage=when-warm}, while a warm-up compiles the interception (where none runs, the agent engages
+   * at once); with a number, for that many calls. The default, {@code at-once}, defers nothing: on an
+   * H100 the warm-up engaged before the programs' first loops, and short programs gained nothing.
    */
   private static void deferEngagement(AgentOptions options, boolean warmupRuns) {
     if (options.mode() != Mode.SCHEDULE) {

@@ -52,6 +52,18 @@ class AgentOptionsTest {
   }
 
   @Test
+  void engageIsAtOnceWhenWarmOrACountOfCalls() {
+    assertEquals(AgentOptions.ENGAGE_AT_ONCE, AgentOptions.parse(null, none).engage());
+    assertEquals(AgentOptions.ENGAGE_WHEN_WARM, AgentOptions.parse("engage=when-warm", none).engage());
+    assertEquals(AgentOptions.ENGAGE_AT_ONCE, AgentOptions.parse("engage=at-once", none).engage());
+    assertEquals(250, AgentOptions.parse("engage=250", none).engage());
+    for (String bad : new String[] {"engage=0", "engage=-3", "engage=later"}) {
+      var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
+      assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("when-warm, at-once"), e.getMessage());
+    }
+  }
+
+  @Test
   void defaultStreamsFollowTheDriversHardwareQueues() {
     assertEquals(8, AgentOptions.defaultStreams(null));
     assertEquals(32, AgentOptions.defaultStreams("32"));
