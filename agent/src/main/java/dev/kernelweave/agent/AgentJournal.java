@@ -16,26 +16,14 @@ final class AgentJournal {
   private AgentJournal() {}
 
   /**
-   * At the first JCuda class: starts Chronicle in the background when the options ask for a journal,
-   * unless the JDK would warn about it: then Chronicle starts with the journal, at the first CUDA
-   * call, and a program that never makes one prints nothing.
+   * At the first JCuda class: starts Chronicle in the background when the options ask for a journal.
+   * On every Java it prints nothing: the jar's Chronicle reaches memory through the agent's
+   * {@code ChronicleUnsafe}, not {@code sun.misc.Unsafe}.
    */
   static void prepare(AgentOptions options) {
-    if (options.journal() != null && !unsafeMemoryAccessWarns(Runtime.version().feature(),
-        System.getProperty(UNSAFE_MEMORY_ACCESS))) {
+    if (options.journal() != null) {
       LaunchJournals.startChronicleInBackground();
     }
-  }
-
-  /** The system property the JDK sets from {@code --sun-misc-unsafe-memory-access}. */
-  static final String UNSAFE_MEMORY_ACCESS = "sun.misc.unsafe.memory.access";
-
-  /**
-   * Whether the JDK prints a warning (or refuses) at the first {@code sun.misc.Unsafe} memory access,
-   * which Chronicle makes as it starts: Java 24 and later, unless the command line allows it.
-   */
-  static boolean unsafeMemoryAccessWarns(int javaFeature, String option) {
-    return javaFeature >= 24 && !"allow".equals(option);
   }
 
   static LaunchJournal open(AgentOptions options) {

@@ -7,7 +7,10 @@ import java.util.Set;
 
 /**
  * Opens the JDK internals the journal's memory-mapped files use to the agent's module, so that the
- * user adds no {@code --add-opens} flags: an agent may redefine modules, a library may not.
+ * user adds no {@code --add-opens} flags: an agent may redefine modules, a library may not. Runs
+ * before anything starts the journal's Chronicle: the export of {@code jdk.internal.misc} is what
+ * makes {@code ChronicleUnsafe} (Chronicle's {@code sun.misc.Unsafe} in the jar) use the JDK's
+ * internal class, for which Java 24 and later print no warning.
  */
 final class JdkAccess {
 

@@ -92,10 +92,6 @@ final class InterceptedSelfTest {
           serial.seconds());
 
       List<String> jvm = new ArrayList<>();
-      if (Runtime.version().feature() >= 23) {
-        // The agent's journal writes through Chronicle's sun.misc.Unsafe: the JDK's warning, not the program's.
-        jvm.add("--sun-misc-unsafe-memory-access=allow");
-      }
       if (s.mutant() != Mutant.NONE) {
         jvm.add("-D" + Mutant.PROPERTY + "=" + s.mutant().option());
       }
