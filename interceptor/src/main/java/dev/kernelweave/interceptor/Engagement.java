@@ -4,7 +4,6 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
-import dev.kernelweave.scheduler.Placement;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,24 +66,13 @@ final class Engagement {
     engaged = false;
   }
 
-  /** Whether a call with this row runs untracked before engagement. */
-  static boolean runsAsWrittenUntilEngaged(CudaCall row) {
-    CallKind kind = row.kind();
-    return switch (kind) {
-      case LAUNCH, COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE, MEMSET, BLAS, SYNC, OPAQUE -> true;
-      case EVENT -> row.placement() == Placement.EVENT_RECORD || row.placement() == Placement.STREAM_WAIT_EVENT;
-      case STREAM -> row.placement() == Placement.STREAM_QUERY;
-      default -> false;
-    };
-  }
-
   /**
    * Called by {@link Calls#begin} while not {@link #caughtUp}: true when the call runs untracked (the
    * thread is then marked as in an untracked call, ended by {@link #asWrittenCallEnded}); false when
    * it is tracked, once tracked calls may be placed.
    */
   boolean runsAsWritten(CallThread t, CudaCall row) {
-    boolean asWritten = runsAsWrittenUntilEngaged(row);
+    boolean asWritten = row.runsAsWrittenUntilEngaged();
     if (!engaged) {
       if (asWritten) {
         if (!shouldEngageAt(t, row)) {
@@ -100,7 +88,7 @@ final class Engagement {
           }
           return true;
         }
-      } else if (row.placement() == Placement.CAPTURE_BEGIN || row.placement() == Placement.CAPTURE_END) {
+      } else if (row.engagesTheAgent()) {
         engage("a stream capture");
       } else {
         // Allocations, modules, contexts, streams, events, handles: tracked from the first.

@@ -31,6 +31,7 @@ public final class CudaCall {
   private final int elementSize;
   private final boolean touchesUnseenMemory;
   private final Operand[] operands;
+  private final boolean runsAsWrittenUntilEngaged;
 
   CudaCall(int id, String name, CallKind kind, Placement placement, Placement stagedPlacement, WindowEffect windows,
       HostBlocking blocksHost, int streamArgument, int eventArgument, int copyKindArgument, int sizeArgument,
@@ -50,6 +51,27 @@ public final class CudaCall {
     this.elementSize = elementSize;
     this.touchesUnseenMemory = touchesUnseenMemory;
     this.operands = operands.clone();
+    this.runsAsWrittenUntilEngaged = switch (kind) {
+      case LAUNCH, COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE, MEMSET, BLAS, SYNC, OPAQUE -> true;
+      case EVENT -> placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT;
+      case STREAM -> placement == Placement.STREAM_QUERY;
+      default -> false;
+    };
+  }
+
+  /**
+   * Whether the call may run as written, untracked, before the agent engages ({@code
+   * interceptor/Engagement}): device work and host waits, whose whole effect is on the device and on
+   * what the host sees of it. What the agent must know later (allocations, modules, contexts,
+   * streams, events and cuBLAS handles made or ended) is tracked from the first call.
+   */
+  public boolean runsAsWrittenUntilEngaged() {
+    return runsAsWrittenUntilEngaged;
+  }
+
+  /** Whether the agent must engage before the call: a capture's begin or end, which the agent must see whole. */
+  public boolean engagesTheAgent() {
+    return placement == Placement.CAPTURE_BEGIN || placement == Placement.CAPTURE_END;
   }
 
   /** The same row with another placement, staged placement and blocking: how the self-test breaks a row. */

@@ -29,6 +29,23 @@ class CudaCallTableTest {
   }
 
   @Test
+  void onlyDeviceWorkAndHostWaitsRunAsWrittenBeforeTheAgentEngages() {
+    for (String asWritten : new String[] {"cuLaunchKernel", "cuMemcpyHtoD", "cuMemcpyDtoHAsync", "cuMemsetD32Async",
+        "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuEventRecord", "cuStreamWaitEvent",
+        "cuStreamQuery", "cuLaunchHostFunc", "cuGraphLaunch", "cudaMemcpy", "cublas:DEVICE_ROUTINE"}) {
+      assertTrue(TABLE.rowOf(asWritten).runsAsWrittenUntilEngaged(), asWritten);
+    }
+    for (String tracked : new String[] {"cuMemAlloc", "cuMemFree", "cudaMalloc", "cuModuleLoadData", "cuModuleGetFunction",
+        "cuStreamCreate", "cuEventCreate", "cuEventQuery", "cuCtxDestroy", "cuDevicePrimaryCtxRetain",
+        "cublas:HANDLE_CREATE", "cublas:STREAM_SET", "cuStreamBeginCapture", "cudaStreamEndCapture"}) {
+      assertFalse(TABLE.rowOf(tracked).runsAsWrittenUntilEngaged(), tracked);
+    }
+    assertTrue(TABLE.rowOf("cuStreamBeginCapture").engagesTheAgent());
+    assertTrue(TABLE.rowOf("cudaStreamEndCapture").engagesTheAgent());
+    assertFalse(TABLE.rowOf("cuLaunchKernel").engagesTheAgent());
+  }
+
+  @Test
   void compilerSettingsOnlyIssueTheHeldLaunchesFirst() {
     assertEquals(WindowEffect.ENDED, TABLE.rowOf("nvrtcSetFlowCallback").windows());
     assertEquals(WindowEffect.NEUTRAL, TABLE.rowOf("nvrtcCompileProgram").windows());
