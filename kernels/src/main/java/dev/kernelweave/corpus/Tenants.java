@@ -48,10 +48,19 @@ final class Tenants extends CorpusProgram {
   private Worker[] state;
   private ExecutorService pool;
 
+  /** Each request's time, from its copy in to its last read-back, of the latest repetition. */
+  private final long[][] requestNanos;
+
   Tenants(Size size) {
+    this(size, size == Size.CHECK ? 3 : 8, size == Size.CHECK ? 2 : 8);
+  }
+
+  /** The program at {@code size}'s shapes with {@code workers} threads serving {@code requests} each per repetition. */
+  Tenants(Size size, int workers, int requests) {
     super(NAME, size, "corpus_bias_relu", "corpus_argmax");
-    workers = size == Size.CHECK ? 3 : 8;
-    requests = size == Size.CHECK ? 2 : 8;
+    this.workers = workers;
+    this.requests = requests;
+    requestNanos = new long[workers][requests];
     batch = size == Size.CHECK ? 4 : 16;
     features = size == Size.CHECK ? 24 : 256;
     hidden = size == Size.CHECK ? 16 : 256;
@@ -112,13 +121,24 @@ final class Tenants extends CorpusProgram {
     cuCtxSetCurrent(context);
     Worker s = state[w];
     for (int r = 0; r < requests; r++) {
+      long start = System.nanoTime();
       Cuda.upload(s.input(), inputs[w][r]);
       s.dense().apply(dWeights[0], dBiases[0], s.input(), s.hidden(), hidden, features);
       s.dense().apply(dWeights[1], dBiases[1], s.hidden(), s.scores(), classes, hidden);
       argmax.launch(blocks(batch, 1024), THREADS, null, s.scores(), s.labels(), classes, batch);
       Cuda.download(labels[w][r], s.labels());
       Cuda.download(scores[w][r], s.scores());
+      requestNanos[w][r] = System.nanoTime() - start;
     }
+  }
+
+  /** Each request's time in the latest repetition, from its copy in to its last read-back, in nanoseconds. */
+  long[] requestNanos() {
+    long[] all = new long[workers * requests];
+    for (int w = 0; w < workers; w++) {
+      System.arraycopy(requestNanos[w], 0, all, w * requests, requests);
+    }
+    return all;
   }
 
   @Override
