@@ -18,7 +18,9 @@ import jcuda.driver.CUstreamCaptureMode;
  * of interpreted code, more than a short program's launches gain from the agent; an untracked call
  * costs about one. Engaged once the warm-up says the interception is compiled, or earlier where the
  * program runs many launches without a host wait (where graphs pay even interpreted), or before a
- * stream capture; never disengaged.
+ * stream capture; never disengaged. Before it, a program gets CUDA's order and no more: calls on
+ * streams CUDA leaves unordered are not ordered by the bytes they touch, so a program that races as
+ * written races as it does without the agent.
  *
  * <p><b>The hand-over keeps every order CUDA promises.</b> A call the agent tracks must come after
  * the work of every untracked call that precedes it in the program (the same thread before it, or
