@@ -28,7 +28,7 @@ import jcuda.driver.CUstreamCaptureMode;
  * then synchronizes every context an untracked call ran in, and only then lets tracked calls
  * through ({@link #caughtUp}): an untracked call that had returned before the mark is complete. An
  * untracked call still in progress at the mark synchronizes its own context before it returns to
- * the program ({@link #asWrittenCallEnded}), so that it too is complete before anything that
+ * the program ({@link #untrackedCallEnded}), so that it too is complete before anything that
  * follows it. Nothing waits for another thread.
  *
  * <p>Thread-safe: {@link #engaged} and {@link #caughtUp} are volatile and only ever go from false
@@ -46,6 +46,8 @@ final class Engagement {
   private volatile boolean everAsWritten;
   /** Engages after this many untracked calls; {@link Long#MAX_VALUE} when only the warm-up or the program's shape decide. */
   private volatile long engageAfterCalls = Long.MAX_VALUE;
+  /** Whether a run of {@link #LAUNCHES_WORTH_A_GRAPH} launches engages: where no count was given. */
+  private volatile boolean engagesOnLaunchRuns;
   private final AtomicLong asWrittenCalls = new AtomicLong();
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
@@ -59,18 +61,20 @@ final class Engagement {
   }
 
   /**
-   * Defers engagement until {@link #engage}, or until {@code afterCalls} calls ran untracked (0:
-   * never by count). Called at activation, before the program's first call.
+   * Defers engagement until {@link #engage}, or until {@code afterCalls} calls ran untracked; with
+   * 0, until {@link #engage} or a run of {@link #LAUNCHES_WORTH_A_GRAPH} launches without a host
+   * wait. Called at activation, before the program's first call.
    */
   synchronized void defer(long afterCalls) {
     engageAfterCalls = afterCalls > 0 ? afterCalls : Long.MAX_VALUE;
+    engagesOnLaunchRuns = afterCalls <= 0;
     caughtUp = false;
     engaged = false;
   }
 
   /**
    * Called by {@link Calls#begin} while not {@link #caughtUp}: true when the call runs untracked (the
-   * thread is then marked as in an untracked call, ended by {@link #asWrittenCallEnded}); false when
+   * thread is then marked as in an untracked call, ended by {@link #untrackedCallEnded}); false when
    * it is tracked, once tracked calls may be placed.
    */
   boolean runsAsWritten(CallThread t, CudaCall row) {
@@ -80,11 +84,7 @@ final class Engagement {
         if (!shouldEngageAt(t, row)) {
           t.asWritten = true;
           t.depth = 1;
-          long c = t.context();
-          if (c != t.asWrittenContext && c != 0) {
-            contexts.add(c);
-            t.asWrittenContext = c;
-          }
+          noteContext(t);
           if (!everAsWritten) {
             everAsWritten = true;
           }
@@ -101,12 +101,26 @@ final class Engagement {
     return false;
   }
 
+  /** Keeps the context of the thread's untracked call for the hand-over; none yet is asked again at the call's end. */
+  private void noteContext(CallThread t) {
+    long c = t.context();
+    if (c != t.asWrittenContext) {
+      if (c != 0) {
+        contexts.add(c);
+      }
+      t.asWrittenContext = c;
+    }
+  }
+
   /** Counts the untracked call and engages where the program's shape or the count says so. */
   private boolean shouldEngageAt(CallThread t, CudaCall row) {
     long n = asWrittenCalls.incrementAndGet();
     if (n >= engageAfterCalls) {
       engage("the engage option's count of calls");
       return true;
+    }
+    if (!engagesOnLaunchRuns) {
+      return false;
     }
     if (row.kind() == CallKind.LAUNCH || row.kind() == CallKind.BLAS) {
       if (++t.asWrittenLaunchRun >= LAUNCHES_WORTH_A_GRAPH) {
@@ -140,6 +154,10 @@ final class Engagement {
     }
     t.asWritten = false;
     t.depth = 0;
+    if (t.asWrittenContext == 0) {
+      // The call made its context (the runtime API's primary one, at its first call): known now.
+      e.noteContext(t);
+    }
     if (e.engaged) {
       e.completeInFlight();
     }
