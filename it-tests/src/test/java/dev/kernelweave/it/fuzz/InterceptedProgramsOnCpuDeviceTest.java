@@ -136,7 +136,7 @@ class InterceptedProgramsOnCpuDeviceTest {
     return Arrays.stream(Mutant.values()).filter(m -> m != Mutant.NONE && m != Mutant.MERGE_OVERLAPPING_WRITES)
         .map(m -> m == Mutant.KERNEL_RANGE_FROM_POINTER ? Arguments.of(m.option(), 300, "ptx=off")
             // More programs: a loaded host's pauses end windows early, and fewer of them merge.
-            : m == Mutant.MERGE_IGNORES_GRID ? Arguments.of(m.option(), 120, "merge=on")
+            : m == Mutant.MERGE_IGNORES_GRID ? Arguments.of(m.option(), 240, "merge=on")
             : Arguments.of(m.option(), 40, null));
   }
 
