@@ -51,8 +51,6 @@ final class Engagement {
   private final AtomicLong asWrittenCalls = new AtomicLong();
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
-  private volatile String reason;
-  private volatile long engagedAfter;
 
   /** Engaged from the start: every call is tracked, as without deferral. */
   Engagement() {
@@ -185,33 +183,37 @@ final class Engagement {
         return;
       }
       engaged = true;
-      for (Long c : contexts) {
-        synchronizeContext(c);
+      try {
+        synchronizeContexts();
+      } finally {
+        // Whatever the driver answered: threads waiting in awaitCaughtUp must never wait forever.
+        caughtUp = true;
+        notifyAll();
       }
-      reason = why;
-      engagedAfter = asWrittenCalls.get();
-      caughtUp = true;
-      notifyAll();
     }
     if (AgentLog.debugEnabled()) {
-      AgentLog.debug("scheduling from now on (" + why + "), after " + engagedAfter + " calls made as written");
+      AgentLog.debug("scheduling from now on (" + why + "), after " + asWrittenCalls.get() + " calls made as written");
     }
   }
 
-  /** Synchronizes {@code context} from whichever thread engages, leaving that thread's current context as it was. */
-  private static void synchronizeContext(long context) {
+  /**
+   * Synchronizes every context an untracked call ran in, from whichever thread engages, and makes
+   * that thread's context current again afterwards (as {@code HeldWork.issueInEveryContext} does).
+   */
+  private void synchronizeContexts() {
+    long current = JCudaNatives.currentContext(new CUcontext());
     try {
-      long current = JCudaNatives.currentContext(new CUcontext());
-      if (current != context) {
-        JCudaNatives.makeCurrent(context);
+      for (Long c : contexts) {
+        try {
+          JCudaNatives.makeCurrent(c);
+          JCudaNatives.synchronizeContext();
+        } catch (Throwable ex) {
+          // A context destroyed since: nothing of it is left to complete.
+          AgentLog.debug("context 0x" + Long.toHexString(c) + " not synchronized at the agent's start: " + ex);
+        }
       }
-      JCudaNatives.synchronizeContext();
-      if (current != context) {
-        JCudaNatives.makeCurrent(current);
-      }
-    } catch (Throwable ex) {
-      // A context destroyed since: nothing of it is left to complete.
-      AgentLog.debug("context 0x" + Long.toHexString(context) + " not synchronized at the agent's start: " + ex);
+    } finally {
+      JCudaNatives.makeCurrent(current);
     }
   }
 
@@ -232,20 +234,5 @@ final class Engagement {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /** Whether tracked calls are placed now. */
-  boolean engaged() {
-    return caughtUp;
-  }
-
-  /** Calls made untracked so far. */
-  long asWrittenCalls() {
-    return asWrittenCalls.get();
-  }
-
-  /** Why the agent engaged; null while it has not. */
-  String reason() {
-    return reason;
   }
 }
