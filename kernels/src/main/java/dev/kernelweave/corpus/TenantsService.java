@@ -3,7 +3,7 @@ package dev.kernelweave.corpus;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 
 import dev.kernelweave.kernels.Size;
-import java.util.Arrays;
+import dev.kernelweave.kernels.Outputs;
 
 /**
  * The {@code tenants} corpus program as a service to measure: {@code workers} threads of one pool,
@@ -15,9 +15,12 @@ import java.util.Arrays;
 public final class TenantsService implements AutoCloseable {
 
   private final Tenants program;
+  /** The CPU reference's bytes, computed once: every round's labels and scores must be these. */
+  private final byte[] reference;
 
   private TenantsService(Tenants program) {
     this.program = program;
+    this.reference = program.problem().reference();
   }
 
   /** Sets the service up on the current thread's device; its context is the primary one. */
@@ -43,9 +46,9 @@ public final class TenantsService implements AutoCloseable {
     return new Round(wall, program.requestNanos());
   }
 
-  /** Whether the last round's labels and scores are the CPU reference's, bit for bit. */
-  public boolean lastRoundMatchesTheReference() {
-    return Arrays.equals(program.output(), program.problem().reference());
+  /** Null when the last round's labels and scores are the CPU reference's, bit for bit; else where they differ. */
+  public String lastRoundDifference() {
+    return Outputs.difference(program.output(), reference);
   }
 
   /** The program's dimensions in words. */

@@ -100,11 +100,25 @@ final class HostWaits {
     }
   }
 
-  /** The host waited for a staged read: it, and everything before it on its lane, is done. */
+  /**
+   * The host waited for a staged read: it, everything before it on its lane and everything that
+   * lane had waited for up to it ({@link Ticket#throughClock}) is done. The ticket holds one wait,
+   * noted by {@link #addTailWaitThrough}.
+   */
   void settleThrough(Ticket ticket) {
-    for (int i = 0; i < ticket.waitCount; i++) {
-      pool.completeThrough(ticket.waitLane[i], ticket.waitPosition[i]);
+    if (ticket.waitCount > 0) {
+      pool.complete(ticket.waitLane[0], ticket.waitPosition[0], ticket.throughClock, 0);
     }
+  }
+
+  /**
+   * Notes in {@code ticket} the host's wait for {@code lane} through its tail {@code position}, to
+   * be settled by {@link #settleThrough}: the lane's clock is taken now, under the lock, since it
+   * is the clock at that position only while the position is the tail.
+   */
+  void addTailWaitThrough(Ticket ticket, int lane, long position) {
+    ticket.addWait(Ticket.WHOLE_LANE, lane, position);
+    pool.copyClock(lane, ticket.throughClock, 0);
   }
 
   /** Notes every lane's tail in the ticket: what a device synchronization about to run covers. */
@@ -121,7 +135,7 @@ final class HostWaits {
     int lane = call.stream;
     long tail = pool.tail(lane);
     if (pool.pending(lane, tail)) {
-      ticket.addWait(Ticket.WHOLE_LANE, lane, tail);
+      addTailWaitThrough(ticket, lane, tail);
       call.hostWaited = true;
     }
   }

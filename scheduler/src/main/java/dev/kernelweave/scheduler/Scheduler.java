@@ -413,7 +413,7 @@ public final class Scheduler {
   void issuedStagedRead(CallRecord call, Ticket ticket) {
     int lane = call.stream;
     long position = record(call, lane);
-    ticket.addWait(Ticket.WHOLE_LANE, lane, position); // the copy is the lane's tail
+    hostWaits.addTailWaitThrough(ticket, lane, position); // the copy is the lane's tail
     call.hostWaited = true;
   }
 

@@ -200,7 +200,11 @@ final class StreamPool {
     }
   }
 
-  /** The host saw position {@code p} of {@code lane} complete, and everything it waited for. */
+  /**
+   * The host saw position {@code p} of {@code lane} complete, and everything it waited for: {@code p}
+   * must be the lane's tail, whose clock is the lane's clock now (a host that waited without the
+   * lock settles with the clock taken at its wait, {@link HostWaits#settleThrough}).
+   */
   void completeThrough(int lane, long p) {
     complete(lane, p, waited, lane * laneCount);
   }

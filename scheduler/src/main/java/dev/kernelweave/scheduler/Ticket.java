@@ -30,6 +30,13 @@ public final class Ticket {
   long[] waitPosition = new long[8];
   int waitCount;
   /**
+   * For a wait that settles everything its lane waited for ({@link HostWaits#settleThrough}): that
+   * lane's clock when the wait was noted, at the position waited for. Not the lane's clock when the
+   * host is back: while it waited without the lock, other threads may have made the lane wait for
+   * more, which the host did not wait for.
+   */
+  long[] throughClock;
+  /**
    * Whether the waits run while a stream captures a graph: then in the thread's relaxed capture
    * mode, so that they neither fail nor invalidate the program's capture.
    */
@@ -60,6 +67,7 @@ public final class Ticket {
     waitsDuringCapture = false;
     if (settled == null || settled.capacity() != laneCount) {
       settled = new LanePositions(laneCount);
+      throughClock = new long[laneCount];
     } else {
       settled.clear();
     }

@@ -10,6 +10,8 @@ final class RecordingDevice implements StreamDevice {
   private final List<String> log = new ArrayList<>();
   /** Application streams that say they are not capturing; every other one says it is. */
   final java.util.Set<Long> notCapturing = new java.util.HashSet<>();
+  /** Runs inside the next {@link #synchronizeLane}, where the host waits without the lock: what another thread does meanwhile. */
+  Runnable duringNextLaneSynchronize;
 
   @Override
   public boolean appStreamCapturing(long appStream) {
@@ -67,6 +69,11 @@ final class RecordingDevice implements StreamDevice {
   @Override
   public void synchronizeLane(int lane) {
     log.add("syncLane " + lane);
+    Runnable meanwhile = duringNextLaneSynchronize;
+    duringNextLaneSynchronize = null;
+    if (meanwhile != null) {
+      meanwhile.run();
+    }
   }
 
   @Override

@@ -890,6 +890,40 @@ class SchedulerTest {
   }
 
   @Test
+  void aStagedReadSettlesOnlyWhatItsLaneWaitedForBeforeIt() {
+    Dispatch d = dispatch();
+    dispatched(d, call(CallKind.LAUNCH, 0, 0, W), Placement.ASYNC);
+    device.drain();
+    CallRecord copyOut = call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R);
+    int readLane = d.enter(copyOut, Placement.STAGED_READ, ticket);
+    Ticket otherThread = new Ticket();
+    int[] upload = new int[1];
+    long[] uploadPosition = new long[1];
+    device.duringNextLaneSynchronize = () -> {
+      // Another thread, while this one waits without the lock: an upload staged on a lane of its
+      // own and a launch after it there, then a launch that overwrites what the read reads (so it
+      // queues behind the read, on its lane) and reads what the upload writes (so that lane now
+      // waits for the upload).
+      CallRecord in = upload(5, 64);
+      upload[0] = d.enter(in, Placement.STAGED, otherThread);
+      d.exit(in, true, otherThread);
+      uploadPosition[0] = scheduler.nextPosition(upload[0]) - 1;
+      CallRecord alsoReads = call(CallKind.LAUNCH, 0, 5, R, 6, W);
+      assertEquals(upload[0], d.enter(alsoReads, Placement.ASYNC, otherThread), "the upload's lane goes on");
+      d.exit(alsoReads, true, otherThread);
+      CallRecord overwrite = call(CallKind.LAUNCH, 0, 0, W, 5, R);
+      assertEquals(readLane, d.enter(overwrite, Placement.ASYNC, otherThread), "queued behind the read");
+      d.exit(overwrite, true, otherThread);
+    };
+    d.awaitStagedRead(copyOut, ticket);
+    d.exit(copyOut, true, ticket);
+    assertNotEquals(readLane, upload[0], "the upload ran on another lane");
+    assertTrue(scheduler.isComplete(readLane, scheduler.nextPosition(readLane) - 2), "the read is known complete");
+    assertFalse(scheduler.isComplete(upload[0], uploadPosition[0]),
+        "the upload the read's lane waits for only after the read may still be running (its staging buffer still read)");
+  }
+
+  @Test
   void aStagedCopyFollowsTheReadersOfItsDestinationOnTheDevice() {
     Dispatch d = dispatch();
     int reader = launch(0, R, 1, W); // still reading slot 0
