@@ -30,11 +30,19 @@ public final class ScriptedPrograms {
 
   /**
    * {@code count} generated programs from {@code seed}, written as one script in {@code dir}: mostly
-   * short, every fourth long, groups of three played at the same time, the module reloaded and the
+   * short, every fourth long, a group of {@link #TOGETHER} played at the same time per ten, the module reloaded and the
    * primary context retained anew between some, the last exiting with its work pending. The same
    * {@code count} and {@code seed} always give the same script.
    */
   public static Programs programs(Path dir, int count, long seed) throws IOException {
+    return programs(dir, count, count / 10, seed);
+  }
+
+  /**
+   * {@link #programs(Path, int, long)} with {@code togetherGroups} groups of {@link #TOGETHER}
+   * programs played at the same time: real threads racing in one context.
+   */
+  public static Programs programs(Path dir, int count, int togetherGroups, long seed) throws IOException {
     // Mostly short programs, every fourth a long one (windows split at 128 launches, graphs evicted).
     ProgramGenerator shorter = new ProgramGenerator(60);
     ProgramGenerator longer = new ProgramGenerator(400);
@@ -45,7 +53,7 @@ public final class ScriptedPrograms {
       String name = "p" + Long.toHexString(seed + i);
       byName.put(name, p);
       if (i == count - 1) {
-        addTogether(script, byName, count / 10, seed);
+        addTogether(script, byName, togetherGroups, seed);
         script.addExiting(name, p);
       } else {
         script.add(name, p);
@@ -61,13 +69,16 @@ public final class ScriptedPrograms {
     return new Programs(byName, file, script.printChannels());
   }
 
-  /** Groups of three programs played at the same time, each from threads of its own. */
+  /** Programs played at the same time in a group, each from threads of its own. */
+  public static final int TOGETHER = 6;
+
+  /** Groups of {@link #TOGETHER} programs played at the same time, each from threads of its own. */
   private static void addTogether(ProgramScript script, Map<String, Program> byName, int groups, long seed) {
     ProgramGenerator generator = new ProgramGenerator(60);
     long next = seed + 1_000_000;
     for (int g = 0; g < groups; g++) {
       Map<String, Program> group = new LinkedHashMap<>();
-      while (group.size() < 3) {
+      while (group.size() < TOGETHER) {
         Program p = generator.generate(next);
         if (ProgramScript.mayRunBesideOthers(p)) {
           group.put("c" + Long.toHexString(next), p);
