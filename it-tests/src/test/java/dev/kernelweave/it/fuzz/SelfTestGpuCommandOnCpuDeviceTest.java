@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kernelweave.interceptor.selftest.ScriptedPrograms;
 import dev.kernelweave.it.agent.ChildJvm;
 import dev.kernelweave.it.agent.StandInDriver;
 import java.io.File;
@@ -40,10 +41,12 @@ class SelfTestGpuCommandOnCpuDeviceTest {
     StandInDriver.assumeBuilt();
     ChildJvm.Result r = selftestGpu(jcudaJars(), ScriptedRuns.standIn(1), "--programs", "10", "--seed", "20261127");
     assertEquals(0, r.exitCode(), () -> r.stdout() + r.stderr());
-    assertTrue(r.stdout().contains("seed 20261127, 10 programs and 3 played beside others, agent graphs=on, "
+    int together = ScriptedPrograms.TOGETHER; // one group for 10 programs
+    assertTrue(r.stdout().contains("seed 20261127, 10 programs and " + together + " played beside others, agent graphs=on, "
         + "the real scheduler"), r.stdout());
     assertTrue(r.stdout().matches("(?s).*without the agent, serially: [1-9]\\d* observations.*"), r.stdout());
-    assertTrue(r.stdout().contains("OK: all 13 programs observed the same with the agent as without it"), r.stdout());
+    assertTrue(r.stdout().contains("OK: all " + (10 + together) + " programs observed the same with the agent as without it"),
+        r.stdout());
   }
 
   @Test
