@@ -66,7 +66,8 @@ public final class TenantsServiceMain {
       int n = 0;
       int differing = 0;
       String firstDifference = null;
-      for (int i = 0; i < o.warmupRounds() + o.rounds(); i++) {
+      int served = o.warmupRounds() + o.rounds();
+      for (int i = 0; i < served; i++) {
         TenantsService.Round round = service.serveRound();
         String difference = service.lastRoundDifference();
         if (difference != null) {
@@ -82,7 +83,6 @@ public final class TenantsServiceMain {
         System.arraycopy(round.requestNanos(), 0, latencies, n, round.requestNanos().length);
         n += round.requestNanos().length;
       }
-      int served = o.warmupRounds() + o.rounds();
       Arrays.sort(latencies);
       System.out.printf("tenants-service: %d workers x %d requests, %d rounds (%s): %.0f requests/s, request p50 %.1f us,"
           + " p99 %.1f us, max %.1f us; outputs %s%n", o.workers(), o.requests(), o.rounds(), service.sizes(),

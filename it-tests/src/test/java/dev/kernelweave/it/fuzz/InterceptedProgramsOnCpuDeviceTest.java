@@ -63,7 +63,7 @@ class InterceptedProgramsOnCpuDeviceTest {
     StandInDriver.assumeBuilt();
     int count = Integer.getInteger("kernelweave.fuzz.programs", 40);
     ScriptedPrograms.Programs programs =
-        ScriptedRuns.programs(temp, count, Math.max(TOGETHER_GROUPS, count / 10), SEED);
+        ScriptedPrograms.programs(temp, count, Math.max(TOGETHER_GROUPS, count / 10), SEED);
     List<String> reference = ScriptedRuns.observations(List.of(), null, ScriptedRuns.standIn(STAND_IN_SEEDS[0]),
         programs.script(), true);
     assertEquals(programs.byName().size(),

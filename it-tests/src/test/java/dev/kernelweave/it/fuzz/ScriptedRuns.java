@@ -60,14 +60,9 @@ final class ScriptedRuns {
     return env;
   }
 
-  /** {@link ScriptedPrograms#programs(Path, int, long)}. */
+  /** {@link ScriptedPrograms#programs}. */
   static ScriptedPrograms.Programs programs(Path dir, int count, long seed) throws Exception {
     return ScriptedPrograms.programs(dir, count, seed);
-  }
-
-  /** {@link ScriptedPrograms#programs(Path, int, int, long)}. */
-  static ScriptedPrograms.Programs programs(Path dir, int count, int togetherGroups, long seed) throws Exception {
-    return ScriptedPrograms.programs(dir, count, togetherGroups, seed);
   }
 
   /** What the player printed, after checking that it ended well. */

@@ -30,9 +30,9 @@ public final class ScriptedPrograms {
 
   /**
    * {@code count} generated programs from {@code seed}, written as one script in {@code dir}: mostly
-   * short, every fourth long, a group of {@link #TOGETHER} played at the same time per ten, the module reloaded and the
-   * primary context retained anew between some, the last exiting with its work pending. The same
-   * {@code count} and {@code seed} always give the same script.
+   * short, every fourth long, a group of {@link #TOGETHER} played at the same time per ten, the
+   * module reloaded and the primary context retained anew between some, the last exiting with its
+   * work pending. The same {@code count} and {@code seed} always give the same script.
    */
   public static Programs programs(Path dir, int count, long seed) throws IOException {
     return programs(dir, count, count / 10, seed);
