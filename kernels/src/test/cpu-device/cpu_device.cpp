@@ -208,6 +208,7 @@ struct Op {
   std::vector<Op *> after;
   std::function<void()> action;
   bool hostFunction = false;  // runs on the host-function thread, not under the lock
+  std::function<bool()> until;  // a stream's wait for a value in memory: ready only once it holds
   enum State { PENDING, RUNNING, DONE } state = PENDING;
 };
 
@@ -392,7 +393,7 @@ bool ready(const Op *op) {
   for (const Op *before : op->after) {
     if (before->state != Op::DONE) return false;
   }
-  return true;
+  return !op->until || op->until();
 }
 
 // The one driver thread that runs host functions, in the order they became ready.
@@ -1207,6 +1208,54 @@ CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
   return memset<unsigned int>(d, v, n, s, "cuMemsetD32Async");
+}
+
+// Stream memory operations. A wait is ready once its condition holds; one that no queued work can
+// satisfy stops the process ("waiting for work that can never run"), as the stand-in cannot wait for
+// other threads to queue the write.
+CUresult streamWaitValue(CUstream stream, CUdeviceptr address, uint64_t value, unsigned int flags, bool wide,
+                         const char *what) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(address, wide ? 8 : 4)) return fail(CUDA_ERROR_INVALID_VALUE, std::string(what) + " outside device memory");
+  Stream *s;
+  if (CUresult r = resolve(stream, &s)) return r;
+  if (s->capture) return fail(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, std::string(what) + " during stream capture");
+  Op *op = enqueue(s, [] {});
+  op->until = [=] {
+    uint64_t v = wide ? *reinterpret_cast<volatile uint64_t *>(address) : *reinterpret_cast<volatile uint32_t *>(address);
+    switch (flags & 0x3) {
+      case 0: return wide ? static_cast<int64_t>(v - value) >= 0 : static_cast<int32_t>(static_cast<uint32_t>(v - value)) >= 0;  // GEQ
+      case 1: return v == value;                                                                                 // EQ
+      case 2: return (v & value) != 0;                                                                           // AND
+      default: return wide ? ~(v | value) != 0 : static_cast<uint32_t>(~(v | value)) != 0;                      // NOR
+    }
+  };
+  return CUDA_SUCCESS;
+}
+
+CUresult streamWriteValue(CUstream stream, CUdeviceptr address, uint64_t value, bool wide, const char *what) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (!inDevice(address, wide ? 8 : 4)) return fail(CUDA_ERROR_INVALID_VALUE, std::string(what) + " outside device memory");
+  return submit(stream, [=] {
+    if (wide) {
+      *reinterpret_cast<uint64_t *>(address) = value;
+    } else {
+      *reinterpret_cast<uint32_t *>(address) = static_cast<uint32_t>(value);
+    }
+  }, what);
+}
+
+CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr a, uint32_t v, unsigned int flags) {
+  return streamWaitValue(s, a, v, flags, false, "cuStreamWaitValue32");
+}
+CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr a, uint64_t v, unsigned int flags) {
+  return streamWaitValue(s, a, v, flags, true, "cuStreamWaitValue64");
+}
+CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr a, uint32_t v, unsigned int) {
+  return streamWriteValue(s, a, v, false, "cuStreamWriteValue32");
+}
+CUresult cuStreamWriteValue64_v2(CUstream s, CUdeviceptr a, uint64_t v, unsigned int) {
+  return streamWriteValue(s, a, v, true, "cuStreamWriteValue64");
 }
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {

@@ -81,6 +81,9 @@ public final class Calls {
         }
         return null;
       }
+      if (row.disengagesTheAgent()) {
+        s.engagement.disengage(s, name);
+      }
       if (!s.engagement.caughtUp && s.engagement.runsAsWritten(t, row)) {
         return null;
       }
@@ -452,6 +455,13 @@ public final class Calls {
     } finally {
       if (cs != null) {
         cs.dispatch.release(scope.ticket);
+      }
+    }
+    if (cs != null) {
+      try {
+        s.engagement.handBackAfterPlacedCall(cs);
+      } catch (Throwable e) {
+        s.fail(e);
       }
     }
     s.callFinished(r);

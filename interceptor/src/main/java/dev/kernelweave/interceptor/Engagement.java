@@ -18,7 +18,8 @@ import jcuda.driver.CUstreamCaptureMode;
  * of interpreted code, more than a short program's launches gain from the agent; an untracked call
  * costs about one. Engaged once the warm-up says the interception is compiled, or earlier where the
  * program runs many launches without a host wait (where graphs pay even interpreted), or before a
- * stream capture; never disengaged. Before it, a program gets CUDA's order and no more: calls on
+ * stream capture; disengaged for good only where a stream waits for a value in memory ({@link
+ * #disengage}). Before it, a program gets CUDA's order and no more: calls on
  * streams CUDA leaves unordered are not ordered by the bytes they touch, so a program that races as
  * written races as it does without the agent.
  *
@@ -49,6 +50,13 @@ final class Engagement {
   /** Whether a run of {@link #LAUNCHES_WORTH_A_GRAPH} launches engages: where no count was given. */
   private volatile boolean engagesOnLaunchRuns;
   private final AtomicLong asWrittenCalls = new AtomicLong();
+  /**
+   * Stopped for good ({@link #disengage}): every call that runs as written before engagement, and
+   * every event call, runs as written again; set before {@link #handedBack}.
+   */
+  private volatile boolean disengaged;
+  /** Disengaged, and every context's streams made to follow the agent's work: untracked calls may run. */
+  private volatile boolean handedBack;
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
 
@@ -77,15 +85,18 @@ final class Engagement {
    */
   boolean runsAsWritten(CallThread t, CudaCall row) {
     boolean asWritten = row.runsAsWrittenUntilEngaged();
+    if (disengaged) {
+      if (!asWritten && row.kind() != CallKind.EVENT) {
+        return false;
+      }
+      await(true);
+      markAsWritten(t);
+      return true;
+    }
     if (!engaged) {
       if (asWritten) {
         if (!shouldEngageAt(t, row)) {
-          t.asWritten = true;
-          t.depth = 1;
-          noteContext(t);
-          if (!everAsWritten) {
-            everAsWritten = true;
-          }
+          markAsWritten(t);
           return true;
         }
       } else if (row.engagesTheAgent()) {
@@ -95,8 +106,18 @@ final class Engagement {
         return false;
       }
     }
-    awaitCaughtUp();
+    await(false);
     return false;
+  }
+
+  /** Marks the thread as in an untracked call, ended by {@link #untrackedCallEnded}. */
+  private void markAsWritten(CallThread t) {
+    t.asWritten = true;
+    t.depth = 1;
+    noteContext(t);
+    if (!everAsWritten) {
+      everAsWritten = true;
+    }
   }
 
   /** Keeps the context of the thread's untracked call for the hand-over; none yet is asked again at the call's end. */
@@ -156,7 +177,7 @@ final class Engagement {
       // The call made its context (the runtime API's primary one, at its first call): known now.
       e.noteContext(t);
     }
-    if (e.engaged) {
+    if (e.engaged && !e.disengaged) {
       e.completeInFlight();
     }
   }
@@ -175,18 +196,18 @@ final class Engagement {
 
   /** Engages the agent (see the class comment); {@code why} is said in the debug log. Idempotent. */
   void engage(String why) {
-    if (caughtUp) {
+    if (caughtUp || disengaged) {
       return;
     }
     synchronized (this) {
-      if (engaged) {
+      if (engaged || disengaged) {
         return;
       }
       engaged = true;
       try {
         synchronizeContexts();
       } finally {
-        // Whatever the driver answered: threads waiting in awaitCaughtUp must never wait forever.
+        // Whatever the driver answered: threads waiting in await must never wait forever.
         caughtUp = true;
         notifyAll();
       }
@@ -217,13 +238,49 @@ final class Engagement {
     }
   }
 
-  private void awaitCaughtUp() {
-    if (caughtUp) {
+  /**
+   * Stops scheduling for good, before the call {@code function} (see {@link
+   * CudaCall#disengagesTheAgent}): from the mark, calls that run as written before engagement, and
+   * event calls, run as written again; once every context's streams were made to follow the work the
+   * agent moved ({@link HeldWork#handBackEveryContext}), device-side, without a host wait that
+   * could wait for the program's later calls. A call the agent was placing at the mark hands its
+   * context back again when it ends ({@link #handBackAfterPlacedCall}). Idempotent.
+   */
+  void disengage(AgentState state, String function) {
+    synchronized (this) {
+      if (disengaged) {
+        return;
+      }
+      disengaged = true;
+      caughtUp = false; // every call now asks runsAsWritten
+    }
+    try {
+      HeldWork.handBackEveryContext(state);
+    } finally {
+      synchronized (this) {
+        handedBack = true;
+        notifyAll();
+      }
+    }
+    AgentLog.info(function + " makes a stream wait for a value in memory, which a later call may write:"
+        + " the agent stops scheduling, and every later call runs as the program wrote it");
+  }
+
+  /** After a call the agent placed: where the agent stopped meanwhile, the call's work is handed back too. */
+  void handBackAfterPlacedCall(ContextScheduling cs) {
+    if (disengaged) {
+      cs.dispatch.handOverToTheProgram();
+    }
+  }
+
+  /** Waits until tracked calls may be placed ({@code handBack} false) or the agent handed back ({@code handBack} true). */
+  private void await(boolean handBack) {
+    if (handBack ? handedBack : caughtUp) {
       return;
     }
     synchronized (this) {
       boolean interrupted = false;
-      while (!caughtUp) {
+      while (!(handBack ? handedBack : caughtUp)) {
         try {
           wait();
         } catch (InterruptedException ex) {

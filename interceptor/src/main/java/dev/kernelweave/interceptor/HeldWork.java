@@ -58,19 +58,38 @@ final class HeldWork {
     if (!state.scheduling || !complete && !anyHolding(state)) {
       return;
     }
+    inEveryContext(state, cs -> {
+      if (cs.dispatch.holdingHint()) {
+        cs.dispatch.endWindow();
+      }
+      if (complete) {
+        JCudaNatives.synchronizeContext();
+      }
+    });
+  }
+
+  /**
+   * Hands every context back to the program when the agent stops scheduling ({@code
+   * Engagement#disengage}): what it holds is issued and its streams follow the agent's work,
+   * device-side. A context that fails (destroyed since) is passed over: nothing of it is left.
+   */
+  static void handBackEveryContext(AgentState state) {
+    inEveryContext(state, cs -> {
+      try {
+        cs.dispatch.handOverToTheProgram();
+      } catch (Throwable e) {
+        AgentLog.debug("a context could not be handed back to the program: " + e);
+      }
+    });
+  }
+
+  /** Runs {@code action} for every context with that context current, and the caller's current again afterwards. */
+  private static void inEveryContext(AgentState state, java.util.function.Consumer<ContextScheduling> action) {
     long current = JCudaNatives.currentContext(new jcuda.driver.CUcontext());
     try {
       state.contexts.forEach((context, cs) -> {
-        boolean holding = cs.dispatch.holdingHint();
-        if (holding || complete) {
-          JCudaNatives.makeCurrent(context);
-          if (holding) {
-            cs.dispatch.endWindow();
-          }
-          if (complete) {
-            JCudaNatives.synchronizeContext();
-          }
-        }
+        JCudaNatives.makeCurrent(context);
+        action.accept(cs);
       });
     } finally {
       JCudaNatives.makeCurrent(current);

@@ -74,6 +74,17 @@ public final class CudaCall {
     return placement == Placement.CAPTURE_BEGIN || placement == Placement.CAPTURE_END;
   }
 
+  /**
+   * Whether the agent stops scheduling at this call and hands every later call back to the program:
+   * a stream's wait for a value in memory ({@code cuStreamWaitValue32/64}, and {@code
+   * cuStreamBatchMemOp}, which may hold such waits). Such a wait may be for a write the program
+   * enqueues later on another stream; whatever the agent orders after the wait, beyond the waiting
+   * stream's own later work, could then wait for itself.
+   */
+  public boolean disengagesTheAgent() {
+    return name.startsWith("cuStreamWaitValue") || name.equals("cuStreamBatchMemOp");
+  }
+
   /** The same row with another placement, staged placement and blocking: how the self-test breaks a row. */
   public CudaCall placedAs(Placement newPlacement, Placement newStaged, HostBlocking newBlocking) {
     return new CudaCall(id, name, kind, newPlacement, newStaged, windows, newBlocking, streamArgument, eventArgument,

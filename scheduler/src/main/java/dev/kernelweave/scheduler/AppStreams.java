@@ -95,6 +95,15 @@ final class AppStreams {
     return legacy;
   }
 
+  /** Calls {@code action} with the handle of every stream created non-blocking. */
+  void forEachNonBlocking(java.util.function.LongConsumer action) {
+    for (int i = 0; i < keys.length; i++) {
+      if (values[i] != null && values[i].nonBlocking) {
+        action.accept(keys[i]);
+      }
+    }
+  }
+
   private int indexOf(long key) {
     int mask = keys.length - 1;
     int i = (int) mix(key) & mask;

@@ -216,6 +216,26 @@ public final class Dispatch {
     }
   }
 
+  /**
+   * Hands the context back to the program for good, when the agent stops scheduling: issues what is
+   * held, then makes the program's streams follow every lane's pending work ({@link
+   * Scheduler#joinEveryStreamOntoEverything}), so that calls made as written from then on find what
+   * CUDA would have completed before them. Called again after a call that was already placed when
+   * the agent stopped; each time joins only what is still pending.
+   */
+  public void handOverToTheProgram() {
+    lock.lock();
+    try {
+      if (windows != null) {
+        windows.end();
+        noteHolding();
+      }
+      scheduler.joinEveryStreamOntoEverything();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether launches are held now. */
   public boolean holding() {
     if (windows == null) {

@@ -233,6 +233,28 @@ public final class Scheduler {
     }
   }
 
+  /**
+   * Makes the legacy stream and every non-blocking application stream wait, device-side, for every
+   * lane's pending work, so that calls made as written from now on follow all that the agent moved,
+   * as CUDA's stream order would have them. Blocking and per-thread streams follow the legacy
+   * stream's wait through CUDA's implicit synchronization. The host does not wait, and nothing
+   * waits for the streams: only work issued before can be waited for, so no wait can close a cycle.
+   */
+  public void joinEveryStreamOntoEverything() {
+    needs.clear();
+    collectEverything();
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int lane = needs.lane(i);
+      if (lane == pool.legacy) {
+        continue;
+      }
+      int event = events.cover(lane, needs.position(lane), pool, device);
+      device.waitEvent(pool.legacy, event);
+      pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
+      appStreams.forEachNonBlocking(stream -> device.waitEventOnAppStream(stream, event));
+    }
+  }
+
   private static boolean hostVisible(CallRecord call) {
     return call.touchesHostMemory || call.touchesUnknownMemory || call.barrier;
   }

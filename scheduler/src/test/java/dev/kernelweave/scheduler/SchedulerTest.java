@@ -1003,4 +1003,26 @@ class SchedulerTest {
     dispatched(d, call(CallKind.COPY_DEVICE_TO_HOST, 0, 0, R), Placement.SYNC);
     assertTrue(scheduler.isComplete(lane, position), "the copy out waited for the copy in's lane");
   }
+
+  @Test
+  void handingBackMakesTheLegacyAndEveryNonBlockingStreamFollowEveryLanesPendingWork() {
+    scheduler.streamCreated(9, true);
+    scheduler.streamCreated(8, false);
+    int a = launch(0, W);
+    int b = launch(1, W);
+    assertNotEquals(a, b);
+    device.drain();
+    scheduler.joinEveryStreamOntoEverything();
+    List<String> asked = device.drain();
+    for (int lane : new int[] {a, b}) {
+      String event = asked.stream().filter(line -> line.endsWith(" on " + lane)).findFirst()
+          .map(line -> line.substring("record ".length(), line.indexOf(' ', "record ".length())))
+          .orElseThrow(() -> new AssertionError("no event recorded on lane " + lane + ": " + asked));
+      assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + event), asked.toString());
+      assertTrue(asked.contains("wait app 9 for " + event), "the non-blocking stream: " + asked);
+    }
+    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 8 ")),
+        "a blocking stream follows the legacy stream's wait by CUDA's own rule: " + asked);
+    assertTrue(asked.stream().noneMatch(line -> line.startsWith("sync")), "the host never waits: " + asked);
+  }
 }

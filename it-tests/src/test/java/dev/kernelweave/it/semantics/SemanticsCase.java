@@ -47,7 +47,15 @@ enum SemanticsCase {
   EVENTS_ARE_COMPLETE_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "event-after-copy", ""),
   // CUDA's free "may" synchronize: the stand-in's then waits only for the legacy and blocking streams.
   A_FREE_BESIDE_A_CAPTURE_FOLLOWS_ITS_USERS(StreamOrderProgram.class, "free-beside-capture", "",
-      Map.of("KW_CPU_DEVICE_FREE", "legacy"));
+      Map.of("KW_CPU_DEVICE_FREE", "legacy")),
+  A_STREAM_WAITS_FOR_A_VALUE_WRITTEN_AFTER_THE_WAIT(DeviceMemoryKindsProgram.class, "wait-then-write", ""),
+  A_STREAM_WAITS_FOR_A_VALUE_WRITTEN_BEFORE_THE_WAIT(DeviceMemoryKindsProgram.class, "write-then-wait", ""),
+  MAPPED_MEMORY_READ_AFTER_AN_EVENT_QUERY(DeviceMemoryKindsProgram.class, "mapped-query", ""),
+  ANOTHER_THREAD_WAITS_FOR_THE_EVENT(DeviceMemoryKindsProgram.class, "threads-event", ""),
+  // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
+  STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
+  A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),
+  A_2D_MEMSET_AFTER_AN_EVENT_WAIT(DeviceMemoryKindsProgram.class, "memset-2d", "", Map.of(), true);
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
@@ -57,16 +65,24 @@ enum SemanticsCase {
   final String agentOptions;
   /** Added to the child's environment either way (the stand-in's settings; a GPU ignores them). */
   final Map<String, String> environment;
+  /** Calls the stand-in driver does not have: runs on a GPU only. */
+  final boolean needsGpu;
 
   SemanticsCase(Class<?> program, String variant, String extraAgentOptions) {
     this(program, variant, extraAgentOptions, Map.of());
   }
 
   SemanticsCase(Class<?> program, String variant, String extraAgentOptions, Map<String, String> environment) {
+    this(program, variant, extraAgentOptions, environment, false);
+  }
+
+  SemanticsCase(Class<?> program, String variant, String extraAgentOptions, Map<String, String> environment,
+      boolean needsGpu) {
     this.program = program;
     this.variant = variant;
     this.agentOptions = AGENT + extraAgentOptions;
     this.environment = environment;
+    this.needsGpu = needsGpu;
   }
 
   /**

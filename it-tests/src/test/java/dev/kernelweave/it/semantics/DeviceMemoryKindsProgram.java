@@ -1,0 +1,268 @@
+package dev.kernelweave.it.semantics;
+
+import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.N;
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocAsync;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeAsync;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
+import static jcuda.driver.JCudaDriver.cuMemcpy2D;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD2D32Async;
+import static jcuda.driver.JCudaDriver.cuMemsetD32;
+import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+import static jcuda.driver.JCudaDriver.cuStreamWaitValue32;
+import static jcuda.driver.JCudaDriver.cuStreamWriteValue32;
+
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import jcuda.Pointer;
+import jcuda.driver.CUDA_MEMCPY2D;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmemorytype;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamWaitValue_flags;
+
+/**
+ * Memory and calls of the driver API that ordinary programs use beside plain allocations, each
+ * variant a sequence whose every observation CUDA defines:
+ *
+ * <ul>
+ *   <li>{@code mapped-query}: a slow kernel writes mapped page-locked memory through its device
+ *       pointer; the host spins on {@code cuEventQuery} of an event recorded after it, then reads.
+ *   <li>{@code async-alloc}: stream-ordered allocation: written on one stream, read and freed on
+ *       another after an event wait, then a new allocation (often the same address) set and read.
+ *   <li>{@code copy-2d}: a slow kernel on a blocking stream, then a synchronous {@code cuMemcpy2D}
+ *       to a Java array, which the legacy stream orders after it.
+ *   <li>{@code memset-2d}: a 2D memset on a second stream after an event of the kernel's stream.
+ *   <li>{@code write-then-wait}, {@code wait-then-write}: stream memory operations: one stream writes
+ *       a flag after a slow kernel, another waits for it before reading; in the second variant the
+ *       wait is enqueued before the write, which CUDA allows.
+ *   <li>{@code threads-event}: a thread records an event after a slow kernel; another thread, told
+ *       by a latch, makes its stream wait for it and reads.
+ * </ul>
+ */
+public final class DeviceMemoryKindsProgram {
+
+  private static final int NON_BLOCKING = 1;
+  private static final int DEVICE_MAP = 2;
+
+  public static void main(String[] args) throws Exception {
+    Sequence seq = Sequence.start(args, "wait-then-write");
+    CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
+    seq.repeat(rep -> {
+      float v = 3f + 10 * rep;
+      switch (seq.variant) {
+        case "mapped-query" -> mappedQuery(seq, slowFill, rep, v);
+        case "async-alloc" -> asyncAlloc(seq, slowFill, rep, v);
+        case "copy-2d" -> copy2d(seq, slowFill, rep, v);
+        case "memset-2d" -> memset2d(seq, slowFill, rep, v);
+        case "write-then-wait", "wait-then-write" -> streamMemoryOperations(seq, slowFill, rep, v);
+        case "threads-event" -> threadsEvent(seq, slowFill, rep, v);
+        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
+      }
+    });
+  }
+
+  private static CUstream stream(int flags) {
+    CUstream s = new CUstream();
+    cuStreamCreate(s, flags);
+    return s;
+  }
+
+  private static void mappedQuery(Sequence seq, CUfunction slowFill, int rep, float v) {
+    Pointer host = new Pointer();
+    seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
+    CUdeviceptr d = new CUdeviceptr();
+    seq.rc(rep, "cuMemHostGetDevicePointer", 0, cuMemHostGetDevicePointer(d, host, 0));
+    Sequence.fill(host, -1f);
+    CUstream s = stream(NON_BLOCKING);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, d, v, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
+    long deadline = System.nanoTime() + seq.timeoutMs * 1_000_000L;
+    int code;
+    while ((code = cuEventQuery(e)) == CUresult.CUDA_ERROR_NOT_READY && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    seq.rc(rep, "cuEventQuery", 0, code);
+    seq.check(rep, "mapped memory", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.floats(host)));
+    cuEventDestroy(e);
+    cuStreamDestroy(s);
+    cuMemFreeHost(host);
+  }
+
+  private static void asyncAlloc(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUstream s1 = stream(NON_BLOCKING);
+    CUstream s2 = stream(NON_BLOCKING);
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    CUdeviceptr p = new CUdeviceptr();
+    seq.rc(rep, "cuMemAllocAsync", 0, cuMemAllocAsync(p, BYTES, s1));
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s1, p, v, N, seq.cycles));
+    cuEventRecord(e, s1);
+    cuStreamWaitEvent(s2, e, 0);
+    seq.rc(rep, "cuMemcpyDtoHAsync", 0, cuMemcpyDtoHAsync(pinned, p, BYTES, s2));
+    seq.rc(rep, "cuMemFreeAsync", 0, cuMemFreeAsync(p, s2));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s2));
+    seq.check(rep, "first allocation", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.floats(pinned)));
+    CUdeviceptr q = new CUdeviceptr();
+    seq.rc(rep, "cuMemAllocAsync again", 0, cuMemAllocAsync(q, BYTES, s1));
+    seq.rc(rep, "cuMemsetD32Async", 0, cuMemsetD32Async(q, Float.floatToRawIntBits(v + 0.5f), N, s1));
+    seq.rc(rep, "cuMemcpyDtoHAsync again", 0, cuMemcpyDtoHAsync(pinned, q, BYTES, s1));
+    seq.rc(rep, "cuMemFreeAsync again", 0, cuMemFreeAsync(q, s1));
+    seq.rc(rep, "cuStreamSynchronize again", 0, cuStreamSynchronize(s1));
+    float[] set = new float[N];
+    Arrays.fill(set, v + 0.5f);
+    seq.check(rep, "second allocation", Sequence.describe(set), Sequence.describe(Sequence.floats(pinned)));
+    cuEventDestroy(e);
+    cuMemFreeHost(pinned);
+    cuStreamDestroy(s1);
+    cuStreamDestroy(s2);
+  }
+
+  private static void copy2d(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    CUstream s = stream(0);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
+    float[] host = new float[N];
+    CUDA_MEMCPY2D c = new CUDA_MEMCPY2D();
+    c.srcMemoryType = CUmemorytype.CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = a;
+    c.srcPitch = 1024;
+    c.dstMemoryType = CUmemorytype.CU_MEMORYTYPE_HOST;
+    c.dstHost = Pointer.to(host);
+    c.dstPitch = 1024;
+    c.WidthInBytes = 1024;
+    c.Height = BYTES / 1024;
+    seq.rc(rep, "cuMemcpy2D", 0, cuMemcpy2D(c));
+    seq.check(rep, "2D copy", Sequence.describe(Sequence.ramp(v)), Sequence.describe(host));
+    cuMemFree(a);
+    cuStreamDestroy(s);
+  }
+
+  private static void memset2d(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    CUstream s1 = stream(NON_BLOCKING);
+    CUstream s2 = stream(NON_BLOCKING);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s1, a, v, N, seq.cycles));
+    cuEventRecord(e, s1);
+    cuStreamWaitEvent(s2, e, 0);
+    // Rows of 256 floats: the first 128 of each set to 2.
+    seq.rc(rep, "cuMemsetD2D32Async", 0, cuMemsetD2D32Async(a, 1024, Float.floatToRawIntBits(2f), 128, 4, s2));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s2));
+    float[] expected = Sequence.ramp(v);
+    for (int r = 0; r < 4; r++) {
+      for (int c = 0; c < 128; c++) {
+        expected[r * 256 + c] = 2f;
+      }
+    }
+    seq.check(rep, "2D memset over the kernel's values", Sequence.describe(expected), Sequence.describe(Sequence.read(a)));
+    cuEventDestroy(e);
+    cuMemFree(a);
+    cuStreamDestroy(s1);
+    cuStreamDestroy(s2);
+  }
+
+  private static void streamMemoryOperations(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUdeviceptr a = new CUdeviceptr();
+    CUdeviceptr flag = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    cuMemAlloc(flag, 4);
+    cuMemsetD32(flag, 0, 1);
+    cuCtxSynchronize(); // the memset is asynchronous, and the two non-blocking streams do not follow it
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    CUstream producer = stream(NON_BLOCKING);
+    CUstream consumer = stream(NON_BLOCKING);
+    boolean waitFirst = seq.variant.equals("wait-then-write");
+    if (waitFirst) {
+      seq.rc(rep, "cuStreamWaitValue32", 0,
+          cuStreamWaitValue32(consumer, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ));
+    }
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, producer, a, v, N, seq.cycles));
+    seq.rc(rep, "cuStreamWriteValue32", 0, cuStreamWriteValue32(producer, flag, 1, 0));
+    if (!waitFirst) {
+      seq.rc(rep, "cuStreamWaitValue32", 0,
+          cuStreamWaitValue32(consumer, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ));
+    }
+    seq.rc(rep, "cuMemcpyDtoHAsync", 0, cuMemcpyDtoHAsync(pinned, a, BYTES, consumer));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(consumer));
+    seq.check(rep, "read after the flag", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.floats(pinned)));
+    cuStreamSynchronize(producer);
+    cuMemFreeHost(pinned);
+    cuMemFree(a);
+    cuMemFree(flag);
+    cuStreamDestroy(producer);
+    cuStreamDestroy(consumer);
+  }
+
+  private static void threadsEvent(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
+    CountDownLatch recorded = new CountDownLatch(1);
+    float[][] seen = new float[1][];
+    Throwable[] failed = new Throwable[1];
+    Thread reader = new Thread(() -> {
+      try {
+        cuCtxSetCurrent(context);
+        CUstream s = stream(NON_BLOCKING);
+        Pointer pinned = new Pointer();
+        cuMemAllocHost(pinned, BYTES);
+        recorded.await();
+        cuStreamWaitEvent(s, e, 0);
+        cuMemcpyDtoHAsync(pinned, a, BYTES, s);
+        cuStreamSynchronize(s);
+        seen[0] = Sequence.floats(pinned);
+        cuMemFreeHost(pinned);
+        cuStreamDestroy(s);
+      } catch (Throwable t) {
+        failed[0] = t;
+      }
+    }, "reader");
+    reader.start();
+    CUstream s = stream(NON_BLOCKING);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
+    recorded.countDown();
+    reader.join();
+    if (failed[0] != null) {
+      throw new IllegalStateException("the reader failed", failed[0]);
+    }
+    seq.check(rep, "read on the other thread", Sequence.describe(Sequence.ramp(v)), Sequence.describe(seen[0]));
+    cuStreamSynchronize(s);
+    cuEventDestroy(e);
+    cuMemFree(a);
+    cuStreamDestroy(s);
+  }
+}
