@@ -32,6 +32,7 @@ public final class CudaCall {
   private final boolean touchesUnseenMemory;
   private final Operand[] operands;
   private final boolean runsAsWrittenUntilEngaged;
+  private final boolean disengagesTheAgent;
 
   CudaCall(int id, String name, CallKind kind, Placement placement, Placement stagedPlacement, WindowEffect windows,
       HostBlocking blocksHost, int streamArgument, int eventArgument, int copyKindArgument, int sizeArgument,
@@ -51,6 +52,7 @@ public final class CudaCall {
     this.elementSize = elementSize;
     this.touchesUnseenMemory = touchesUnseenMemory;
     this.operands = operands.clone();
+    this.disengagesTheAgent = name.startsWith("cuStreamWaitValue") || name.equals("cuStreamBatchMemOp");
     this.runsAsWrittenUntilEngaged = switch (kind) {
       case LAUNCH, COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE, MEMSET, BLAS, SYNC, OPAQUE -> true;
       case EVENT -> placement == Placement.EVENT_RECORD || placement == Placement.STREAM_WAIT_EVENT;
@@ -82,7 +84,7 @@ public final class CudaCall {
    * stream's own later work, could then wait for itself.
    */
   public boolean disengagesTheAgent() {
-    return name.startsWith("cuStreamWaitValue") || name.equals("cuStreamBatchMemOp");
+    return disengagesTheAgent;
   }
 
   /** The same row with another placement, staged placement and blocking: how the self-test breaks a row. */

@@ -46,6 +46,17 @@ class CudaCallTableTest {
   }
 
   @Test
+  void onlyAStreamsWaitForAValueStopsTheAgent() {
+    for (String wait : new String[] {"cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamBatchMemOp"}) {
+      assertTrue(TABLE.rowOf(wait).disengagesTheAgent(), wait);
+    }
+    for (String other : new String[] {"cuStreamWriteValue32", "cuStreamWriteValue64", "cuLaunchHostFunc",
+        "cuStreamWaitEvent", "cuLaunchKernel", "cuGraphLaunch"}) {
+      assertFalse(TABLE.rowOf(other).disengagesTheAgent(), other);
+    }
+  }
+
+  @Test
   void compilerSettingsOnlyIssueTheHeldLaunchesFirst() {
     assertEquals(WindowEffect.ENDED, TABLE.rowOf("nvrtcSetFlowCallback").windows());
     assertEquals(WindowEffect.NEUTRAL, TABLE.rowOf("nvrtcCompileProgram").windows());

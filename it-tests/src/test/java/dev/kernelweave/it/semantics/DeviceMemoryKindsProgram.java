@@ -9,6 +9,7 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocAsync;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
@@ -19,6 +20,7 @@ import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpy2D;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD2D32Async;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
@@ -31,12 +33,14 @@ import static jcuda.driver.JCudaDriver.cuStreamWriteValue32;
 
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import jcuda.Pointer;
 import jcuda.driver.CUDA_MEMCPY2D;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmemorytype;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -57,6 +61,11 @@ import jcuda.driver.CUstreamWaitValue_flags;
  *   <li>{@code write-then-wait}, {@code wait-then-write}: stream memory operations: one stream writes
  *       a flag after a slow kernel, another waits for it before reading; in the second variant the
  *       wait is enqueued before the write, which CUDA allows.
+ *   <li>{@code host-function-waits}: a host function on one stream waits until the host has read
+ *       back the results of 20 kernels on another stream; the streams are independent, so the reads
+ *       return while the host function waits.
+ *   <li>{@code wait-beside-threads}: {@code wait-then-write} while three other threads upload, run
+ *       a kernel and read back on the legacy stream in a loop, each checking every result.
  *   <li>{@code threads-event}: a thread records an event after a slow kernel; another thread, told
  *       by a latch, makes its stream wait for it and reads.
  * </ul>
@@ -76,8 +85,11 @@ public final class DeviceMemoryKindsProgram {
         case "async-alloc" -> asyncAlloc(seq, slowFill, rep, v);
         case "copy-2d" -> copy2d(seq, slowFill, rep, v);
         case "memset-2d" -> memset2d(seq, slowFill, rep, v);
-        case "write-then-wait", "wait-then-write" -> streamMemoryOperations(seq, slowFill, rep, v);
+        case "write-then-wait", "wait-then-write" ->
+            streamMemoryOperations(seq, slowFill, rep, v, seq.variant.equals("wait-then-write"));
         case "threads-event" -> threadsEvent(seq, slowFill, rep, v);
+        case "host-function-waits" -> hostFunctionWaits(seq, slowFill, rep, v);
+        case "wait-beside-threads" -> waitBesideThreads(seq, slowFill, rep, v);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -190,7 +202,7 @@ public final class DeviceMemoryKindsProgram {
     cuStreamDestroy(s2);
   }
 
-  private static void streamMemoryOperations(Sequence seq, CUfunction slowFill, int rep, float v) {
+  private static void streamMemoryOperations(Sequence seq, CUfunction slowFill, int rep, float v, boolean waitFirst) {
     CUdeviceptr a = new CUdeviceptr();
     CUdeviceptr flag = new CUdeviceptr();
     cuMemAlloc(a, BYTES);
@@ -201,7 +213,6 @@ public final class DeviceMemoryKindsProgram {
     cuMemAllocHost(pinned, BYTES);
     CUstream producer = stream(NON_BLOCKING);
     CUstream consumer = stream(NON_BLOCKING);
-    boolean waitFirst = seq.variant.equals("wait-then-write");
     if (waitFirst) {
       seq.rc(rep, "cuStreamWaitValue32", 0,
           cuStreamWaitValue32(consumer, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ));
@@ -264,5 +275,85 @@ public final class DeviceMemoryKindsProgram {
     cuEventDestroy(e);
     cuMemFree(a);
     cuStreamDestroy(s);
+  }
+
+  private static void hostFunctionWaits(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
+    CUstream waiting = stream(NON_BLOCKING);
+    CUstream working = stream(NON_BLOCKING);
+    CountDownLatch readBack = new CountDownLatch(1);
+    boolean[] released = new boolean[1];
+    CUhostFn waitForTheHost = data -> {
+      try {
+        released[0] = readBack.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, waitForTheHost, null));
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    CUdeviceptr[] buffers = new CUdeviceptr[20];
+    for (int k = 0; k < buffers.length; k++) {
+      buffers[k] = new CUdeviceptr();
+      cuMemAlloc(buffers[k], BYTES);
+      seq.rc(rep, "slow_fill " + k, 0, Sequence.launch(slowFill, working, buffers[k], v + k, N, seq.cycles / 20));
+    }
+    for (int k = 0; k < buffers.length; k++) {
+      cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
+      seq.rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
+      seq.check(rep, "buffer " + k, Sequence.describe(Sequence.ramp(v + k)), Sequence.describe(Sequence.floats(pinned)));
+    }
+    readBack.countDown();
+    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
+    seq.check(rep, "the host function was let go by the host", true, released[0]);
+    for (CUdeviceptr b : buffers) {
+      cuMemFree(b);
+    }
+    cuMemFreeHost(pinned);
+    cuStreamDestroy(waiting);
+    cuStreamDestroy(working);
+  }
+
+  private static void waitBesideThreads(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
+    CUfunction slowAxpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
+    int[] wrong = new int[3];
+    Thread[] workers = new Thread[wrong.length];
+    // Allocated and freed here: a free on the stand-in completes all queued work, which cannot
+    // finish while the wait's write is still to be queued by this thread.
+    CUdeviceptr[] buffers = new CUdeviceptr[wrong.length];
+    for (int w = 0; w < workers.length; w++) {
+      int worker = w;
+      buffers[w] = new CUdeviceptr();
+      cuMemAlloc(buffers[w], BYTES);
+      CUdeviceptr x = buffers[w];
+      workers[w] = new Thread(() -> {
+        cuCtxSetCurrent(context);
+        for (int i = 0; i < 30; i++) {
+          float[] in = Sequence.ramp(v + 100 * worker + i);
+          cuMemcpyHtoD(x, Pointer.to(in), BYTES);
+          Sequence.launch(slowAxpb, null, x, 2f, 1f, N, seq.cycles / 100);
+          float[] out = Sequence.read(x);
+          for (int j = 0; j < N; j++) {
+            if (out[j] != 2f * in[j] + 1f) {
+              wrong[worker]++;
+              break;
+            }
+          }
+        }
+      }, "worker-" + w);
+      workers[w].start();
+    }
+    streamMemoryOperations(seq, slowFill, rep, v, true);
+    for (Thread t : workers) {
+      t.join();
+    }
+    for (CUdeviceptr x : buffers) {
+      cuMemFree(x);
+    }
+    for (int w = 0; w < wrong.length; w++) {
+      seq.check(rep, "worker " + w + " results that differ", 0, wrong[w]);
+    }
   }
 }
