@@ -345,6 +345,16 @@ CUresult fail(CUresult result, const std::string &why) {
 
 // The stream a handle names: null and 0x1 the legacy default stream, 0x2 the calling thread's
 // per-thread default stream, else a live stream of cuStreamCreate.
+// KW_CPU_DEVICE_STALE_STREAMS=abort: a call on a destroyed stream stops the process, as it may crash
+// a GPU's; otherwise it returns CUDA_ERROR_INVALID_HANDLE.
+bool staleStreamsAbort() {
+  static const bool abortOnStale = [] {
+    const char *v = std::getenv("KW_CPU_DEVICE_STALE_STREAMS");
+    return v && std::strcmp(v, "abort") == 0;
+  }();
+  return abortOnStale;
+}
+
 CUresult resolve(CUstream handle, Stream **stream) {
   if (handle == nullptr || handle == CU_STREAM_LEGACY) {
     *stream = &legacyStream;
@@ -360,7 +370,14 @@ CUresult resolve(CUstream handle, Stream **stream) {
     return CUDA_SUCCESS;
   }
   Stream *s = reinterpret_cast<Stream *>(handle);
-  if (!streams.count(s)) return fail(CUDA_ERROR_INVALID_HANDLE, "no such stream (destroyed, or of a reset context)");
+  if (!streams.count(s)) {
+    if (staleStreamsAbort()) {
+      // A GPU driver may have freed what the handle named: there, such a call can crash the process.
+      std::fprintf(stderr, "cpu-device: a call on a destroyed stream\n");
+      std::abort();
+    }
+    return fail(CUDA_ERROR_INVALID_HANDLE, "no such stream (destroyed, or of a reset context)");
+  }
   *stream = s;
   return CUDA_SUCCESS;
 }

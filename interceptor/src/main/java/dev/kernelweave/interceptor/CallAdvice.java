@@ -51,6 +51,8 @@ public final class CallAdvice {
   public static final String DEVICE_RESET = CallAdvice.class.getName() + "$DeviceReset";
   /** The exit of a stream creation with flags as the second argument. */
   public static final String STREAM_CREATE_WITH_FLAGS = CallAdvice.class.getName() + "$StreamCreateWithFlags";
+  /** The exit of {@code cuStreamDestroy(CUstream)} and {@code cudaStreamDestroy(cudaStream_t)}. */
+  public static final String STREAM_DESTROY = CallAdvice.class.getName() + "$StreamDestroy";
   /** The exit of {@code cudaStreamCreate(cudaStream_t)}: a blocking stream. */
   public static final String STREAM_CREATE = CallAdvice.class.getName() + "$StreamCreate";
 
@@ -181,6 +183,17 @@ public final class CallAdvice {
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       if (thrown == null && result == 0) {
         Calls.streamCreated(r, stream, false);
+      }
+      Calls.end(r, result, thrown);
+    }
+  }
+
+  static final class StreamDestroy {
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      if (thrown == null && result == 0) {
+        Calls.streamDestroyed(r, stream);
       }
       Calls.end(r, result, thrown);
     }

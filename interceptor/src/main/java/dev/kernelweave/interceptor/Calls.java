@@ -480,6 +480,19 @@ public final class Calls {
     }
   }
 
+  /** After the application destroyed a stream: the agent never names its handle again. */
+  public static void streamDestroyed(CallRecord r, NativePointerObject stream) {
+    if (r == null || stream == null || r.context == 0 || !stateOf(r).scheduling) {
+      return;
+    }
+    AgentState s = stateOf(r);
+    try {
+      s.scheduling(r.context).dispatch.streamDestroyed(JCudaPointers.nativePointer(stream));
+    } catch (Throwable e) {
+      s.fail(e);
+    }
+  }
+
   /** After a device reset destroyed the calling thread's context. */
   public static void contextReset(CallRecord r) {
     if (r != null) {

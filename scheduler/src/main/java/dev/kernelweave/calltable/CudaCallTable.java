@@ -158,6 +158,9 @@ public final class CudaCallTable {
     "cublas:HOST_SETTING          HOST                  NONE          -            ENDED                  NO            -  -  -",
     "cublas:STREAM_GET            HOST                  NONE          -            NEUTRAL                NO            -  -  -",
     "cublas:POINTER_MODE_GET      HOST                  NONE          -            NEUTRAL                NO            -  -  -",
+    // ------------------------------------------------ added later: rows are only ever appended
+    "cuStreamDestroy              STREAM                NONE          -            NEUTRAL                NO            -  -  -",
+    "cudaStreamDestroy            STREAM                NONE          -            NEUTRAL                NO            -  -  -",
   };
 
   private static final CudaCallTable CANONICAL = new CudaCallTable(parse(ROWS));

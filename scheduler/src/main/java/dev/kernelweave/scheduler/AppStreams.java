@@ -15,6 +15,8 @@ final class AppStreams {
   static final class Stream {
     /** Created with {@code CU_STREAM_NON_BLOCKING}: exempt from the legacy stream's implicit ordering. */
     boolean nonBlocking;
+    /** Destroyed by the program: its handle may name nothing, or freed memory, until a stream reuses it. */
+    boolean destroyed;
     /** Per lane, the newest position holding some of this stream's work. */
     final LanePositions footprint;
     /** Positions this stream's later work must follow: barriers on it, events it was made to wait for. */
@@ -47,6 +49,7 @@ final class AppStreams {
       joined.clear();
       implied.clear();
       completionsAtLastWork = -1;
+      destroyed = false;
     }
   }
 
@@ -95,11 +98,12 @@ final class AppStreams {
     return legacy;
   }
 
-  /** Calls {@code action} with the handle of every stream created non-blocking. */
-  void forEachNonBlocking(java.util.function.LongConsumer action) {
+  /** Calls {@code action} with every stream created non-blocking and not destroyed since, and its handle. */
+  void forEachLiveNonBlocking(java.util.function.ObjLongConsumer<Stream> action) {
     for (int i = 0; i < keys.length; i++) {
-      if (values[i] != null && values[i].nonBlocking) {
-        action.accept(keys[i]);
+      Stream s = values[i];
+      if (s != null && s.nonBlocking && !s.destroyed) {
+        action.accept(s, keys[i]);
       }
     }
   }

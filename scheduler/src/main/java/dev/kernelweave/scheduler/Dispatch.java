@@ -259,6 +259,16 @@ public final class Dispatch {
     return scheduler;
   }
 
+  /** Tells the scheduler that the application destroyed a stream, under the lock. */
+  public void streamDestroyed(long handle) {
+    lock.lock();
+    try {
+      scheduler.streamDestroyed(handle);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Tells the scheduler about a stream the application created, under the lock. */
   public void streamCreated(long handle, boolean nonBlocking) {
     lock.lock();

@@ -1005,9 +1005,11 @@ class SchedulerTest {
   }
 
   @Test
-  void handingBackMakesTheLegacyAndEveryNonBlockingStreamFollowEveryLanesPendingWork() {
+  void handingBackMakesTheLegacyAndEveryLiveNonBlockingStreamFollowEveryLanesPendingWorkOnce() {
     scheduler.streamCreated(9, true);
     scheduler.streamCreated(8, false);
+    scheduler.streamCreated(7, true);
+    scheduler.streamDestroyed(7);
     int a = launch(0, W);
     int b = launch(1, W);
     assertNotEquals(a, b);
@@ -1024,5 +1026,9 @@ class SchedulerTest {
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 8 ")),
         "a blocking stream follows the legacy stream's wait by CUDA's own rule: " + asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("sync")), "the host never waits: " + asked);
+    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 7 ")),
+        "a destroyed stream's handle may name freed memory: " + asked);
+    scheduler.joinEveryStreamOntoEverything();
+    assertEquals(List.of(), device.drain(), "what the streams already follow is not waited for again");
   }
 }

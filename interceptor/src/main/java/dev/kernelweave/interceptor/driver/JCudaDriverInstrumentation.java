@@ -90,6 +90,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.EVENT_ELAPSED_TIME, named("cuEventElapsedTime").and(takesArguments(3)).and(api));
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
         namedOneOf("cuStreamCreate", "cuStreamCreateWithPriority"));
+    visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_DESTROY, named("cuStreamDestroy").and(takesArguments(1)));
     visitor.visit(CallAdvice.PLACED, AllocationAdvice.PINNED_HOST, named("cuMemHostRegister"));
     visitor.visitEndingCommonly(CallAdvice.ADD_CALLBACK, named("cuStreamAddCallback").and(takesArguments(4)).and(api));
     visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_FIRST, namedOneOf("cuLaunchHostFunc",

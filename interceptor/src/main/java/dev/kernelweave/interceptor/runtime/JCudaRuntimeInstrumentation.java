@@ -58,6 +58,7 @@ public final class JCudaRuntimeInstrumentation implements Instrumentation {
     visitor.visitEndingCommonly(CallAdvice.EVENT_ELAPSED_TIME, named("cudaEventElapsedTime").and(takesArguments(3)));
     visitor.visit(CallAdvice.PLACED, CallAdvice.DEVICE_RESET, named("cudaDeviceReset"));
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE, named("cudaStreamCreate").and(takesArguments(1)));
+    visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_DESTROY, named("cudaStreamDestroy").and(takesArguments(1)));
     visitor.visit(CallAdvice.PLACED, CallAdvice.STREAM_CREATE_WITH_FLAGS,
         namedOneOf("cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"));
     visitor.visit(CallAdvice.PLACED, AllocationAdvice.PINNED_HOST, named("cudaHostRegister"));
