@@ -24,9 +24,13 @@ public final class StandInDriver {
         "no stand-in CUDA driver at " + DIRECTORY + " (it is built where g++ is present): skipped");
   }
 
-  /** The environment that makes a child JVM's JCuda load the stand-in, ordering work by {@code seed}. */
+  /**
+   * The environment that makes a child JVM's JCuda load the stand-in, ordering work by {@code seed};
+   * a call on a destroyed stream stops the child, as it may crash a GPU's driver.
+   */
   public static Map<String, String> environment(int seed) {
-    return Map.of("LD_LIBRARY_PATH", DIRECTORY.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed));
+    return Map.of("LD_LIBRARY_PATH", DIRECTORY.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", Integer.toString(seed),
+        "KW_CPU_DEVICE_STALE_STREAMS", "abort");
   }
 
   /**
