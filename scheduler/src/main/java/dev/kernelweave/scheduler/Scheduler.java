@@ -243,26 +243,7 @@ public final class Scheduler {
   public void joinEveryStreamOntoEverything() {
     needs.clear();
     collectEverything();
-    for (int i = 0, n = needs.count(); i < n; i++) {
-      int lane = needs.lane(i);
-      long p = needs.position(lane);
-      if (lane == pool.legacy) {
-        continue;
-      }
-      int event = events.cover(lane, p, pool, device);
-      long recorded = events.recordedAt(event);
-      if (pool.waited(pool.legacy, lane) < p) {
-        device.waitEvent(pool.legacy, event);
-        pool.mergeWait(pool.legacy, lane, recorded, events.clocks(), events.clockOffset(event));
-      }
-      // Never a destroyed stream's handle: the driver may have freed what it named.
-      appStreams.forEachLiveNonBlocking((stream, handle) -> {
-        if (stream.joined.position(lane) < p) {
-          device.waitEventOnAppStream(handle, event);
-          stream.joined.add(lane, recorded, needs.seq(lane));
-        }
-      });
-    }
+    joins.joinEveryStreamOnto(needs);
   }
 
   /** The application destroyed a stream: its handle is never used again until a stream reuses it. */

@@ -168,26 +168,17 @@ final class StreamJoins {
    */
   void joinOntoAppStream(CallRecord call, Ticket ticket, boolean newWork) {
     AppStreams.Stream s = appStreams.of(call);
-    boolean legacy = s == appStreams.legacy();
     needs.clear();
     collectJoin(s, newWork, needs);
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
       long p = needs.position(lane);
       ticket.settled.add(lane, p, needs.seq(lane));
-      if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
-        continue; // the stream already waits for it: a query polled in a loop must not queue a wait each time
+      // Where the stream already waits for it, nothing: a query polled in a loop must not queue a wait each time.
+      if (joinLane(s, call.appStream, lane, p, needs.seq(lane))) {
+        call.eventRecorded |= events.recorded;
+        call.addPredecessor(needs.seq(lane));
       }
-      int event = events.cover(lane, p, pool, device);
-      call.eventRecorded |= events.recorded;
-      if (legacy) {
-        device.waitEvent(pool.legacy, event);
-        pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
-      } else {
-        device.waitEventOnAppStream(call.appStream, event);
-        s.joined.add(lane, events.recordedAt(event), needs.seq(lane));
-      }
-      call.addPredecessor(needs.seq(lane));
     }
     if (newWork) {
       noteStreamWork(s);
@@ -207,6 +198,44 @@ final class StreamJoins {
         e.recorded.add(lane, settled.position(lane), settled.seq(lane));
       }
     }
+  }
+
+  /**
+   * Makes the legacy stream and every live non-blocking application stream wait, device-side, for
+   * {@code pending} (every lane's pending work, when the agent hands the program back its calls),
+   * each lane once. Blocking and per-thread streams follow the legacy stream's wait by CUDA's
+   * implicit synchronization. A destroyed stream's handle is never named: the driver may have freed
+   * what it named.
+   */
+  void joinEveryStreamOnto(LanePositions pending) {
+    for (int i = 0, n = pending.count(); i < n; i++) {
+      int lane = pending.lane(i);
+      long p = pending.position(lane);
+      long seq = pending.seq(lane);
+      joinLane(appStreams.legacy(), 0, lane, p, seq);
+      appStreams.forEachLiveNonBlocking((stream, handle) -> joinLane(stream, handle, lane, p, seq));
+    }
+  }
+
+  /**
+   * Makes stream {@code s} (the legacy one, or the application stream {@code handle}) wait,
+   * device-side, for {@code lane} through position {@code p}; false, and nothing done, where it
+   * already does.
+   */
+  private boolean joinLane(AppStreams.Stream s, long handle, int lane, long p, long seq) {
+    boolean legacy = s == appStreams.legacy();
+    if (legacy ? lane == pool.legacy || pool.waited(pool.legacy, lane) >= p : s.joined.position(lane) >= p) {
+      return false;
+    }
+    int event = events.cover(lane, p, pool, device);
+    if (legacy) {
+      device.waitEvent(pool.legacy, event);
+      pool.mergeWait(pool.legacy, lane, events.recordedAt(event), events.clocks(), events.clockOffset(event));
+    } else {
+      device.waitEventOnAppStream(handle, event);
+      s.joined.add(lane, events.recordedAt(event), seq);
+    }
+    return true;
   }
 
   /**
