@@ -38,10 +38,13 @@ import java.util.Properties;
  *     interceptor/Engagement}): {@link #ENGAGE_AT_ONCE} (the default), {@link #ENGAGE_WHEN_WARM} (once
  *     the warm-up has compiled the interception, or at once where no warm-up runs), or after that many
  *     calls made as written
+ * @param handBack whether the agent stops scheduling, for good, where threads calling one context at
+ *     once wait for each other in the agent and few launches are replayed ({@code handback=on}, the
+ *     default): the program then runs as written, as fast as without the agent
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
     int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
-    boolean merge, long engage) {
+    boolean merge, long engage, boolean handBack) {
 
   /** {@link #engage}: once the warm-up has compiled the interception; at once where there is no warm-up. */
   public static final long ENGAGE_WHEN_WARM = -1;
@@ -52,7 +55,8 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static final Path DEFAULT_JOURNAL = Path.of("");
 
   static final String KEYS =
-      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup, engage";
+      "mode, journal, streams, ptx, graphs, judge, merge, log, journal-keep, journal-max-bytes, priority, warmup, engage,"
+      + " handback";
   static final int MAX_KEEP = 100_000;
   static final int MAX_STREAMS = 64;
   static final int MAX_WARMUP_MILLIS = 60_000;
@@ -86,7 +90,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
         ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
-        false, ENGAGE_AT_ONCE);
+        false, ENGAGE_AT_ONCE, true);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -134,6 +138,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     int warmupMillis = o.warmupMillis();
     boolean merge = o.merge();
     long engage = o.engage();
+    boolean handBack = o.handBack();
     for (Map.Entry<String, String> e : values.entrySet()) {
       String v = e.getValue();
       switch (e.getKey()) {
@@ -182,6 +187,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
         case "warmup" -> warmupMillis = v.equals("off") ? 0
             : wholeNumber("warmup", v, 0, MAX_WARMUP_MILLIS, "off, or CPU milliseconds from 0 to " + MAX_WARMUP_MILLIS);
         case "merge" -> merge = onOff("merge", v);
+        case "handback" -> handBack = onOff("handback", v);
         case "engage" -> engage = switch (v) {
           case "when-warm" -> ENGAGE_WHEN_WARM;
           case "at-once" -> ENGAGE_AT_ONCE;
@@ -192,7 +198,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
       }
     }
     return new AgentOptions(mode, journal, streams, ptx, graphs, log, journalKeep, journalMaxBytes, priority, warmupMillis,
-        judge, merge, engage);
+        judge, merge, engage, handBack);
   }
 
   /** {@code v} as a whole number from {@code min} to {@code max}; otherwise {@link #bad}, saying what is {@code expected}. */

@@ -86,6 +86,12 @@ final class JitWarmup {
         w.warmup.stop("after " + STOPS_AT_CALL + " calls of the program");
       }
     });
+    Interception.whenHandedBack(new Runnable() {
+      @Override
+      public void run() {
+        w.warmup.stop("the agent stopped scheduling");
+      }
+    });
     return w;
   }
 

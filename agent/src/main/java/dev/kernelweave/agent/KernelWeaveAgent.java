@@ -47,7 +47,8 @@ public final class KernelWeaveAgent {
             public LaunchJournal get() {
               return AgentJournal.open(options);
             }
-          }, options.priority(), options.judge(), options.merge(), BrokenSchedulerProperty.orderingRules()));
+          }, options.priority(), options.judge(), options.merge(), options.handBack(),
+          BrokenSchedulerProperty.orderingRules()));
       JitWarmup warmup = JitWarmup.schedule(options);
       deferEngagement(options, warmup != null);
       InterceptorInstaller installer = new InterceptorInstaller();

@@ -195,6 +195,9 @@ public final class AgentState {
           cs = new ContextScheduling(this, context, s.streams(), s.graphs(), s.priorities().enabled(), s.rules(),
               s.merge() && s.ptx());
           cs.judge(s.judge());
+          if (s.handBack()) {
+            cs.dispatch.handBackWhereThreadsContend();
+          }
           contexts.put(context, cs);
         }
       }

@@ -82,7 +82,7 @@ public final class Calls {
         return null;
       }
       if (row.disengagesTheAgent()) {
-        s.engagement.disengage(s, name);
+        s.engagement.disengage(s, name + " makes a stream wait for a value in memory, which a later call may write");
       }
       if (!s.engagement.caughtUp && s.engagement.runsAsWritten(t, row)) {
         return null;
@@ -459,7 +459,7 @@ public final class Calls {
     }
     if (cs != null) {
       try {
-        s.engagement.handBackAfterPlacedCall(cs);
+        s.engagement.afterPlacedCall(s, cs);
       } catch (Throwable e) {
         s.fail(e);
       }

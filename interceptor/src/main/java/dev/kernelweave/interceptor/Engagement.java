@@ -4,7 +4,9 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import jcuda.driver.CUcontext;
@@ -57,6 +59,8 @@ final class Engagement {
   private volatile boolean disengaged;
   /** Disengaged, and every context's streams made to follow the agent's work: untracked calls may run. */
   private volatile boolean handedBack;
+  /** What stops with scheduling: the JIT warm-up, which only the scheduled calls need. */
+  private final List<Runnable> whenHandedBack = new CopyOnWriteArrayList<>();
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
 
@@ -244,9 +248,9 @@ final class Engagement {
    * event calls, run as written again; once every context's streams were made to follow the work the
    * agent moved ({@link HeldWork#handBackEveryContext}), device-side, without a host wait that
    * could wait for the program's later calls. A call the agent was placing at the mark hands its
-   * context back again when it ends ({@link #handBackAfterPlacedCall}). Idempotent.
+   * context back again when it ends ({@link #afterPlacedCall}). Idempotent.
    */
-  void disengage(AgentState state, String function) {
+  void disengage(AgentState state, String why) {
     synchronized (this) {
       if (disengaged) {
         return;
@@ -262,15 +266,31 @@ final class Engagement {
         notifyAll();
       }
     }
-    AgentLog.info(function + " makes a stream wait for a value in memory, which a later call may write:"
-        + " the agent stops scheduling, and every later call runs as the program wrote it");
+    AgentLog.info(why + ": the agent stops scheduling, and every later call runs as the program wrote it");
+    for (Runnable r : whenHandedBack) {
+      r.run();
+    }
   }
 
-  /** After a call the agent placed: where the agent stopped meanwhile, the call's work is handed back too. */
-  void handBackAfterPlacedCall(ContextScheduling cs) {
+  /**
+   * After a call the agent placed: where the agent stopped meanwhile, the call's work is handed back
+   * too; where the call's context says the program would run faster as written ({@link
+   * dev.kernelweave.scheduler.Dispatch#handBackAdvice}), the agent stops now.
+   */
+  void afterPlacedCall(AgentState state, ContextScheduling cs) {
     if (disengaged) {
       cs.dispatch.handOverToTheProgram();
+      return;
     }
+    String advice = cs.dispatch.handBackAdvice();
+    if (advice != null) {
+      disengage(state, "in context 0x" + Long.toHexString(cs.context) + ", " + advice);
+    }
+  }
+
+  /** Runs {@code action} once the agent has stopped scheduling for good ({@link #disengage}); it must not throw. */
+  void whenHandedBack(Runnable action) {
+    whenHandedBack.add(action);
   }
 
   /** Waits until tracked calls may be placed ({@code handBack} false) or the agent handed back ({@code handBack} true). */

@@ -27,6 +27,14 @@ public final class Interception {
     AgentState.current().engagement.defer(afterCalls);
   }
 
+  /**
+   * Runs {@code action} once, on the thread that stops the agent scheduling for good (a stream's wait
+   * for a value in memory, or threads contending); it must not throw, nor make CUDA calls.
+   */
+  public static void whenHandedBack(Runnable action) {
+    AgentState.current().engagement.whenHandedBack(action);
+  }
+
   /** Starts tracking and scheduling every call, if not yet; {@code why} goes to the debug log. Any thread. */
   public static void engage(String why) {
     AgentState.current().engagement.engage(why);

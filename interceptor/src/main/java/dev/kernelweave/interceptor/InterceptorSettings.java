@@ -21,23 +21,25 @@ import java.util.function.Supplier;
  *     their graph and their launches in order, always as their graph, or always in order
  * @param merge whether a window's graph merges independent launches of one kernel into one launch
  *     of its merged variant ({@code scheduler/LaunchMerging}); only with graphs and PTX
+ * @param handBack whether the agent hands the program back, for good, where threads calling one
+ *     context at once cost more than the agent gives back ({@code scheduler/SharedContextCheck})
  * @param rules the orderings kept and the call table calls are placed by: {@link OrderingRules#CUDA},
  *     but for the fuzz that plays programs through the agent with a scheduler broken on purpose
  */
 public record InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs,
     Supplier<LaunchJournal> journal, ThreadPriorities priorities, WindowJudging judge, boolean merge,
-    OrderingRules rules) {
+    boolean handBack, OrderingRules rules) {
 
-  /** Without merging, with CUDA's rules. */
+  /** Without merging, handing back where threads contend, with CUDA's rules. */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
       ThreadPriorities priorities, WindowJudging judge) {
-    this(mode, streams, ptx, graphs, journal, priorities, judge, false, OrderingRules.CUDA);
+    this(mode, streams, ptx, graphs, journal, priorities, judge, false, true, OrderingRules.CUDA);
   }
 
   /** With the device judging the windows, without merging, with CUDA's rules ({@link OrderingRules#CUDA}). */
   public InterceptorSettings(Mode mode, int streams, boolean ptx, boolean graphs, Supplier<LaunchJournal> journal,
       ThreadPriorities priorities) {
-    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON, false, OrderingRules.CUDA);
+    this(mode, streams, ptx, graphs, journal, priorities, WindowJudging.ON, false, true, OrderingRules.CUDA);
   }
 
   /** With the default priorities, {@link ThreadPriorities#THREAD}. */

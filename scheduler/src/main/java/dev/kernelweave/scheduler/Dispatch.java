@@ -41,6 +41,8 @@ public final class Dispatch {
   /** Held launches and their graphs; null when graphs are off. */
   private final LaunchWindows windows;
   private final LaunchWindows.Listener listener;
+  /** Whether threads calling at once cost more than the agent gives back; counted under the lock. */
+  private final SharedContextCheck sharing = new SharedContextCheck();
   /**
    * Whether launches were held when the lock was last let go: read without the lock by calls that
    * need no placement (they issue what is held only when something is) and by the deadline's thread.
@@ -108,9 +110,10 @@ public final class Dispatch {
     }
     ticket.reset(Placement.ASYNC, laneCount);
     ticket.locked = null;
-    lock.lock();
+    boolean waited = lockForCall();
     ticket.locked = this;
     try {
+      sharing.entered(call, waited, windows.windowsReplayed(), windows.launchesReplayed());
       boolean held = !scheduler.capturing() && windows.offer(call);
       noteHolding();
       if (held) {
@@ -124,6 +127,31 @@ public final class Dispatch {
       release(ticket);
       throw e;
     }
+  }
+
+  /** Takes the lock for a call to be decided; true when another thread held it then. */
+  private boolean lockForCall() {
+    if (lock.tryLock()) {
+      return false;
+    }
+    lock.lock();
+    return true;
+  }
+
+  /**
+   * From now on, counts whether threads calling at once cost this context more than the agent gives
+   * back ({@link SharedContextCheck}); {@link #handBackAdvice} then says so. Before the first call.
+   */
+  public void handBackWhereThreadsContend() {
+    sharing.enable();
+  }
+
+  /**
+   * Null while the agent keeps this context; else why the program would run faster as written: the
+   * interceptor then hands it back. Read without the lock.
+   */
+  public String handBackAdvice() {
+    return sharing.verdict();
   }
 
   /** Issues the launches held now, replayed or one by one; for a program about to exit. */
@@ -291,12 +319,15 @@ public final class Dispatch {
     if (placement == Placement.NONE) {
       return CallRecord.NO_STREAM;
     }
-    lock.lock();
+    boolean waited = lockForCall();
     ticket.locked = this;
     try {
       if (windows != null) {
+        sharing.entered(call, waited, windows.windowsReplayed(), windows.launchesReplayed());
         windows.end(); // nothing held may be missing when this call runs
         noteHolding();
+      } else {
+        sharing.entered(call, waited, 0, 0);
       }
       return placeLocked(call, placement, ticket);
     } catch (Throwable e) {

@@ -407,6 +407,16 @@ public final class LaunchWindows {
     merge = on;
   }
 
+  /** Windows replayed as graphs so far; under the dispatch's lock. */
+  long windowsReplayed() {
+    return replayed;
+  }
+
+  /** Launches issued in replayed graphs so far; under the dispatch's lock. */
+  long launchesReplayed() {
+    return launchesReplayed;
+  }
+
   /**
    * Windows captured, replayed, graphs evicted for room (not forgotten at a module unload), launches
    * in replays, windows diverged, merged launches in replays and the launches they stood for.

@@ -54,6 +54,7 @@ enum SemanticsCase {
   ANOTHER_THREAD_WAITS_FOR_THE_EVENT(DeviceMemoryKindsProgram.class, "threads-event", ""),
   A_HOST_FUNCTION_WAITS_WHILE_ANOTHER_STREAM_READS_BACK(DeviceMemoryKindsProgram.class, "host-function-waits", ""),
   THREADS_GO_ON_WHERE_THE_AGENT_STOPS_SCHEDULING(DeviceMemoryKindsProgram.class, "wait-beside-threads", ""),
+  THREADS_CONTENDING_FOR_ONE_CONTEXT_KEEP_THEIR_RESULTS(ContendingThreadsProgram.class, "contending", ""),
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),
