@@ -52,6 +52,15 @@ class AgentOptionsTest {
   }
 
   @Test
+  void handBackIsOnByDefaultAndOnOrOff() {
+    assertTrue(AgentOptions.parse(null, none).handBack(), "a program slower with the agent is handed back by default");
+    assertFalse(AgentOptions.parse("handback=off", none).handBack());
+    assertTrue(AgentOptions.parse("handback=on", none).handBack());
+    var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("handback=never", none));
+    assertTrue(e.getMessage().contains("handback=never") && e.getMessage().contains("on or off"), e.getMessage());
+  }
+
+  @Test
   void engageIsAtOnceWhenWarmOrACountOfCalls() {
     assertEquals(AgentOptions.ENGAGE_AT_ONCE, AgentOptions.parse(null, none).engage());
     assertEquals(AgentOptions.ENGAGE_WHEN_WARM, AgentOptions.parse("engage=when-warm", none).engage());
