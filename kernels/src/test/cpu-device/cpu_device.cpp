@@ -1476,9 +1476,17 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
+// KW_CPU_DEVICE_LAUNCH_US=N makes each cuLaunchKernel take N us of the calling thread, outside the
+// stand-in's lock, as a real driver's launch takes microseconds of host time: threads launching at
+// once then overlap those microseconds, unless something above the driver serializes them.
 CUresult cuLaunchKernel(CUfunction function, unsigned int gridX, unsigned int gridY, unsigned int gridZ,
                         unsigned int blockX, unsigned int blockY, unsigned int blockZ,
                         unsigned int sharedBytes, CUstream stream, void **params, void **extra) {
+  static const long launchMicros = [] {
+    const char *us = std::getenv("KW_CPU_DEVICE_LAUNCH_US");
+    return us ? std::strtol(us, nullptr, 10) : 0L;
+  }();
+  if (launchMicros > 0) usleep(static_cast<useconds_t>(launchMicros));
   std::lock_guard<std::mutex> guard(lock);
   const KernelEntry *k = reinterpret_cast<const KernelEntry *>(function);
   if (stickyError) return stickyError;

@@ -16,8 +16,8 @@ import jcuda.driver.CUfunction;
 /**
  * Threads serving one context at once, as a thread pool of a Java service does: {@value #WORKERS}
  * threads each upload a buffer of their own, run one kernel on it and read it back, on the legacy
- * stream, about {@value #ITERATIONS} times in all, checking every result; then the main thread reads each
- * worker's buffer once more. Each iteration is one launch between two copies, a window no graph
+ * stream, about {@value #ITERATIONS} times in all, checking every result; then the main thread
+ * reads each worker's buffer once more. Each iteration is one launch between two copies, a window no graph
  * pays for, and the threads wait for each other in the agent: where the agent hands the program
  * back ({@code handback=on}), it does so while the workers' calls are in flight, and every result
  * must still be CUDA's.
@@ -25,11 +25,11 @@ import jcuda.driver.CUfunction;
 public final class ContendingThreadsProgram {
 
   static final int WORKERS = 4;
-  static final int ITERATIONS = 1000;
+  static final int ITERATIONS = 500;
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "contending");
-    // About 1000 iterations a worker in all, whatever the repetitions: enough calls for the agent to
+    // About 500 iterations a worker in all, whatever the repetitions: enough calls for the agent to
     // judge the contention and then go on as written.
     int perWorker = Math.max(20, ITERATIONS / seq.reps);
     CUfunction axpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
