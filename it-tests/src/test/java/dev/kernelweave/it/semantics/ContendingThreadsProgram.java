@@ -6,9 +6,7 @@ import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
-import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
@@ -48,15 +46,8 @@ public final class ContendingThreadsProgram {
         workers[w] = new Thread(() -> {
           cuCtxSetCurrent(context);
           for (int i = 0; i < perWorker; i++) {
-            float[] in = Sequence.ramp(v + 100 * worker + (i % 64));
-            cuMemcpyHtoD(x, Pointer.to(in), BYTES);
-            Sequence.launch(axpb, null, x, 2f, 1f, N, 0L);
-            float[] out = Sequence.read(x);
-            for (int j = 0; j < N; j++) {
-              if (out[j] != 2f * in[j] + 1f) {
-                wrong[worker]++;
-                break;
-              }
+            if (!Sequence.axpbRoundTrip(axpb, x, v + 100 * worker + (i % 64), 0L)) {
+              wrong[worker]++;
             }
           }
         }, "tenant-" + w);

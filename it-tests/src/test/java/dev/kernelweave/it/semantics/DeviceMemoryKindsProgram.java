@@ -20,7 +20,6 @@ import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpy2D;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD2D32Async;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
@@ -331,15 +330,8 @@ public final class DeviceMemoryKindsProgram {
       workers[w] = new Thread(() -> {
         cuCtxSetCurrent(context);
         for (int i = 0; i < 30; i++) {
-          float[] in = Sequence.ramp(v + 100 * worker + i);
-          cuMemcpyHtoD(x, Pointer.to(in), BYTES);
-          Sequence.launch(slowAxpb, null, x, 2f, 1f, N, seq.cycles / 100);
-          float[] out = Sequence.read(x);
-          for (int j = 0; j < N; j++) {
-            if (out[j] != 2f * in[j] + 1f) {
-              wrong[worker]++;
-              break;
-            }
+          if (!Sequence.axpbRoundTrip(slowAxpb, x, v + 100 * worker + i, seq.cycles / 100)) {
+            wrong[worker]++;
           }
         }
       }, "worker-" + w);

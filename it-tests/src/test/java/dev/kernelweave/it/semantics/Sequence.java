@@ -7,6 +7,7 @@ import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
@@ -199,6 +200,23 @@ final class Sequence {
       }
     }
     return cuLaunchKernel(f, BLOCKS, 1, 1, THREADS, 1, 1, 0, stream, Pointer.to(params), null);
+  }
+
+  /**
+   * One round trip through {@code slow_axpb} on the legacy stream: {@code ramp(first)} copied into
+   * {@code x}, {@code x = 2x + 1} after {@code cycles}, read back; whether every value came back so.
+   */
+  static boolean axpbRoundTrip(CUfunction axpb, CUdeviceptr x, float first, long cycles) {
+    float[] in = ramp(first);
+    cuMemcpyHtoD(x, Pointer.to(in), BYTES);
+    launch(axpb, null, x, 2f, 1f, N, cycles);
+    float[] out = read(x);
+    for (int j = 0; j < N; j++) {
+      if (out[j] != 2f * in[j] + 1f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A synchronous read of a device buffer of {@link #N} floats. */
