@@ -275,7 +275,8 @@ final class Engagement {
   /**
    * After a call the agent placed: where the agent stopped meanwhile, the call's work is handed back
    * too; where the call's context says the program would run faster as written ({@link
-   * dev.kernelweave.scheduler.Dispatch#handBackAdvice}), the agent stops now.
+   * dev.kernelweave.scheduler.Dispatch#handBackAdvice}), the agent stops now, unless a stream
+   * captures a graph.
    */
   void afterPlacedCall(AgentState state, ContextScheduling cs) {
     if (disengaged) {
@@ -283,7 +284,8 @@ final class Engagement {
       return;
     }
     String advice = cs.dispatch.handBackAdvice();
-    if (advice != null) {
+    // Not while a graph is captured: a later call, once the capture ended, asks again.
+    if (advice != null && !HeldWork.anyCapturing(state)) {
       disengage(state, "in context 0x" + Long.toHexString(cs.context) + ", " + advice);
     }
   }

@@ -103,6 +103,13 @@ final class HeldWork {
     return any[0];
   }
 
+  /** Whether a stream of any context captures a graph now, which a hand-back's joins could break. */
+  static boolean anyCapturing(AgentState state) {
+    boolean[] any = {false};
+    state.contexts.forEach((context, cs) -> any[0] |= cs.dispatch.capturing());
+    return any[0];
+  }
+
   /**
    * A call of {@code context} returned a sticky error: the context issues what it holds and holds no
    * more, so that every later launch is made at once and returns the error as CUDA would.
