@@ -3,6 +3,8 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.scheduler.Dispatch;
+import java.util.function.Predicate;
 
 /**
  * When the launches contexts hold ({@code LaunchWindows}) must be issued beyond their own context's
@@ -98,15 +100,17 @@ final class HeldWork {
 
   /** Whether any context may hold launches now ({@code Dispatch#holdingHint}), read without locks. */
   static boolean anyHolding(AgentState state) {
-    boolean[] any = {false};
-    state.contexts.forEach((context, cs) -> any[0] |= cs.dispatch.holdingHint());
-    return any[0];
+    return anyContext(state, Dispatch::holdingHint);
   }
 
   /** Whether a stream of any context captures a graph now, which a hand-back's joins could break. */
   static boolean anyCapturing(AgentState state) {
+    return anyContext(state, Dispatch::capturing);
+  }
+
+  private static boolean anyContext(AgentState state, Predicate<Dispatch> test) {
     boolean[] any = {false};
-    state.contexts.forEach((context, cs) -> any[0] |= cs.dispatch.capturing());
+    state.contexts.forEach((context, cs) -> any[0] |= test.test(cs.dispatch));
     return any[0];
   }
 
