@@ -1,14 +1,9 @@
 package dev.kernelweave.it.semantics;
 
-import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
-import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
 
 import jcuda.driver.CUcontext;
-import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 
 /**
@@ -35,36 +30,18 @@ public final class ContendingThreadsProgram {
     cuCtxGetCurrent(context);
     seq.repeat(rep -> {
       float v = 3f + 10 * rep;
-      int[] wrong = new int[WORKERS];
-      CUdeviceptr[] buffers = new CUdeviceptr[WORKERS];
-      Thread[] workers = new Thread[WORKERS];
+      RoundTripWorkers workers = RoundTripWorkers.start(context, axpb, WORKERS, perWorker, 64, v, 0L);
+      workers.join();
       for (int w = 0; w < WORKERS; w++) {
-        int worker = w;
-        buffers[w] = new CUdeviceptr();
-        cuMemAlloc(buffers[w], BYTES);
-        CUdeviceptr x = buffers[w];
-        workers[w] = new Thread(() -> {
-          cuCtxSetCurrent(context);
-          for (int i = 0; i < perWorker; i++) {
-            if (!Sequence.axpbRoundTrip(axpb, x, v + 100 * worker + (i % 64), 0L)) {
-              wrong[worker]++;
-            }
-          }
-        }, "tenant-" + w);
-        workers[w].start();
-      }
-      for (Thread t : workers) {
-        t.join();
-      }
-      for (int w = 0; w < WORKERS; w++) {
-        float[] last = Sequence.ramp(v + 100 * w + ((perWorker - 1) % 64));
+        float[] last = Sequence.ramp(RoundTripWorkers.firstValue(v, w, perWorker - 1, 64));
         for (int j = 0; j < N; j++) {
           last[j] = 2f * last[j] + 1f;
         }
-        seq.check(rep, "worker " + w + " results that differ", 0, wrong[w]);
-        seq.check(rep, "worker " + w + " buffer at the end", Sequence.describe(last), Sequence.describe(Sequence.read(buffers[w])));
-        cuMemFree(buffers[w]);
+        seq.check(rep, "worker " + w + " results that differ", 0, workers.wrong(w));
+        seq.check(rep, "worker " + w + " buffer at the end", Sequence.describe(last),
+            Sequence.describe(Sequence.read(workers.buffers[w])));
       }
+      workers.free();
     });
   }
 }

@@ -317,35 +317,14 @@ public final class DeviceMemoryKindsProgram {
     CUfunction slowAxpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
     CUcontext context = new CUcontext();
     cuCtxGetCurrent(context);
-    int[] wrong = new int[3];
-    Thread[] workers = new Thread[wrong.length];
     // Allocated and freed here: a free on the stand-in completes all queued work, which cannot
     // finish while the wait's write is still to be queued by this thread.
-    CUdeviceptr[] buffers = new CUdeviceptr[wrong.length];
-    for (int w = 0; w < workers.length; w++) {
-      int worker = w;
-      buffers[w] = new CUdeviceptr();
-      cuMemAlloc(buffers[w], BYTES);
-      CUdeviceptr x = buffers[w];
-      workers[w] = new Thread(() -> {
-        cuCtxSetCurrent(context);
-        for (int i = 0; i < 30; i++) {
-          if (!Sequence.axpbRoundTrip(slowAxpb, x, v + 100 * worker + i, seq.cycles / 100)) {
-            wrong[worker]++;
-          }
-        }
-      }, "worker-" + w);
-      workers[w].start();
-    }
+    RoundTripWorkers workers = RoundTripWorkers.start(context, slowAxpb, 3, 30, 30, v, seq.cycles / 100);
     streamMemoryOperations(seq, slowFill, rep, v, true);
-    for (Thread t : workers) {
-      t.join();
-    }
-    for (CUdeviceptr x : buffers) {
-      cuMemFree(x);
-    }
-    for (int w = 0; w < wrong.length; w++) {
-      seq.check(rep, "worker " + w + " results that differ", 0, wrong[w]);
+    workers.join();
+    workers.free();
+    for (int w = 0; w < 3; w++) {
+      seq.check(rep, "worker " + w + " results that differ", 0, workers.wrong(w));
     }
   }
 }
