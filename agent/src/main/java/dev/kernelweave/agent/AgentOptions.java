@@ -35,9 +35,9 @@ import java.util.Properties;
  * @param merge whether a repeated window's graph merges independent launches of one kernel into one
  *     launch of its merged variant (needs graphs and PTX); off by default until measured on the GPU
  * @param engage when the agent starts tracking and scheduling the program's device work ({@code
- *     interceptor/Engagement}): {@link #ENGAGE_AT_ONCE} (the default), {@link #ENGAGE_WHEN_WARM} (once
- *     the warm-up has compiled the interception, or at once where no warm-up runs), or after that many
- *     calls made as written
+ *     interceptor/Engagement}): {@link #ENGAGE_AUTO} (the default: once the program shows that it
+ *     pays), {@link #ENGAGE_AT_ONCE}, {@link #ENGAGE_WHEN_WARM} (once the warm-up has compiled the
+ *     interception, or at once where no warm-up runs), or after that many calls made as written
  * @param handBack whether the agent stops scheduling, for good, where threads calling one context at
  *     once wait for each other in the agent and few launches are replayed ({@code handback=on}, the
  *     default): the program then runs as written, as fast as without the agent
@@ -50,6 +50,12 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   public static final long ENGAGE_WHEN_WARM = -1;
   /** {@link #engage}: from the program's first call. */
   public static final long ENGAGE_AT_ONCE = 0;
+  /**
+   * {@link #engage}: at a run of launches without a host wait that a graph pays for, or once the
+   * program is long enough to pay for the agent's start; short programs with nothing of the kind run
+   * as written.
+   */
+  public static final long ENGAGE_AUTO = -2;
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");
@@ -90,7 +96,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
         ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
-        false, ENGAGE_AT_ONCE, true);
+        false, ENGAGE_AUTO, true);
   }
 
   static int defaultWarmupMillis(int processors) {
@@ -191,8 +197,9 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
         case "engage" -> engage = switch (v) {
           case "when-warm" -> ENGAGE_WHEN_WARM;
           case "at-once" -> ENGAGE_AT_ONCE;
+          case "auto" -> ENGAGE_AUTO;
           default -> wholeNumber("engage", v, 1, Integer.MAX_VALUE,
-              "when-warm, at-once, or a whole number of calls made as written first, from 1");
+              "auto, at-once, when-warm, or a whole number of calls made as written first, from 1");
         };
         default -> throw new InvalidOption("unknown option '" + e.getKey() + "'; accepted keys: " + KEYS);
       }

@@ -9,11 +9,14 @@ import dev.kernelweave.selftest.HotPathWarmup;
 import java.util.function.Consumer;
 
 /**
- * When the JIT warm-up ({@link HotPathWarmup}) runs: from the program's second CUDA call, once
- * {@code cuInit} has returned, beside the context's creation and the first module loads (a hundred
- * milliseconds and more in the driver, while the program's thread neither loads classes nor
- * compiles); until the program's {@link #STOPS_AT_CALL}th call, from which on its own calls keep the
- * JIT busy and the warm-up would only compete with them for compilations; never past exit.
+ * When the JIT warm-up ({@link HotPathWarmup}) runs: where the agent engages at once or when warm,
+ * from the program's second CUDA call, once {@code cuInit} has returned, beside the context's
+ * creation and the first module loads (a hundred milliseconds and more in the driver, while the
+ * program's thread neither loads classes nor compiles); where engagement waits for the program
+ * ({@code engage=auto} or a count), from the engagement, since a program that never engages runs
+ * as written and only loses by a thread compiling beside it; until the program's {@link
+ * #STOPS_AT_CALL}th tracked call, from which on its own calls keep the JIT busy and the warm-up
+ * would only compete with them for compilations; never past exit.
  *
  * <p>A JVM exits only once the compilations in flight end, so a program that only calls {@code
  * cuInit} starts none. Nothing is started where the agent does not schedule.
@@ -64,7 +67,7 @@ final class JitWarmup {
           }
         }));
     // Classes, not lambdas, as in the agent's premain.
-    Interception.atCall(STARTS_AT_CALL, new Runnable() {
+    Runnable start = new Runnable() {
       @Override
       public void run() {
         try {
@@ -79,7 +82,12 @@ final class JitWarmup {
               + options.warmupMillis() + " ms of CPU, so that the JIT compiles the scheduler and the interception early (warmup=off: none)");
         }
       }
-    });
+    };
+    if (options.engage() > 0 || options.engage() == AgentOptions.ENGAGE_AUTO) {
+      Interception.whenEngaged(start);
+    } else {
+      Interception.atCall(STARTS_AT_CALL, start);
+    }
     Interception.atCall(STOPS_AT_CALL, new Runnable() {
       @Override
       public void run() {

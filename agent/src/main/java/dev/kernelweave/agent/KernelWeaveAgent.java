@@ -90,18 +90,23 @@ public final class KernelWeaveAgent {
 
   /**
    * Where the program's device work runs as written until the agent engages: with {@code
-   * engage=when-warm}, while a warm-up compiles the interception (where none runs, the agent engages
-   * at once); with a number, for that many calls. The default, {@code at-once}, defers nothing: on an
-   * H100 the warm-up engaged before the programs' first loops, and short programs gained nothing.
+   * engage=auto} (the default), until a run of launches a graph pays for or a long program; with
+   * {@code engage=when-warm}, while a warm-up compiles the interception (where none runs, the agent
+   * engages at once); with a number, for that many calls. Why auto: on an H100, short ordinary
+   * programs ran at 0.70x of their speed without the agent when it engaged at once, and at 0.91x
+   * when it never engaged and no warm-up ran beside them.
    */
   private static void deferEngagement(AgentOptions options, boolean warmupRuns) {
     if (options.mode() != Mode.SCHEDULE) {
       return;
     }
     if (options.engage() > 0) {
-      Interception.deferEngagement(options.engage());
+      Interception.deferEngagement(options.engage(), false);
+    } else if (options.engage() == AgentOptions.ENGAGE_AUTO) {
+      Interception.deferEngagementUntilItPays();
     } else if (options.engage() == AgentOptions.ENGAGE_WHEN_WARM && warmupRuns) {
-      Interception.deferEngagement(0);
+      Interception.deferEngagement(0, true);
     }
   }
+
 }

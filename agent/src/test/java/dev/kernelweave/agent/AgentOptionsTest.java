@@ -61,14 +61,15 @@ class AgentOptionsTest {
   }
 
   @Test
-  void engageIsAtOnceWhenWarmOrACountOfCalls() {
-    assertEquals(AgentOptions.ENGAGE_AT_ONCE, AgentOptions.parse(null, none).engage());
+  void engageIsAutoByDefaultOrAtOnceWhenWarmOrACountOfCalls() {
+    assertEquals(AgentOptions.ENGAGE_AUTO, AgentOptions.parse(null, none).engage());
+    assertEquals(AgentOptions.ENGAGE_AUTO, AgentOptions.parse("engage=auto", none).engage());
     assertEquals(AgentOptions.ENGAGE_WHEN_WARM, AgentOptions.parse("engage=when-warm", none).engage());
     assertEquals(AgentOptions.ENGAGE_AT_ONCE, AgentOptions.parse("engage=at-once", none).engage());
     assertEquals(250, AgentOptions.parse("engage=250", none).engage());
-    for (String bad : new String[] {"engage=0", "engage=-3", "engage=later"}) {
+    for (String bad : new String[] {"engage=0", "engage=-3", "engage=later", "engage=-2"}) {
       var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse(bad, none));
-      assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("when-warm, at-once"), e.getMessage());
+      assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("auto, at-once, when-warm"), e.getMessage());
     }
   }
 

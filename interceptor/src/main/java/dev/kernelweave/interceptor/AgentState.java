@@ -105,6 +105,12 @@ public final class AgentState {
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
     if (j != null) {
+      long asWrittenOnly = engagement.callsMadeAsWrittenOnly();
+      if (asWrittenOnly > 0 && (j != LaunchJournal.OFF || AgentLog.debugEnabled())) {
+        // Said where a journal was written: its reader would otherwise look in vain for the launches.
+        AgentLog.info("the agent did not engage: the program's " + asWrittenOnly + " launches, copies and waits ran as"
+            + " written and are not in the journal (engage=at-once schedules and journals every call)");
+      }
       long start = System.nanoTime();
       j.close();
       if (AgentLog.debugEnabled()) {

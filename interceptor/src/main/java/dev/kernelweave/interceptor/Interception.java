@@ -19,12 +19,30 @@ public final class Interception {
   }
 
   /**
-   * Makes the program's device work and host waits run as written, untracked, until {@link #engage}
-   * or until {@code afterCalls} such calls (0: no count); see {@link Engagement}. Called after {@link
+   * Makes the program's device work and host waits run as written, untracked, until {@link #engage},
+   * until {@code afterCalls} such calls (0: no count), or, where {@code onLaunchRuns}, until a run of
+   * launches without a host wait that a graph pays for; see {@link Engagement}. Called after {@link
    * #activate}, before the program's first call.
    */
-  public static void deferEngagement(long afterCalls) {
-    AgentState.current().engagement.defer(afterCalls);
+  public static void deferEngagement(long afterCalls, boolean onLaunchRuns) {
+    AgentState.current().engagement.defer(afterCalls, onLaunchRuns);
+  }
+
+  /**
+   * {@code engage=auto}: defers engagement until the program shows that scheduling pays for the
+   * tracked path's cost, by a run of launches without a host wait that a graph pays for, or by
+   * being long ({@link Engagement#CALLS_OF_A_LONG_PROGRAM} calls made as written).
+   */
+  public static void deferEngagementUntilItPays() {
+    deferEngagement(Engagement.CALLS_OF_A_LONG_PROGRAM, true);
+  }
+
+  /**
+   * Runs {@code action} once, on the thread that engages the agent where engagement was deferred,
+   * inside that thread's call; it must not throw, nor make CUDA calls.
+   */
+  public static void whenEngaged(Runnable action) {
+    AgentState.current().engagement.whenEngaged(action);
   }
 
   /**

@@ -142,7 +142,8 @@ final class InterceptedSelfTest {
 
   /** The agent's options as asked (the run adds its journal): graphs, and lanes where given. */
   static String agentOptions(Settings s) {
-    return "graphs=" + (s.graphs() ? "on" : "off") + (s.streams() == null ? "" : ",streams=" + s.streams());
+    // Engaged from the first call: with engage=auto such small programs would run as written.
+    return "engage=at-once,graphs=" + (s.graphs() ? "on" : "off") + (s.streams() == null ? "" : ",streams=" + s.streams());
   }
 
   /** What a child printed and how it ended. */

@@ -96,7 +96,7 @@ public final class ChildJvm {
     command.add(java);
     command.addAll(jvmOptions);
     if (agentOptions != null) {
-      command.add("-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
+      command.add("-javaagent:" + agentJar() + "=" + engagedFromTheFirstCall(agentOptions));
     }
     command.add("-cp");
     command.add(classPath);
@@ -107,6 +107,18 @@ public final class ChildJvm {
 
   private static Result start(List<String> command) throws IOException, InterruptedException {
     return start(command, Map.of());
+  }
+
+  /**
+   * The options with {@code engage=at-once} where they name no {@code engage}: these tests check the
+   * agent's scheduling, and with the default, {@code engage=auto}, their small programs would run as
+   * written and check none of it. Tests of engagement itself name it.
+   */
+  static String engagedFromTheFirstCall(String agentOptions) {
+    if (agentOptions.contains("engage=")) {
+      return agentOptions;
+    }
+    return agentOptions.isEmpty() ? "engage=at-once" : agentOptions + ",engage=at-once";
   }
 
   /** Runs any command, with {@code env} added to this JVM's environment, and waits for it. */

@@ -206,7 +206,7 @@ class JournalLifecycleTest {
     List<String> command = new ArrayList<>(List.of(ChildJvm.java(System.getProperty("java.home")),
         // Graphs off: a loop of identical launches held and replayed journals so fast that reading
         // the journal of a few seconds would outlast the test.
-        "-javaagent:" + ChildJvm.agentJar() + "=journal=" + journal + ",graphs=off", "-cp",
+        "-javaagent:" + ChildJvm.agentJar() + "=" + ChildJvm.engagedFromTheFirstCall("journal=" + journal + ",graphs=off"), "-cp",
         ChildJvm.programClassPath(List.of()), JournalProgram.class.getName(), "busy", "3000"));
     ProcessBuilder builder = new ProcessBuilder(command).redirectError(temp.resolve("killed.err").toFile());
     builder.environment().putAll(environment());
@@ -244,7 +244,8 @@ class JournalLifecycleTest {
     Path journal = temp.resolve("limited");
     String command = "ulimit -f 1024 && exec \"$0\" \"$@\"";
     List<String> args = new ArrayList<>(List.of("/bin/bash", "-c", command, ChildJvm.java(System.getProperty("java.home")),
-        "-javaagent:" + ChildJvm.agentJar() + "=journal=" + journal, "-cp", ChildJvm.programClassPath(List.of()),
+        "-javaagent:" + ChildJvm.agentJar() + "=" + ChildJvm.engagedFromTheFirstCall("journal=" + journal), "-cp",
+        ChildJvm.programClassPath(List.of()),
         JournalProgram.class.getName(), "exit-at-once", "3"));
     ProcessBuilder builder = new ProcessBuilder(args)
         .redirectOutput(temp.resolve("limited.out").toFile())

@@ -30,12 +30,13 @@ import jcuda.driver.JCudaDriver;
  * buffer, a few kernels, a read-back, then one of several endings.
  *
  * <p>Usage: {@code JournalProgram
- * exit-at-once|exit-from-thread|busy|properties|in-shutdown-hook|halt|timezone [launches]}. Every
+ * exit-at-once|exit-from-thread|busy|read-back-loop|properties|in-shutdown-hook|halt|timezone [launches]}. Every
  * mode ends its work with {@code cuMemFree}, except {@code busy}, which launches until it is killed
  * and prints {@code launched N} once it has made {@code launches} launches, and {@code halt}, which
  * halts the JVM 50 ms after its last launch. {@code in-shutdown-hook} makes half of its launches
  * and the read-back in a shutdown hook of its own, after the agent's ordinary hooks had time to run;
- * {@code timezone} prints {@code user.timezone} once the program has read the default time zone.
+ * {@code timezone} prints {@code user.timezone} once the program has read the default time zone;
+ * {@code read-back-loop} makes {@code launches} rounds of two launches and a read-back.
  */
 public final class JournalProgram {
 
@@ -76,6 +77,18 @@ public final class JournalProgram {
         while (true) {
           launch(axpb, out, in, 1);
         }
+      }
+      case "read-back-loop" -> {
+        // Two launches and a read-back a round: a long program with no run of launches.
+        float[] result = new float[N];
+        double sum = 0;
+        for (int round = 0; round < launches; round++) {
+          launch(axpb, out, in, 2);
+          cuMemcpyDtoH(Pointer.to(result), out, 4L * N);
+          sum += result[round % N];
+        }
+        System.out.println("sum " + sum);
+        finish(in, out);
       }
       case "properties" -> {
         launch(axpb, out, in, launches);

@@ -45,7 +45,9 @@ class AgentWorkloadsGpuTest {
     WorkloadRunner runner =
         new WorkloadRunner(
             new Jvm(Jvm.currentJava(), TIMEOUT_SECONDS), classPath, WorkloadRunner.MAIN_CLASS, agentJar,
-            "mode=schedule", List.of());
+            // Engaged from the first call: with the default, engage=auto, a check-size run of most
+            // programs would run as written and check nothing of the scheduler.
+            "mode=schedule,engage=at-once", List.of());
 
     WorkloadRunner.Attempt plain = runner.run(program, Way.SERIAL, "check", 1, 0, reps, null);
     Assumptions.assumeFalse(plain.noGpu(), () -> "skipped: no GPU (" + plain.lastLine() + ")");

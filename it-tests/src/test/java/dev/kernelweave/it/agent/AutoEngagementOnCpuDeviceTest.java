@@ -1,0 +1,76 @@
+package dev.kernelweave.it.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code engage=auto}, the default, on the stand-in driver: the agent starts scheduling where the
+ * program shows that it pays, by a run of launches without a host wait or by being long, starts its
+ * JIT warm-up only then, and otherwise leaves the program as written, saying so where a journal was
+ * asked for. Whichever way, the program's output is its own.
+ */
+class AutoEngagementOnCpuDeviceTest {
+
+  private static final Pattern JOURNALED_LAUNCHES = Pattern.compile("(?m)^\\s+launch\\s+\\d+$");
+
+  @TempDir Path temp;
+
+  @Test
+  void aProgramWithFewLaunchesBetweenReadBacksRunsAsWrittenAndSaysSo() throws Exception {
+    ChildJvm.Result agent = workload("jacobi", temp.resolve("jacobi"));
+    assertTrue(agent.stderr().contains("the agent did not engage: the program's "), agent.stderr());
+    assertFalse(agent.stderr().contains("scheduling from now on"), agent.stderr());
+    assertFalse(agent.stderr().contains("warm-up started"), "no warm-up beside a program run as written: " + agent.stderr());
+    ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("jacobi").toString());
+    assertEquals(0, stats.exitCode(), stats.stderr());
+    assertFalse(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "no launch journaled: " + stats.stdout());
+  }
+
+  @Test
+  void aRunOfLaunchesWithoutAHostWaitEngagesTheAgentThenTheWarmUp() throws Exception {
+    // dynamic: a router, a read-back of its scores, then 16 expert kernels and a combine.
+    ChildJvm.Result agent = workload("dynamic", temp.resolve("dynamic"));
+    String err = agent.stderr();
+    int engaged = err.indexOf("scheduling from now on (16 launches without a host wait)");
+    assertTrue(engaged >= 0, err);
+    assertTrue(err.indexOf("warm-up started") > engaged, "the warm-up starts at the engagement: " + err);
+    assertFalse(err.contains("did not engage"), err);
+    ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("dynamic").toString());
+    assertTrue(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "launches journaled once engaged: " + stats.stdout());
+  }
+
+  @Test
+  void aLongProgramEngagesTheAgentAfterTenThousandCallsMadeAsWritten() throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    // 3 calls a round: 12,000 calls, the last 2,000 of them tracked.
+    String[] args = {"read-back-loop", "4000"};
+    ChildJvm.Result plain = ChildJvm.run(java, null, List.of(), StandInDriver.environment(5), JournalProgram.class.getName(), args);
+    assertEquals(0, plain.exitCode(), plain.stderr());
+    ChildJvm.Result agent = ChildJvm.run(java, "engage=auto,journal=off,log=debug", List.of(), StandInDriver.environment(6),
+        JournalProgram.class.getName(), args);
+    assertEquals(0, agent.exitCode(), agent.stderr());
+    assertEquals(plain.stdout(), agent.stdout());
+    assertTrue(agent.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"), agent.stderr());
+  }
+
+  /** Runs {@code program} without the agent and with {@code engage=auto}; the run with it, whose checksum must be the same. */
+  private static ChildJvm.Result workload(String program, Path journal) throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    String[] args = {program, "--size", "check", "--warmup", "1", "--reps", "2"};
+    ChildJvm.Result plain =
+        ChildJvm.run(java, null, List.of(), StandInDriver.environment(3), "dev.kernelweave.kernels.WorkloadMain", args);
+    ChildJvm.Result agent = ChildJvm.run(java, "engage=auto,log=debug,warmup=200,journal=" + journal, List.of(),
+        StandInDriver.environment(4), "dev.kernelweave.kernels.WorkloadMain", args);
+    assertEquals(StandInDriver.checksum(plain), StandInDriver.checksum(agent), agent.stderr());
+    return agent;
+  }
+}
