@@ -54,14 +54,16 @@ final class JitWarmup {
           @Override
           public void accept(String line) {
             AgentLog.debug(line);
-            Interception.engage("the warm-up ended");
+            if (options.engage() == AgentOptions.ENGAGE_WHEN_WARM) {
+              Interception.engage("the warm-up ended");
+            }
           }
         }, new Runnable() {
           @Override
           public void run() {
             interception.run();
             long nanos = interception.nanosPerCall();
-            if (nanos <= ENGAGES_AT_NANOS_PER_CALL) {
+            if (nanos <= ENGAGES_AT_NANOS_PER_CALL && options.engage() == AgentOptions.ENGAGE_WHEN_WARM) {
               Interception.engage("the interception is compiled: " + nanos + " ns a call in the warm-up");
             }
           }
