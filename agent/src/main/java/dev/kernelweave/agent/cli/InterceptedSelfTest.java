@@ -72,7 +72,8 @@ final class InterceptedSelfTest {
       dir = Files.createTempDirectory("kernelweave-selftest");
       PlayerFiles.Extracted player = PlayerFiles.extract(dir.resolve("player"));
       ScriptedPrograms.Programs programs = ScriptedPrograms.programs(dir, s.programs(), s.seed());
-      String agentOptions = "journal=" + dir.resolve("journal") + "," + agentOptions(s);
+      // Engaged from the first call: with the default, engage=auto, such small programs would run as written.
+      String agentOptions = "journal=" + dir.resolve("journal") + ",engage=at-once," + agentOptions(s);
       out.printf(Locale.ROOT, "selftest --gpu: seed %d, %d programs and %d played beside others, agent %s, %s%n",
           s.seed(), s.programs(), programs.byName().size() - s.programs(), agentOptions(s),
           s.mutant() == Mutant.NONE ? "the real scheduler" : "mutant " + s.mutant().option() + " (it should be caught)");
@@ -142,8 +143,7 @@ final class InterceptedSelfTest {
 
   /** The agent's options as asked (the run adds its journal): graphs, and lanes where given. */
   static String agentOptions(Settings s) {
-    // Engaged from the first call: with engage=auto such small programs would run as written.
-    return "engage=at-once,graphs=" + (s.graphs() ? "on" : "off") + (s.streams() == null ? "" : ",streams=" + s.streams());
+    return "graphs=" + (s.graphs() ? "on" : "off") + (s.streams() == null ? "" : ",streams=" + s.streams());
   }
 
   /** What a child printed and how it ended. */
