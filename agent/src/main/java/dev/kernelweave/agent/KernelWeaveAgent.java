@@ -108,5 +108,4 @@ public final class KernelWeaveAgent {
       Interception.deferEngagement(0, true);
     }
   }
-
 }

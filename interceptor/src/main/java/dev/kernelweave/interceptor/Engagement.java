@@ -45,7 +45,7 @@ final class Engagement {
    * Launches without a host wait between them that engage the agent at once: a window a graph pays
    * for even before the JIT. On an H100, with the agent engaged from the first call, a short run of
    * {@code dynamic} (17 launches between read-backs) ran 2.1 times as fast as without it, and
-   * {@code pipeline} (3) and {@code jacobi} (a few) at 0.7 to 0.9 of their speed.
+   * {@code pipeline} (3) and {@code jacobi} (a few) at 0.6 to 0.9 of their speed.
    */
   static final int LAUNCHES_WORTH_A_GRAPH = 16;
   /**
