@@ -4,6 +4,7 @@ import dev.kernelweave.call.CallKind;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
+import dev.kernelweave.journal.RunEnd;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -76,6 +77,10 @@ final class Engagement {
   private final List<Runnable> whenHandedBack = new CopyOnWriteArrayList<>();
   /** What starts with scheduling where engagement was deferred: the JIT warm-up, under {@code engage=auto}. */
   private final List<Runnable> whenEngaged = new CopyOnWriteArrayList<>();
+  /** Why the agent engaged after calls made as written; null while it has not, or where it did not wait. */
+  private volatile String engagedBecause;
+  /** Why the agent stopped scheduling for good; null while it schedules. */
+  private volatile String handedBackBecause;
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
 
@@ -153,8 +158,9 @@ final class Engagement {
   /** Counts the untracked call and engages where the program's shape or the count says so. */
   private boolean shouldEngageAt(CallThread t, CudaCall row) {
     long n = asWrittenCalls.incrementAndGet();
-    if (n >= engageAfterCalls) {
-      engage(engagesOnLaunchRuns ? "a long program: " + n + " calls made as written" : "the engage option's count of calls");
+    if (n > engageAfterCalls) {
+      asWrittenCalls.decrementAndGet(); // this call is the first tracked one
+      engage(engagesOnLaunchRuns ? "a long program: " + (n - 1) + " calls made as written" : "the engage option's count of calls");
       return true;
     }
     if (!engagesOnLaunchRuns) {
@@ -162,6 +168,7 @@ final class Engagement {
     }
     if (row.kind() == CallKind.LAUNCH || row.kind() == CallKind.BLAS) {
       if (++t.asWrittenLaunchRun >= LAUNCHES_WORTH_A_GRAPH) {
+        asWrittenCalls.decrementAndGet();
         engage(LAUNCHES_WORTH_A_GRAPH + " launches without a host wait");
         return true;
       }
@@ -223,6 +230,7 @@ final class Engagement {
         return;
       }
       engaged = true;
+      engagedBecause = why;
       try {
         synchronizeContexts();
       } finally {
@@ -253,6 +261,13 @@ final class Engagement {
    */
   long callsMadeAsWrittenOnly() {
     return engaged || disengaged ? 0 : asWrittenCalls.get();
+  }
+
+  /** What the journal's calls cannot tell of the run so far: the calls made before engagement, and the hand-back. */
+  RunEnd runEnd() {
+    String why = engagedBecause;
+    String back = handedBackBecause;
+    return new RunEnd(asWrittenCalls.get(), why == null ? "" : why, back == null ? "" : back);
   }
 
   /**
@@ -290,6 +305,7 @@ final class Engagement {
         return;
       }
       disengaged = true;
+      handedBackBecause = why;
       caughtUp = false; // every call now asks runsAsWritten
     }
     try {

@@ -83,6 +83,8 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final AtomicLong fullWaits = new AtomicLong();
   /** Calls written to the queue; the writer thread alone changes it. */
   private volatile long written;
+  /** Written after the last call, where {@link #endOfRun} gave one before {@link #close}. */
+  private volatile RunEnd runEnd;
 
   private ChronicleLaunchJournal(Builder b, DirectoryHandle directory, FileStore store) {
     this.directory = directory;
@@ -141,6 +143,11 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   }
 
   /** Writes what is pending, stops the writer thread and closes the queue. Idempotent. */
+  @Override
+  public void endOfRun(RunEnd end) {
+    runEnd = end;
+  }
+
   @Override
   public void close() {
     state.compareAndSet(OPEN, CLOSING);
@@ -318,6 +325,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
             continue;
           }
           if (s == CLOSING && ring.isEmpty()) {
+            RunEnd end = runEnd;
+            if (end != null) {
+              try (DocumentContext dc = appender.writingDocument(true)) {
+                end.writeTo(dc.wire().bytes());
+              }
+            }
             break;
           }
           // Sleep between batches rather than spin: the ring holds milliseconds of calls, and a

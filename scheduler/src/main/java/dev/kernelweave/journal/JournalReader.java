@@ -64,6 +64,7 @@ public final class JournalReader implements AutoCloseable {
   private long position;
   private JournalFormatException damage;
   private RunHeader runHeader;
+  private RunEnd runEnd;
   private JournalFormatException metadataDamage;
   private final SequenceGaps gaps = new SequenceGaps();
   /** Whether the caller waits for the writer: a newest file being created is then not damage. */
@@ -223,6 +224,10 @@ public final class JournalReader implements AutoCloseable {
         position = (end + 3) & ~3L;
         continue;
       }
+      if (position > 0 && readRunEnd(start, length)) {
+        position = (end + 3) & ~3L;
+        continue;
+      }
       if (position > 0 && isCall(start, length, into)) {
         return damaged("a call's record is marked as queue metadata (header flag bit 30)", null);
       }
@@ -238,6 +243,25 @@ public final class JournalReader implements AutoCloseable {
     }
     runHeader = RunHeader.read(document);
     return true;
+  }
+
+  /** Reads the run's end when the metadata document at {@code start} is one. */
+  private boolean readRunEnd(long start, int length) {
+    ByteBuffer document = document(start, length);
+    if (!RunEnd.isRunEnd(document)) {
+      return false;
+    }
+    runEnd = RunEnd.read(document);
+    return true;
+  }
+
+  /**
+   * How the agent's scheduling of the run went, once {@link #next} has read to the journal's end
+   * (it follows the last call); null for a run still being written, one whose writer was killed, or
+   * one written before the agent recorded it.
+   */
+  public RunEnd runEnd() {
+    return runEnd;
   }
 
   /**

@@ -13,6 +13,12 @@ public interface LaunchJournal extends AutoCloseable {
   /** Records the call; the caller may reuse {@code call} as soon as this returns. */
   void append(CallRecord call);
 
+  /**
+   * Records how the run's scheduling went ({@link RunEnd}), to be written after every call appended
+   * before {@link #close}; called once, just before it. A journal that cannot keep it ignores it.
+   */
+  default void endOfRun(RunEnd end) {}
+
   /** Writes what is pending and releases the files. */
   @Override
   void close();

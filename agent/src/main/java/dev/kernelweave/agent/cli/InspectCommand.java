@@ -300,6 +300,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
         }
       });
       stats.writer(journal.writer());
+      stats.runEnd(journal.runEnd());
       if (stats.calls() > 0 || journal.damage() == null) {
         // A damaged file with no readable call is said to be damaged, not to hold "no calls".
         String title = journal.directory() + (since == Long.MIN_VALUE ? "" : ", calls since " + sinceText);

@@ -142,6 +142,40 @@ class InspectCommandTest {
   }
 
   @Test
+  void statsSaysWhatTheAgentLeftAsWrittenWhereTheJournalsLastDocumentSays() throws Exception {
+    Path dir = temp.resolve("engaged-late");
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { })
+        .header(new dev.kernelweave.journal.RunHeader("9.8.7", "25.0.1")).open();
+    journal.append(launch(0, 1, AccessMode.WRITE));
+    journal.endOfRun(new dev.kernelweave.journal.RunEnd(37, "16 launches without a host wait",
+        "threads calling at once waited for each other"));
+    journal.close();
+    List<String> text = inspect("stats", dir.toString()).lines();
+    assertEquals("the agent engaged after 37 calls made as written, not in the journal (16 launches without a host wait)",
+        text.get(2), String.join("\n", text));
+    assertEquals("the agent stopped scheduling for good (threads calling at once waited for each other): later calls"
+        + " ran as written and are not in the journal", text.get(3), String.join("\n", text));
+    JsonObject engagement = JsonParser.parseString(inspect("stats", dir.toString(), "--format", "json").out())
+        .getAsJsonObject().getAsJsonObject("engagement");
+    assertEquals(37, engagement.get("calls_as_written").getAsLong());
+    assertEquals("16 launches without a host wait", engagement.get("engaged").getAsString());
+    assertTrue(inspect("stats", dir.toString(), "--format", "csv").lines().contains("engagement,calls as written,37,"));
+
+    Path never = temp.resolve("never-engaged");
+    journal = ChronicleLaunchJournal.builder(never).warn(w -> { }).open();
+    journal.append(launch(0, 1, AccessMode.WRITE));
+    journal.endOfRun(new dev.kernelweave.journal.RunEnd(468, "", ""));
+    journal.close();
+    assertTrue(inspect("stats", never.toString()).out().contains(
+        "\nthe agent never engaged: the program's 468 launches, copies and waits ran as written and are not in the journal\n"));
+
+    // A journal that does not say: nothing said, JSON null.
+    assertFalse(inspect("stats", sample.toString()).out().contains("the agent"));
+    assertTrue(JsonParser.parseString(inspect("stats", sample.toString(), "--format", "json").out())
+        .getAsJsonObject().get("engagement").isJsonNull());
+  }
+
+  @Test
   void statsRejectsAnUnknownFormatNamingTheChoices() {
     Run run = inspect("stats", sample.toString(), "--format", "xml");
     assertEquals(2, run.code());

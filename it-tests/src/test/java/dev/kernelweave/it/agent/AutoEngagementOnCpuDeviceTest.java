@@ -31,6 +31,7 @@ class AutoEngagementOnCpuDeviceTest {
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("jacobi").toString());
     assertEquals(0, stats.exitCode(), stats.stderr());
     assertFalse(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "no launch journaled: " + stats.stdout());
+    assertTrue(stats.stdout().contains("the agent never engaged: the program's "), "the journal says why: " + stats.stdout());
   }
 
   @Test
@@ -44,6 +45,8 @@ class AutoEngagementOnCpuDeviceTest {
     assertFalse(err.contains("did not engage"), err);
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("dynamic").toString());
     assertTrue(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "launches journaled once engaged: " + stats.stdout());
+    assertTrue(stats.stdout().contains(" calls made as written, not in the journal (16 launches without a host wait)"),
+        stats.stdout());
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.journal.JournalDirectories;
 import dev.kernelweave.journal.JournalFormatException;
 import dev.kernelweave.journal.JournalReader;
+import dev.kernelweave.journal.RunEnd;
 import dev.kernelweave.journal.RunHeader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -121,6 +122,14 @@ public final class Journal implements AutoCloseable {
   /** Which KernelWeave wrote the journal, once a call has been read; null when it did not say. */
   public RunHeader writer() {
     return reader.runHeader();
+  }
+
+  /**
+   * How the agent's scheduling went where the calls cannot tell, once every call has been read; null
+   * where the journal does not say (a run killed, still running, or written before it was recorded).
+   */
+  public RunEnd runEnd() {
+    return reader.runEnd();
   }
 
   /** Hands every call, in order, to {@code action}; the record passed is reused between calls. */

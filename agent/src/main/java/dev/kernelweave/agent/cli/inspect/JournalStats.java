@@ -3,6 +3,7 @@ package dev.kernelweave.agent.cli.inspect;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.call.PriorityClass;
+import dev.kernelweave.journal.RunEnd;
 import dev.kernelweave.journal.RunHeader;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -31,6 +32,7 @@ public final class JournalStats {
   private long calls;
   /** Which KernelWeave wrote the journal; null for a journal that does not say. */
   private RunHeader writer;
+  private RunEnd runEnd;
   private long failed;
   private long firstStart = Long.MAX_VALUE;
   private long lastEnd = Long.MIN_VALUE;
@@ -188,10 +190,26 @@ public final class JournalStats {
     this.writer = header;
   }
 
+  /** How the agent's scheduling went where the calls cannot tell (the journal's last document), or null. */
+  public void runEnd(RunEnd end) {
+    this.runEnd = end;
+  }
+
   public void print(PrintStream out, String journal, ZoneId zone) {
     out.println("journal " + journal);
     if (writer != null) {
       out.println("written by kernelweave " + writer.version() + " on Java " + writer.java());
+    }
+    if (runEnd != null && runEnd.neverEngaged()) {
+      out.println("the agent never engaged: the program's " + runEnd.callsAsWritten()
+          + " launches, copies and waits ran as written and are not in the journal");
+    } else if (runEnd != null && runEnd.callsAsWritten() > 0) {
+      out.println("the agent engaged after " + runEnd.callsAsWritten() + " calls made as written, not in the journal ("
+          + runEnd.engaged() + ")");
+    }
+    if (runEnd != null && !runEnd.handedBack().isEmpty()) {
+      out.println("the agent stopped scheduling for good (" + runEnd.handedBack()
+          + "): later calls ran as written and are not in the journal");
     }
     if (calls == 0) {
       out.println("no calls");
@@ -284,7 +302,9 @@ public final class JournalStats {
    * What {@link #print} prints, as one JSON object for scripts: counts as numbers, times in
    * nanoseconds since the epoch or in microseconds and milliseconds as named, a mean that has no
    * calls as {@code null}; {@code graph_replays} only when windows were replayed; {@code
-   * agent_version} and {@code java_version} {@code null} for a journal that does not say them.
+   * agent_version} and {@code java_version} {@code null} for a journal that does not say them, and
+   * {@code engagement} (the calls made as written before the agent engaged, why it engaged, why it
+   * stopped scheduling, empty where it did not) {@code null} for one that does not say it.
    */
   public void printJson(PrintStream out, String journal) {
     StringBuilder b = new StringBuilder(4096);
@@ -301,6 +321,16 @@ public final class JournalStats {
       b.append("null");
     } else {
       JsonText.string(b, writer.java());
+    }
+    b.append(",\n  \"engagement\": ");
+    if (runEnd == null) {
+      b.append("null");
+    } else {
+      b.append("{\"calls_as_written\": ").append(runEnd.callsAsWritten()).append(", \"engaged\": ");
+      JsonText.string(b, runEnd.engaged());
+      b.append(", \"handed_back\": ");
+      JsonText.string(b, runEnd.handedBack());
+      b.append('}');
     }
     b.append(",\n  \"calls\": ").append(calls);
     if (calls > 0) {
@@ -386,6 +416,11 @@ public final class JournalStats {
     if (writer != null) {
       csv(out, "written by", "kernelweave", "", writer.version());
       csv(out, "written by", "java", "", writer.java());
+    }
+    if (runEnd != null) {
+      csv(out, "engagement", "calls as written", Long.toString(runEnd.callsAsWritten()), "");
+      csv(out, "engagement", "engaged", "", csvField(runEnd.engaged()));
+      csv(out, "engagement", "handed back", "", csvField(runEnd.handedBack()));
     }
     csv(out, "calls", "all", Long.toString(calls), "");
     for (CallKind kind : CallKind.values()) {
