@@ -73,7 +73,7 @@ final class LaunchConfigurations {
   }
 
   private static int slot(long f, long g, long b, int n) {
-    return (int) ((LaunchWindows.mix(LaunchWindows.mix(f, g), b) >>> 1) % n);
+    return (int) ((Mix64.of(Mix64.of(f, g), b) >>> 1) % n);
   }
 
   /** gridX (31 bits), gridY and gridZ (16 bits each, CUDA's limit), or -1 when outside those. */

@@ -81,7 +81,7 @@ final class LaunchSignature {
     length = n;
     long h = 0x9E3779B97F4A7C15L;
     for (int i = from; i < n; i++) {
-      h = LaunchWindows.mix(h, w[i]);
+      h = Mix64.of(h, w[i]);
     }
     return h;
   }

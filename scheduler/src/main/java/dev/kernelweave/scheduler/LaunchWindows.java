@@ -220,7 +220,7 @@ public final class LaunchWindows {
       heldCount = 0;
       signature.clear();
     }
-    prefix = mix(prefix, signature.append(call));
+    prefix = Mix64.of(prefix, signature.append(call));
     if (length == windowPrefixes.length) {
       windowPrefixes = Arrays.copyOf(windowPrefixes, length * 2);
     }
@@ -580,7 +580,7 @@ public final class LaunchWindows {
 
   /** The window's key so far: its prefix and length. */
   private long key() {
-    return mix(prefix, length);
+    return Mix64.of(prefix, length);
   }
 
   private void stop(String why) {
@@ -595,16 +595,5 @@ public final class LaunchWindows {
       evicted++;
     }
     KnownWindow.destroy(window, device);
-  }
-
-  /** A 64-bit mix of two values (the finalizer of MurmurHash3 over their combination). */
-  static long mix(long h, long v) {
-    long x = h * 0xC2B2AE3D27D4EB4FL + v;
-    x ^= x >>> 33;
-    x *= 0xFF51AFD7ED558CCDL;
-    x ^= x >>> 33;
-    x *= 0xC4CEB9FE1A85EC53L;
-    x ^= x >>> 33;
-    return x;
   }
 }
