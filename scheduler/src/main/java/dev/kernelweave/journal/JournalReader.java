@@ -220,11 +220,7 @@ public final class JournalReader implements AutoCloseable {
         position = (end + 3) & ~3L;
         return true;
       }
-      if (runHeader == null && position > 0 && readRunHeader(start, length)) {
-        position = (end + 3) & ~3L;
-        continue;
-      }
-      if (position > 0 && readRunEnd(start, length)) {
+      if (position > 0 && readAgentDocument(start, length)) {
         position = (end + 3) & ~3L;
         continue;
       }
@@ -235,24 +231,18 @@ public final class JournalReader implements AutoCloseable {
     }
   }
 
-  /** Reads the run's header when the metadata document at {@code start} is one. */
-  private boolean readRunHeader(long start, int length) {
+  /** Reads the run's header (the first) or end when the metadata document at {@code start} is one. */
+  private boolean readAgentDocument(long start, int length) {
     ByteBuffer document = document(start, length);
-    if (!RunHeader.isHeader(document)) {
-      return false;
+    if (runHeader == null && RunHeader.isHeader(document)) {
+      runHeader = RunHeader.read(document);
+      return true;
     }
-    runHeader = RunHeader.read(document);
-    return true;
-  }
-
-  /** Reads the run's end when the metadata document at {@code start} is one. */
-  private boolean readRunEnd(long start, int length) {
-    ByteBuffer document = document(start, length);
-    if (!RunEnd.isRunEnd(document)) {
-      return false;
+    if (RunEnd.isRunEnd(document)) {
+      runEnd = RunEnd.read(document);
+      return true;
     }
-    runEnd = RunEnd.read(document);
-    return true;
+    return false;
   }
 
   /**

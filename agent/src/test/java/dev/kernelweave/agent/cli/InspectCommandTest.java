@@ -141,15 +141,20 @@ class InspectCommandTest {
     assertFalse(inspect("stats", sample.toString()).out().contains("written by"));
   }
 
-  @Test
-  void statsSaysWhatTheAgentLeftAsWrittenWhereTheJournalsLastDocumentSays() throws Exception {
-    Path dir = temp.resolve("engaged-late");
+  /** A journal of one launch, written by "9.8.7", that ends with {@code end}. */
+  private static Path oneLaunchThen(Path dir, dev.kernelweave.journal.RunEnd end) throws Exception {
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { })
         .header(new dev.kernelweave.journal.RunHeader("9.8.7", "25.0.1")).open();
     journal.append(launch(0, 1, AccessMode.WRITE));
-    journal.endOfRun(new dev.kernelweave.journal.RunEnd(37, "16 launches without a host wait",
-        "threads calling at once waited for each other"));
+    journal.endOfRun(end);
     journal.close();
+    return dir;
+  }
+
+  @Test
+  void statsSaysWhatTheAgentLeftAsWrittenWhereTheJournalsLastDocumentSays() throws Exception {
+    Path dir = oneLaunchThen(temp.resolve("engaged-late"), new dev.kernelweave.journal.RunEnd(37,
+        "16 launches without a host wait", "threads calling at once waited for each other"));
     List<String> text = inspect("stats", dir.toString()).lines();
     assertEquals("the agent engaged after 37 calls made as written, not in the journal (16 launches without a host wait)",
         text.get(2), String.join("\n", text));
@@ -161,11 +166,7 @@ class InspectCommandTest {
     assertEquals("16 launches without a host wait", engagement.get("engaged").getAsString());
     assertTrue(inspect("stats", dir.toString(), "--format", "csv").lines().contains("engagement,calls as written,37,"));
 
-    Path never = temp.resolve("never-engaged");
-    journal = ChronicleLaunchJournal.builder(never).warn(w -> { }).open();
-    journal.append(launch(0, 1, AccessMode.WRITE));
-    journal.endOfRun(new dev.kernelweave.journal.RunEnd(468, "", ""));
-    journal.close();
+    Path never = oneLaunchThen(temp.resolve("never-engaged"), new dev.kernelweave.journal.RunEnd(468, "", ""));
     assertTrue(inspect("stats", never.toString()).out().contains(
         "\nthe agent never engaged: the program's 468 launches, copies and waits ran as written and are not in the journal\n"));
 
