@@ -111,7 +111,9 @@ public final class AgentState {
         AgentLog.info("the agent did not engage: the program's " + asWrittenOnly + " launches, copies and waits ran as"
             + " written and are not in the journal (engage=at-once schedules and journals every call)");
       }
-      j.endOfRun(engagement.runEnd());
+      if (j != LaunchJournal.OFF) {
+        j.endOfRun(engagement.runEnd());
+      }
       long start = System.nanoTime();
       j.close();
       if (AgentLog.debugEnabled()) {
