@@ -29,7 +29,8 @@ class HandBackOnCpuDeviceTest {
   static final Map<String, String> SLOW_LAUNCHES = Map.of("LD_LIBRARY_PATH",
       SemanticsOnCpuDeviceTest.CPU_DEVICE.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", "1",
       "KW_CPU_DEVICE_STALE_STREAMS", "abort", "KW_CPU_DEVICE_LAUNCH_US", "10000");
-  static final String[] ARGS = {"--variant", "contending", "--reps", "2", "--timeout-ms", "3000",
+  /** Four repetitions: periods enough for two in a row to show the contention on a loaded 2-core machine. */
+  static final String[] ARGS = {"--variant", "contending", "--reps", "4", "--timeout-ms", "3000",
       "--calls-never-block", "true"};
 
   private static ChildJvm.Result run(Map<String, String> env, String agentOptions, String main, String... args)
