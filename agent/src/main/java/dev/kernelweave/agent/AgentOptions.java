@@ -51,11 +51,20 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
   /** {@link #engage}: from the program's first call. */
   public static final long ENGAGE_AT_ONCE = 0;
   /**
-   * {@link #engage}: at a run of launches without a host wait that a graph pays for, or once the
+   * {@link #engage}: at a run of launches in a row that a graph pays for, or once the
    * program is long enough to pay for the agent's start; short programs with nothing of the kind run
    * as written.
    */
   public static final long ENGAGE_AUTO = -2;
+
+  /**
+   * Whether engagement waits for the program ({@code engage=auto} or a count): work that only
+   * scheduled calls need, such as the JIT warm-up, then starts at the engagement, since a program
+   * that never engages runs without it.
+   */
+  public boolean engagementWaitsForTheProgram() {
+    return engage > 0 || engage == ENGAGE_AUTO;
+  }
 
   /** {@link #journal} when none was named: the user's default journal directory, at the first CUDA call. */
   public static final Path DEFAULT_JOURNAL = Path.of("");

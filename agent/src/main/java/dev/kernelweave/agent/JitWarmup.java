@@ -85,7 +85,7 @@ final class JitWarmup {
         }
       }
     };
-    if (options.engage() > 0 || options.engage() == AgentOptions.ENGAGE_AUTO) {
+    if (options.engagementWaitsForTheProgram()) {
       Interception.whenEngaged(start);
     } else {
       Interception.atCall(STARTS_AT_CALL, start);

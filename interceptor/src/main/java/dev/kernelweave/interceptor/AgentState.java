@@ -4,6 +4,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.observe.CallEvents;
 import dev.kernelweave.journal.LaunchJournal;
+import dev.kernelweave.journal.RunEnd;
 import dev.kernelweave.memory.AllocationTable;
 import java.util.Map;
 import java.util.Set;
@@ -105,14 +106,16 @@ public final class AgentState {
     LaunchJournal j = journal;
     journal = LaunchJournal.OFF;
     if (j != null) {
-      long asWrittenOnly = engagement.callsMadeAsWrittenOnly();
-      if (asWrittenOnly > 0 && (j != LaunchJournal.OFF || AgentLog.debugEnabled())) {
+      if (j != LaunchJournal.OFF || AgentLog.debugEnabled()) {
+        // Built only here: a program without a journal loads no class for its run's end.
+        RunEnd end = engagement.runEnd();
         // Said where a journal was written: its reader would otherwise look in vain for the launches.
-        AgentLog.info("the agent did not engage: the program's " + asWrittenOnly + " launches, copies and waits ran as"
-            + " written and are not in the journal (engage=at-once schedules and journals every call)");
-      }
-      if (j != LaunchJournal.OFF) {
-        j.endOfRun(engagement.runEnd());
+        // A hand-back before engagement said its own line, and its later calls were not counted.
+        if (end.neverEngaged() && end.handedBack().isEmpty()) {
+          AgentLog.info("the agent did not engage: the program's " + end.callsAsWritten() + " launches, copies and"
+              + " waits ran as written and are not in the journal (engage=at-once schedules and journals every call)");
+        }
+        j.endOfRun(end);
       }
       long start = System.nanoTime();
       j.close();

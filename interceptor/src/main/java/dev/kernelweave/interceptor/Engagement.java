@@ -3,6 +3,7 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.HostBlocking;
+import dev.kernelweave.calltable.WindowEffect;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.journal.RunEnd;
 import java.util.List;
@@ -19,8 +20,8 @@ import jcuda.driver.CUstreamCaptureMode;
  * (allocations, modules, contexts, streams, events, cuBLAS handles) goes through the interception.
  * Why: before the JIT has compiled the interception, each tracked call costs tens of microseconds
  * of interpreted code, more than a short program's launches gain from the agent; an untracked call
- * costs about one. Engaged where the program runs many launches without a host wait (where graphs
- * pay even interpreted), once it has made enough calls to pay for the tracked path's start ({@code
+ * costs about one. Engaged where the program runs many launches in a row (where graphs pay even
+ * interpreted), once it has made enough calls to pay for the tracked path's start ({@code
  * engage=auto}, the default), once the warm-up says the interception is compiled ({@code
  * engage=when-warm}), or before a stream capture; disengaged for good where a stream waits for a
  * value in memory or threads contend ({@link #disengage}). Before it, a program gets CUDA's order
@@ -43,10 +44,12 @@ import jcuda.driver.CUstreamCaptureMode;
 final class Engagement {
 
   /**
-   * Launches without a host wait between them that engage the agent at once: a window a graph pays
-   * for even before the JIT. On an H100, with the agent engaged from the first call, a short run of
-   * {@code dynamic} (17 launches between read-backs) ran 2.1 times as fast as without it, and
-   * {@code pipeline} (3) and {@code jacobi} (a few) at 0.6 to 0.9 of their speed.
+   * Launches in a row, with no other call of the thread between them, that engage the agent at once:
+   * a window a graph pays for even before the JIT. On an H100, with the agent engaged from the first
+   * call, a short run of {@code dynamic} (17 launches between read-backs) ran 2.1 times as fast as
+   * without it, and {@code pipeline} (3) and {@code jacobi} (a few) at 0.6 to 0.9 of their speed;
+   * on an H200, {@code pipeline-async} (16 batches of a copy in, 3 launches and a copy out between
+   * two waits) at 0.68 when a host wait alone ended the run.
    */
   static final int LAUNCHES_WORTH_A_GRAPH = 16;
   /**
@@ -93,7 +96,7 @@ final class Engagement {
   /**
    * Defers engagement until {@link #engage}, or until {@code afterCalls} calls ran untracked (none
    * where 0), or, where {@code onLaunchRuns}, until a run of {@link #LAUNCHES_WORTH_A_GRAPH} launches
-   * without a host wait. Called at activation, before the program's first call.
+   * in a row. Called at activation, before the program's first call.
    */
   synchronized void defer(long afterCalls, boolean onLaunchRuns) {
     engageAfterCalls = afterCalls > 0 ? afterCalls : Long.MAX_VALUE;
@@ -166,13 +169,15 @@ final class Engagement {
     if (!engagesOnLaunchRuns) {
       return false;
     }
-    if (row.kind() == CallKind.LAUNCH || row.kind() == CallKind.BLAS) {
+    if (row.windows() == WindowEffect.MAY_BE_HELD) {
       if (++t.asWrittenLaunchRun >= LAUNCHES_WORTH_A_GRAPH) {
         asWrittenCalls.decrementAndGet();
-        engage(LAUNCHES_WORTH_A_GRAPH + " launches without a host wait");
+        engage(LAUNCHES_WORTH_A_GRAPH + " launches in a row");
         return true;
       }
-    } else if (row.blocksHost() == HostBlocking.YES) {
+    } else {
+      // Any other call (a copy, a memset, an event, a wait) ends a window once engaged: launches
+      // between copies make windows of a few launches, which a graph does not pay for.
       t.asWrittenLaunchRun = 0;
     }
     return false;
@@ -253,14 +258,6 @@ final class Engagement {
    */
   void whenEngaged(Runnable action) {
     whenEngaged.add(action);
-  }
-
-  /**
-   * Where the agent never engaged: how many calls ran as written, none of them journaled; 0 where it
-   * engaged or made no call as written.
-   */
-  long callsMadeAsWrittenOnly() {
-    return engaged || disengaged ? 0 : asWrittenCalls.get();
   }
 
   /** What the journal's calls cannot tell of the run so far: the calls made before engagement, and the hand-back. */

@@ -21,7 +21,7 @@ public final class Interception {
   /**
    * Makes the program's device work and host waits run as written, untracked, until {@link #engage},
    * until {@code afterCalls} such calls (0: no count), or, where {@code onLaunchRuns}, until a run of
-   * launches without a host wait that a graph pays for; see {@link Engagement}. Called after {@link
+   * launches in a row that a graph pays for; see {@link Engagement}. Called after {@link
    * #activate}, before the program's first call.
    */
   public static void deferEngagement(long afterCalls, boolean onLaunchRuns) {
@@ -30,7 +30,7 @@ public final class Interception {
 
   /**
    * {@code engage=auto}: defers engagement until the program shows that scheduling pays for the
-   * tracked path's cost, by a run of launches without a host wait that a graph pays for, or by
+   * tracked path's cost, by a run of launches in a row that a graph pays for, or by
    * being long ({@link Engagement#CALLS_OF_A_LONG_PROGRAM} calls made as written).
    */
   public static void deferEngagementUntilItPays() {

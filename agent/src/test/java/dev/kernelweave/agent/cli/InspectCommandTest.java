@@ -154,16 +154,16 @@ class InspectCommandTest {
   @Test
   void statsSaysWhatTheAgentLeftAsWrittenWhereTheJournalsLastDocumentSays() throws Exception {
     Path dir = oneLaunchThen(temp.resolve("engaged-late"), new dev.kernelweave.journal.RunEnd(37,
-        "16 launches without a host wait", "threads calling at once waited for each other"));
+        "16 launches in a row", "threads calling at once waited for each other"));
     List<String> text = inspect("stats", dir.toString()).lines();
-    assertEquals("the agent engaged after 37 calls made as written, not in the journal (16 launches without a host wait)",
+    assertEquals("the agent engaged after 37 calls made as written, not in the journal (16 launches in a row)",
         text.get(2), String.join("\n", text));
     assertEquals("the agent stopped scheduling for good (threads calling at once waited for each other): later calls"
         + " ran as written and are not in the journal", text.get(3), String.join("\n", text));
     JsonObject engagement = JsonParser.parseString(inspect("stats", dir.toString(), "--format", "json").out())
         .getAsJsonObject().getAsJsonObject("engagement");
     assertEquals(37, engagement.get("calls_as_written").getAsLong());
-    assertEquals("16 launches without a host wait", engagement.get("engaged").getAsString());
+    assertEquals("16 launches in a row", engagement.get("engaged").getAsString());
     assertTrue(inspect("stats", dir.toString(), "--format", "csv").lines().contains("engagement,calls as written,37,"));
 
     Path never = oneLaunchThen(temp.resolve("never-engaged"), new dev.kernelweave.journal.RunEnd(468, "", ""));

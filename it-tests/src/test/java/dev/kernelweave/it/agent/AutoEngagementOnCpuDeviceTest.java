@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code engage=auto}, the default, on the stand-in driver: the agent starts scheduling where the
- * program shows that it pays, by a run of launches without a host wait or by being long, starts its
+ * program shows that it pays, by a run of launches in a row or by being long, starts its
  * JIT warm-up only then, and otherwise leaves the program as written, saying so where a journal was
  * asked for. Whichever way, the program's output is its own.
  */
@@ -24,7 +24,7 @@ class AutoEngagementOnCpuDeviceTest {
 
   @Test
   void aProgramWithFewLaunchesBetweenReadBacksRunsAsWrittenAndSaysSo() throws Exception {
-    ChildJvm.Result agent = workload("jacobi", temp.resolve("jacobi"));
+    ChildJvm.Result agent = workload(temp.resolve("jacobi"), "jacobi", "--size", "check", "--warmup", "1", "--reps", "2");
     assertTrue(agent.stderr().contains("the agent did not engage: the program's "), agent.stderr());
     assertFalse(agent.stderr().contains("scheduling from now on"), agent.stderr());
     assertFalse(agent.stderr().contains("warm-up started"), "no warm-up beside a program run as written: " + agent.stderr());
@@ -35,18 +35,27 @@ class AutoEngagementOnCpuDeviceTest {
   }
 
   @Test
-  void aRunOfLaunchesWithoutAHostWaitEngagesTheAgentThenTheWarmUp() throws Exception {
+  void aRunOfLaunchesInARowEngagesTheAgentThenTheWarmUp() throws Exception {
     // dynamic: a router, a read-back of its scores, then 16 expert kernels and a combine.
-    ChildJvm.Result agent = workload("dynamic", temp.resolve("dynamic"));
+    ChildJvm.Result agent = workload(temp.resolve("dynamic"), "dynamic", "--size", "check", "--warmup", "1", "--reps", "2");
     String err = agent.stderr();
-    int engaged = err.indexOf("scheduling from now on (16 launches without a host wait)");
+    int engaged = err.indexOf("scheduling from now on (16 launches in a row)");
     assertTrue(engaged >= 0, err);
     assertTrue(err.indexOf("warm-up started") > engaged, "the warm-up starts at the engagement: " + err);
     assertFalse(err.contains("did not engage"), err);
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("dynamic").toString());
     assertTrue(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "launches journaled once engaged: " + stats.stdout());
-    assertTrue(stats.stdout().contains(" calls made as written, not in the journal (16 launches without a host wait)"),
+    assertTrue(stats.stdout().contains(" calls made as written, not in the journal (16 launches in a row)"),
         stats.stdout());
+  }
+
+  @Test
+  void launchesBetweenCopiesAreNoRunThatEngagesTheAgent() throws Exception {
+    // pipeline-async: 16 batches of an asynchronous copy in, 3 kernels and a copy out, then one wait:
+    // 48 launches without a host wait, but never more than 3 in a row, and each copy ends a window.
+    ChildJvm.Result agent = workload(temp.resolve("pipeline-async"), "pipeline-async", "--size", "bench", "--warmup", "0", "--reps", "1");
+    assertTrue(agent.stderr().contains("the agent did not engage: the program's "), agent.stderr());
+    assertFalse(agent.stderr().contains("scheduling from now on"), agent.stderr());
   }
 
   @Test
@@ -64,11 +73,13 @@ class AutoEngagementOnCpuDeviceTest {
     assertTrue(agent.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"), agent.stderr());
   }
 
-  /** Runs {@code program} without the agent and with {@code engage=auto}; the run with it, whose checksum must be the same. */
-  private static ChildJvm.Result workload(String program, Path journal) throws Exception {
+  /**
+   * Runs {@code WorkloadMain} with {@code args} without the agent and with {@code engage=auto}; the
+   * run with it, whose checksum must be the same.
+   */
+  private static ChildJvm.Result workload(Path journal, String... args) throws Exception {
     StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
-    String[] args = {program, "--size", "check", "--warmup", "1", "--reps", "2"};
     ChildJvm.Result plain =
         ChildJvm.run(java, null, List.of(), StandInDriver.environment(3), "dev.kernelweave.kernels.WorkloadMain", args);
     ChildJvm.Result agent = ChildJvm.run(java, "engage=auto,log=debug,warmup=200,journal=" + journal, List.of(),
