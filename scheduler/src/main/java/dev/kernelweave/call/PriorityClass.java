@@ -1,5 +1,7 @@
 package dev.kernelweave.call;
 
+import java.util.Locale;
+
 /**
  * How urgent a call is, from the thread that made it ({@link ThreadPriorities}): the scheduler
  * places it on a lane of its class, a stream created with the matching CUDA stream priority. Stored
@@ -7,19 +9,15 @@ package dev.kernelweave.call;
  */
 public enum PriorityClass {
   /** Someone waits for it (a request): the device's greatest stream priority. */
-  HIGH("high"),
+  HIGH,
   /** Everything unmapped: CUDA's default stream priority, as without the agent. */
-  NORMAL("normal"),
+  NORMAL,
   /** Background work: the device's least stream priority. */
-  LOW("low");
+  LOW;
 
   private static final PriorityClass[] BY_ORDINAL = values();
 
-  private final String label;
-
-  PriorityClass(String label) {
-    this.label = label;
-  }
+  private final String label = name().toLowerCase(Locale.ROOT);
 
   /** The lower-case name used in options, {@code inspect} and the trace. */
   public String label() {
