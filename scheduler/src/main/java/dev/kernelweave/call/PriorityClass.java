@@ -1,5 +1,7 @@
 package dev.kernelweave.call;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 import java.util.Locale;
 
 /**
@@ -30,11 +32,6 @@ public enum PriorityClass {
 
   /** The class named {@code label} ({@code high}, {@code normal}, {@code low}), or null. */
   public static PriorityClass ofLabel(String label) {
-    for (PriorityClass c : BY_ORDINAL) {
-      if (c.label.equals(label)) {
-        return c;
-      }
-    }
-    return null;
+    return constantNamed(BY_ORDINAL, PriorityClass::label, label);
   }
 }

@@ -12,6 +12,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -77,10 +78,7 @@ final class PtxCommand implements Callable<Integer> {
 
   /** {@code kernelweave ptx ARGS...}. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    String[] command = new String[args.length + 1];
-    command[0] = "ptx";
-    System.arraycopy(args, 0, command, 1, args.length);
-    return Main.run(command, out, err);
+    return Main.run("ptx", args, out, err, ZoneId.systemDefault());
   }
 
   @Override
