@@ -6,21 +6,19 @@ package dev.kernelweave.call;
  * concurrency.
  */
 public enum AccessMode {
-  READ("R"),
-  WRITE("W"),
-  READ_WRITE("RW");
+  READ,
+  WRITE,
+  READ_WRITE;
 
   private static final AccessMode[] BY_ORDINAL = values();
 
-  private final String symbol;
-
-  AccessMode(String symbol) {
-    this.symbol = symbol;
-  }
-
   /** The short form used in the journal and the command line: R, W or RW. */
   public String symbol() {
-    return symbol;
+    return switch (this) {
+      case READ -> "R";
+      case WRITE -> "W";
+      case READ_WRITE -> "RW";
+    };
   }
 
   public boolean reads() {

@@ -1,5 +1,9 @@
 package dev.kernelweave.call;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
+import java.util.Locale;
+
 /**
  * How urgent a call is, from the thread that made it ({@link ThreadPriorities}): the scheduler
  * places it on a lane of its class, a stream created with the matching CUDA stream priority. Stored
@@ -7,19 +11,15 @@ package dev.kernelweave.call;
  */
 public enum PriorityClass {
   /** Someone waits for it (a request): the device's greatest stream priority. */
-  HIGH("high"),
+  HIGH,
   /** Everything unmapped: CUDA's default stream priority, as without the agent. */
-  NORMAL("normal"),
+  NORMAL,
   /** Background work: the device's least stream priority. */
-  LOW("low");
+  LOW;
 
   private static final PriorityClass[] BY_ORDINAL = values();
 
-  private final String label;
-
-  PriorityClass(String label) {
-    this.label = label;
-  }
+  private final String label = name().toLowerCase(Locale.ROOT);
 
   /** The lower-case name used in options, {@code inspect} and the trace. */
   public String label() {
@@ -32,11 +32,6 @@ public enum PriorityClass {
 
   /** The class named {@code label} ({@code high}, {@code normal}, {@code low}), or null. */
   public static PriorityClass ofLabel(String label) {
-    for (PriorityClass c : BY_ORDINAL) {
-      if (c.label.equals(label)) {
-        return c;
-      }
-    }
-    return null;
+    return constantNamed(BY_ORDINAL, PriorityClass::label, label);
   }
 }

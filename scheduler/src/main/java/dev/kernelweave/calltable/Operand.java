@@ -1,5 +1,7 @@
 package dev.kernelweave.calltable;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 import dev.kernelweave.call.AccessMode;
 
 /**
@@ -34,12 +36,10 @@ public record Operand(int argument, Side side, AccessMode access) {
       case 'K' -> Side.BY_COPY_KIND;
       default -> throw new IllegalArgumentException("unknown side in " + token);
     };
-    String symbol = token.substring(colon + 2);
-    for (AccessMode mode : AccessMode.values()) {
-      if (mode.symbol().equals(symbol)) {
-        return new Operand(argument, side, mode);
-      }
+    AccessMode mode = constantNamed(AccessMode.values(), AccessMode::symbol, token.substring(colon + 2));
+    if (mode == null) {
+      throw new IllegalArgumentException("unknown access in " + token);
     }
-    throw new IllegalArgumentException("unknown access in " + token);
+    return new Operand(argument, side, mode);
   }
 }

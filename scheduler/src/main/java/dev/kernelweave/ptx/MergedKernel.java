@@ -70,13 +70,13 @@ public final class MergedKernel {
 
   /** The layout of the table the merged entry reads. */
   public MergedLaunchTable table() {
-    if (table == null) throw new IllegalStateException(kernel + " is not mergeable: " + refusal);
-    return table;
+    return require(table);
   }
 
-  private String require(String text) {
-    if (text == null) throw new IllegalStateException(kernel + " is not mergeable: " + refusal);
-    return text;
+  /** {@code part} of the merged variant, which only a mergeable kernel has. */
+  private <T> T require(T part) {
+    if (part == null) throw new IllegalStateException(kernel + " is not mergeable: " + refusal);
+    return part;
   }
 
   /** The {@code ptx} command's column: {@code mergeable}, or {@code not mergeable: REASON}. */

@@ -11,23 +11,17 @@ import java.util.Optional;
  */
 public enum ParameterUse {
   /** Addresses derived from it are only loaded from. */
-  R("R"),
+  R,
   /** Addresses derived from it are only stored to. */
-  W("W"),
+  W,
   /** Loaded from and stored to, used by an atomic, or not provably either alone. */
-  RW("RW"),
+  RW,
   /** Never used as the address of global memory: a scalar, or a pointer only compared or passed on. */
-  V("V");
+  V;
 
-  private final String symbol;
-
-  ParameterUse(String symbol) {
-    this.symbol = symbol;
-  }
-
-  /** The token of the command line and the journal: R, W, RW or V. */
+  /** The token of the command line and the journal: R, W, RW or V, the constant's name. */
   public String symbol() {
-    return symbol;
+    return name();
   }
 
   public boolean reads() {

@@ -68,8 +68,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
       case Insn.COPY:
         clear(t);
         t[0] = F_UNKNOWN;
-        if (insn.space == Insn.SHARED) join(V_SHARED_CONTENT, t);
-        else if (insn.space == Insn.LOCAL) join(V_LOCAL_CONTENT, t);
+        if (insn.space == Insn.SHARED || insn.space == Insn.LOCAL) join(regionContent(insn.space), t);
         break;
       case Insn.CALL:
         call(i, insn, base);
@@ -196,15 +195,11 @@ abstract class ProvenanceFlow extends ProvenanceSets {
           if (!hasParamRef(a) || hasPointer(a) || (a[0] & ~F_PART & ~F_SCALED_UNKNOWN) != 0) out[0] |= F_UNKNOWN;
         }
         break;
-      case Insn.LOCAL:
-        load(out, V_LOCAL_CONTENT);
-        break;
-      case Insn.SHARED:
-        load(out, V_SHARED_CONTENT);
+      case Insn.LOCAL, Insn.SHARED:
+        load(out, regionContent(insn.space));
         break;
       case Insn.GENERIC:
-        if ((a[0] & F_LOCAL) != 0) load(out, V_LOCAL_CONTENT);
-        if ((a[0] & F_SHARED) != 0) load(out, V_SHARED_CONTENT);
+        loadRegions(a, out);
         paramContents(a, out);
         if (reachesGlobal(a)) out[0] |= F_UNKNOWN;
         break;
@@ -237,11 +232,8 @@ abstract class ProvenanceFlow extends ProvenanceSets {
           for (int k = 0; k < n; k++) join(paramContent(k), t);
         }
         break;
-      case Insn.LOCAL:
-        join(V_LOCAL_CONTENT, t);
-        break;
-      case Insn.SHARED:
-        join(V_SHARED_CONTENT, t);
+      case Insn.LOCAL, Insn.SHARED:
+        join(regionContent(insn.space), t);
         break;
       case Insn.GENERIC:
         writeRegions(a, t);
@@ -249,6 +241,17 @@ abstract class ProvenanceFlow extends ProvenanceSets {
       default:
         break;
     }
+  }
+
+  /** The variable of what local or shared memory holds: each space is one region, its content one value. */
+  private static int regionContent(int space) {
+    return space == Insn.LOCAL ? V_LOCAL_CONTENT : V_SHARED_CONTENT;
+  }
+
+  /** Loads into {@code out} what every region whose address {@code s} may hold holds. */
+  private void loadRegions(long[] s, long[] out) {
+    if ((s[0] & F_LOCAL) != 0) load(out, V_LOCAL_CONTENT);
+    if ((s[0] & F_SHARED) != 0) load(out, V_SHARED_CONTENT);
   }
 
   /** Joins {@code value} into every region whose address {@code s} may hold. */
@@ -272,8 +275,7 @@ abstract class ProvenanceFlow extends ProvenanceSets {
     boolean grew = true;
     while (grew) {
       System.arraycopy(a, 0, u, 0, words);
-      if ((a[0] & F_LOCAL) != 0) load(a, V_LOCAL_CONTENT);
-      if ((a[0] & F_SHARED) != 0) load(a, V_SHARED_CONTENT);
+      loadRegions(a, a);
       paramContents(u, a);
       grew = !java.util.Arrays.equals(a, u);
     }

@@ -1,5 +1,7 @@
 package dev.kernelweave.scheduler;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 import java.util.Locale;
 
 /** How a known window is issued: as the device judges, always as its graph, or always in order ({@code judge=}). */
@@ -21,11 +23,6 @@ public enum WindowJudging {
 
   /** The mode an option value names; null for none. */
   public static WindowJudging ofOption(String value) {
-    for (WindowJudging j : values()) {
-      if (j.option().equals(value)) {
-        return j;
-      }
-    }
-    return null;
+    return constantNamed(values(), WindowJudging::option, value);
   }
 }

@@ -1,5 +1,7 @@
 package dev.kernelweave.selftest;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 import dev.kernelweave.calltable.CudaCallTable;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.scheduler.OrderingRules;
@@ -143,23 +145,16 @@ public enum Mutant {
 
   /** The mutant {@link #PROPERTY} names, {@link #NONE} when it names none or one unknown. */
   public static Mutant ofSystemProperty() {
-    String name = System.getProperty(PROPERTY);
-    for (Mutant m : values()) {
-      if (m.option.equals(name)) {
-        return m;
-      }
-    }
-    return NONE;
+    Mutant m = constantNamed(values(), Mutant::option, System.getProperty(PROPERTY));
+    return m == null ? NONE : m;
   }
 
   public static Mutant ofOption(String option) {
-    for (Mutant m : values()) {
-      if (m.option.equals(option)) {
-        return m;
-      }
+    Mutant m = constantNamed(values(), Mutant::option, option);
+    if (m == null) {
+      throw new IllegalArgumentException("unknown mutant '" + option + "': expected one of " + names());
     }
-    throw new IllegalArgumentException(
-        "unknown mutant '" + option + "': expected one of " + names());
+    return m;
   }
 
   /** The mutants' option names, comma-separated, {@link #NONE} excluded. */

@@ -88,10 +88,7 @@ final class InspectCommand implements Callable<Integer>, Main.UsageAfterErrors {
 
   /** {@code kernelweave inspect ARGS...}, showing times in {@code zone}. */
   static int run(String[] args, PrintStream out, PrintStream err, ZoneId zone) {
-    String[] command = new String[args.length + 1];
-    command[0] = "inspect";
-    System.arraycopy(args, 0, command, 1, args.length);
-    return Main.run(command, out, err, zone);
+    return Main.run("inspect", args, out, err, zone);
   }
 
   @Command(

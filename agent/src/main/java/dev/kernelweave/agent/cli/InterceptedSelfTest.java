@@ -84,13 +84,11 @@ final class InterceptedSelfTest {
         err.println("kernelweave selftest --gpu: no GPU here (" + reason(serial.stdout()) + "); use --sim");
         return SelfTestCommand.UNAVAILABLE;
       }
-      if (serial.exitCode() != 0) {
+      if (!ranCleanly(out, "without the agent", "serially", serial, "(this machine's CUDA, not the agent)",
+          "the script is kept in " + dir)) {
         keep = true;
-        return failedChild(out, "without the agent", serial, "(this machine's CUDA, not the agent)",
-            "the script is kept in " + dir);
+        return Main.FAILED;
       }
-      out.printf(Locale.ROOT, "without the agent, serially: %d observations, %.1f s%n", serial.lines().size(),
-          serial.seconds());
 
       List<String> jvm = new ArrayList<>();
       if (s.mutant() != Mutant.NONE) {
@@ -98,13 +96,11 @@ final class InterceptedSelfTest {
       }
       jvm.add("-javaagent:" + agentJar + "=" + agentOptions);
       Child agent = play(dir, "agent", classPath, jvm, player.arguments(programs.script(), false));
-      if (agent.exitCode() != 0) {
+      if (!ranCleanly(out, "with the agent", "as written", agent, "(without it: 0)",
+          "FAILED: the agent changed how the programs ran; the script and journal are kept in " + dir)) {
         keep = true;
-        return failedChild(out, "with the agent", agent, "(without it: 0)",
-            "FAILED: the agent changed how the programs ran; the script and journal are kept in " + dir);
+        return Main.FAILED;
       }
-      out.printf(Locale.ROOT, "with the agent, as written: %d observations, %.1f s%n", agent.lines().size(),
-          agent.seconds());
       Optional<String> difference = ScriptedPrograms.firstDifference(serial.lines(), agent.lines(),
           programs.byName(), programs.printChannels());
       if (difference.isPresent()) {
@@ -133,12 +129,21 @@ final class InterceptedSelfTest {
     }
   }
 
-  /** Says how a child that did not end well ended, with the end of its stderr, and what is kept; FAILED. */
-  private static int failedChild(PrintStream out, String run, Child child, String whose, String conclusion) {
-    out.println(run + " the programs ended with exit code " + child.exitCode() + " " + whose + "; its stderr ends:");
-    out.print(tail(child.stderr()).indent(2));
-    out.println(conclusion);
-    return Main.FAILED;
+  /**
+   * Says how a run of the programs went: {@code run}, {@code how}, its observations; or, where the
+   * child did not end well, how it ended ({@code whose} exit code), the end of its stderr, and what is
+   * kept ({@code conclusion}). False for a child that did not end well.
+   */
+  private static boolean ranCleanly(PrintStream out, String run, String how, Child child, String whose,
+      String conclusion) {
+    if (child.exitCode() != 0) {
+      out.println(run + " the programs ended with exit code " + child.exitCode() + " " + whose + "; its stderr ends:");
+      out.print(tail(child.stderr()).indent(2));
+      out.println(conclusion);
+      return false;
+    }
+    out.printf(Locale.ROOT, "%s, %s: %d observations, %.1f s%n", run, how, child.lines().size(), child.seconds());
+    return true;
   }
 
   /** The agent's options as asked (the run adds its journal): graphs, and lanes where given. */

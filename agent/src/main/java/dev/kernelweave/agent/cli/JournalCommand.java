@@ -1,23 +1,19 @@
 package dev.kernelweave.agent.cli;
 
 import dev.kernelweave.agent.cli.inspect.InspectException;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * What every {@code inspect} subcommand shares: the journal directory, help, and how it reports.
  * Per call: picocli fills the options, {@link #call} checks the directory, then {@link #check}, then
  * {@link #read}. Not thread-safe: one command line runs it once.
  */
-abstract class JournalCommand implements Callable<Integer>, Main.UsageAfterErrors {
+abstract class JournalCommand extends IoCommand implements Main.UsageAfterErrors {
 
   @Parameters(paramLabel = "DIR", arity = "0..*", hideParamSyntax = true,
       description = "a run's journal directory, or a directory of runs (the newest is read)")
@@ -26,15 +22,10 @@ abstract class JournalCommand implements Callable<Integer>, Main.UsageAfterError
   @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
   private boolean help;
 
-  @Spec CommandSpec spec;
-
-  final PrintStream out;
-  final PrintStream err;
   final ZoneId zone;
 
   JournalCommand(CommandIo io) {
-    this.out = io.out();
-    this.err = io.err();
+    super(io);
     this.zone = io.zone();
   }
 

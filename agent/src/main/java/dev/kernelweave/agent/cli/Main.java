@@ -71,6 +71,14 @@ public final class Main {
     }
   }
 
+  /** Runs {@code kernelweave COMMAND ARGS...}, showing times in {@code zone}, and returns its exit code. */
+  static int run(String command, String[] args, PrintStream out, PrintStream err, ZoneId zone) {
+    String[] line = new String[args.length + 1];
+    line[0] = command;
+    System.arraycopy(args, 0, line, 1, args.length);
+    return run(line, out, err, zone);
+  }
+
   /** The whole command tree, its commands writing to {@code io}. */
   static CommandLine commandLine(CommandIo io) {
     CommandLine commandLine = new CommandLine(KernelWeaveCommand.class, new CommandFactory(io));

@@ -12,15 +12,13 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code ptx [--json] FILE.ptx}: what each kernel of a PTX module does with its parameters. */
 @Command(
@@ -52,7 +50,7 @@ import picocli.CommandLine.Spec;
       "0:done",
       "2:a usage error or a file that cannot be read as PTX"
     })
-final class PtxCommand implements Callable<Integer> {
+final class PtxCommand extends IoCommand {
 
   @Option(names = "--json", description = "print a JSON array instead, with each parameter's size in bytes"
       + " (and its extent, {\"start\":S,\"end\":E}, where bounded; \"forward\":true for +, with"
@@ -65,22 +63,13 @@ final class PtxCommand implements Callable<Integer> {
   @Parameters(paramLabel = "FILE.ptx", arity = "0..*", hideParamSyntax = true, description = "a PTX module, as text")
   private List<Path> files = List.of();
 
-  @Spec private CommandSpec spec;
-
-  private final PrintStream out;
-  private final PrintStream err;
-
   PtxCommand(CommandIo io) {
-    this.out = io.out();
-    this.err = io.err();
+    super(io);
   }
 
   /** {@code kernelweave ptx ARGS...}. */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    String[] command = new String[args.length + 1];
-    command[0] = "ptx";
-    System.arraycopy(args, 0, command, 1, args.length);
-    return Main.run(command, out, err);
+    return Main.run("ptx", args, out, err, ZoneId.systemDefault());
   }
 
   @Override

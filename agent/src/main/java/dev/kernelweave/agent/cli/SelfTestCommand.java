@@ -14,14 +14,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code selftest --sim|--gpu [--seed S] [--programs N] [--graphs on|off] [--mutant M] [--streams K]}:
@@ -47,7 +45,7 @@ import picocli.CommandLine.Spec;
       "2:usage",
       "3:--gpu cannot run here (no GPU or no CUDA driver, no JCuda, not run from the agent jar)"
     })
-final class SelfTestCommand implements Callable<Integer>, Main.UsageAfterErrors {
+final class SelfTestCommand extends IoCommand implements Main.UsageAfterErrors {
 
   /** Exit code when the GPU self-test cannot run here (no GPU, no JCuda, not run from the agent jar). */
   static final int UNAVAILABLE = 3;
@@ -83,14 +81,8 @@ final class SelfTestCommand implements Callable<Integer>, Main.UsageAfterErrors 
   @Option(names = {"-h", "--help"}, usageHelp = true, order = Main.LAST, description = "this text")
   private boolean help;
 
-  @Spec private CommandSpec spec;
-
-  private final PrintStream out;
-  private final PrintStream err;
-
   SelfTestCommand(CommandIo io) {
-    this.out = io.out();
-    this.err = io.err();
+    super(io);
   }
 
   /** The mutants, one line each with the bug it carries, after the exit codes in the help. */

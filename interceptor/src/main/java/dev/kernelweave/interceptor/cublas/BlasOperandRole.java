@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor.cublas;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 import dev.kernelweave.call.AccessMode;
 
 /**
@@ -75,12 +77,11 @@ public enum BlasOperandRole {
 
   /** The role with the given {@link #code()}. */
   public static BlasOperandRole ofCode(String code) {
-    for (BlasOperandRole role : BY_ORDINAL) {
-      if (role.code.equals(code)) {
-        return role;
-      }
+    BlasOperandRole role = constantNamed(BY_ORDINAL, BlasOperandRole::code, code);
+    if (role == null) {
+      throw new IllegalArgumentException("no operand role with code '" + code + "'");
     }
-    throw new IllegalArgumentException("no operand role with code '" + code + "'");
+    return role;
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.kernelweave.interceptor.cublas;
 
+import static dev.kernelweave.text.ConstantNames.constantNamed;
+
 /**
  * The integer settings of a cuBLAS handle that change what its routines compute or how they read
  * their scalars, as JCublas 12.6.0 exposes them. A handle starts with every one at 0 (host pointer
@@ -30,11 +32,6 @@ public enum BlasSetting {
 
   /** The setting a {@code JCublas2} method sets, or null when it sets none of them. */
   public static BlasSetting ofSetter(String methodName) {
-    for (BlasSetting s : ALL) {
-      if (s.setter.equals(methodName)) {
-        return s;
-      }
-    }
-    return null;
+    return constantNamed(ALL, BlasSetting::setter, methodName);
   }
 }

@@ -98,16 +98,16 @@ public final class Benchmark {
             agent,
             options.agentOptions(),
             options.jvmArgs());
+    Benchmark benchmark = new Benchmark(options, runner, journals, agent, out);
 
     if (options.workloads().isEmpty() && options.corpus().isEmpty()) {
       out.printf("device %s; start-up only%nagent %s=%s%n%n", device, agent, options.agentOptions());
-      StartupCost startup = new Benchmark(options, runner, journals, agent, out).measureStartup();
+      StartupCost startup = benchmark.measureStartup();
       out.println();
       out.print(new Report(device, timestamp, commandLine(args), settings(options, agent, classPath, null), List.of(), startup, "")
           .startupLine());
       return startup.failure() == null ? 0 : FAILED;
     }
-    Benchmark benchmark = new Benchmark(options, runner, journals, agent, out);
     Map<BenchmarkOptions.Regime, List<WorkloadMeasurement>> measuredByRegime = new LinkedHashMap<>();
     for (BenchmarkOptions.Regime regime : options.regimes()) {
       out.printf(

@@ -1,5 +1,6 @@
 package dev.kernelweave.it.bench;
 
+import dev.kernelweave.text.JsonStrings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,14 +195,14 @@ public final class Json {
     } else if (value instanceof Iterable<?> list) {
       writeElements(list, out, indent);
     } else if (value instanceof String s) {
-      quote(s, out);
+      JsonStrings.appendQuoted(out, s);
     } else if (value instanceof Double || value instanceof Float) {
       double d = ((Number) value).doubleValue();
       out.append(Double.isFinite(d) ? Double.toString(d) : "null");
     } else if (value instanceof Number || value instanceof Boolean || value == null) {
       out.append(value);
     } else {
-      quote(value.toString(), out);
+      JsonStrings.appendQuoted(out, value.toString());
     }
   }
 
@@ -215,7 +216,7 @@ public final class Json {
     int left = map.size();
     for (Map.Entry<?, ?> member : map.entrySet()) {
       out.append(inner);
-      quote(String.valueOf(member.getKey()), out);
+      JsonStrings.appendQuoted(out, String.valueOf(member.getKey()));
       out.append(": ");
       write(member.getValue(), out, inner);
       out.append(--left > 0 ? ",\n" : "\n");
@@ -249,27 +250,5 @@ public final class Json {
       write(element, out, inner);
     }
     out.append(flat ? "]" : "\n" + indent + "]");
-  }
-
-  private static void quote(String s, StringBuilder out) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
   }
 }

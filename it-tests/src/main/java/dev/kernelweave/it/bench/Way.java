@@ -3,32 +3,29 @@ package dev.kernelweave.it.bench;
 /** The ways the benchmark runs each workload. */
 public enum Way {
   /** The plain serial program, no agent: the baseline. */
-  SERIAL("serial"),
+  SERIAL,
   /** The same serial program under the agent, scheduling. */
-  AGENT("serial"),
+  AGENT,
   /** The hand-tuned multi-stream twin, no agent: the bar. */
-  TUNED("tuned"),
+  TUNED,
   /**
    * The serial program under the agent in {@code mode=passthrough}: every call as written, only
    * journaled. Its journal gives each call's host time without the scheduler, beside {@link
    * #AGENT}'s.
    */
-  PASSTHROUGH("serial"),
+  PASSTHROUGH,
   /**
    * The graph twin, no agent: the tuned twin's work captured once into CUDA graphs by hand and
    * replayed, the ceiling for a tool that leaves the program unchanged.
    */
-  GRAPH("graph");
+  GRAPH;
 
-  private final String variant;
-
-  Way(String variant) {
-    this.variant = variant;
-  }
-
-  /** The workload variant this way runs ({@code --variant}). */
+  /**
+   * The workload variant this way runs ({@code --variant}): the agent's ways run the serial program,
+   * the others the variant of their own name.
+   */
   public String variant() {
-    return variant;
+    return withAgent() ? SERIAL.label() : label();
   }
 
   /** Whether this way runs under the agent. */

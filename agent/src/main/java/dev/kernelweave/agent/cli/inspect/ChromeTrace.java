@@ -2,6 +2,7 @@ package dev.kernelweave.agent.cli.inspect;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.text.JsonStrings;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.HashSet;
@@ -102,7 +103,7 @@ public final class ChromeTrace implements AutoCloseable {
     java.util.Arrays.fill(windowSeq, -1);
     out.write("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"timing\":");
     StringBuilder note = new StringBuilder();
-    JsonText.string(note, HOST_TIME_NOTE);
+    JsonStrings.appendQuoted(note, HOST_TIME_NOTE);
     out.append(note);
     out.write("},\"traceEvents\":[\n");
     metadata("process_name", THREADS_PID, 0, "application threads (host time)");
@@ -122,15 +123,15 @@ public final class ChromeTrace implements AutoCloseable {
     }
     StringBuilder b = begin();
     b.append("{\"name\":");
-    JsonText.string(b, "window #" + r.graphWindow + " " + (r.name.equals(CallKind.WINDOW_IN_ORDER) ? "in order" : "as graph"));
+    JsonStrings.appendQuoted(b, "window #" + r.graphWindow + " " + (r.name.equals(CallKind.WINDOW_IN_ORDER) ? "in order" : "as graph"));
     b.append(",\"cat\":\"device\",\"ph\":\"X\",\"ts\":").append(micros((r.startNanos - origin) / 1000.0))
         .append(",\"dur\":").append(micros(Math.max(0, r.durationNanos) / 1000.0))
         .append(",\"pid\":").append(DEVICE_PID).append(",\"tid\":").append(r.stream)
         .append(",\"args\":{\"clock\":\"device\",\"placed\":\"at the host's issue\",\"seq\":").append(r.seq)
         .append(",\"window\":").append(r.graphWindow).append(",\"way\":");
-    JsonText.string(b, r.name);
+    JsonStrings.appendQuoted(b, r.name);
     b.append(",\"hostUs\":").append(micros(r.bytes / 1000.0)).append(",\"verdict\":");
-    JsonText.string(b, r.kernel.isEmpty() ? "not yet" : r.kernel);
+    JsonStrings.appendQuoted(b, r.kernel.isEmpty() ? "not yet" : r.kernel);
     b.append(",\"shape\":\"0x").append(Long.toHexString(r.appStream)).append("\"}}");
     end(b);
   }
@@ -208,7 +209,7 @@ public final class ChromeTrace implements AutoCloseable {
     replays++;
     StringBuilder b = begin();
     b.append("{\"name\":");
-    JsonText.string(b, "graph replay #" + replay.window + " (" + replay.launches
+    JsonStrings.appendQuoted(b, "graph replay #" + replay.window + " (" + replay.launches
         + (replay.launches == 1 ? " launch)" : " launches)"));
     b.append(",\"cat\":\"graph\",\"ph\":\"X\",\"ts\":").append(micros(replay.start))
         .append(",\"dur\":").append(micros(replay.end - replay.start))
@@ -228,9 +229,9 @@ public final class ChromeTrace implements AutoCloseable {
   private StringBuilder complete(CallRecord r, int pid, long tid, double ts, double dur) {
     StringBuilder b = begin();
     b.append("{\"name\":");
-    JsonText.string(b, r.kernel.isEmpty() ? r.name : r.kernel);
+    JsonStrings.appendQuoted(b, r.kernel.isEmpty() ? r.name : r.kernel);
     b.append(",\"cat\":");
-    JsonText.string(b, r.kind.name().toLowerCase(Locale.ROOT));
+    JsonStrings.appendQuoted(b, r.kind.name().toLowerCase(Locale.ROOT));
     b.append(",\"ph\":\"X\",\"ts\":").append(micros(ts)).append(",\"dur\":").append(micros(dur));
     b.append(",\"pid\":").append(pid).append(",\"tid\":").append(tid);
     b.append(",\"args\":{");
@@ -238,7 +239,7 @@ public final class ChromeTrace implements AutoCloseable {
       b.append("\"clock\":\"host\",");
     }
     b.append("\"seq\":").append(r.seq).append(",\"call\":");
-    JsonText.string(b, r.name);
+    JsonStrings.appendQuoted(b, r.name);
     b.append(",\"stream\":").append(r.stream).append(",\"priority\":\"").append(r.priority.label()).append('"')
         .append(",\"result\":").append(r.result);
     if (r.bytes != 0) {
@@ -290,7 +291,7 @@ public final class ChromeTrace implements AutoCloseable {
       b.append("\"sort_index\":").append(pid);
     } else {
       b.append("\"name\":");
-      JsonText.string(b, value);
+      JsonStrings.appendQuoted(b, value);
     }
     b.append("}}");
     end(b);

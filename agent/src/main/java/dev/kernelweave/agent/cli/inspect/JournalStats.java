@@ -5,6 +5,7 @@ import dev.kernelweave.call.CallRecord;
 import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.journal.RunEnd;
 import dev.kernelweave.journal.RunHeader;
+import dev.kernelweave.text.JsonStrings;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -309,27 +310,27 @@ public final class JournalStats {
   public void printJson(PrintStream out, String journal) {
     StringBuilder b = new StringBuilder(4096);
     b.append("{\n  \"journal\": ");
-    JsonText.string(b, journal);
+    JsonStrings.appendQuoted(b, journal);
     b.append(",\n  \"agent_version\": ");
     if (writer == null) {
       b.append("null");
     } else {
-      JsonText.string(b, writer.version());
+      JsonStrings.appendQuoted(b, writer.version());
     }
     b.append(",\n  \"java_version\": ");
     if (writer == null) {
       b.append("null");
     } else {
-      JsonText.string(b, writer.java());
+      JsonStrings.appendQuoted(b, writer.java());
     }
     b.append(",\n  \"engagement\": ");
     if (runEnd == null) {
       b.append("null");
     } else {
       b.append("{\"calls_as_written\": ").append(runEnd.callsAsWritten()).append(", \"engaged\": ");
-      JsonText.string(b, runEnd.engaged());
+      JsonStrings.appendQuoted(b, runEnd.engaged());
       b.append(", \"handed_back\": ");
-      JsonText.string(b, runEnd.handedBack());
+      JsonStrings.appendQuoted(b, runEnd.handedBack());
       b.append('}');
     }
     b.append(",\n  \"calls\": ").append(calls);
@@ -342,7 +343,7 @@ public final class JournalStats {
     for (CallKind kind : CallKind.values()) {
       if (perKind[kind.ordinal()] > 0) {
         b.append(sep).append("\n    ");
-        JsonText.string(b, kindName(kind));
+        JsonStrings.appendQuoted(b, kindName(kind));
         b.append(": ").append(perKind[kind.ordinal()]);
         sep = ",";
       }
@@ -353,7 +354,7 @@ public final class JournalStats {
     for (PriorityClass c : PriorityClass.values()) {
       if (perPriority[c.ordinal()] > 0) {
         b.append(sep).append("\n    ");
-        JsonText.string(b, c.label());
+        JsonStrings.appendQuoted(b, c.label());
         b.append(": ").append(perPriority[c.ordinal()]);
         sep = ",";
       }
@@ -363,7 +364,7 @@ public final class JournalStats {
     sep = "";
     for (TopTable.Row k : perKernel.rows("kernels")) {
       b.append(sep).append("\n    {\"name\": ");
-      JsonText.string(b, k.name);
+      JsonStrings.appendQuoted(b, k.name);
       b.append(", \"launches\": ").append(k.count).append(", \"mean_host_us\": ")
           .append(jsonNumber(k.nanos / 1000.0 / k.count)).append('}');
       sep = ",";
@@ -372,7 +373,7 @@ public final class JournalStats {
     sep = "";
     for (TopTable.Row t : perThread.rows("threads")) {
       b.append(sep).append("\n    {\"name\": ");
-      JsonText.string(b, t.name);
+      JsonStrings.appendQuoted(b, t.name);
       b.append(", \"calls\": ").append(t.count).append(", \"host_ms\": ").append(jsonNumber(t.nanos / 1e6)).append('}');
       sep = ",";
     }

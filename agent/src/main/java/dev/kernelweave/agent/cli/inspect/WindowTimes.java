@@ -2,6 +2,7 @@ package dev.kernelweave.agent.cli.inspect;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.call.CallRecord;
+import dev.kernelweave.text.JsonStrings;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -124,7 +125,7 @@ final class WindowTimes {
           .append(", \"in_order_device_us\": ").append(medianMicros(s.inOrder.device, s.inOrder.kept()))
           .append(", \"in_order_host_us\": ").append(medianMicros(s.inOrder.host, s.inOrder.kept()))
           .append(", \"verdict\": ");
-      JsonText.string(b, s.verdictText());
+      JsonStrings.appendQuoted(b, s.verdictText());
       b.append('}');
       sep = ",";
     }

@@ -1,10 +1,14 @@
-package dev.kernelweave.agent.cli.inspect;
+package dev.kernelweave.text;
 
-/** The little JSON the trace needs: quoted, escaped strings. */
-final class JsonText {
-  private JsonText() {}
+/**
+ * JSON string literals, for the places that write JSON by hand ({@code inspect}'s trace and
+ * statistics, the benchmark's results) rather than load a JSON library into the application's JVM.
+ */
+public final class JsonStrings {
+  private JsonStrings() {}
 
-  static void string(StringBuilder b, String s) {
+  /** Appends {@code s} to {@code b} as a quoted JSON string, control characters escaped. */
+  public static void appendQuoted(StringBuilder b, String s) {
     b.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
