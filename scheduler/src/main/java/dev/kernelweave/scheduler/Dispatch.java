@@ -264,6 +264,16 @@ public final class Dispatch {
     }
   }
 
+  /** Whether a stream of this context captures a graph now; takes the lock briefly. */
+  public boolean capturing() {
+    lock.lock();
+    try {
+      return scheduler.capturing();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether launches are held now. */
   public boolean holding() {
     if (windows == null) {
