@@ -87,13 +87,8 @@ public abstract class CorpusProgram implements Workload {
       }
 
       @Override
-      public String ptx() {
-        return Corpus.PTX;
-      }
-
-      @Override
-      public List<String> kernels() {
-        return kernels;
+      public ModuleKernels moduleKernels() {
+        return new ModuleKernels(Corpus.PTX, kernels);
       }
 
       @Override

@@ -1,5 +1,7 @@
 package dev.kernelweave.kernels;
 
+import java.util.function.Function;
+
 /**
  * The words of a main's command line, read left to right: each is either a word that stands alone
  * or an option followed by its value. What a word means is the caller's to decide; this class walks
@@ -31,6 +33,27 @@ final class CommandLine {
       throw new IllegalArgumentException(option + " needs a value");
     }
     return next();
+  }
+
+  /**
+   * What {@code parse} makes of {@code args}, once a GPU is known to be usable: how a main that
+   * needs one starts. A bad line ends the process with status 2, no usable GPU with status 3, each
+   * after one line on standard error that starts with {@code program}.
+   */
+  static <T> T parseForGpu(String program, String[] args, Function<String[], T> parse) {
+    T options;
+    try {
+      options = parse.apply(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(program + ": " + e.getMessage());
+      System.exit(2);
+      return null;
+    }
+    if (!Gpu.available()) {
+      System.err.println(program + ": " + Gpu.problem());
+      System.exit(3);
+    }
+    return options;
   }
 
   /** {@code value}, given for {@code option}, as a whole number of at least {@code least}. */

@@ -27,11 +27,32 @@ public interface Problem {
     return grid(blocks, threads) + ", " + rounds + " rounds";
   }
 
+  /**
+   * A PTX module and the kernel entry points a workload launches from it: named together, since
+   * each name means something only in its module.
+   *
+   * @param ptx the module, {@code ptx/NAME.ptx} on the class path
+   * @param kernels the entry points
+   */
+  record ModuleKernels(String ptx, List<String> kernels) {
+
+    public ModuleKernels(String ptx, String... kernels) {
+      this(ptx, List.of(kernels));
+    }
+  }
+
+  /** The module the workload loads and the kernels it launches from it. */
+  ModuleKernels moduleKernels();
+
   /** The PTX module the workload loads, {@code ptx/NAME.ptx} on the class path. */
-  String ptx();
+  default String ptx() {
+    return moduleKernels().ptx();
+  }
 
   /** The kernel entry points the workload launches from {@link #ptx()}. */
-  List<String> kernels();
+  default List<String> kernels() {
+    return moduleKernels().kernels();
+  }
 
   /**
    * The output bytes that every correct run must produce, computed on the CPU with the same float

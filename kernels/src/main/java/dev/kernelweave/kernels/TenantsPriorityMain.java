@@ -86,18 +86,7 @@ public final class TenantsPriorityMain {
   private TenantsPriorityMain() {}
 
   public static void main(String[] args) throws Exception {
-    Options o;
-    try {
-      o = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("tenants-priority: " + e.getMessage());
-      System.exit(2);
-      return;
-    }
-    if (!Gpu.available()) {
-      System.err.println("tenants-priority: " + Gpu.problem());
-      System.exit(3);
-    }
+    Options o = CommandLine.parseForGpu("tenants-priority", args, Options::parse);
     System.out.println(run(o));
   }
 

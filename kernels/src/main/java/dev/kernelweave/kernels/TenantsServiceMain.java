@@ -47,18 +47,7 @@ public final class TenantsServiceMain {
   private TenantsServiceMain() {}
 
   public static void main(String[] args) {
-    Options o;
-    try {
-      o = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("tenants-service: " + e.getMessage());
-      System.exit(2);
-      return;
-    }
-    if (!Gpu.available()) {
-      System.err.println("tenants-service: " + Gpu.problem());
-      System.exit(3);
-    }
+    Options o = CommandLine.parseForGpu("tenants-service", args, Options::parse);
     Cuda.makeContextCurrent();
     try (TenantsService service = TenantsService.open(o.workers(), o.requests())) {
       long wall = 0;

@@ -1,7 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
@@ -14,7 +13,6 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code branches} on the GPU; see {@link BranchesProblem}. */
@@ -108,9 +106,12 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
    * 0's stream, which then copies the result into pinned memory.
    */
   static class Tuned extends Branches {
-    CUstream[] streams;
+    private CUstream[] streams;
     private CUevent[] chainDone;
     private PinnedFloats result;
+
+    /** Issues the chains and the join. */
+    private Runnable issue;
 
     Tuned(BranchesProblem problem) {
       super(problem);
@@ -121,15 +122,16 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
       streams = cuda.streams(p.chains());
       chainDone = cuda.events(p.chains());
       result = cuda.pinnedFloats(p.n());
+      issue = issuing(joinStream(), streams, this::queueChainsAndJoin);
     }
 
     /** The stream the join, and the copy of its result, run on. */
-    final CUstream joinStream() {
+    private CUstream joinStream() {
       return streams[0];
     }
 
     /** Every chain on its stream, then the join on {@link #joinStream} after all of them. */
-    final void queueChainsAndJoin() {
+    private void queueChainsAndJoin() {
       for (int c = 0; c < p.chains(); c++) {
         for (int k = 0; k < p.length(); k++) {
           launchStep(c, k, streams[c]);
@@ -142,14 +144,9 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
       launchJoin(joinStream());
     }
 
-    /** Issues the chains and the join; {@link Graph} replays them instead. */
-    void issue() {
-      queueChainsAndJoin();
-    }
-
     @Override
     public void run() {
-      issue();
+      issue.run();
       result.readBack(joined, joinStream());
     }
 
@@ -165,22 +162,9 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
    * stream every repetition; the copy of the result into pinned memory and the host's wait follow
    * it on that stream, outside the graph.
    */
-  static final class Graph extends Tuned {
-    private CUgraphExec chainsAndJoin;
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(BranchesProblem problem) {
       super(problem);
-    }
-
-    @Override
-    protected void setUpVariant() {
-      super.setUpVariant();
-      chainsAndJoin = cuda.graph(joinStream(), streams, this::queueChainsAndJoin);
-    }
-
-    @Override
-    void issue() {
-      cuGraphLaunch(chainsAndJoin, joinStream());
     }
   }
 }

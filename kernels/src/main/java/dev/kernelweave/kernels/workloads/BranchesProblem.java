@@ -8,7 +8,6 @@ import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 
 /**
  * {@code branches}: {@code chains} independent chains of {@code length} stencil kernels, each over
@@ -74,13 +73,8 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
   }
 
   @Override
-  public String ptx() {
-    return "branches";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(STEP, JOIN);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("branches", STEP, JOIN);
   }
 
   /** Which of a chain's two buffers holds its result after {@code step} kernels. */

@@ -1,7 +1,5 @@
 package dev.kernelweave.kernels.workloads;
 
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
@@ -11,7 +9,6 @@ import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code chain} on the GPU; see {@link ChainProblem}. */
@@ -70,8 +67,11 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
 
   /** What an expert does with nothing to overlap: one stream, an async copy into pinned memory. */
   static class Tuned extends Chain {
-    CUstream stream;
+    private CUstream stream;
     private PinnedFloats result;
+
+    /** Issues the chain on {@code stream}. */
+    private Runnable issue;
 
     Tuned(ChainProblem problem) {
       super(problem);
@@ -81,16 +81,12 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
     protected void setUpVariant() {
       stream = cuda.stream();
       result = cuda.pinnedFloats(p.n());
-    }
-
-    /** Issues the chain on {@code stream}; {@link Graph} replays it instead. */
-    void issue() {
-      launchSteps(stream);
+      issue = issuing(stream, () -> launchSteps(stream));
     }
 
     @Override
     public void run() {
-      issue();
+      issue.run();
       result.readBack(x, stream);
     }
 
@@ -104,22 +100,9 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
    * The chain captured once into one graph and launched on the tuned twin's stream: nothing to
    * overlap, only the host's launches to save (one {@code cuGraphLaunch} for all the kernels).
    */
-  static final class Graph extends Tuned {
-    private CUgraphExec steps;
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(ChainProblem problem) {
       super(problem);
-    }
-
-    @Override
-    protected void setUpVariant() {
-      super.setUpVariant();
-      steps = cuda.graph(stream, () -> launchSteps(stream));
-    }
-
-    @Override
-    void issue() {
-      cuGraphLaunch(steps, stream);
     }
   }
 }

@@ -7,7 +7,6 @@ import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 
 /**
  * {@code chain}: one long chain of {@code length} dependent in-place kernels on one buffer; nothing
@@ -57,13 +56,8 @@ public record ChainProblem(int length, int n, int blocks, int threads, int round
   }
 
   @Override
-  public String ptx() {
-    return "chain";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(STEP);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("chain", STEP);
   }
 
   /** The weight kernel {@code step} blends in, as {@code chain_step} computes it. */

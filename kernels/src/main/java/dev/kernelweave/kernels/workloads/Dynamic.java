@@ -1,7 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.kernelweave.kernels.Cuda;
@@ -13,7 +12,6 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code dynamic} on the GPU; see {@link DynamicProblem}. */
@@ -145,11 +143,14 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
    */
   static class Tuned extends Dynamic {
     private CUstream main;
-    CUstream[] streams;
+    private CUstream[] streams;
     private CUevent[] expertDone;
     private PinnedFloats scoresOnHost;
     private PinnedFloats result;
     private float[] scoresCopy;
+
+    /** Per expert, issues its chain on its stream. */
+    private Runnable[] expertChains;
 
     Tuned(DynamicProblem problem) {
       super(problem);
@@ -163,11 +164,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
       scoresOnHost = cuda.pinnedFloats(p.experts());
       result = cuda.pinnedFloats(p.n());
       scoresCopy = new float[p.experts()];
-    }
-
-    /** Issues expert {@code e}'s chain on its stream; {@link Graph} replays it instead. */
-    void issueExpert(int e) {
-      launchExpert(e, streams[e]);
+      expertChains = issuingPerStream(streams, (stream, e) -> launchExpert(e, stream));
     }
 
     @Override
@@ -178,7 +175,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         scoresOnHost.get(0, scoresCopy, 0, p.experts());
         int[] picked = pick(it, scoresCopy);
         for (int e : picked) {
-          issueExpert(e);
+          expertChains[e].run();
           cuEventRecord(expertDone[e], streams[e]);
           cuStreamWaitEvent(main, expertDone[e], 0);
         }
@@ -202,22 +199,9 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
    * graphs save is the host's launches of a chain's kernels: one {@code cuGraphLaunch} for {@code
    * length} launches.
    */
-  static final class Graph extends Tuned {
-    private CUgraphExec[] expertGraphs;
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(DynamicProblem problem) {
       super(problem);
-    }
-
-    @Override
-    protected void setUpVariant() {
-      super.setUpVariant();
-      expertGraphs = cuda.graphPerStream(streams, (stream, e) -> launchExpert(e, stream));
-    }
-
-    @Override
-    void issueExpert(int e) {
-      cuGraphLaunch(expertGraphs[e], streams[e]);
     }
   }
 }

@@ -10,7 +10,6 @@ import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * {@code dynamic}: mixture-of-experts routing decided on the host. Per iteration a router kernel
@@ -91,13 +90,8 @@ public record DynamicProblem(
   }
 
   @Override
-  public String ptx() {
-    return "dynamic";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(ROUTER, EXPERT, COMBINE);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("dynamic", ROUTER, EXPERT, COMBINE);
   }
 
   /** Which of an expert's two buffers holds its output after {@code step} kernels (step >= 1). */

@@ -1,7 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.jcublas.JCublas2.cublasSetWorkspace;
 import static jcuda.jcublas.JCublas2.cublasSgemm;
@@ -18,7 +17,6 @@ import dev.kernelweave.kernels.Workload;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 
@@ -114,12 +112,18 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
    * the mix.
    */
   static class Tuned extends Heads {
-    CUstream[] streams;
-    cublasHandle[] handles;
+    /** cuBLAS's default workspace size. */
+    private static final int WORKSPACE_BYTES = 4 << 20;
+
+    private CUstream[] streams;
+    private cublasHandle[] handles;
     private CUevent[] headDone;
-    CUstream main;
+    private CUstream main;
     private CUevent mixed;
     private PinnedFloats result;
+
+    /** Issues every layer. */
+    private Runnable issue;
 
     Tuned(HeadsProblem problem) {
       super(problem);
@@ -136,10 +140,17 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
       main = cuda.stream();
       mixed = cuda.event();
       result = cuda.pinnedFloats(p.heads() * p.headSize());
+      if (replaysGraphs()) {
+        // Capture asks for a workspace per handle; see Graph.
+        for (cublasHandle handle : handles) {
+          cublasSetWorkspace(handle, cuda.floats(WORKSPACE_BYTES / Float.BYTES), WORKSPACE_BYTES);
+        }
+      }
+      issue = issuing(main, streams, this::queueLayers);
     }
 
     /** Every layer: each head's product on its stream, then the mix on {@code main}. */
-    final void queueLayers() {
+    private void queueLayers() {
       for (int l = 0; l < p.layers(); l++) {
         for (int h = 0; h < p.heads(); h++) {
           if (l > 0) {
@@ -154,14 +165,9 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
       }
     }
 
-    /** Issues every layer; {@link Graph} replays them instead. */
-    void issue() {
-      queueLayers();
-    }
-
     @Override
     public void run() {
-      issue();
+      issue.run();
       result.readBack(x, main);
     }
 
@@ -178,28 +184,9 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
    * workspace of its own first ({@code cublasSetWorkspace}), as cuBLAS asks of graph capture, so
    * that the graph's products do not share, or allocate, one.
    */
-  static final class Graph extends Tuned {
-    /** cuBLAS's default workspace size. */
-    private static final int WORKSPACE_BYTES = 4 << 20;
-
-    private CUgraphExec layers;
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(HeadsProblem problem) {
       super(problem);
-    }
-
-    @Override
-    protected void setUpVariant() {
-      super.setUpVariant();
-      for (cublasHandle handle : handles) {
-        cublasSetWorkspace(handle, cuda.floats(WORKSPACE_BYTES / Float.BYTES), WORKSPACE_BYTES);
-      }
-      layers = cuda.graph(main, streams, this::queueLayers);
-    }
-
-    @Override
-    void issue() {
-      cuGraphLaunch(layers, main);
     }
   }
 }

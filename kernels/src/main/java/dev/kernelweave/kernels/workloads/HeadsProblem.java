@@ -4,7 +4,6 @@ import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 
 /**
  * {@code heads}: {@code layers} layers of {@code heads} independent {@code dim x dim x dim} sgemm
@@ -82,13 +81,8 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
   }
 
   @Override
-  public String ptx() {
-    return "heads";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(MIX);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("heads", MIX);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.kernelweave.kernels.workloads;
 
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -14,7 +13,6 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /**
@@ -183,7 +181,10 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
    * direction.
    */
   static class Tuned extends Pinned {
-    CUstream[] streams;
+    private CUstream[] streams;
+
+    /** Per batch, issues its copy in, kernels and copy out on its stream. */
+    private Runnable[] batchWork;
 
     Tuned(PipelineProblem problem) {
       super(problem);
@@ -192,21 +193,18 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
     @Override
     void setUpStreams() {
       streams = cuda.streams(p.batches());
+      batchWork = issuingPerStream(streams, (stream, b) -> queueBatchWork(b, stream));
     }
 
     @Override
     public void run() {
       for (int b = 0; b < p.batches(); b++) {
-        issueBatch(b);
+        stage(b);
+        batchWork[b].run();
       }
       for (CUstream stream : streams) {
         cuStreamSynchronize(stream);
       }
-    }
-
-    /** Stages batch {@code b} and issues its work on its stream; {@link Graph} replays the work. */
-    void issueBatch(int b) {
-      queueBatch(b, streams[b]);
     }
   }
 
@@ -217,23 +215,9 @@ public abstract class Pipeline extends DeviceWorkload<PipelineProblem> {
    * queues: one graph of all the batches would have to wait for all the staging, where this lets
    * the GPU start on the first batch while the host stages the next.
    */
-  static final class Graph extends Tuned {
-    private CUgraphExec[] batchGraphs;
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(PipelineProblem problem) {
       super(problem);
-    }
-
-    @Override
-    void setUpStreams() {
-      super.setUpStreams();
-      batchGraphs = cuda.graphPerStream(streams, (stream, b) -> queueBatchWork(b, stream));
-    }
-
-    @Override
-    void issueBatch(int b) {
-      stage(b);
-      cuGraphLaunch(batchGraphs[b], streams[b]);
     }
   }
 }

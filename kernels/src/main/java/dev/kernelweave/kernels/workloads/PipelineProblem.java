@@ -8,7 +8,6 @@ import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 
 /**
  * {@code pipeline}: {@code batches} independent batches, each copied in, computed by three kernels
@@ -85,13 +84,8 @@ public record PipelineProblem(String name, int batches, int n, int blocks, int t
   }
 
   @Override
-  public String ptx() {
-    return "pipeline";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(PREPARE, SMOOTH, FINISH);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("pipeline", PREPARE, SMOOTH, FINISH);
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.kernelweave.kernels.workloads;
 
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -15,7 +14,6 @@ import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 
 /** {@code rl-sim} on the GPU; see {@link RlSimProblem}. */
@@ -134,12 +132,18 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
    * this step's reads, so no other event is needed.
    */
   static class Tuned extends RlSim {
-    CUstream[] streams;
+    private CUstream[] streams;
     private CUevent[] envDone;
-    CUstream main;
+    private CUstream main;
 
     /** The statistics of every step, then every final state. */
     private PinnedFloats result;
+
+    /**
+     * Issues an even step, then an odd one: a step reads one state buffer of each environment and
+     * writes the other, so steps of one parity issue the same work.
+     */
+    private final Runnable[] stepOfParity = new Runnable[2];
 
     Tuned(RlSimProblem problem) {
       super(problem);
@@ -151,10 +155,14 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
       envDone = cuda.events(p.envs());
       main = cuda.stream();
       result = cuda.pinnedFloats(p.outputWords());
+      for (int parity = 0; parity < stepOfParity.length; parity++) {
+        int step = parity;
+        stepOfParity[parity] = issuing(main, streams, () -> queueStep(step));
+      }
     }
 
     /** Step {@code s} of every environment on its stream, then the total on {@code main}. */
-    final void queueStep(int s) {
+    private void queueStep(int s) {
       for (int e = 0; e < p.envs(); e++) {
         launchEnvStep(e, s, streams[e]);
         cuEventRecord(envDone[e], streams[e]);
@@ -163,15 +171,10 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
       launchTotal(main);
     }
 
-    /** Issues step {@code s}; {@link Graph} replays it instead. */
-    void issueStep(int s) {
-      queueStep(s);
-    }
-
     @Override
     public void run() {
       for (int s = 0; s < p.steps(); s++) {
-        issueStep(s);
+        stepOfParity[s % stepOfParity.length].run();
         result.copyFromDevice(s * RlSimProblem.STATS, stats, RlSimProblem.STATS, main);
         cuStreamSynchronize(main);
       }
@@ -196,26 +199,9 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
    * host's wait after every step stay outside the graphs: the host reads them before the next
    * step, as the program does.
    */
-  static final class Graph extends Tuned {
-    /** The graph of even steps, then of odd steps. */
-    private final CUgraphExec[] stepGraphs = new CUgraphExec[2];
-
+  static final class Graph extends Tuned implements GraphTwin {
     Graph(RlSimProblem problem) {
       super(problem);
-    }
-
-    @Override
-    protected void setUpVariant() {
-      super.setUpVariant();
-      for (int parity = 0; parity < stepGraphs.length; parity++) {
-        int step = parity;
-        stepGraphs[parity] = cuda.graph(main, streams, () -> queueStep(step));
-      }
-    }
-
-    @Override
-    void issueStep(int s) {
-      cuGraphLaunch(stepGraphs[s % stepGraphs.length], main);
     }
   }
 }

@@ -10,7 +10,6 @@ import dev.kernelweave.kernels.Outputs;
 import dev.kernelweave.kernels.Problem;
 import dev.kernelweave.kernels.Seeded;
 import dev.kernelweave.kernels.Size;
-import java.util.List;
 
 /**
  * {@code rl-sim}: {@code envs} environments stepped in lock-step for {@code steps} steps. Per
@@ -77,13 +76,8 @@ public record RlSimProblem(int envs, int steps, int n, int blocks, int threads, 
   }
 
   @Override
-  public String ptx() {
-    return "rlsim";
-  }
-
-  @Override
-  public List<String> kernels() {
-    return List.of(POLICY, STEP, REWARD, TOTAL);
+  public ModuleKernels moduleKernels() {
+    return new ModuleKernels("rlsim", POLICY, STEP, REWARD, TOTAL);
   }
 
   /** Which of an environment's two state buffers holds its state after {@code step} steps. */
