@@ -237,8 +237,8 @@ final class Engagement {
   /**
    * {@link #engage}, running the {@link #whenEngaged} actions where {@code early}: not where the
    * program engaged by being long, whose own calls soon compile the tracked path, and beside which a
-   * JIT warm-up thread starting in its steady state cost more than it gave (on an H200, {@code
-   * ensemble} ran 1.18x as fast without it, {@code host-steps} 1.08x).
+   * JIT warm-up thread starting in its steady state gave nothing (on an H200, warmed, 6 rounds
+   * against the warm-up starting there: {@code host-steps} 1.11x, {@code ensemble} 1.00x).
    */
   private void engage(String why, boolean early) {
     if (caughtUp || disengaged) {
