@@ -2,7 +2,6 @@ package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.CallKind;
 import dev.kernelweave.calltable.CudaCall;
-import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.calltable.WindowEffect;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.journal.RunEnd;
