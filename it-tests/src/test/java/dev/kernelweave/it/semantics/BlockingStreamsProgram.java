@@ -1,0 +1,346 @@
+package dev.kernelweave.it.semantics;
+
+import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.N;
+import static jcuda.driver.JCudaDriver.CU_STREAM_PER_THREAD;
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUhostFn;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+
+/**
+ * Stream, event and thread orderings CUDA defines between streams created with flags 0 (blocking
+ * with respect to the legacy stream only), the per-thread default stream and threads, each variant a
+ * sequence whose every observation CUDA defines. Every variant first makes 16 launches in a row on
+ * the legacy stream, so that an agent engaging at such a run ({@code engage=auto}) schedules the rest.
+ *
+ * <ul>
+ *   <li>{@code host-function-blocking}: a host function on blocking stream {@code a} waits (at most
+ *       {@code --timeout-ms}) until the host has read back the results of 20 kernels on blocking
+ *       stream {@code b}. Two blocking streams do not wait for each other (only for the legacy
+ *       stream), so every read returns while the host function waits, and the host lets it go.
+ *   <li>{@code callback-blocking}: the same with {@code cuStreamAddCallback} on {@code a} and the
+ *       calling thread's per-thread default stream (blocking too) in place of {@code b}.
+ *   <li>{@code event-rerecord}: a slow kernel on {@code s1}, an event recorded after it, a wait for
+ *       the event on {@code s2}, then the same event recorded again at once on an idle stream: the
+ *       wait is for the record that preceded it, so a read on {@code s2} sees the kernel's values.
+ *   <li>{@code per-thread-threads}: four threads each fill, scale and read back a buffer of their
+ *       own on {@code CU_STREAM_PER_THREAD}, and synchronize it; each sees its own values.
+ *   <li>{@code ctx-sync-other-thread}: one thread launches a slow kernel on a non-blocking stream
+ *       and tells another (a latch), which calls {@code cuCtxSynchronize} and reads mapped memory the
+ *       kernel wrote, then reads the buffer back on the legacy stream.
+ *   <li>{@code mapped-syncs}: a slow kernel on a non-blocking stream writes mapped page-locked
+ *       memory; the host reads it after {@code cuStreamSynchronize}, after {@code cuEventSynchronize}
+ *       of an event recorded after a second kernel, and after {@code cuCtxSynchronize} of a third.
+ *   <li>{@code host-function-upload}: a host function on a stream writes page-locked memory that the
+ *       next call of the stream, an asynchronous upload, copies to the device; a kernel then scales
+ *       it. The upload reads what the host function wrote.
+ * </ul>
+ */
+public final class BlockingStreamsProgram {
+
+  private static final int NON_BLOCKING = 1;
+  private static final int DEVICE_MAP = 2;
+
+  public static void main(String[] args) throws Exception {
+    Sequence seq = Sequence.start(args, "host-function-blocking");
+    CUmodule module = Sequence.loadSemantics();
+    CUfunction slowFill = Sequence.function(module, "slow_fill");
+    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
+    engagingRun(slowFill);
+    seq.repeat(rep -> {
+      float v = 5f + 10 * rep;
+      switch (seq.variant) {
+        case "host-function-blocking" -> hostFunctionBlocking(seq, slowFill, rep, v, false);
+        case "callback-blocking" -> hostFunctionBlocking(seq, slowFill, rep, v, true);
+        case "event-rerecord" -> eventRerecord(seq, slowFill, rep, v);
+        case "per-thread-threads" -> perThreadThreads(seq, slowFill, slowAxpb, rep, v);
+        case "ctx-sync-other-thread" -> ctxSyncOtherThread(seq, slowFill, rep, v);
+        case "mapped-syncs" -> mappedSyncs(seq, slowFill, slowAxpb, rep, v);
+        case "host-function-upload" -> hostFunctionUpload(seq, slowAxpb, rep, v);
+        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
+      }
+    });
+  }
+
+  /** 16 launches in a row on the legacy stream, nothing between them, then a read: results unobserved. */
+  static void engagingRun(CUfunction slowFill) {
+    CUdeviceptr scratch = new CUdeviceptr();
+    cuMemAlloc(scratch, BYTES);
+    for (int i = 0; i < 17; i++) {
+      Sequence.launch(slowFill, null, scratch, (float) i, N, 0L);
+    }
+    Sequence.read(scratch);
+    cuMemFree(scratch);
+  }
+
+  static CUstream stream(int flags) {
+    CUstream s = new CUstream();
+    cuStreamCreate(s, flags);
+    return s;
+  }
+
+  private static void hostFunctionBlocking(Sequence seq, CUfunction slowFill, int rep, float v, boolean callback)
+      throws Exception {
+    CUstream waiting = stream(0);
+    CUstream working = callback ? CU_STREAM_PER_THREAD : stream(0);
+    CountDownLatch readBack = new CountDownLatch(1);
+    boolean[] released = new boolean[1];
+    Runnable waitForTheHost = () -> {
+      try {
+        released[0] = readBack.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    CUdeviceptr before = new CUdeviceptr();
+    cuMemAlloc(before, BYTES);
+    // Work on the waiting stream before the host function: the host function follows it.
+    seq.rc(rep, "slow_fill before the host function", 0, Sequence.launch(slowFill, waiting, before, v, N, seq.cycles));
+    if (callback) {
+      seq.rc(rep, "cuStreamAddCallback", 0,
+          cuStreamAddCallback(waiting, (stream, status, data) -> waitForTheHost.run(), null, 0));
+    } else {
+      CUhostFn f = data -> waitForTheHost.run();
+      seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, f, null));
+    }
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    CUdeviceptr[] buffers = new CUdeviceptr[20];
+    for (int k = 0; k < buffers.length; k++) {
+      buffers[k] = new CUdeviceptr();
+      cuMemAlloc(buffers[k], BYTES);
+      seq.rc(rep, "slow_fill " + k, 0, Sequence.launch(slowFill, working, buffers[k], v + k, N, seq.cycles / 20));
+    }
+    for (int k = 0; k < buffers.length; k++) {
+      cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
+      seq.rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
+      seq.check(rep, "buffer " + k, Sequence.describe(Sequence.ramp(v + k)), Sequence.describe(Sequence.floats(pinned)));
+    }
+    readBack.countDown();
+    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
+    seq.check(rep, "the host function was let go by the host", true, released[0]);
+    seq.check(rep, "before", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.read(before)));
+    for (CUdeviceptr b : buffers) {
+      cuMemFree(b);
+    }
+    cuMemFree(before);
+    cuMemFreeHost(pinned);
+    cuStreamDestroy(waiting);
+    if (!callback) {
+      cuStreamDestroy(working);
+    }
+  }
+
+  private static void eventRerecord(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUstream s1 = stream(NON_BLOCKING);
+    CUstream s2 = stream(NON_BLOCKING);
+    CUstream idle = stream(NON_BLOCKING);
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    Sequence.fill(pinned, -1f);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    seq.rc(rep, "slow_fill on s1", 0, Sequence.launch(slowFill, s1, a, v, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord(e, s1)", 0, cuEventRecord(e, s1));
+    seq.rc(rep, "cuStreamWaitEvent(s2, e)", 0, cuStreamWaitEvent(s2, e, 0));
+    seq.rc(rep, "cuEventRecord(e, idle)", 0, cuEventRecord(e, idle));
+    seq.rc(rep, "cuMemcpyDtoHAsync on s2", 0, cuMemcpyDtoHAsync(pinned, a, BYTES, s2));
+    seq.rc(rep, "cuStreamSynchronize(s2)", 0, cuStreamSynchronize(s2));
+    seq.check(rep, "read after the first record", Sequence.describe(Sequence.ramp(v)),
+        Sequence.describe(Sequence.floats(pinned)));
+    cuCtxSynchronize();
+    cuEventDestroy(e);
+    cuMemFreeHost(pinned);
+    cuMemFree(a);
+    cuStreamDestroy(s1);
+    cuStreamDestroy(s2);
+    cuStreamDestroy(idle);
+  }
+
+  private static void perThreadThreads(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v)
+      throws Exception {
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
+    int threads = 4;
+    Thread[] workers = new Thread[threads];
+    String[][] seen = new String[threads][3];
+    Throwable[] failed = new Throwable[threads];
+    CountDownLatch start = new CountDownLatch(1);
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      workers[t] = new Thread(() -> {
+        try {
+          cuCtxSetCurrent(context);
+          CUdeviceptr x = new CUdeviceptr();
+          cuMemAlloc(x, BYTES);
+          Pointer pinned = new Pointer();
+          cuMemAllocHost(pinned, BYTES);
+          start.await();
+          for (int round = 0; round < 3; round++) {
+            float value = v + 100 * id + 1000 * round;
+            Sequence.launch(slowFill, CU_STREAM_PER_THREAD, x, value, N, seq.cycles);
+            Sequence.launch(slowAxpb, CU_STREAM_PER_THREAD, x, 2f, 1f, N, seq.cycles);
+            cuMemcpyDtoHAsync(pinned, x, BYTES, CU_STREAM_PER_THREAD);
+            cuStreamSynchronize(CU_STREAM_PER_THREAD);
+            seen[id][round] = Sequence.describe(Sequence.floats(pinned));
+          }
+          cuMemFreeHost(pinned);
+          cuMemFree(x);
+        } catch (Throwable e) {
+          failed[id] = e;
+        }
+      }, "per-thread-" + t);
+      workers[t].start();
+    }
+    start.countDown();
+    for (Thread w : workers) {
+      w.join();
+    }
+    for (int t = 0; t < threads; t++) {
+      if (failed[t] != null) {
+        throw new IllegalStateException("thread " + t + " failed", failed[t]);
+      }
+      for (int round = 0; round < 3; round++) {
+        float[] expected = Sequence.ramp(v + 100 * t + 1000 * round);
+        for (int i = 0; i < N; i++) {
+          expected[i] = 2f * expected[i] + 1f;
+        }
+        seq.check(rep, "thread " + t + " round " + round, Sequence.describe(expected), seen[t][round]);
+      }
+    }
+  }
+
+  private static void ctxSyncOtherThread(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
+    CUcontext context = new CUcontext();
+    cuCtxGetCurrent(context);
+    Pointer host = new Pointer();
+    seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
+    Sequence.fill(host, -1f);
+    CUdeviceptr mapped = new CUdeviceptr();
+    cuMemHostGetDevicePointer(mapped, host, 0);
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    CountDownLatch launched = new CountDownLatch(1);
+    String[] seen = new String[2];
+    Throwable[] failed = new Throwable[1];
+    Thread reader = new Thread(() -> {
+      try {
+        cuCtxSetCurrent(context);
+        launched.await();
+        seen[0] = "cuCtxSynchronize returned " + cuCtxSynchronize() + " " + Sequence.describe(Sequence.floats(host));
+        seen[1] = Sequence.describe(Sequence.read(a));
+      } catch (Throwable t) {
+        failed[0] = t;
+      }
+    }, "reader");
+    reader.start();
+    CUstream s = stream(NON_BLOCKING);
+    seq.rc(rep, "slow_fill into mapped memory", 0, Sequence.launch(slowFill, s, mapped, v, N, seq.cycles));
+    seq.rc(rep, "slow_fill into device memory", 0, Sequence.launch(slowFill, s, a, v + 1, N, seq.cycles));
+    launched.countDown();
+    reader.join();
+    if (failed[0] != null) {
+      throw new IllegalStateException("the reader failed", failed[0]);
+    }
+    seq.check(rep, "mapped memory after the other thread's cuCtxSynchronize",
+        "cuCtxSynchronize returned 0 " + Sequence.describe(Sequence.ramp(v)), seen[0]);
+    seq.check(rep, "device memory read on the other thread", Sequence.describe(Sequence.ramp(v + 1)), seen[1]);
+    cuStreamDestroy(s);
+    cuMemFree(a);
+    cuMemFreeHost(host);
+  }
+
+  private static void mappedSyncs(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v) {
+    Pointer host = new Pointer();
+    seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
+    Sequence.fill(host, -1f);
+    CUdeviceptr mapped = new CUdeviceptr();
+    cuMemHostGetDevicePointer(mapped, host, 0);
+    CUstream s = stream(NON_BLOCKING);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    float[] expected = Sequence.ramp(v);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, mapped, v, N, seq.cycles));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
+    seq.check(rep, "mapped memory after cuStreamSynchronize", Sequence.describe(expected),
+        Sequence.describe(Sequence.floats(host)));
+    seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, mapped, 2f, 1f, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
+    seq.rc(rep, "cuEventSynchronize", 0, cuEventSynchronize(e));
+    for (int i = 0; i < N; i++) {
+      expected[i] = 2f * expected[i] + 1f;
+    }
+    seq.check(rep, "mapped memory after cuEventSynchronize", Sequence.describe(expected),
+        Sequence.describe(Sequence.floats(host)));
+    seq.rc(rep, "slow_axpb again", 0, Sequence.launch(slowAxpb, s, mapped, 3f, -1f, N, seq.cycles));
+    seq.rc(rep, "cuCtxSynchronize", 0, cuCtxSynchronize());
+    for (int i = 0; i < N; i++) {
+      expected[i] = 3f * expected[i] - 1f;
+    }
+    seq.check(rep, "mapped memory after cuCtxSynchronize", Sequence.describe(expected),
+        Sequence.describe(Sequence.floats(host)));
+    cuEventDestroy(e);
+    cuStreamDestroy(s);
+    cuMemFreeHost(host);
+  }
+
+  private static void hostFunctionUpload(Sequence seq, CUfunction slowAxpb, int rep, float v) {
+    CUstream s = stream(NON_BLOCKING);
+    Pointer pinned = new Pointer();
+    cuMemAllocHost(pinned, BYTES);
+    Sequence.fill(pinned, -1f);
+    Pointer result = new Pointer();
+    cuMemAllocHost(result, BYTES);
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    float[] values = Sequence.ramp(v);
+    CUhostFn write = data -> pinned.getByteBuffer(0, BYTES).order(java.nio.ByteOrder.nativeOrder())
+        .asFloatBuffer().put(values);
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(s, write, null));
+    seq.rc(rep, "cuMemcpyHtoDAsync", 0, cuMemcpyHtoDAsync(a, pinned, BYTES, s));
+    seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, a, 2f, 1f, N, seq.cycles));
+    seq.rc(rep, "cuMemcpyDtoHAsync", 0, cuMemcpyDtoHAsync(result, a, BYTES, s));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
+    float[] expected = Sequence.ramp(v);
+    for (int i = 0; i < N; i++) {
+      expected[i] = 2f * expected[i] + 1f;
+    }
+    seq.check(rep, "uploaded what the host function wrote", Sequence.describe(expected),
+        Sequence.describe(Sequence.floats(result)));
+    cuStreamDestroy(s);
+    cuMemFree(a);
+    cuMemFreeHost(pinned);
+    cuMemFreeHost(result);
+  }
+}
