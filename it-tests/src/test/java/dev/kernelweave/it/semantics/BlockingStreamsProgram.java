@@ -60,6 +60,10 @@ import jcuda.driver.CUstream;
  *   <li>{@code mapped-syncs}: a slow kernel on a non-blocking stream writes mapped page-locked
  *       memory; the host reads it after {@code cuStreamSynchronize}, after {@code cuEventSynchronize}
  *       of an event recorded after a second kernel, and after {@code cuCtxSynchronize} of a third.
+ *   <li>{@code host-function-legacy-copies}: a host function on a non-blocking stream waits (at most
+ *       {@code --timeout-ms}) until the host has made 10 round trips on the legacy stream
+ *       (synchronous upload, kernel, synchronous read back), which does not synchronize with a
+ *       non-blocking stream: every round trip returns while the host function waits.
  *   <li>{@code host-function-upload}: a host function on a stream writes page-locked memory that the
  *       next call of the stream, an asynchronous upload, copies to the device; a kernel then scales
  *       it. The upload reads what the host function wrote.
@@ -86,6 +90,7 @@ public final class BlockingStreamsProgram {
         case "ctx-sync-other-thread" -> ctxSyncOtherThread(seq, slowFill, rep, v);
         case "mapped-syncs" -> mappedSyncs(seq, slowFill, slowAxpb, rep, v);
         case "host-function-upload" -> hostFunctionUpload(seq, slowAxpb, rep, v);
+        case "host-function-legacy-copies" -> hostFunctionLegacyCopies(seq, slowAxpb, rep, v);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -342,5 +347,29 @@ public final class BlockingStreamsProgram {
     cuMemFree(a);
     cuMemFreeHost(pinned);
     cuMemFreeHost(result);
+  }
+
+  private static void hostFunctionLegacyCopies(Sequence seq, CUfunction slowAxpb, int rep, float v) {
+    CUstream waiting = stream(NON_BLOCKING);
+    CountDownLatch done = new CountDownLatch(1);
+    boolean[] released = new boolean[1];
+    CUhostFn f = data -> {
+      try {
+        released[0] = done.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, f, null));
+    CUdeviceptr x = new CUdeviceptr();
+    cuMemAlloc(x, BYTES);
+    for (int k = 0; k < 10; k++) {
+      seq.check(rep, "round trip " + k, true, Sequence.axpbRoundTrip(slowAxpb, x, v + k, seq.cycles / 10));
+    }
+    done.countDown();
+    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
+    seq.check(rep, "the host function was let go by the host", true, released[0]);
+    cuMemFree(x);
+    cuStreamDestroy(waiting);
   }
 }
