@@ -105,7 +105,23 @@ enum SemanticsCase {
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),
-  A_2D_MEMSET_AFTER_AN_EVENT_WAIT(DeviceMemoryKindsProgram.class, "memset-2d", "", Map.of(), true);
+  A_2D_MEMSET_AFTER_AN_EVENT_WAIT(DeviceMemoryKindsProgram.class, "memset-2d", "", Map.of(), true),
+  // Nor 3D copies, textures or managed memory.
+  AN_ASYNC_2D_COPY_OVER_HALF_ROWS_AFTER_AN_EVENT_WAIT(StridedMemoryProgram.class, "copy-2d-async", "", Map.of(), true),
+  AN_ASYNC_2D_COPY_OVER_HALF_ROWS_AFTER_AN_EVENT_WAIT_AUTO(StridedMemoryProgram.class, "copy-2d-async", ",engage=auto",
+      Map.of(), true),
+  A_3D_COPY_BETWEEN_PITCHES_IN_STREAM_ORDER(StridedMemoryProgram.class, "copy-3d", "", Map.of(), true),
+  A_3D_COPY_BETWEEN_PITCHES_IN_STREAM_ORDER_AUTO(StridedMemoryProgram.class, "copy-3d", ",engage=auto", Map.of(), true),
+  A_SYNCHRONOUS_2D_MEMSET_BETWEEN_BLOCKING_STREAM_KERNELS(StridedMemoryProgram.class, "memset-2d-sync", "", Map.of(),
+      true),
+  A_SYNCHRONOUS_2D_MEMSET_BETWEEN_BLOCKING_STREAM_KERNELS_AUTO(StridedMemoryProgram.class, "memset-2d-sync",
+      ",engage=auto", Map.of(), true),
+  A_TEXTURE_READ_IS_NOT_OVERTAKEN_BY_A_LATER_WRITE(StridedMemoryProgram.class, "texture", "", Map.of(), true),
+  A_TEXTURE_READ_IS_NOT_OVERTAKEN_BY_A_LATER_WRITE_AUTO(StridedMemoryProgram.class, "texture", ",engage=auto", Map.of(),
+      true),
+  MANAGED_MEMORY_READ_BY_THE_HOST_AND_COPIED_AFTER_AN_EVENT(StridedMemoryProgram.class, "managed", "", Map.of(), true),
+  MANAGED_MEMORY_READ_BY_THE_HOST_AND_COPIED_AFTER_AN_EVENT_AUTO(StridedMemoryProgram.class, "managed", ",engage=auto",
+      Map.of(), true);
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";
