@@ -235,6 +235,7 @@ public final class Scheduler {
   /** Adds what CUDA orders the call after beyond its data: barriers and events on its stream. */
   private void collectStreamOrder(AppStreams.Stream s) {
     s.follow.addPendingTo(needs, pool);
+    s.recordFollow.addPendingTo(needs, pool);
     if (!s.nonBlocking) {
       blockingFollow.addPendingTo(needs, pool);
     }

@@ -284,7 +284,7 @@ final class StreamJoins {
     int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
     pool.ensureCreated(lane, device);
     device.laneWaitsForAppEvent(lane, call.appEvent);
-    appStreams.of(call).follow.add(lane, pool.issue(lane), call.seq);
+    appStreams.of(call).recordFollow.add(lane, pool.issue(lane), call.seq);
   }
 
   /** The application made a stream wait for an event: its later work follows what the event stands for. */

@@ -22,6 +22,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -64,6 +65,10 @@ import jcuda.driver.CUstream;
  *       {@code --timeout-ms}) until the host has made 10 round trips on the legacy stream
  *       (synchronous upload, kernel, synchronous read back), which does not synchronize with a
  *       non-blocking stream: every round trip returns while the host function waits.
+ *   <li>{@code query-after-event-sync}: a slow kernel on a stream (blocking, then non-blocking), an
+ *       event recorded after it (timed, then without timing), {@code cuEventSynchronize} of the
+ *       event: the record was the stream's last work, so {@code cuStreamQuery} of the stream answers
+ *       0 at once, and so does {@code cuEventQuery}.
  *   <li>{@code host-function-upload}: a host function on a stream writes page-locked memory that the
  *       next call of the stream, an asynchronous upload, copies to the device; a kernel then scales
  *       it. The upload reads what the host function wrote.
@@ -91,6 +96,7 @@ public final class BlockingStreamsProgram {
         case "mapped-syncs" -> mappedSyncs(seq, slowFill, slowAxpb, rep, v);
         case "host-function-upload" -> hostFunctionUpload(seq, slowAxpb, rep, v);
         case "host-function-legacy-copies" -> hostFunctionLegacyCopies(seq, slowAxpb, rep, v);
+        case "query-after-event-sync" -> queryAfterEventSync(seq, slowFill, rep, v);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -150,9 +156,15 @@ public final class BlockingStreamsProgram {
       seq.rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
       seq.check(rep, "buffer " + k, Sequence.describe(Sequence.ramp(v + k)), Sequence.describe(Sequence.floats(pinned)));
     }
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    seq.rc(rep, "cuEventRecord on the working stream", 0, cuEventRecord(e, working));
+    seq.rc(rep, "cuEventSynchronize", 0, cuEventSynchronize(e));
+    seq.rc(rep, "cuStreamQuery of the working stream", 0, cuStreamQuery(working));
     readBack.countDown();
     seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
     seq.check(rep, "the host function was let go by the host", true, released[0]);
+    cuEventDestroy(e);
     seq.check(rep, "before", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.read(before)));
     for (CUdeviceptr b : buffers) {
       cuMemFree(b);
@@ -371,5 +383,27 @@ public final class BlockingStreamsProgram {
     seq.check(rep, "the host function was let go by the host", true, released[0]);
     cuMemFree(x);
     cuStreamDestroy(waiting);
+  }
+
+  private static void queryAfterEventSync(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUdeviceptr a = new CUdeviceptr();
+    cuMemAlloc(a, BYTES);
+    for (int flags : new int[] {0, NON_BLOCKING}) {
+      for (int eventFlags : new int[] {0, 2}) {  // 2: CU_EVENT_DISABLE_TIMING
+        String what = (flags == 0 ? "blocking" : "non-blocking") + (eventFlags == 0 ? ", timed" : ", untimed");
+        CUstream s = stream(flags);
+        CUevent e = new CUevent();
+        cuEventCreate(e, eventFlags);
+        seq.rc(rep, what + ": slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
+        seq.rc(rep, what + ": cuEventRecord", 0, cuEventRecord(e, s));
+        seq.rc(rep, what + ": cuEventSynchronize", 0, cuEventSynchronize(e));
+        seq.rc(rep, what + ": cuStreamQuery", 0, cuStreamQuery(s));
+        seq.rc(rep, what + ": cuEventQuery", 0, jcuda.driver.JCudaDriver.cuEventQuery(e));
+        seq.check(rep, what + ": a", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.read(a)));
+        cuEventDestroy(e);
+        cuStreamDestroy(s);
+      }
+    }
+    cuMemFree(a);
   }
 }
