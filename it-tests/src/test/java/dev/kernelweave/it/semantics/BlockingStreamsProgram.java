@@ -10,6 +10,12 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
@@ -33,6 +39,8 @@ import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
@@ -69,6 +77,14 @@ import jcuda.driver.CUstream;
  *       event recorded after it (timed, then without timing), {@code cuEventSynchronize} of the
  *       event: the record was the stream's last work, so {@code cuStreamQuery} of the stream answers
  *       0 at once, and so does {@code cuEventQuery}.
+ *   <li>{@code pageable-async-upload}: ten {@code cuMemcpyHtoDAsync} from one Java array into ten
+ *       buffers on a stream, the array overwritten after each returns (a copy from pageable memory
+ *       has read it by then), each buffer then scaled on another stream after an event: each holds
+ *       what the array held at its copy.
+ *   <li>{@code app-graph}: the program captures a scale of {@code x} into a graph, instantiates it,
+ *       and launches it five times on a blocking stream, each after a plain launch of another scale
+ *       of {@code x} on the same stream; then once on a non-blocking stream after an event of the
+ *       first, followed there by a plain launch: {@code x} read back.
  *   <li>{@code host-function-upload}: a host function on a stream writes page-locked memory that the
  *       next call of the stream, an asynchronous upload, copies to the device; a kernel then scales
  *       it. The upload reads what the host function wrote.
@@ -97,6 +113,8 @@ public final class BlockingStreamsProgram {
         case "host-function-upload" -> hostFunctionUpload(seq, slowAxpb, rep, v);
         case "host-function-legacy-copies" -> hostFunctionLegacyCopies(seq, slowAxpb, rep, v);
         case "query-after-event-sync" -> queryAfterEventSync(seq, slowFill, rep, v);
+        case "pageable-async-upload" -> pageableAsyncUpload(seq, slowAxpb, rep, v);
+        case "app-graph" -> appGraph(seq, slowFill, slowAxpb, rep, v);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -405,5 +423,79 @@ public final class BlockingStreamsProgram {
       }
     }
     cuMemFree(a);
+  }
+
+  private static void pageableAsyncUpload(Sequence seq, CUfunction slowAxpb, int rep, float v) {
+    CUstream up = stream(NON_BLOCKING);
+    CUstream work = stream(NON_BLOCKING);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    float[] array = new float[N];
+    CUdeviceptr[] buffers = new CUdeviceptr[10];
+    for (int k = 0; k < buffers.length; k++) {
+      buffers[k] = new CUdeviceptr();
+      cuMemAlloc(buffers[k], BYTES);
+      System.arraycopy(Sequence.ramp(v + k), 0, array, 0, N);
+      seq.rc(rep, "cuMemcpyHtoDAsync " + k, 0, cuMemcpyHtoDAsync(buffers[k], Pointer.to(array), BYTES, up));
+      java.util.Arrays.fill(array, -7f);
+    }
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, up));
+    seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(work, e, 0));
+    for (int k = 0; k < buffers.length; k++) {
+      seq.rc(rep, "slow_axpb " + k, 0, Sequence.launch(slowAxpb, work, buffers[k], 2f, 1f, N, seq.cycles / 10));
+    }
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(work));
+    for (int k = 0; k < buffers.length; k++) {
+      float[] expected = Sequence.ramp(v + k);
+      for (int i = 0; i < N; i++) {
+        expected[i] = 2f * expected[i] + 1f;
+      }
+      seq.check(rep, "buffer " + k, Sequence.describe(expected), Sequence.describe(Sequence.read(buffers[k])));
+      cuMemFree(buffers[k]);
+    }
+    cuEventDestroy(e);
+    cuStreamDestroy(up);
+    cuStreamDestroy(work);
+  }
+
+  private static void appGraph(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v) {
+    CUstream s = stream(0);
+    CUstream other = stream(NON_BLOCKING);
+    CUstream capturing = stream(NON_BLOCKING);
+    CUevent e = new CUevent();
+    cuEventCreate(e, 0);
+    CUdeviceptr x = new CUdeviceptr();
+    cuMemAlloc(x, BYTES);
+    seq.rc(rep, "cuStreamBeginCapture", 0, cuStreamBeginCapture(capturing, 2));  // relaxed
+    seq.rc(rep, "slow_axpb captured", 0, Sequence.launch(slowAxpb, capturing, x, 2f, 1f, N, seq.cycles));
+    CUgraph graph = new CUgraph();
+    seq.rc(rep, "cuStreamEndCapture", 0, cuStreamEndCapture(capturing, graph));
+    CUgraphExec exec = new CUgraphExec();
+    seq.rc(rep, "cuGraphInstantiate", 0, cuGraphInstantiate(exec, graph, 0));
+    float[] expected = Sequence.ramp(v);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, x, v, N, seq.cycles));
+    for (int k = 0; k < 5; k++) {
+      seq.rc(rep, "slow_axpb " + k, 0, Sequence.launch(slowAxpb, s, x, 1f, -1f, N, seq.cycles));
+      seq.rc(rep, "cuGraphLaunch " + k, 0, cuGraphLaunch(exec, s));
+      for (int i = 0; i < N; i++) {
+        expected[i] = 2f * (expected[i] - 1f) + 1f;
+      }
+    }
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
+    seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(other, e, 0));
+    seq.rc(rep, "cuGraphLaunch on the other stream", 0, cuGraphLaunch(exec, other));
+    seq.rc(rep, "slow_axpb on the other stream", 0, Sequence.launch(slowAxpb, other, x, 0.5f, 0f, N, seq.cycles));
+    for (int i = 0; i < N; i++) {
+      expected[i] = 0.5f * (2f * expected[i] + 1f);
+    }
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(other));
+    seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+    cuEventDestroy(e);
+    cuMemFree(x);
+    cuStreamDestroy(s);
+    cuStreamDestroy(other);
+    cuStreamDestroy(capturing);
   }
 }
