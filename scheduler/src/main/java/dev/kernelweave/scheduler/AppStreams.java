@@ -21,6 +21,12 @@ final class AppStreams {
     final LanePositions footprint;
     /** Positions this stream's later work must follow: barriers on it, events it was made to wait for. */
     final LanePositions follow;
+    /**
+     * Lanes' waits for this stream's own records of timed events, which its later work follows too.
+     * Unlike {@link #follow}, no join of the stream itself covers them: they wait for the stream, so
+     * making the stream wait for them would only queue work on it (a query would answer not ready).
+     */
+    final LanePositions recordFollow;
     /** Positions this stream was already made to wait for: joining them again adds nothing. */
     final LanePositions joined;
     /**
@@ -38,6 +44,7 @@ final class AppStreams {
     Stream(int laneCount) {
       footprint = new LanePositions(laneCount);
       follow = new LanePositions(laneCount);
+      recordFollow = new LanePositions(laneCount);
       joined = new LanePositions(laneCount);
       implied = new LanePositions(laneCount);
     }
@@ -46,6 +53,7 @@ final class AppStreams {
     void clear() {
       footprint.clear();
       follow.clear();
+      recordFollow.clear();
       joined.clear();
       implied.clear();
       completionsAtLastWork = -1;

@@ -82,11 +82,25 @@ public final class Scheduler {
   /** Barriers that every later call on the legacy stream or a blocking stream must follow. */
   private final LanePositions blockingFollow;
   /**
+   * Barriers of blocking streams other than the legacy stream that no call of the legacy stream
+   * followed yet: later calls of the legacy stream follow them, other blocking streams do not (CUDA
+   * orders two blocking streams only through the legacy stream). Once a call of the legacy stream is
+   * issued they join {@link #blockingFollow}, as the blocking streams' later work follows that call.
+   */
+  private final LanePositions legacyFollow;
+  /**
    * Pending calls of the legacy and blocking streams whose effect the host can see (they touch host
    * memory, or memory the agent does not know): a host wait that CUDA makes complete the legacy
    * stream must complete them too, even when the call itself does not depend on them.
    */
   private final LanePositions blockingVisible;
+  /**
+   * Pending host-visible work of blocking streams other than the legacy stream that no call of the
+   * legacy stream followed yet: a host wait that completes the legacy stream covers it, one that
+   * completes another blocking stream does not. It joins {@link #blockingVisible} as
+   * {@link #legacyFollow} joins {@link #blockingFollow}.
+   */
+  private final LanePositions legacyVisible;
   /** Per lane, the newest call of the legacy or a blocking stream: what a synchronous copy completes for CUDA. */
   private final LanePositions blockingAll;
   /** Joins of application streams, their events, and what CUDA completed for the host. */
@@ -133,10 +147,13 @@ public final class Scheduler {
     this.tracker = new DependencyTracker(pool, rules);
     this.appStreams = new AppStreams(pool.laneCount, rules);
     this.blockingFollow = new LanePositions(pool.laneCount);
+    this.legacyFollow = new LanePositions(pool.laneCount);
     this.blockingVisible = new LanePositions(pool.laneCount);
+    this.legacyVisible = new LanePositions(pool.laneCount);
     this.blockingAll = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
-    this.joins = new StreamJoins(device, pool, events, appStreams, rules, blockingFollow, blockingVisible, blockingAll);
+    this.joins = new StreamJoins(device, pool, events, appStreams, rules, blockingFollow, legacyFollow, blockingVisible,
+        legacyVisible, blockingAll);
     this.lanes = new LaneChoice(device, pool, events, appStreams, rules);
     this.hostWaits = new HostWaits(device, pool, events);
   }
@@ -218,8 +235,12 @@ public final class Scheduler {
   /** Adds what CUDA orders the call after beyond its data: barriers and events on its stream. */
   private void collectStreamOrder(AppStreams.Stream s) {
     s.follow.addPendingTo(needs, pool);
+    s.recordFollow.addPendingTo(needs, pool);
     if (!s.nonBlocking) {
       blockingFollow.addPendingTo(needs, pool);
+    }
+    if (s == appStreams.legacy()) {
+      legacyFollow.addPendingTo(needs, pool);
     }
   }
 
@@ -308,6 +329,7 @@ public final class Scheduler {
     collectStreamOrder(appStreams.legacy());
     if (blocksHost(call) && hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
+      legacyVisible.addPendingTo(needs, pool);
     }
     if (blocksHost(call)) {
       joins.noteCompletedForHost();
@@ -344,6 +366,7 @@ public final class Scheduler {
     collectStreamOrder(appStreams.legacy());
     if (hostWaitsCoverVisibleWork) {
       blockingVisible.addPendingTo(needs, pool);
+      legacyVisible.addPendingTo(needs, pool);
     }
   }
 
@@ -372,6 +395,7 @@ public final class Scheduler {
     } else if (placement == Placement.STAGED) {
       if (hostWaitsCoverVisibleWork) {
         blockingVisible.addPendingTo(needs, pool);
+        legacyVisible.addPendingTo(needs, pool);
       }
       joins.noteCompletedForHost();
     } else if (placement == Placement.ASYNC) {
@@ -441,16 +465,25 @@ public final class Scheduler {
     tracker.record(call, lane, position);
     AppStreams.Stream s = lane == pool.legacy ? appStreams.legacy() : appStreams.of(call);
     s.footprint.add(lane, position, call.seq);
-    joins.noteStreamWork(s);
+    joins.noteStreamWork(s); // for the legacy stream, after the other blocking streams' work so far
     if (!s.nonBlocking) {
       blockingVisible.addPendingTo(s.implied, pool); // CUDA ordered this call after them
       blockingAll.add(lane, position, call.seq);
       if (hostVisible(call)) {
-        blockingVisible.add(lane, position, call.seq);
+        (s == appStreams.legacy() ? blockingVisible : legacyVisible).add(lane, position, call.seq);
       }
     }
     if (call.barrier) {
-      (s.nonBlocking ? s.follow : blockingFollow).add(lane, position, call.seq);
+      // A barrier of a blocking stream orders its own stream and the legacy stream, not the other
+      // blocking streams: one that waits for the host (a host function) must not hold them back.
+      if (s == appStreams.legacy()) {
+        blockingFollow.add(lane, position, call.seq);
+      } else if (s.nonBlocking) {
+        s.follow.add(lane, position, call.seq);
+      } else {
+        s.follow.add(lane, position, call.seq);
+        legacyFollow.add(lane, position, call.seq);
+      }
       pool.barrierIssued(lane, position);
     }
     return position;

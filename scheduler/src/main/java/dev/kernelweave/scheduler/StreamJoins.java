@@ -25,8 +25,12 @@ final class StreamJoins {
   private final boolean hostWaitsCoverVisibleWork;
   /** The scheduler's: barriers every later call of the legacy and blocking streams follows. */
   private final LanePositions blockingFollow;
+  /** The scheduler's: barriers of blocking streams that later calls of the legacy stream follow. */
+  private final LanePositions legacyFollow;
   /** The scheduler's: pending host-visible work of the legacy and blocking streams. */
   private final LanePositions blockingVisible;
+  /** The scheduler's: pending host-visible work of blocking streams that the legacy stream's later work follows. */
+  private final LanePositions legacyVisible;
   /** The scheduler's: per lane, the newest call of the legacy or a blocking stream. */
   private final LanePositions blockingAll;
   /**
@@ -57,7 +61,8 @@ final class StreamJoins {
   private final LanePositions needs;
 
   StreamJoins(StreamDevice device, StreamPool pool, EventPool events, AppStreams appStreams, OrderingRules rules,
-      LanePositions blockingFollow, LanePositions blockingVisible, LanePositions blockingAll) {
+      LanePositions blockingFollow, LanePositions legacyFollow, LanePositions blockingVisible,
+      LanePositions legacyVisible, LanePositions blockingAll) {
     this.device = device;
     this.pool = pool;
     this.events = events;
@@ -65,7 +70,9 @@ final class StreamJoins {
     this.eventQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.EVENT_QUERIES_SEE_HOST_COMPLETION);
     this.hostWaitsCoverVisibleWork = rules.keeps(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK);
     this.blockingFollow = blockingFollow;
+    this.legacyFollow = legacyFollow;
     this.blockingVisible = blockingVisible;
+    this.legacyVisible = legacyVisible;
     this.blockingAll = blockingAll;
     this.completedForHost = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
@@ -87,6 +94,25 @@ final class StreamJoins {
   /** Work was just given to stream {@code s}, on a lane or on the application's stream itself. */
   void noteStreamWork(AppStreams.Stream s) {
     s.completionsAtLastWork = hostCompletions;
+    if (s == appStreams.legacy()) {
+      legacyWorkIssued();
+    }
+  }
+
+  /**
+   * Work of the legacy stream was issued after the barriers in {@code legacyFollow} and the
+   * host-visible work in {@code legacyVisible}: every blocking stream's later work follows that
+   * work, so it follows those too.
+   */
+  void legacyWorkIssued() {
+    if (legacyFollow.count() > 0) {
+      legacyFollow.addPendingTo(blockingFollow, pool);
+      legacyFollow.clear();
+    }
+    if (legacyVisible.count() > 0) {
+      legacyVisible.addPendingTo(blockingVisible, pool);
+      legacyVisible.clear();
+    }
   }
 
   /**
@@ -151,8 +177,14 @@ final class StreamJoins {
     }
     if (newWork) {
       blockingFollow.addPendingTo(into, pool);
+      if (s == appStreams.legacy()) {
+        legacyFollow.addPendingTo(into, pool);
+      }
       if (hostWaitsCoverVisibleWork) {
         blockingVisible.addPendingTo(into, pool);
+        if (s == appStreams.legacy()) {
+          legacyVisible.addPendingTo(into, pool);
+        }
       }
     } else if (hostWaitsCoverVisibleWork) {
       s.implied.addPendingTo(into, pool);
@@ -252,7 +284,7 @@ final class StreamJoins {
     int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
     pool.ensureCreated(lane, device);
     device.laneWaitsForAppEvent(lane, call.appEvent);
-    appStreams.of(call).follow.add(lane, pool.issue(lane), call.seq);
+    appStreams.of(call).recordFollow.add(lane, pool.issue(lane), call.seq);
   }
 
   /** The application made a stream wait for an event: its later work follows what the event stands for. */
