@@ -1,6 +1,8 @@
 package dev.kernelweave.kernels;
 
+import java.lang.reflect.RecordComponent;
 import java.util.List;
+import java.util.StringJoiner;
 
 /**
  * The CPU side of a workload at one size: its dimensions, which kernels it uses, and the reference
@@ -25,6 +27,23 @@ public interface Problem {
    */
   static String launches(int blocks, int threads, int rounds) {
     return grid(blocks, threads) + ", " + rounds + " rounds";
+  }
+
+  /**
+   * What a problem record's constructor throws for sizes it cannot run: the record's components,
+   * named as {@code toString} names them, with the arguments it was given (in a compact constructor
+   * the fields are not yet assigned, so {@code this} would print none of them).
+   *
+   * @param problem the record
+   * @param arguments the constructor's arguments, in the order of the record's components
+   */
+  static IllegalArgumentException badSizes(Class<? extends Record> problem, Object... arguments) {
+    RecordComponent[] components = problem.getRecordComponents();
+    StringJoiner named = new StringJoiner(", ", problem.getSimpleName() + "[", "]");
+    for (int i = 0; i < components.length; i++) {
+      named.add(components[i].getName() + "=" + arguments[i]);
+    }
+    return new IllegalArgumentException("bad sizes: " + named);
   }
 
   /**

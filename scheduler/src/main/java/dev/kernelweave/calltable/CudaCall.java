@@ -24,9 +24,6 @@ public final class CudaCall {
   private final WindowEffect windows;
   private final HostBlocking blocksHost;
   private final int streamArgument;
-  private final int eventArgument;
-  private final int copyKindArgument;
-  private final int sizeArgument;
   private final int sizeFactorArgument;
   private final int elementSize;
   private final boolean touchesUnseenMemory;
@@ -35,8 +32,8 @@ public final class CudaCall {
   private final boolean disengagesTheAgent;
 
   CudaCall(int id, String name, CallKind kind, Placement placement, Placement stagedPlacement, WindowEffect windows,
-      HostBlocking blocksHost, int streamArgument, int eventArgument, int copyKindArgument, int sizeArgument,
-      int sizeFactorArgument, int elementSize, boolean touchesUnseenMemory, Operand[] operands) {
+      HostBlocking blocksHost, int streamArgument, int sizeFactorArgument, int elementSize,
+      boolean touchesUnseenMemory, Operand[] operands) {
     this.id = id;
     this.name = name;
     this.kind = kind;
@@ -45,9 +42,6 @@ public final class CudaCall {
     this.windows = windows;
     this.blocksHost = blocksHost;
     this.streamArgument = streamArgument;
-    this.eventArgument = eventArgument;
-    this.copyKindArgument = copyKindArgument;
-    this.sizeArgument = sizeArgument;
     this.sizeFactorArgument = sizeFactorArgument;
     this.elementSize = elementSize;
     this.touchesUnseenMemory = touchesUnseenMemory;
@@ -89,8 +83,8 @@ public final class CudaCall {
 
   /** The same row with another placement, staged placement and blocking: how the self-test breaks a row. */
   public CudaCall placedAs(Placement newPlacement, Placement newStaged, HostBlocking newBlocking) {
-    return new CudaCall(id, name, kind, newPlacement, newStaged, windows, newBlocking, streamArgument, eventArgument,
-        copyKindArgument, sizeArgument, sizeFactorArgument, elementSize, touchesUnseenMemory, operands);
+    return new CudaCall(id, name, kind, newPlacement, newStaged, windows, newBlocking, streamArgument,
+        sizeFactorArgument, elementSize, touchesUnseenMemory, operands);
   }
 
   /** Whether the function is the runtime API's ({@code cuda*}), whose streams are {@code cudaStream_t}s. */
@@ -151,34 +145,15 @@ public final class CudaCall {
     return streamArgument;
   }
 
-  /** The argument holding the application's event, {@link #NONE} when there is none. */
-  public int eventArgument() {
-    return eventArgument;
-  }
-
-  /** The argument holding a {@code cudaMemcpyKind}, {@link #NONE} when the name says the direction. */
-  public int copyKindArgument() {
-    return copyKindArgument;
-  }
-
-  /** The argument holding the size, in elements of {@link #elementSize} bytes; {@link #NONE} for none. */
-  public int sizeArgument() {
-    return sizeArgument;
-  }
-
-  /** The argument the size argument is multiplied by (a 2D memset's height), {@link #NONE} for none. */
-  public int sizeFactorArgument() {
-    return sizeFactorArgument;
-  }
-
   /** Bytes per element of the size argument. */
   public int elementSize() {
     return elementSize;
   }
 
   /**
-   * The bytes the call touches, from the values of its {@link #sizeArgument} and, where it has one,
-   * its {@link #sizeFactorArgument} (ignored otherwise).
+   * The bytes the call touches, from the values of its size argument (in elements of {@link
+   * #elementSize} bytes) and, where it has one, the argument the size is multiplied by (a 2D
+   * memset's height; {@code factor} is ignored otherwise).
    */
   public long bytes(long size, long factor) {
     return sizeFactorArgument == NONE ? size * elementSize : size * factor;

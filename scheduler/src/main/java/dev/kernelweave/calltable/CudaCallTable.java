@@ -325,35 +325,26 @@ public final class CudaCallTable {
     if (t.length < 9) {
       throw new IllegalArgumentException("a row needs at least 9 columns: " + line);
     }
-    int sizeArgument = CudaCall.NONE;
     int sizeFactor = CudaCall.NONE;
     int elementSize = 1;
     String bytes = t[8];
     if (bytes.contains("x")) {
-      sizeArgument = Integer.parseInt(bytes.substring(0, bytes.indexOf('x')));
       elementSize = Integer.parseInt(bytes.substring(bytes.indexOf('x') + 1));
     } else if (bytes.contains("*")) {
-      sizeArgument = Integer.parseInt(bytes.substring(0, bytes.indexOf('*')));
       sizeFactor = Integer.parseInt(bytes.substring(bytes.indexOf('*') + 1));
-    } else {
-      sizeArgument = argument(bytes);
     }
     List<Operand> operands = new ArrayList<>();
     boolean unseen = false;
-    int copyKind = CudaCall.NONE;
     for (int i = 9; i < t.length; i++) {
       if (t[i].equals("?")) {
         unseen = true;
-      } else if (t[i].startsWith("kind=")) {
-        copyKind = Integer.parseInt(t[i].substring("kind=".length()));
-      } else {
+      } else if (!t[i].startsWith("kind=")) {
         operands.add(Operand.parse(t[i]));
       }
     }
     return new CudaCall(id, t[0], CallKind.valueOf(t[1]), Placement.valueOf(t[2]),
         t[3].equals("-") ? Placement.NONE : Placement.valueOf(t[3]), WindowEffect.valueOf(t[4]),
-        HostBlocking.valueOf(t[5]), argument(t[6]), argument(t[7]), copyKind, sizeArgument, sizeFactor, elementSize,
-        unseen, operands.toArray(new Operand[0]));
+        HostBlocking.valueOf(t[5]), argument(t[6]), sizeFactor, elementSize, unseen, operands.toArray(new Operand[0]));
   }
 
   /** The line's space-separated tokens; no regular expression, whose classes a program need not load. */

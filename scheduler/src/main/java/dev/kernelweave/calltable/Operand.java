@@ -21,7 +21,7 @@ public record Operand(int argument, Side side, AccessMode access) {
     HOST,
     /** Either, found by looking the address up (unified addressing, {@code cudaMemcpyDefault}). */
     ANY,
-    /** As the call's {@code cudaMemcpyKind} argument says ({@link CudaCall#copyKindArgument}). */
+    /** As the call's {@code cudaMemcpyKind} argument says. */
     BY_COPY_KIND
   }
 

@@ -1,5 +1,6 @@
 package dev.kernelweave.ptx;
 
+import dev.kernelweave.text.JsonStrings;
 import java.util.List;
 
 /** The printed forms of {@link KernelAccessSummary}. Stateless. */
@@ -93,7 +94,7 @@ public final class KernelSummaryFormat {
       KernelAccessSummary s = kernels.get(k);
       b.append(k == 0 ? "\n  " : ",\n  ");
       b.append("{\"name\":");
-      string(b, s.name());
+      JsonStrings.appendQuoted(b, s.name());
       b.append(",\"parameters\":[");
       for (int i = 0; i < s.parameterCount(); i++) {
         if (i > 0) b.append(',');
@@ -116,7 +117,7 @@ public final class KernelSummaryFormat {
       for (var v : s.moduleVariables().entrySet()) {
         if (j++ > 0) b.append(',');
         b.append("{\"name\":");
-        string(b, v.getKey());
+        JsonStrings.appendQuoted(b, v.getKey());
         b.append(",\"use\":\"").append(v.getValue().symbol()).append("\"}");
       }
       b.append("],\"anyModuleVariable\":\"").append(s.anyModuleVariable().symbol()).append('"');
@@ -127,23 +128,12 @@ public final class KernelSummaryFormat {
         b.append(",\"mergeable\":").append(m.mergeable());
         if (!m.mergeable()) {
           b.append(",\"notMergeable\":");
-          string(b, m.refusal().orElseThrow());
+          JsonStrings.appendQuoted(b, m.refusal().orElseThrow());
         }
       }
       b.append('}');
     }
     b.append(kernels.isEmpty() ? "]" : "\n]");
     return b.toString();
-  }
-
-  private static void string(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-      else b.append(c);
-    }
-    b.append('"');
   }
 }

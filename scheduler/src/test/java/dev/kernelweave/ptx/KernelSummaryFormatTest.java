@@ -87,9 +87,9 @@ class KernelSummaryFormatTest {
         + "\"otherMemory\":true,\"prints\":false}\n"
         + "]", KernelSummaryFormat.json(List.of(COPY, GATHER, TWO_VARIABLES)));
     assertEquals("[]", KernelSummaryFormat.json(List.of()));
-    assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\",\"parameters\":[],\"moduleVariables\":[],"
+    assertEquals("[\n  {\"name\":\"a\\\"b\\\\c\\u0001\\n\",\"parameters\":[],\"moduleVariables\":[],"
         + "\"anyModuleVariable\":\"V\",\"otherMemory\":false,\"prints\":false}\n]",
-        KernelSummaryFormat.json(List.of(new KernelAccessSummary("a\"b\\c\u0001", List.of(), new int[0], false))));
+        KernelSummaryFormat.json(List.of(new KernelAccessSummary("a\"b\\c\u0001\n", List.of(), new int[0], false))));
   }
 
   @Test

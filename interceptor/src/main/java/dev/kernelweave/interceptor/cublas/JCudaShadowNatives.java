@@ -2,6 +2,7 @@ package dev.kernelweave.interceptor.cublas;
 
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
+import java.util.function.IntSupplier;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
@@ -21,110 +22,84 @@ enum JCudaShadowNatives implements ShadowNatives {
 
   @Override
   public int create(cublasHandle handle) {
-    try {
-      return JCudaNatives.createBlasHandle(handle);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.createBlasHandle(handle));
   }
 
   @Override
   public int destroy(cublasHandle handle) {
-    try {
-      return JCudaNatives.destroyBlasHandle(handle);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.destroyBlasHandle(handle));
   }
 
   @Override
   public int setStream(cublasHandle handle, cudaStream_t stream) {
-    try {
-      return JCudaNatives.setBlasStream(handle, stream);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.setBlasStream(handle, stream));
   }
 
   @Override
   public int set(cublasHandle handle, BlasSetting setting, int value) {
-    try {
-      return switch (setting) {
-        case POINTER_MODE -> JCudaNatives.setBlasPointerMode(handle, value);
-        case MATH_MODE -> JCudaNatives.setBlasMathMode(handle, value);
-        case ATOMICS_MODE -> JCudaNatives.setBlasAtomicsMode(handle, value);
-        case SM_COUNT_TARGET -> JCudaNatives.setBlasSmCountTarget(handle, value);
-      };
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> switch (setting) {
+      case POINTER_MODE -> JCudaNatives.setBlasPointerMode(handle, value);
+      case MATH_MODE -> JCudaNatives.setBlasMathMode(handle, value);
+      case ATOMICS_MODE -> JCudaNatives.setBlasAtomicsMode(handle, value);
+      case SM_COUNT_TARGET -> JCudaNatives.setBlasSmCountTarget(handle, value);
+    });
   }
 
   @Override
   public int get(cublasHandle handle, BlasSetting setting, int[] value) {
-    try {
-      return switch (setting) {
-        case POINTER_MODE -> JCudaNatives.getBlasPointerMode(handle, value);
-        case MATH_MODE -> JCudaNatives.getBlasMathMode(handle, value);
-        case ATOMICS_MODE -> JCudaNatives.getBlasAtomicsMode(handle, value);
-        case SM_COUNT_TARGET -> JCudaNatives.getBlasSmCountTarget(handle, value);
-      };
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> switch (setting) {
+      case POINTER_MODE -> JCudaNatives.getBlasPointerMode(handle, value);
+      case MATH_MODE -> JCudaNatives.getBlasMathMode(handle, value);
+      case ATOMICS_MODE -> JCudaNatives.getBlasAtomicsMode(handle, value);
+      case SM_COUNT_TARGET -> JCudaNatives.getBlasSmCountTarget(handle, value);
+    });
   }
 
   @Override
   public int setWorkspace(cublasHandle handle, CUdeviceptr workspace, long bytes) {
-    try {
-      return JCudaNatives.setBlasWorkspace(handle, workspace, bytes);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.setBlasWorkspace(handle, workspace, bytes));
   }
 
   @Override
   public int allocate(CUdeviceptr pointer, long bytes) {
-    try {
-      return JCudaNatives.allocate(pointer, bytes);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.allocate(pointer, bytes));
   }
 
   @Override
   public int free(CUdeviceptr pointer) {
-    try {
-      return JCudaNatives.free(pointer);
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.free(pointer));
   }
 
   @Override
   public int synchronize(cudaStream_t stream) {
-    try {
-      return JCudaNatives.synchronizeStream(new CUstream(stream));
-    } catch (Throwable e) {
-      return UNAVAILABLE;
-    }
+    return guarded(() -> JCudaNatives.synchronizeStream(new CUstream(stream)));
   }
 
   @Override
   public int order(long waiting, long on) {
-    try {
-      CUevent event = new CUevent();
-      int r = JCudaNatives.createEvent(event);
-      if (r != 0) {
-        return r;
-      }
-      r = JCudaNatives.recordEvent(event, stream(on));
-      if (r == 0) {
-        r = JCudaNatives.waitEvent(stream(waiting), event);
-      }
-      // The wait keeps what it needs of the event after it is destroyed.
-      JCudaNatives.destroyEvent(event);
+    return guarded(() -> orderByEvent(stream(waiting), stream(on)));
+  }
+
+  /** {@code waiting} waits for what is queued on {@code on} now, through an event made for it. */
+  private static int orderByEvent(CUstream waiting, CUstream on) {
+    CUevent event = new CUevent();
+    int r = JCudaNatives.createEvent(event);
+    if (r != 0) {
       return r;
+    }
+    r = JCudaNatives.recordEvent(event, on);
+    if (r == 0) {
+      r = JCudaNatives.waitEvent(waiting, event);
+    }
+    // The wait keeps what it needs of the event after it is destroyed.
+    JCudaNatives.destroyEvent(event);
+    return r;
+  }
+
+  /** {@code call}'s status, or {@link #UNAVAILABLE} where it throws: a call that could not be made. */
+  private static int guarded(IntSupplier call) {
+    try {
+      return call.getAsInt();
     } catch (Throwable e) {
       return UNAVAILABLE;
     }

@@ -37,7 +37,7 @@ public record BranchesProblem(int chains, int length, int n, int blocks, int thr
       throw new IllegalArgumentException("branch_join joins exactly " + JOIN_WIDTH + " chains");
     }
     if (length < 1 || n < 3 || blocks < 1 || threads < 1 || rounds < 0) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(BranchesProblem.class, chains, length, n, blocks, threads, rounds);
     }
   }
 

@@ -26,7 +26,7 @@ public record ChainProblem(int length, int n, int blocks, int threads, int round
 
   public ChainProblem {
     if (length < 1 || n < 1 || blocks < 1 || threads < 1 || rounds < 0) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(ChainProblem.class, length, n, blocks, threads, rounds);
     }
   }
 

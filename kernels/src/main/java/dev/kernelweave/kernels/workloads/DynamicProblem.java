@@ -49,7 +49,8 @@ public record DynamicProblem(
         || blocks < 1
         || threads < 1
         || rounds < 0) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(
+          DynamicProblem.class, iterations, experts, length, n, blocks, threads, rounds);
     }
   }
 

@@ -34,7 +34,7 @@ public record HeadsProblem(int layers, int heads, int dim, int mixBlocks, int th
 
   public HeadsProblem {
     if (layers < 1 || heads < 1 || dim < 1 || dim > 64 || mixBlocks < 1 || threads < 1) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(HeadsProblem.class, layers, heads, dim, mixBlocks, threads);
     }
   }
 

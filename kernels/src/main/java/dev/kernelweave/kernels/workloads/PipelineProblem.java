@@ -39,7 +39,7 @@ public record PipelineProblem(String name, int batches, int n, int blocks, int t
       throw new IllegalArgumentException("not a pipeline workload: " + name);
     }
     if (batches < 1 || n < 3 || blocks < 1 || threads < 1 || rounds < 0) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(PipelineProblem.class, name, batches, n, blocks, threads, rounds);
     }
   }
 

@@ -40,7 +40,7 @@ public record RlSimProblem(int envs, int steps, int n, int blocks, int threads, 
 
   public RlSimProblem {
     if (envs < 1 || steps < 1 || n < 2 || blocks < 1 || threads < 1 || rounds < 0) {
-      throw new IllegalArgumentException("bad sizes: " + this);
+      throw Problem.badSizes(RlSimProblem.class, envs, steps, n, blocks, threads, rounds);
     }
   }
 

@@ -71,4 +71,13 @@ class BranchesProblemTest {
   void theJoinKernelTakesExactlySixteenChains() {
     assertThrows(IllegalArgumentException.class, () -> new BranchesProblem(8, 32, 1024, 2, 256, 8));
   }
+
+  @Test
+  void badSizesAreNamedWithTheArgumentsGiven() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new BranchesProblem(16, 0, 1024, 2, 256, 8));
+    assertEquals(
+        "bad sizes: BranchesProblem[chains=16, length=0, n=1024, blocks=2, threads=256, rounds=8]",
+        e.getMessage());
+  }
 }
