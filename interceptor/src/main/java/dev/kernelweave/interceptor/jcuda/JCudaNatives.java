@@ -135,74 +135,134 @@ public final class JCudaNatives {
 
   /** The calling thread's current context handle, 0 when there is none. */
   public static long currentContext(CUcontext scratch) {
-    int r = call(() -> (int) Driver.CTX_GET_CURRENT.invokeExact(scratch));
-    return r == 0 ? JCudaPointers.nativePointer(scratch) : 0;
+    try {
+      int r = (int) Driver.CTX_GET_CURRENT.invokeExact(scratch);
+      return r == 0 ? JCudaPointers.nativePointer(scratch) : 0;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Whether the primary context of {@code device} is active (retained, not destroyed); true when unknown. */
   public static boolean primaryContextActive(CUdevice device) {
     int[] flags = {0};
     int[] active = {1};
-    int r = call(() -> (int) Driver.PRIMARY_CTX_GET_STATE.invokeExact(device, flags, active));
-    return r != 0 || active[0] != 0;
+    try {
+      int r = (int) Driver.PRIMARY_CTX_GET_STATE.invokeExact(device, flags, active);
+      return r != 0 || active[0] != 0;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int synchronizeContext() {
-    return call(() -> (int) Driver.CTX_SYNCHRONIZE.invokeExact());
+    try {
+      return (int) Driver.CTX_SYNCHRONIZE.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Creates a stream with {@code CU_STREAM_NON_BLOCKING}, so it never waits for the legacy default stream. */
   public static int createNonBlockingStream(CUstream stream) {
-    return call(() -> (int) Driver.STREAM_CREATE.invokeExact(stream, 1));
+    try {
+      return (int) Driver.STREAM_CREATE.invokeExact(stream, 1);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Creates a {@code CU_STREAM_NON_BLOCKING} stream with the given stream priority (lower numbers run first). */
   public static int createNonBlockingStream(CUstream stream, int priority) {
-    return call(() -> (int) Driver.STREAM_CREATE_WITH_PRIORITY.invokeExact(stream, 1, priority));
+    try {
+      return (int) Driver.STREAM_CREATE_WITH_PRIORITY.invokeExact(stream, 1, priority);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** {@code cuCtxGetStreamPriorityRange} of the current context: {@code least[0]} and {@code greatest[0]}. */
   public static int streamPriorityRange(int[] least, int[] greatest) {
-    return call(() -> (int) Driver.STREAM_PRIORITY_RANGE.invokeExact(least, greatest));
+    try {
+      return (int) Driver.STREAM_PRIORITY_RANGE.invokeExact(least, greatest);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Creates an event with {@code CU_EVENT_DISABLE_TIMING}: cheaper to record and wait on. */
   public static int createEvent(CUevent event) {
-    return call(() -> (int) Driver.EVENT_CREATE.invokeExact(event, 2));
+    try {
+      return (int) Driver.EVENT_CREATE.invokeExact(event, 2);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int recordEvent(CUevent event, CUstream stream) {
-    return call(() -> (int) Driver.EVENT_RECORD.invokeExact(event, stream));
+    try {
+      return (int) Driver.EVENT_RECORD.invokeExact(event, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int waitEvent(CUstream stream, CUevent event) {
-    return call(() -> (int) Driver.STREAM_WAIT_EVENT.invokeExact(stream, event, 0));
+    try {
+      return (int) Driver.STREAM_WAIT_EVENT.invokeExact(stream, event, 0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** {@code cuEventCreate} with timing ({@code CU_EVENT_DEFAULT}), for sampled device times. */
   public static int createTimingEvent(CUevent event) {
-    return call(() -> (int) Driver.EVENT_CREATE.invokeExact(event, 0));
+    try {
+      return (int) Driver.EVENT_CREATE.invokeExact(event, 0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int queryEvent(CUevent event) {
-    return call(() -> (int) Driver.EVENT_QUERY.invokeExact(event));
+    try {
+      return (int) Driver.EVENT_QUERY.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int elapsedTime(float[] millis, CUevent start, CUevent end) {
-    return call(() -> (int) Driver.EVENT_ELAPSED_TIME.invokeExact(millis, start, end));
+    try {
+      return (int) Driver.EVENT_ELAPSED_TIME.invokeExact(millis, start, end);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int synchronizeEvent(CUevent event) {
-    return call(() -> (int) Driver.EVENT_SYNCHRONIZE.invokeExact(event));
+    try {
+      return (int) Driver.EVENT_SYNCHRONIZE.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
 
   public static int destroyStream(CUstream stream) {
-    return call(() -> (int) Driver.STREAM_DESTROY.invokeExact(stream));
+    try {
+      return (int) Driver.STREAM_DESTROY.invokeExact(stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int destroyEvent(CUevent event) {
-    return call(() -> (int) Driver.EVENT_DESTROY.invokeExact(event));
+    try {
+      return (int) Driver.EVENT_DESTROY.invokeExact(event);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /**
@@ -210,7 +270,11 @@ public final class JCudaNatives {
    * intercepting the call: the CUDA result, 0 when found.
    */
   public static int moduleGlobal(CUdeviceptr address, long[] bytes, CUmodule module, String name) {
-    return call(() -> (int) Driver.MODULE_GET_GLOBAL.invokeExact(address, bytes, module, name));
+    try {
+      return (int) Driver.MODULE_GET_GLOBAL.invokeExact(address, bytes, module, name);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /**
@@ -218,54 +282,98 @@ public final class JCudaNatives {
    * intercepting the call: the program's module table never sees it.
    */
   public static int loadModule(CUmodule module, byte[] image) {
-    return call(() -> (int) Driver.MODULE_LOAD_DATA.invokeExact(module, image));
+    try {
+      return (int) Driver.MODULE_LOAD_DATA.invokeExact(module, image);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** A function of a module the agent loaded, without intercepting the call. */
   public static int moduleFunction(CUfunction function, CUmodule module, String name) {
-    return call(() -> (int) Driver.MODULE_GET_FUNCTION.invokeExact(function, module, name));
+    try {
+      return (int) Driver.MODULE_GET_FUNCTION.invokeExact(function, module, name);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int unloadModule(CUmodule module) {
-    return call(() -> (int) Driver.MODULE_UNLOAD.invokeExact(module));
+    try {
+      return (int) Driver.MODULE_UNLOAD.invokeExact(module);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** {@code cuStreamIsCapturing}: {@code status[0]} is 0 when the stream is not capturing. */
   public static int isCapturing(CUstream stream, int[] status) {
-    return call(() -> (int) Driver.STREAM_IS_CAPTURING.invokeExact(stream, status));
+    try {
+      return (int) Driver.STREAM_IS_CAPTURING.invokeExact(stream, status);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** {@code cuThreadExchangeStreamCaptureMode}: sets the calling thread's mode to {@code mode[0]}, returns the old one there. */
   public static int exchangeCaptureMode(int[] mode) {
-    return call(() -> (int) Driver.EXCHANGE_CAPTURE_MODE.invokeExact(mode));
+    try {
+      return (int) Driver.EXCHANGE_CAPTURE_MODE.invokeExact(mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int synchronizeStream(CUstream stream) {
-    return call(() -> (int) Driver.STREAM_SYNCHRONIZE.invokeExact(stream));
+    try {
+      return (int) Driver.STREAM_SYNCHRONIZE.invokeExact(stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Allocates device memory of the agent's own, in the current context; the agent's tables never see it. */
   public static int allocate(CUdeviceptr pointer, long bytes) {
-    return call(() -> (int) Driver.MEM_ALLOC.invokeExact(pointer, bytes));
+    try {
+      return (int) Driver.MEM_ALLOC.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** The runtime API's {@code cudaMalloc}, as the application would make it, but not intercepted. */
   public static int runtimeAllocate(Pointer pointer, long bytes) {
-    return call(() -> (int) Runtime.MALLOC.invokeExact(pointer, bytes));
+    try {
+      return (int) Runtime.MALLOC.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** The runtime API's last error of the calling thread, left as it is. */
   public static int runtimePeekAtLastError() {
-    return call(() -> (int) Runtime.PEEK_AT_LAST_ERROR.invokeExact());
+    try {
+      return (int) Runtime.PEEK_AT_LAST_ERROR.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** The runtime API's last error of the calling thread, which it resets to success. */
   public static int runtimeGetLastError() {
-    return call(() -> (int) Runtime.GET_LAST_ERROR.invokeExact());
+    try {
+      return (int) Runtime.GET_LAST_ERROR.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int free(CUdeviceptr pointer) {
-    return call(() -> (int) Driver.MEM_FREE.invokeExact(pointer));
+    try {
+      return (int) Driver.MEM_FREE.invokeExact(pointer);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /**
@@ -273,47 +381,87 @@ public final class JCudaNatives {
    * never see it. It lives as long as the context.
    */
   public static int allocateHost(Pointer pointer, long bytes) {
-    return call(() -> (int) Driver.MEM_ALLOC_HOST.invokeExact(pointer, bytes));
+    try {
+      return (int) Driver.MEM_ALLOC_HOST.invokeExact(pointer, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** An asynchronous copy from the agent's page-locked memory to device memory, on {@code stream}. */
   public static int copyToDeviceAsync(CUdeviceptr destination, Pointer source, long bytes, CUstream stream) {
-    return call(() -> (int) Driver.MEMCPY_HTOD_ASYNC.invokeExact(destination, source, bytes, stream));
+    try {
+      return (int) Driver.MEMCPY_HTOD_ASYNC.invokeExact(destination, source, bytes, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int copyToHostAsync(Pointer destination, CUdeviceptr source, long bytes, CUstream stream) {
-    return call(() -> (int) Driver.MEMCPY_DTOH_ASYNC.invokeExact(destination, source, bytes, stream));
+    try {
+      return (int) Driver.MEMCPY_DTOH_ASYNC.invokeExact(destination, source, bytes, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int launchKernel(CUfunction f, int gridX, int gridY, int gridZ, int blockX, int blockY,
       int blockZ, int sharedMem, CUstream stream, Pointer kernelParams) {
-    return call(() -> (int) Graphs.LAUNCH_KERNEL.invokeExact(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-        sharedMem, stream, kernelParams, (Pointer) null));
+    try {
+      return (int) Graphs.LAUNCH_KERNEL.invokeExact(f, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem,
+          stream, kernelParams, (Pointer) null);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Begins capturing {@code stream} in {@code CU_STREAM_CAPTURE_MODE_THREAD_LOCAL}: other threads are unaffected. */
   public static int beginCapture(CUstream stream) {
-    return call(() -> (int) Graphs.BEGIN_CAPTURE.invokeExact(stream, 1));
+    try {
+      return (int) Graphs.BEGIN_CAPTURE.invokeExact(stream, 1);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int endCapture(CUstream stream, CUgraph graph) {
-    return call(() -> (int) Graphs.END_CAPTURE.invokeExact(stream, graph));
+    try {
+      return (int) Graphs.END_CAPTURE.invokeExact(stream, graph);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int instantiateGraph(CUgraphExec exec, CUgraph graph) {
-    return call(() -> (int) Graphs.INSTANTIATE.invokeExact(exec, graph, 0L));
+    try {
+      return (int) Graphs.INSTANTIATE.invokeExact(exec, graph, 0L);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int launchGraph(CUgraphExec exec, CUstream stream) {
-    return call(() -> (int) Graphs.LAUNCH_GRAPH.invokeExact(exec, stream));
+    try {
+      return (int) Graphs.LAUNCH_GRAPH.invokeExact(exec, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int destroyGraphExec(CUgraphExec exec) {
-    return call(() -> (int) Graphs.DESTROY_EXEC.invokeExact(exec));
+    try {
+      return (int) Graphs.DESTROY_EXEC.invokeExact(exec);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int destroyGraph(CUgraph graph) {
-    return call(() -> (int) Graphs.DESTROY_GRAPH.invokeExact(graph));
+    try {
+      return (int) Graphs.DESTROY_GRAPH.invokeExact(graph);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /**
@@ -323,78 +471,108 @@ public final class JCudaNatives {
   public static int makeCurrent(long context) {
     CUcontext c = new CUcontext();
     JCudaPointers.setNativePointer(c, context);
-    return call(() -> (int) Graphs.SET_CURRENT.invokeExact(c));
+    try {
+      return (int) Graphs.SET_CURRENT.invokeExact(c);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   // The cuBLAS handle calls below are made on the agent's own handles only, never on the application's.
 
   public static int createBlasHandle(cublasHandle handle) {
-    return call(() -> (int) Blas.CREATE.invokeExact(handle));
+    try {
+      return (int) Blas.CREATE.invokeExact(handle);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int destroyBlasHandle(cublasHandle handle) {
-    return call(() -> (int) Blas.DESTROY.invokeExact(handle));
+    try {
+      return (int) Blas.DESTROY.invokeExact(handle);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Points a cuBLAS handle at a stream (which also puts it back on cuBLAS's default workspace). */
   public static int setBlasStream(cublasHandle handle, cudaStream_t stream) {
-    return call(() -> (int) Blas.SET_STREAM.invokeExact(handle, stream));
+    try {
+      return (int) Blas.SET_STREAM.invokeExact(handle, stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int setBlasWorkspace(cublasHandle handle, Pointer workspace, long bytes) {
-    return call(() -> (int) Blas.SET_WORKSPACE.invokeExact(handle, workspace, bytes));
+    try {
+      return (int) Blas.SET_WORKSPACE.invokeExact(handle, workspace, bytes);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int setBlasPointerMode(cublasHandle handle, int mode) {
-    return call(() -> (int) Blas.SET_POINTER_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.SET_POINTER_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int setBlasMathMode(cublasHandle handle, int mode) {
-    return call(() -> (int) Blas.SET_MATH_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.SET_MATH_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int setBlasAtomicsMode(cublasHandle handle, int mode) {
-    return call(() -> (int) Blas.SET_ATOMICS_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.SET_ATOMICS_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int setBlasSmCountTarget(cublasHandle handle, int target) {
-    return call(() -> (int) Blas.SET_SM_COUNT_TARGET.invokeExact(handle, target));
+    try {
+      return (int) Blas.SET_SM_COUNT_TARGET.invokeExact(handle, target);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   /** Reads a handle's pointer mode into {@code mode[0]}; reading changes nothing. */
   public static int getBlasPointerMode(cublasHandle handle, int[] mode) {
-    return call(() -> (int) Blas.GET_POINTER_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.GET_POINTER_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int getBlasMathMode(cublasHandle handle, int[] mode) {
-    return call(() -> (int) Blas.GET_MATH_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.GET_MATH_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int getBlasAtomicsMode(cublasHandle handle, int[] mode) {
-    return call(() -> (int) Blas.GET_ATOMICS_MODE.invokeExact(handle, mode));
+    try {
+      return (int) Blas.GET_ATOMICS_MODE.invokeExact(handle, mode);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   public static int getBlasSmCountTarget(cublasHandle handle, int[] target) {
-    return call(() -> (int) Blas.GET_SM_COUNT_TARGET.invokeExact(handle, Pointer.to(target)));
-  }
-
-  /**
-   * A call of one of JCuda's natives through its handle, for {@link #call}: {@code invokeExact}
-   * declares {@code Throwable}.
-   */
-  @FunctionalInterface
-  private interface NativeCall {
-    int invoke() throws Throwable;
-  }
-
-  /**
-   * What {@code call} returns, the CUDA result; what it throws, unchecked. The handles are constants
-   * and this method is small: once compiled, a wrapper inlines both and its lambda is not allocated
-   * (escape analysis), so the hot calls stay allocation-free after warm-up.
-   */
-  private static int call(NativeCall call) {
     try {
-      return call.invoke();
+      return (int) Blas.GET_SM_COUNT_TARGET.invokeExact(handle, Pointer.to(target));
     } catch (Throwable t) {
       throw rethrow(t);
     }
