@@ -14,7 +14,6 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.jcublas.JCublas2.cublasCreate;
 import static jcuda.jcublas.JCublas2.cublasDestroy;
-import static jcuda.jcublas.JCublas2.cublasSdot;
 import static jcuda.jcublas.JCublas2.cublasSetPointerMode;
 import static jcuda.jcublas.JCublas2.cublasSetStream;
 import static jcuda.jcublas.JCublas2.cublasSgemm;
@@ -46,9 +45,6 @@ import jcuda.runtime.cudaStream_t;
  *       launches, that is before an agent with {@code engage=auto} engages.
  *   <li>{@code device-scalars-event}: the scalars are written on another stream; the handle's stream
  *       waits for an event recorded after that.
- *   <li>{@code dot-results} (a GPU: the stand-in has no dot): {@code cublasSdot} in host pointer mode
- *       into a Java array after kernels on the handle's stream, then in device pointer mode into
- *       device memory that a kernel then reads (the scale of a one-element vector).
  * </ul>
  */
 public final class BlasScalarsProgram {
@@ -70,7 +66,6 @@ public final class BlasScalarsProgram {
       switch (seq.variant) {
         case "device-scalars", "device-scalars-early" -> deviceScalars(seq, rep, handle, slowFill, slowAxpb, false);
         case "device-scalars-event" -> deviceScalars(seq, rep, handle, slowFill, slowAxpb, true);
-        case "dot-results" -> dotResults(seq, rep, handle, slowFill, slowAxpb);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -152,44 +147,6 @@ public final class BlasScalarsProgram {
     for (CUdeviceptr p : new CUdeviceptr[] {scalars, a, b, c}) {
       cuMemFree(p);
     }
-    cuStreamDestroy(s);
-  }
-
-  private static void dotResults(Sequence seq, int rep, cublasHandle handle, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 1);
-    seq.rc(rep, "cublasSetStream", 0, cublasSetStream(handle, new cudaStream_t(s)));
-    CUdeviceptr x = new CUdeviceptr();
-    CUdeviceptr y = new CUdeviceptr();
-    CUdeviceptr result = new CUdeviceptr();
-    cuMemAlloc(x, BYTES);
-    cuMemAlloc(y, BYTES);
-    cuMemAlloc(result, BYTES);
-    float vx = rep % 3;
-    float vy = 1 + rep % 4;
-    int n = 64;
-    seq.rc(rep, "slow_fill x", 0, Sequence.launch(slowFill, s, x, vx, n, seq.cycles));
-    seq.rc(rep, "slow_fill y", 0, Sequence.launch(slowFill, s, y, vy, n, seq.cycles));
-    float expected = 0;
-    for (int i = 0; i < n; i++) {
-      expected += (vx + i) * (vy + i);
-    }
-    seq.rc(rep, "cublasSetPointerMode host", 0, cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
-    float[] dot = {-1};
-    seq.rc(rep, "cublasSdot into a Java array", 0, cublasSdot(handle, n, x, 1, y, 1, Pointer.to(dot)));
-    seq.check(rep, "dot in host memory", expected, dot[0]);
-    seq.rc(rep, "slow_axpb x", 0, Sequence.launch(slowAxpb, s, x, 2f, 0f, n, seq.cycles));
-    seq.rc(rep, "cuMemsetD32Async result", 0, cuMemsetD32Async(result, 0, N, s));
-    seq.rc(rep, "cublasSetPointerMode device", 0, cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE));
-    seq.rc(rep, "cublasSdot into device memory", 0, cublasSdot(handle, n, x, 1, y, 1, result));
-    seq.rc(rep, "slow_axpb result", 0, Sequence.launch(slowAxpb, s, result, 1f, 1f, 1, seq.cycles));
-    float[] back = Sequence.read(result);
-    seq.check(rep, "dot in device memory, plus one", 2 * expected + 1, back[0]);
-    seq.rc(rep, "cublasSetPointerMode host again", 0, cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
-    seq.rc(rep, "cublasSetStream null", 0, cublasSetStream(handle, null));
-    cuMemFree(x);
-    cuMemFree(y);
-    cuMemFree(result);
     cuStreamDestroy(s);
   }
 }

@@ -106,14 +106,11 @@ enum SemanticsCase {
   A_SHUTDOWN_HOOK_READS_WORK_IN_FLIGHT_AT_ANOTHER_THREADS_EXIT(ExitProgram.class, "exit-other-thread", ""),
   A_SHUTDOWN_HOOK_READS_WORK_IN_FLIGHT_AT_ANOTHER_THREADS_EXIT_AUTO(ExitProgram.class, "exit-other-thread",
       ",engage=auto"),
-  // The stand-in's cuBLAS has no dot product.
-  DOT_RESULTS_IN_HOST_AND_DEVICE_MEMORY(BlasScalarsProgram.class, "dot-results", "", Map.of(), true),
-  DOT_RESULTS_IN_HOST_AND_DEVICE_MEMORY_AUTO(BlasScalarsProgram.class, "dot-results", ",engage=auto", Map.of(), true),
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),
   A_2D_MEMSET_AFTER_AN_EVENT_WAIT(DeviceMemoryKindsProgram.class, "memset-2d", "", Map.of(), true),
-  // Nor 3D copies, textures or managed memory.
+  // Nor 3D copies or textures.
   AN_ASYNC_2D_COPY_OVER_HALF_ROWS_AFTER_AN_EVENT_WAIT(StridedMemoryProgram.class, "copy-2d-async", "", Map.of(), true),
   AN_ASYNC_2D_COPY_OVER_HALF_ROWS_AFTER_AN_EVENT_WAIT_AUTO(StridedMemoryProgram.class, "copy-2d-async", ",engage=auto",
       Map.of(), true),
@@ -125,10 +122,7 @@ enum SemanticsCase {
       ",engage=auto", Map.of(), true),
   A_TEXTURE_READ_IS_NOT_OVERTAKEN_BY_A_LATER_WRITE(StridedMemoryProgram.class, "texture", "", Map.of(), true),
   A_TEXTURE_READ_IS_NOT_OVERTAKEN_BY_A_LATER_WRITE_AUTO(StridedMemoryProgram.class, "texture", ",engage=auto", Map.of(),
-      true),
-  MANAGED_MEMORY_READ_BY_THE_HOST_AND_COPIED_AFTER_AN_EVENT(StridedMemoryProgram.class, "managed", "", Map.of(), true),
-  MANAGED_MEMORY_READ_BY_THE_HOST_AND_COPIED_AFTER_AN_EVENT_AUTO(StridedMemoryProgram.class, "managed", ",engage=auto",
-      Map.of(), true);
+      true);
 
   /** The agent, scheduling, without a journal (the journal has tests of its own). */
   static final String AGENT = "mode=schedule,journal=off";

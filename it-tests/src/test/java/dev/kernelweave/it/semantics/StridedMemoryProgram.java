@@ -7,7 +7,6 @@ import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemAllocManaged;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpy2DAsync;
@@ -33,7 +32,6 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfilter_mode;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUmemAttach_flags;
 import jcuda.driver.CUmemorytype;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresourcetype;
@@ -43,7 +41,7 @@ import jcuda.driver.CUtexObject;
 /**
  * Memory that calls reach by rows, through a texture, or from the host directly: 2D and 3D copies
  * and a 2D memset over buffers of 4 rows of 256 floats (a pitch of 1024 bytes) that kernels also
- * write, a kernel reading through a texture object, and managed memory. The stand-in driver has
+ * write, and a kernel reading through a texture object. The stand-in driver has
  * none of these calls: GPU only. After a run of 16 launches (so that {@code engage=auto} schedules
  * the rest):
  *
@@ -61,9 +59,6 @@ import jcuda.driver.CUtexObject;
  *       {@code x} through a texture object and writes {@code 2x + 1} into {@code y}, then a fill
  *       of {@code x} with other values (which must not overtake the read): {@code y} and {@code x}
  *       read back.
- *   <li>{@code managed}: a slow fill of managed memory on a non-blocking stream, the stream
- *       synchronized, the memory read by the host directly; then a scale, an event, a wait on a
- *       second stream, a read there into page-locked memory.
  * </ul>
  */
 public final class StridedMemoryProgram {
@@ -88,7 +83,6 @@ public final class StridedMemoryProgram {
         case "copy-3d" -> copy3d(seq, rep, v, slowFill, slowAxpb);
         case "memset-2d-sync" -> memset2dSync(seq, rep, v, slowFill, slowAxpb);
         case "texture" -> texture(seq, rep, v, slowFill, textureAxpb);
-        case "managed" -> managed(seq, rep, v, slowFill, slowAxpb);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -237,35 +231,5 @@ public final class StridedMemoryProgram {
     cuMemFree(x);
     cuMemFree(y);
     cuStreamDestroy(s);
-  }
-
-  private static void managed(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s1 = new CUstream();
-    CUstream s2 = new CUstream();
-    cuStreamCreate(s1, NON_BLOCKING);
-    cuStreamCreate(s2, NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
-    CUdeviceptr m = new CUdeviceptr();
-    seq.rc(rep, "cuMemAllocManaged", 0, cuMemAllocManaged(m, BYTES, CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL));
-    Pointer back = new Pointer();
-    cuMemAllocHost(back, BYTES);
-    seq.rc(rep, "slow_fill managed", 0, Sequence.launch(slowFill, s1, m, v, N, seq.cycles));
-    seq.rc(rep, "cuStreamSynchronize s1", 0, cuStreamSynchronize(s1));
-    float[] host = new float[N];
-    m.getByteBuffer(0, BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer().get(host);
-    seq.check(rep, "managed memory read by the host", Sequence.describe(Sequence.ramp(v)), Sequence.describe(host));
-    seq.rc(rep, "slow_axpb managed", 0, Sequence.launch(slowAxpb, s1, m, 2f, 1f, N, seq.cycles));
-    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s1));
-    seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(s2, e, 0));
-    seq.rc(rep, "cuMemcpyDtoHAsync on s2", 0, cuMemcpyDtoHAsync(back, m, BYTES, s2));
-    seq.rc(rep, "cuStreamSynchronize s2", 0, cuStreamSynchronize(s2));
-    seq.check(rep, "managed memory copied after the event", Sequence.describe(axpb(Sequence.ramp(v), 2f, 1f)),
-        Sequence.describe(Sequence.floats(back)));
-    cuEventDestroy(e);
-    cuMemFreeHost(back);
-    cuMemFree(m);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
   }
 }
