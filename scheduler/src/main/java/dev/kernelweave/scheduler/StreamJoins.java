@@ -104,7 +104,7 @@ final class StreamJoins {
    * host-visible work in {@code legacyVisible}: every blocking stream's later work follows that
    * work, so it follows those too.
    */
-  void legacyWorkIssued() {
+  private void legacyWorkIssued() {
     if (legacyFollow.count() > 0) {
       legacyFollow.addPendingTo(blockingFollow, pool);
       legacyFollow.clear();
