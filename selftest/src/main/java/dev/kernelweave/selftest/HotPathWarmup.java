@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  *
  * <p>Touches nothing the application's calls reach: each program gets its own {@code Dispatch},
  * device and allocation table, and the scheduler keeps no state between instances. Bounded by the
- * CPU time of its thread; {@link #stop} ends it at the next program.
+ * CPU time of its thread and by {@link #MAX_PROGRAMS}; {@link #stop} ends it at the next program.
  *
  * <p>Thread-safe: {@link #stop} and {@link #programs} may be called from any thread.
  */
@@ -98,7 +98,7 @@ public final class HotPathWarmup implements Runnable {
       long start = cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime();
       long wallStart = System.nanoTime();
       long spent = 0;
-      for (long seed = 1; stopped == null && spent < budgetNanos; seed++) {
+      for (long seed = 1; stopped == null && spent < budgetNanos && programs < MAX_PROGRAMS; seed++) {
         runOne(Loops.ALL.get((int) (seed % Loops.ALL.size())), seed);
         alongside.run();
         programs++;
@@ -156,6 +156,14 @@ public final class HotPathWarmup implements Runnable {
     }
     return new Program(stream, Program.wellFormed(ops));
   }
+
+  /**
+   * The most programs a warm-up runs, whatever its budget: what the JIT compiles follows from how
+   * often the code ran, not from how long, and this many are what a second of CPU ran on the H100's
+   * and H200's hosts when the gains of the warm-up were measured. Beyond them a warm-up only makes
+   * garbage, whose collections pause the program's threads: a latency-critical thread's tail.
+   */
+  static final int MAX_PROGRAMS = 160;
 
   /** Repetitions of each loop: enough that replays, not captures, take most of its time. */
   static final int ITERATIONS = 32;

@@ -1,5 +1,8 @@
 package dev.kernelweave.sim;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,6 +16,9 @@ final class Arena {
   /** What freed memory holds until it is written again. */
   static final byte POISON = (byte) 0xDB;
   private static final int ALIGNMENT = 256;
+  /** Device memory is little-endian, as every GPU CUDA runs on. */
+  private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** A live allocation; {@code id} is unique for the life of the device. */
   record Allocation(int id, long base, long size) {
@@ -27,7 +33,12 @@ final class Arena {
   /** Backing store for the part of the arena used so far; grows on demand. */
   private byte[] bytes = new byte[0];
   private final TreeMap<Long, Long> freeBlocks = new TreeMap<>();
-  private final TreeMap<Long, Allocation> live = new TreeMap<>();
+  /**
+   * The live allocations by base address, ascending, in {@code live[0 .. liveCount)}: searched on
+   * every range an operation touches, so without the boxing of a sorted map.
+   */
+  private Allocation[] live = new Allocation[16];
+  private int liveCount;
 
   /**
    * @param size the arena's address range, in bytes
@@ -61,7 +72,7 @@ final class Arena {
           Arrays.fill(bytes, old, bytes.length, fill);
         }
         Allocation a = new Allocation(id, base + offset, rounded);
-        live.put(a.base(), a);
+        addLive(a);
         return a;
       }
     }
@@ -70,10 +81,13 @@ final class Arena {
 
   /** Frees and poisons the allocation at {@code address}; null when none starts there. */
   Allocation free(long address) {
-    Allocation a = live.remove(address);
-    if (a == null) {
+    int i = floorIndex(address);
+    if (i < 0 || live[i].base() != address) {
       return null;
     }
+    Allocation a = live[i];
+    System.arraycopy(live, i + 1, live, i, liveCount - i - 1);
+    live[--liveCount] = null;
     int offset = (int) (a.base() - base);
     Arrays.fill(bytes, offset, offset + (int) a.size(), POISON);
     long start = offset;
@@ -94,9 +108,35 @@ final class Arena {
 
   /** The live allocation holding {@code address}, or null. */
   Allocation find(long address) {
-    Map.Entry<Long, Allocation> e = live.floorEntry(address);
-    return e != null && e.getValue().contains(address, 1) ? e.getValue() : null;
+    int i = floorIndex(address);
+    return i >= 0 && live[i].contains(address, 1) ? live[i] : null;
   }
+
+  /** The index of the last live allocation based at or below {@code address}, or -1. */
+  private int floorIndex(long address) {
+    int low = 0;
+    int high = liveCount - 1;
+    while (low <= high) {
+      int mid = (low + high) >>> 1;
+      if (live[mid].base() <= address) {
+        low = mid + 1;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return high;
+  }
+
+  private void addLive(Allocation a) {
+    if (liveCount == live.length) {
+      live = Arrays.copyOf(live, 2 * liveCount);
+    }
+    int at = floorIndex(a.base()) + 1;
+    System.arraycopy(live, at, live, at + 1, liveCount - at);
+    live[at] = a;
+    liveCount++;
+  }
+
 
   /** Whether {@code [address, address + length)} lies in the part of the arena ever allocated. */
   boolean backs(long address, long length) {
@@ -105,6 +145,28 @@ final class Arena {
 
   void read(long address, byte[] into, int intoOffset, int length) {
     System.arraycopy(bytes, (int) (address - base), into, intoOffset, length);
+  }
+
+  void readInts(long address, int[] into, int n) {
+    int offset = (int) (address - base);
+    for (int i = 0; i < n; i++) {
+      into[i] = (int) INTS.get(bytes, offset + 4 * i);
+    }
+  }
+
+  void writeInts(long address, int[] from) {
+    int offset = (int) (address - base);
+    for (int i = 0; i < from.length; i++) {
+      INTS.set(bytes, offset + 4 * i, from[i]);
+    }
+  }
+
+  int intAt(long address) {
+    return (int) INTS.get(bytes, (int) (address - base));
+  }
+
+  long longAt(long address) {
+    return (long) LONGS.get(bytes, (int) (address - base));
   }
 
   void write(long address, byte[] from, int fromOffset, int length) {

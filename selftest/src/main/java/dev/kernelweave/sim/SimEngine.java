@@ -97,7 +97,7 @@ final class SimEngine {
     return new SimOp(++operations, lane, kind, label);
   }
 
-  SimOp work(int lane, String label) {
+  SimOp work(int lane, Object label) {
     SimOp op = new SimOp(++operations, lane, SimOp.Kind.WORK, label);
     op.duration = 1 + random.nextInt(timing.duration());
     op.readAfter = random.nextInt((int) op.duration);

@@ -62,8 +62,8 @@ final class SimGraphs implements GraphDevice {
 
   /** A launch as its record describes it: a kernel ({@code null}: the one reading the constant) and its arguments. */
   private record HeldLaunch(SelfTestKernel kernel, long out, long in1, long in2, int n, int k) {
-    String describe() {
-      return String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel == null ? "FILL_FROM_CONSTANT" : kernel, n, k);
+    KernelLabel describe() {
+      return new KernelLabel(kernel == null ? "FILL_FROM_CONSTANT" : kernel.name(), n, k);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.kernelweave.sim;
 
+import java.util.Arrays;
+
 /**
  * The simulated device's memory: a device arena and a page-locked host arena, bytes at addresses,
  * the allocation numbers that tell a reused address from the allocation an operation was issued on,
@@ -62,23 +64,43 @@ final class SimMemory {
     }
   }
 
+  /** {@code n} little-endian ints from {@code address}, zeros where memory was never allocated. */
   int[] ints(long address, int n) {
-    byte[] b = read(address, n * 4);
     int[] v = new int[n];
-    for (int i = 0; i < n; i++) {
-      v[i] = (b[4 * i] & 0xFF) | (b[4 * i + 1] & 0xFF) << 8 | (b[4 * i + 2] & 0xFF) << 16 | (b[4 * i + 3] & 0xFF) << 24;
-    }
+    readInts(address, v, n);
     return v;
   }
 
-  static byte[] toBytes(int[] v) {
-    byte[] b = new byte[v.length * 4];
-    for (int i = 0; i < v.length; i++) {
-      b[4 * i] = (byte) v[i];
-      b[4 * i + 1] = (byte) (v[i] >>> 8);
-      b[4 * i + 2] = (byte) (v[i] >>> 16);
-      b[4 * i + 3] = (byte) (v[i] >>> 24);
+  /** Reads {@code n} ints into {@code into}, as {@link #ints}, without a new array. */
+  void readInts(long address, int[] into, int n) {
+    Arena arena = arenaOf(address);
+    if (arena != null && arena.backs(address, n * 4L)) {
+      arena.readInts(address, into, n);
+    } else {
+      Arrays.fill(into, 0, n, 0);
     }
-    return b;
+  }
+
+  /** Reads {@code into.length} ints, as {@link #ints}. */
+  void readInts(long address, int[] into) {
+    readInts(address, into, into.length);
+  }
+
+  int intAt(long address) {
+    Arena arena = arenaOf(address);
+    return arena != null && arena.backs(address, 4) ? arena.intAt(address) : 0;
+  }
+
+  long longAt(long address) {
+    Arena arena = arenaOf(address);
+    return arena != null && arena.backs(address, 8) ? arena.longAt(address) : 0;
+  }
+
+  /** Writes {@code v} little-endian at {@code address}, where memory was allocated. */
+  void writeInts(long address, int[] v) {
+    Arena arena = arenaOf(address);
+    if (arena != null && arena.backs(address, v.length * 4L)) {
+      arena.writeInts(address, v);
+    }
   }
 }

@@ -29,7 +29,8 @@ final class SimOp {
   final long number;
   final int lane;
   final Kind kind;
-  final String label;
+  /** Its description, as text when read ({@link KernelLabel} defers the formatting to a fault). */
+  final Object label;
   SimOp waitFor;
   /** Operations CUDA's implicit synchronization makes this one wait for. */
   final List<SimOp> after = new ArrayList<>(0);
@@ -46,7 +47,7 @@ final class SimOp {
   boolean hasRead;
   boolean done;
 
-  SimOp(long number, int lane, Kind kind, String label) {
+  SimOp(long number, int lane, Kind kind, Object label) {
     this.number = number;
     this.lane = lane;
     this.kind = kind;

@@ -16,42 +16,51 @@ final class SimOperations {
   private final SimEngine engine;
   private final SimMemory memory;
 
+  /** A kernel's inputs while it computes: read at its start and used there alone, so reused. */
+  private final int[][] inputs = {new int[0], new int[0]};
+
   SimOperations(SimEngine engine, SimMemory memory) {
     this.engine = engine;
     this.memory = memory;
   }
 
+  /** Input {@code which} of a kernel starting now: {@code n} ints from {@code address}. */
+  private int[] input(int which, long address, int n) {
+    if (inputs[which].length < n) {
+      inputs[which] = new int[n];
+    }
+    memory.readInts(address, inputs[which], n);
+    return inputs[which];
+  }
+
   SimOp readingConstant(int lane, long out, int n, int k) {
-    SimOp op = engine.work(lane, String.format(Locale.ROOT, "FILL_FROM_CONSTANT n=%d k=0x%08x", n, k));
+    SimOp op = engine.work(lane, new KernelLabel("FILL_FROM_CONSTANT", n, k));
     engine.range(op, memory.moduleConstant(), 4, false);
     engine.range(op, out, n * 4L, true);
     int[] result = new int[n];
     op.work = new SimOp.Work() {
       @Override
       public void begin() {
-        SelfTestKernel.FILL.apply(result, null, null, n, k ^ memory.ints(memory.constant(), 1)[0]);
+        SelfTestKernel.FILL.apply(result, null, null, n, k ^ memory.intAt(memory.constant()));
       }
 
       @Override
       public void end() {
-        memory.write(out, SimMemory.toBytes(result));
+        memory.writeInts(out, result);
       }
     };
     return op;
   }
 
   SimOp withoutPtx(int lane, long slot, int n, int k) {
-    SimOp op = engine.work(lane, String.format(Locale.ROOT, "FILL_INDIRECT n=%d k=0x%08x", n, k));
+    SimOp op = engine.work(lane, new KernelLabel("FILL_INDIRECT", n, k));
     engine.range(op, slot, 8, false);
     int[] result = new int[n];
     long[] target = new long[1];
     op.work = new SimOp.Work() {
       @Override
       public void resolve() {
-        byte[] p = memory.read(slot, 8);
-        for (int b = 7; b >= 0; b--) {
-          target[0] = (target[0] << 8) | (p[b] & 0xFF);
-        }
+        target[0] = memory.longAt(slot);
         engine.range(op, target[0], n * 4L, true);
       }
 
@@ -62,7 +71,7 @@ final class SimOperations {
 
       @Override
       public void end() {
-        memory.write(target[0], SimMemory.toBytes(result));
+        memory.writeInts(target[0], result);
       }
     };
     return op;
@@ -85,14 +94,14 @@ final class SimOperations {
 
       @Override
       public void end() {
-        memory.write(dst, SimMemory.toBytes(values));
+        memory.writeInts(dst, values);
       }
     };
     return op;
   }
 
   SimOp kernel(int lane, SelfTestKernel kernel, long outPointer, long in1, long in2, int n, int k) {
-    SimOp op = engine.work(lane, String.format(Locale.ROOT, "%s n=%d k=0x%08x", kernel, n, k));
+    SimOp op = engine.work(lane, new KernelLabel(kernel.name(), n, k));
     long out = outPointer - kernel.outPointerOffset(n);
     int outBytes = kernel.outElements(n) * 4;
     if (kernel.outMode().reads()) {
@@ -109,18 +118,17 @@ final class SimOperations {
     op.work = new SimOp.Work() {
       @Override
       public void begin() {
-        int[] a = kernel.inputs() >= 1 ? memory.ints(in1, n) : null;
-        int[] b = kernel.inputs() >= 2 ? memory.ints(in2, n) : null;
+        int[] a = kernel.inputs() >= 1 ? input(0, in1, n) : null;
+        int[] b = kernel.inputs() >= 2 ? input(1, in2, n) : null;
         if (kernel.outMode().reads()) {
-          int[] old = memory.ints(out, result.length);
-          System.arraycopy(old, 0, result, 0, result.length);
+          memory.readInts(out, result);
         }
         kernel.apply(result, a, b, n, k);
       }
 
       @Override
       public void end() {
-        memory.write(out, SimMemory.toBytes(result));
+        memory.writeInts(out, result);
       }
     };
     return op;

@@ -49,6 +49,15 @@ class HotPathWarmupTest {
   }
 
   @Test
+  void runsNoMoreThanItsProgramsWhateverItsBudget() {
+    List<String> lines = new ArrayList<>();
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add, () -> { });
+    warmup.run();
+    assertEquals(HotPathWarmup.MAX_PROGRAMS, warmup.programs());
+    assertTrue(lines.get(0).startsWith("warm-up: " + HotPathWarmup.MAX_PROGRAMS + " self-test programs in "), lines.get(0));
+  }
+
+  @Test
   void aStoppedWarmupRunsNothingMore() throws InterruptedException {
     List<String> lines = new ArrayList<>();
     HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add, () -> { });
