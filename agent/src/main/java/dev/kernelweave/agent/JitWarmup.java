@@ -49,7 +49,8 @@ final class JitWarmup {
     }
     int classLanes = Scheduler.classLanes(options.priority().enabled());
     InterceptionWarmup interception = new InterceptionWarmup();
-    JitWarmup w = new JitWarmup(new HotPathWarmup(options.warmupMillis() * 1_000_000L, options.streams(), classLanes,
+    JitWarmup w = new JitWarmup(new HotPathWarmup(options.warmupMillis() * 1_000_000L,
+        HotPathWarmup.programsFor(options.warmupMillis()), options.streams(), classLanes,
         options.graphs(), new Consumer<String>() {
           @Override
           public void accept(String line) {

@@ -31,11 +31,14 @@ import jcuda.driver.CUstreamCaptureMode;
  * <p><b>The hand-over keeps every order CUDA promises.</b> A call the agent tracks must come after
  * the work of every untracked call that precedes it in the program (the same thread before it, or
  * another thread whose call returned before it began). {@link #engage} marks the agent engaged,
- * then synchronizes every context an untracked call ran in, and only then lets tracked calls
- * through ({@link #caughtUp}): an untracked call that had returned before the mark is complete. An
- * untracked call still in progress at the mark synchronizes its own context before it returns to
- * the program ({@link #untrackedCallEnded}), so that it too is complete before anything that
- * follows it. Nothing waits for another thread.
+ * then makes the agent's lanes in every context an untracked call ran in follow, device-side, all
+ * work issued so far on the legacy stream (which CUDA orders after every blocking and per-thread
+ * stream's) and on every non-blocking stream ({@link #catchUp}), and only then lets tracked calls
+ * through ({@link #caughtUp}). Work the agent leaves on the program's own streams, and its host
+ * waits, which are the program's own stream or context synchronizations, follow that work as
+ * CUDA orders them. An untracked call still in progress at the mark synchronizes its own context
+ * before it returns to the program ({@link #untrackedCallEnded}), so that it is complete before
+ * anything that follows it. No thread waits for the program's earlier work at the mark.
  *
  * <p>Thread-safe: {@link #engaged} and {@link #caughtUp} are volatile and only ever go from false
  * to true; {@link #engage} runs under this object's lock.
@@ -250,7 +253,7 @@ final class Engagement {
       engaged = true;
       engagedBecause = why;
       try {
-        synchronizeContexts();
+        catchUp();
       } finally {
         // Whatever the driver answered: threads waiting in await must never wait forever.
         caughtUp = true;
@@ -285,24 +288,46 @@ final class Engagement {
   }
 
   /**
-   * Synchronizes every context an untracked call ran in, from whichever thread engages, and makes
-   * that thread's context current again afterwards (as {@code HeldWork.issueInEveryContext} does).
+   * Makes the work of every untracked call that returned before the mark come first, in every context
+   * an untracked call ran in, from whichever thread engages (that thread's context current again
+   * afterwards, as {@code HeldWork.issueInEveryContext} does). Where the agent schedules, device-side:
+   * the context's lanes follow its streams ({@link Dispatch#followWorkIssuedAsWritten}), and no thread
+   * waits for the program's earlier work (a latency-critical thread beside a long background kernel
+   * would wait for it whole); elsewhere, or where that fails, the host synchronizes the context.
    */
-  private void synchronizeContexts() {
+  private void catchUp() {
+    AgentState state = AgentState.current();
     long current = JCudaNatives.currentContext(new CUcontext());
+    int[] mode = {CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED};
+    JCudaNatives.exchangeCaptureMode(mode);
     try {
       for (Long c : contexts) {
         try {
           JCudaNatives.makeCurrent(c);
-          JCudaNatives.synchronizeContext();
+          catchUp(state, c);
         } catch (Throwable ex) {
           // A context destroyed since: nothing of it is left to complete.
           AgentLog.debug("context 0x" + Long.toHexString(c) + " not synchronized at the agent's start: " + ex);
         }
       }
     } finally {
+      JCudaNatives.exchangeCaptureMode(mode);
       JCudaNatives.makeCurrent(current);
     }
+  }
+
+  /** {@link #catchUp} of context {@code c}, current. */
+  private static void catchUp(AgentState state, long c) {
+    if (state.scheduling) {
+      try {
+        state.scheduling(c).dispatch.followWorkIssuedAsWritten();
+        return;
+      } catch (Throwable ex) {
+        AgentLog.debug("context 0x" + Long.toHexString(c) + " synchronized at the agent's start: its lanes could not"
+            + " follow its streams: " + ex);
+      }
+    }
+    JCudaNatives.synchronizeContext();
   }
 
   /**

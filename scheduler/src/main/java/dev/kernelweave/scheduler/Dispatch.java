@@ -264,6 +264,20 @@ public final class Dispatch {
     }
   }
 
+  /**
+   * Where the agent engages after calls made as written: the agent's lanes follow their work,
+   * device-side ({@link Scheduler#followWorkIssuedAsWritten}), before any call of the context is
+   * placed. Takes the lock.
+   */
+  public void followWorkIssuedAsWritten() {
+    lock.lock();
+    try {
+      scheduler.followWorkIssuedAsWritten();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether a stream of this context captures a graph now; takes the lock briefly. */
   public boolean capturing() {
     lock.lock();

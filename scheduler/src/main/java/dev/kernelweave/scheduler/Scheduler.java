@@ -267,6 +267,20 @@ public final class Scheduler {
     joins.joinEveryStreamOnto(needs);
   }
 
+  /**
+   * Makes every pool lane's later work follow, device-side, all work issued so far on the legacy
+   * stream (and so on every stream CUDA orders with it: blocking and per-thread default streams) and
+   * on every live non-blocking stream: the work of calls made as written before the agent engaged,
+   * none of which the scheduler knows. Creates every pool lane first, so that none escapes the join.
+   */
+  public void followWorkIssuedAsWritten() {
+    for (int lane = 0; lane < pool.streams; lane++) {
+      pool.ensureCreated(lane, device);
+    }
+    device.poolLanesFollowAppStream(0);
+    appStreams.forEachLiveNonBlocking((stream, handle) -> device.poolLanesFollowAppStream(handle));
+  }
+
   /** The application destroyed a stream: its handle is never used again until a stream reuses it. */
   public void streamDestroyed(long handle) {
     appStreams.of(handle).destroyed = true;

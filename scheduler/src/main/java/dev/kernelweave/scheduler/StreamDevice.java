@@ -52,6 +52,16 @@ public interface StreamDevice {
   }
 
   /**
+   * Makes the later work of every pool lane created so far wait for all work issued until now on the
+   * application's stream {@code appStream} (a handle; 0 or 0x1 for the legacy stream); the host does
+   * not wait. The default waits on the host for the whole device instead, which orders the same,
+   * only slower.
+   */
+  default void poolLanesFollowAppStream(long appStream) {
+    synchronizeDevice();
+  }
+
+  /**
    * Whether the application's stream {@code appStream} (a handle, never the legacy stream) is
    * capturing a graph now. The default says it is: the call then passes through as written.
    */

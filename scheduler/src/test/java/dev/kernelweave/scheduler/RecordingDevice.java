@@ -57,6 +57,11 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
+  public void poolLanesFollowAppStream(long appStream) {
+    log.add("lanes follow app " + appStream);
+  }
+
+  @Override
   public void laneWaitsForAppEvent(int lane, long appEvent) {
     log.add("wait " + lane + " for app event " + appEvent);
   }

@@ -161,6 +161,23 @@ class SchedulerTest {
   }
 
   @Test
+  void workIssuedAsWrittenIsFollowedByEveryLaneOnTheLegacyStreamAndEachLiveNonBlockingStream() {
+    scheduler.streamCreated(9, true);
+    scheduler.streamCreated(7, false); // blocking: the legacy stream's record covers it
+    scheduler.streamCreated(5, true);
+    scheduler.streamCreated(3, true);
+    scheduler.streamDestroyed(3);
+    launch(0, W); // lane 0 exists already; the others are made so that none escapes the join
+    device.drain();
+    scheduler.followWorkIssuedAsWritten();
+    List<String> asked = device.drain();
+    assertEquals(List.of("createStream 1", "createStream 2", "createStream 3"), asked.subList(0, 3));
+    assertEquals("lanes follow app 0", asked.get(3), "the legacy stream, first");
+    assertEquals(java.util.Set.of("lanes follow app 9", "lanes follow app 5"), java.util.Set.copyOf(asked.subList(4, asked.size())));
+    assertEquals(6, asked.size(), asked::toString);
+  }
+
+  @Test
   void waitReusesAnEventRecordedAtOrAfterThePosition() {
     launch(0, W);
     launch(0, R, 1, W);

@@ -23,13 +23,14 @@ import java.util.function.Consumer;
  *
  * <p>Touches nothing the application's calls reach: each program gets its own {@code Dispatch},
  * device and allocation table, and the scheduler keeps no state between instances. Bounded by the
- * CPU time of its thread and by {@link #MAX_PROGRAMS}; {@link #stop} ends it at the next program.
+ * CPU time of its thread and by a number of programs; {@link #stop} ends it at the next program.
  *
  * <p>Thread-safe: {@link #stop} and {@link #programs} may be called from any thread.
  */
 public final class HotPathWarmup implements Runnable {
 
   private final long budgetNanos;
+  private final int maxPrograms;
   private final int normalStreams;
   private final int classLanes;
   private final boolean graphs;
@@ -41,6 +42,7 @@ public final class HotPathWarmup implements Runnable {
 
   /**
    * @param budgetNanos CPU time the warm-up may take
+   * @param maxPrograms programs it may run, whatever time is left ({@link #programsFor})
    * @param normalStreams the application's contexts' normal lanes
    * @param classLanes their high and low lanes each, 0 without priority lanes
    * @param graphs whether their launches may be held and replayed as graphs
@@ -48,9 +50,10 @@ public final class HotPathWarmup implements Runnable {
    * @param alongside run after each program, on the warm-up's thread; must touch nothing the
    *     application's calls reach
    */
-  public HotPathWarmup(long budgetNanos, int normalStreams, int classLanes, boolean graphs, Consumer<String> report,
+  public HotPathWarmup(long budgetNanos, int maxPrograms, int normalStreams, int classLanes, boolean graphs, Consumer<String> report,
       Runnable alongside) {
     this.budgetNanos = budgetNanos;
+    this.maxPrograms = maxPrograms;
     this.normalStreams = normalStreams;
     this.classLanes = classLanes;
     this.graphs = graphs;
@@ -98,7 +101,7 @@ public final class HotPathWarmup implements Runnable {
       long start = cpuTime ? threads.getCurrentThreadCpuTime() : System.nanoTime();
       long wallStart = System.nanoTime();
       long spent = 0;
-      for (long seed = 1; stopped == null && spent < budgetNanos && programs < MAX_PROGRAMS; seed++) {
+      for (long seed = 1; stopped == null && spent < budgetNanos && programs < maxPrograms; seed++) {
         runOne(Loops.ALL.get((int) (seed % Loops.ALL.size())), seed);
         alongside.run();
         programs++;
@@ -158,12 +161,17 @@ public final class HotPathWarmup implements Runnable {
   }
 
   /**
-   * The most programs a warm-up runs, whatever its budget: what the JIT compiles follows from how
-   * often the code ran, not from how long, and this many are what a second of CPU ran on the H100's
-   * and H200's hosts when the gains of the warm-up were measured. Beyond them a warm-up only makes
-   * garbage, whose collections pause the program's threads: a latency-critical thread's tail.
+   * Programs a second of the warm-up's budget buys: what a second of CPU ran on the H100's and
+   * H200's hosts when the warm-up's gains were measured. What the JIT compiles follows from how
+   * often the code ran, not from how long; a faster host (or simulator) running more programs in the
+   * same time would only make more garbage, whose collections pause the program's threads.
    */
-  static final int MAX_PROGRAMS = 160;
+  static final int PROGRAMS_PER_CPU_SECOND = 160;
+
+  /** The programs a budget of {@code budgetMillis} CPU milliseconds buys; at least one. */
+  public static int programsFor(long budgetMillis) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, budgetMillis * PROGRAMS_PER_CPU_SECOND / 1000));
+  }
 
   /** Repetitions of each loop: enough that replays, not captures, take most of its time. */
   static final int ITERATIONS = 32;

@@ -16,7 +16,7 @@ class HotPathWarmupTest {
   @Test
   void runsProgramsUntilItsCpuBudgetIsSpentAndSaysSo() {
     List<String> lines = new ArrayList<>();
-    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(50), 4, 0, true, lines::add, () -> { });
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(50), 1000, 4, 0, true, lines::add, () -> { });
     warmup.run();
     assertTrue(warmup.programs() > 0, "no program ran");
     assertEquals(1, lines.size(), lines::toString);
@@ -42,7 +42,7 @@ class HotPathWarmupTest {
   void runsWithPriorityLanesWithoutGraphs() {
     List<String> lines = new ArrayList<>();
     HotPathWarmup warmup =
-        new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(20), 2, Scheduler.AGENT_CLASS_LANES, false, lines::add, () -> { });
+        new HotPathWarmup(TimeUnit.MILLISECONDS.toNanos(20), 1000, 2, Scheduler.AGENT_CLASS_LANES, false, lines::add, () -> { });
     warmup.run();
     assertTrue(warmup.programs() > 0, "no program ran");
     assertTrue(lines.get(0).startsWith("warm-up: "), lines.get(0));
@@ -51,16 +51,19 @@ class HotPathWarmupTest {
   @Test
   void runsNoMoreThanItsProgramsWhateverItsBudget() {
     List<String> lines = new ArrayList<>();
-    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add, () -> { });
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 3, 4, 0, true, lines::add, () -> { });
     warmup.run();
-    assertEquals(HotPathWarmup.MAX_PROGRAMS, warmup.programs());
-    assertTrue(lines.get(0).startsWith("warm-up: " + HotPathWarmup.MAX_PROGRAMS + " self-test programs in "), lines.get(0));
+    assertEquals(3, warmup.programs());
+    assertTrue(lines.get(0).startsWith("warm-up: 3 self-test programs in "), lines.get(0));
+    assertEquals(160, HotPathWarmup.programsFor(1000));
+    assertEquals(1, HotPathWarmup.programsFor(1));
+    assertEquals(9600, HotPathWarmup.programsFor(60_000));
   }
 
   @Test
   void aStoppedWarmupRunsNothingMore() throws InterruptedException {
     List<String> lines = new ArrayList<>();
-    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 4, 0, true, lines::add, () -> { });
+    HotPathWarmup warmup = new HotPathWarmup(TimeUnit.SECONDS.toNanos(60), 1000, 4, 0, true, lines::add, () -> { });
     warmup.stop("at exit");
     warmup.stop("later");
     warmup.run();

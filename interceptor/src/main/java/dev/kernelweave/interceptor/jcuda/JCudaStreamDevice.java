@@ -163,6 +163,24 @@ public final class JCudaStreamDevice implements StreamDevice {
     check("cuStreamSynchronize", JCudaNatives.synchronizeStream(stream));
   }
 
+  /** An event of its own, recorded on the stream and destroyed once waited for: CUDA frees it when it completes. */
+  @Override
+  public void poolLanesFollowAppStream(long appStream) {
+    CUevent e = new CUevent();
+    check("cuEventCreate", JCudaNatives.createEvent(e));
+    try {
+      JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
+      check("cuEventRecord", JCudaNatives.recordEvent(e, appStreamScratch));
+      for (int lane = 0; lane < lanes.length - 1; lane++) {
+        if (lanes[lane] != null) {
+          check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], e));
+        }
+      }
+    } finally {
+      JCudaNatives.destroyEvent(e);
+    }
+  }
+
   @Override
   public void laneWaitsForAppEvent(int lane, long appEvent) {
     JCudaPointers.setNativePointer(appEventScratch, appEvent);
