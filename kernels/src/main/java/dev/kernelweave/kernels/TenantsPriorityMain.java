@@ -37,11 +37,13 @@ import jcuda.driver.CUstream_flags;
  *
  * <pre>
  * java -cp ... dev.kernelweave.kernels.TenantsPriorityMain [--mode shared|alone] [--by-hand]
- *     [--requests N] [--rate-hz R] [--background-rounds K] [--background-n N]
+ *     [--requests N] [--rate-hz R] [--background-rounds K] [--background-n N] [--latencies]
  * </pre>
  *
  * <p>Prints one line: the request latency p50, p99 and max in microseconds (from each request's
- * scheduled arrival to its read-back), and the background's kernels per second. Exit status: 0
+ * scheduled arrival to its read-back), and the background's kernels per second; with {@code
+ * --latencies}, a line before it with every request's latency in arrival order, to see when the
+ * slow ones came. Exit status: 0
  * done, 2 bad arguments, 3 no GPU or no CUDA driver.
  */
 public final class TenantsPriorityMain {
@@ -49,10 +51,12 @@ public final class TenantsPriorityMain {
   private static final int REQUEST_N = 1 << 14;
   private static final int WIDE_N = 1 << 18;
 
-  record Options(String mode, boolean byHand, int requests, double rateHz, int backgroundRounds, int backgroundN) {
+  record Options(String mode, boolean byHand, int requests, double rateHz, int backgroundRounds, int backgroundN,
+      boolean latencies) {
     static Options parse(String... args) {
       String mode = "shared";
       boolean byHand = false;
+      boolean latencies = false;
       int requests = 2000;
       double rate = 500;
       int rounds = 2000;
@@ -62,6 +66,10 @@ public final class TenantsPriorityMain {
         String a = line.next();
         if (a.equals("--by-hand")) {
           byHand = true;
+          continue;
+        }
+        if (a.equals("--latencies")) {
+          latencies = true;
           continue;
         }
         String v = line.valueOf(a);
@@ -79,7 +87,7 @@ public final class TenantsPriorityMain {
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
-      return new Options(mode, byHand, requests, rate, rounds, n);
+      return new Options(mode, byHand, requests, rate, rounds, n, latencies);
     }
   }
 
@@ -180,9 +188,17 @@ public final class TenantsPriorityMain {
     if (o.mode().equals("shared")) {
       background.join();
     }
+    String inOrder = "";
+    if (o.latencies()) {
+      StringBuilder b = new StringBuilder("latencies_us:");
+      for (long l : latencies) {
+        b.append(' ').append(l / 1000);
+      }
+      inOrder = b.append('\n').toString();
+    }
     Arrays.sort(latencies);
     double perSecond = backgroundNanos[0] == 0 ? 0 : backgroundKernels[0] * 1e9 / backgroundNanos[0];
-    return String.format(Locale.ROOT,
+    return inOrder + String.format(Locale.ROOT,
         "tenants-priority: mode=%s by-hand=%s requests=%d rate_hz=%.0f p50_us=%.1f p99_us=%.1f max_us=%.1f"
             + " background_kernels_per_s=%.1f",
         o.mode(), o.byHand(), o.requests(), o.rateHz(), percentile(latencies, 0.50) / 1e3,

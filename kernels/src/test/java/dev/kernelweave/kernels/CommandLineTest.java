@@ -48,6 +48,8 @@ class CommandLineTest {
     assertEquals(7, options.requests());
     assertTrue(options.byHand());
     assertEquals("alone", options.mode());
+    assertFalse(options.latencies());
+    assertTrue(TenantsPriorityMain.Options.parse("--latencies").latencies());
     assertThrows(
         IllegalArgumentException.class, () -> TenantsPriorityMain.Options.parse("--rate-hz", "0"));
     assertThrows(
