@@ -31,9 +31,10 @@ import jcuda.driver.CUstreamCaptureMode;
  * <p><b>The hand-over keeps every order CUDA promises.</b> A call the agent tracks must come after
  * the work of every untracked call that precedes it in the program (the same thread before it, or
  * another thread whose call returned before it began). {@link #engage} marks the agent engaged,
- * then makes the agent's lanes in every context an untracked call ran in follow, device-side, all
- * work issued so far on the legacy stream (which CUDA orders after every blocking and per-thread
- * stream's) and on every non-blocking stream ({@link #catchUp}), and only then lets tracked calls
+ * then, in every context an untracked call ran in, orders each stream's later work after all work
+ * issued on it so far, device-side: the legacy and blocking streams' after the legacy stream's
+ * (which CUDA orders after every blocking and per-thread stream's), each non-blocking stream's after
+ * its own ({@link #catchUp}), and only then lets tracked calls
  * through ({@link #caughtUp}). Work the agent leaves on the program's own streams, and its host
  * waits, which are the program's own stream or context synchronizations, follow that work as
  * CUDA orders them. An untracked call still in progress at the mark synchronizes its own context
@@ -291,9 +292,10 @@ final class Engagement {
    * Makes the work of every untracked call that returned before the mark come first, in every context
    * an untracked call ran in, from whichever thread engages (that thread's context current again
    * afterwards, as {@code HeldWork.issueInEveryContext} does). Where the agent schedules, device-side:
-   * the context's lanes follow its streams ({@link Dispatch#followWorkIssuedAsWritten}), and no thread
-   * waits for the program's earlier work (a latency-critical thread beside a long background kernel
-   * would wait for it whole); elsewhere, or where that fails, the host synchronizes the context.
+   * each stream's later work follows its own earlier work, as CUDA orders it ({@link
+   * Dispatch#followWorkIssuedAsWritten}), and no thread waits for the program's earlier work (a
+   * request's stream beside a background stream's long kernels would wait for them whole);
+   * elsewhere, or where that fails, the host synchronizes the context.
    */
   private void catchUp() {
     AgentState state = AgentState.current();

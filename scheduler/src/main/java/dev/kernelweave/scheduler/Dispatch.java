@@ -265,9 +265,9 @@ public final class Dispatch {
   }
 
   /**
-   * Where the agent engages after calls made as written: the agent's lanes follow their work,
-   * device-side ({@link Scheduler#followWorkIssuedAsWritten}), before any call of the context is
-   * placed. Takes the lock.
+   * Where the agent engages after calls made as written: each stream's later work follows their
+   * work, device-side ({@link Scheduler#followWorkIssuedAsWritten}), before any call of the context
+   * is placed. Takes the lock.
    */
   public void followWorkIssuedAsWritten() {
     lock.lock();

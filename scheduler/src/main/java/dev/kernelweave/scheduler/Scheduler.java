@@ -268,17 +268,33 @@ public final class Scheduler {
   }
 
   /**
-   * Makes every pool lane's later work follow, device-side, all work issued so far on the legacy
-   * stream (and so on every stream CUDA orders with it: blocking and per-thread default streams) and
-   * on every live non-blocking stream: the work of calls made as written before the agent engaged,
-   * none of which the scheduler knows. Creates every pool lane first, so that none escapes the join.
+   * Orders every application stream's later work after all work issued on it so far by calls made
+   * as written before the agent engaged, none of which the scheduler knows; device-side, and only as
+   * CUDA orders it: the legacy stream's record (after every blocking and per-thread stream's work,
+   * by CUDA's implicit synchronization) for the legacy and blocking streams, each non-blocking
+   * stream's own record for that stream alone. A request's stream then never waits for a background
+   * stream's kernels, as it would behind a host synchronization of the context.
+   *
+   * <p>Each join is a lane waiting for the stream, which the stream's later work follows as a
+   * barrier's; kept as a timed record's wait is ({@link AppStreams.Stream#recordFollow}): the lane
+   * waits for the stream, so no join of the stream itself may wait for the lane.
    */
   public void followWorkIssuedAsWritten() {
-    for (int lane = 0; lane < pool.streams; lane++) {
-      pool.ensureCreated(lane, device);
-    }
-    device.poolLanesFollowAppStream(0);
-    appStreams.forEachLiveNonBlocking((stream, handle) -> device.poolLanesFollowAppStream(handle));
+    int legacyJoin = laneFollowing(0);
+    blockingFollow.add(legacyJoin, pool.tail(legacyJoin), 0);
+    appStreams.forEachLiveNonBlocking((stream, handle) -> {
+      int lane = laneFollowing(handle);
+      stream.recordFollow.add(lane, pool.tail(lane), 0);
+    });
+  }
+
+  /** A lane, one not held by another such wait where there is one, made to wait for {@code appStream}'s work so far. */
+  private int laneFollowing(long appStream) {
+    int lane = pool.leastRecentlyUsed();
+    pool.ensureCreated(lane, device);
+    device.laneFollowsAppStream(lane, appStream);
+    pool.barrierIssued(lane, pool.issue(lane));
+    return lane;
   }
 
   /** The application destroyed a stream: its handle is never used again until a stream reuses it. */

@@ -52,12 +52,12 @@ public interface StreamDevice {
   }
 
   /**
-   * Makes the later work of every pool lane created so far wait for all work issued until now on the
-   * application's stream {@code appStream} (a handle; 0 or 0x1 for the legacy stream); the host does
-   * not wait. The default waits on the host for the whole device instead, which orders the same,
-   * only slower.
+   * Makes all later work on {@code lane} wait for all work issued until now on the application's
+   * stream {@code appStream} (a handle; 0 or 0x1 for the legacy stream, which CUDA orders after
+   * every blocking stream's work); the host does not wait. The default waits on the host for the
+   * whole device instead, which orders the same, only slower.
    */
-  default void poolLanesFollowAppStream(long appStream) {
+  default void laneFollowsAppStream(int lane, long appStream) {
     synchronizeDevice();
   }
 

@@ -57,8 +57,8 @@ final class RecordingDevice implements StreamDevice {
   }
 
   @Override
-  public void poolLanesFollowAppStream(long appStream) {
-    log.add("lanes follow app " + appStream);
+  public void laneFollowsAppStream(int lane, long appStream) {
+    log.add("lane " + lane + " follows app " + appStream);
   }
 
   @Override

@@ -161,20 +161,36 @@ class SchedulerTest {
   }
 
   @Test
-  void workIssuedAsWrittenIsFollowedByEveryLaneOnTheLegacyStreamAndEachLiveNonBlockingStream() {
+  void workMadeAsWrittenIsFollowedByEachStreamAloneAndByTheBlockingStreamsThroughTheLegacyStream() {
     scheduler.streamCreated(9, true);
     scheduler.streamCreated(7, false); // blocking: the legacy stream's record covers it
     scheduler.streamCreated(5, true);
     scheduler.streamCreated(3, true);
     scheduler.streamDestroyed(3);
-    launch(0, W); // lane 0 exists already; the others are made so that none escapes the join
-    device.drain();
     scheduler.followWorkIssuedAsWritten();
+    java.util.Map<Long, Integer> laneOf = new java.util.HashMap<>();
+    for (String line : device.drain()) {
+      String[] w = line.split(" ");
+      if (line.startsWith("lane ")) {
+        assertEquals(null, laneOf.put(Long.parseLong(w[4]), Integer.parseInt(w[1])), line);
+      }
+    }
+    assertEquals(java.util.Set.of(0L, 9L, 5L), laneOf.keySet(), "the legacy stream and each live non-blocking stream");
+    assertEquals(3, java.util.Set.copyOf(laneOf.values()).size(), "each join on a lane of its own: " + laneOf);
+
+    int on5 = launchOn(5, 1, W);
+    assertEquals(laneOf.get(5L), on5, "stream 5's first call follows stream 5's join, chained behind it");
+    int on9 = launchOn(9, 2, W);
+    assertEquals(laneOf.get(9L), on9, "stream 9's first call follows stream 9's join");
+    int onLegacy = launchOn(0, 3, W);
+    assertEquals(laneOf.get(0L), onLegacy, "the legacy stream's first call follows the legacy stream's join");
+    int on7 = launchOn(7, 4, W);
     List<String> asked = device.drain();
-    assertEquals(List.of("createStream 1", "createStream 2", "createStream 3"), asked.subList(0, 3));
-    assertEquals("lanes follow app 0", asked.get(3), "the legacy stream, first");
-    assertEquals(java.util.Set.of("lanes follow app 9", "lanes follow app 5"), java.util.Set.copyOf(asked.subList(4, asked.size())));
-    assertEquals(6, asked.size(), asked::toString);
+    assertTrue(on7 == laneOf.get(0L) || asked.stream().anyMatch(l -> l.startsWith("wait " + on7 + " for e")),
+        "a blocking stream's first call follows the legacy stream's join: lane " + on7 + ", " + asked);
+    for (String line : asked) {
+      assertFalse(line.startsWith("wait " + on5) || line.startsWith("wait " + on9), "a non-blocking stream waits for another's work: " + line);
+    }
   }
 
   @Test
@@ -544,6 +560,25 @@ class SchedulerTest {
     d.enter(read, Placement.SYNC, ticket);
     d.exit(read, true, ticket);
     assertEquals(List.of(), device.drain());
+  }
+
+  @Test
+  void aStreamsQueryOrSynchronizeAfterTheJoinOfWorkMadeAsWrittenQueuesNothingOnIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, true);
+    scheduler.streamCreated(0x2a, false);
+    d.followWorkIssuedAsWritten();
+    device.drain();
+    for (long stream : new long[] {7, 0x2a, 0}) {
+      CallRecord query = call(CallKind.STREAM, stream);
+      d.enter(query, Placement.STREAM_QUERY, ticket);
+      d.exit(query, true, ticket);
+      CallRecord sync = call(CallKind.SYNC, stream);
+      d.enter(sync, Placement.STREAM_SYNC, ticket);
+      d.exit(sync, true, ticket);
+      // The joins wait for the streams: a stream made to wait for them would answer not ready.
+      assertEquals(List.of(), device.drain(), "stream " + stream);
+    }
   }
 
   @Test

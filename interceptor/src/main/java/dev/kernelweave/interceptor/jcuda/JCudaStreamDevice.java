@@ -165,17 +165,13 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   /** An event of its own, recorded on the stream and destroyed once waited for: CUDA frees it when it completes. */
   @Override
-  public void poolLanesFollowAppStream(long appStream) {
+  public void laneFollowsAppStream(int lane, long appStream) {
     CUevent e = new CUevent();
     check("cuEventCreate", JCudaNatives.createEvent(e));
     try {
       JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
       check("cuEventRecord", JCudaNatives.recordEvent(e, appStreamScratch));
-      for (int lane = 0; lane < lanes.length - 1; lane++) {
-        if (lanes[lane] != null) {
-          check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], e));
-        }
-      }
+      check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], e));
     } finally {
       JCudaNatives.destroyEvent(e);
     }

@@ -106,6 +106,15 @@ enum SemanticsCase {
   A_SHUTDOWN_HOOK_READS_WORK_IN_FLIGHT_AT_ANOTHER_THREADS_EXIT(ExitProgram.class, "exit-other-thread", ""),
   A_SHUTDOWN_HOOK_READS_WORK_IN_FLIGHT_AT_ANOTHER_THREADS_EXIT_AUTO(ExitProgram.class, "exit-other-thread",
       ",engage=auto"),
+  // The launch the agent engages at (engage=auto) reads what launches made as written wrote.
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_ITS_NON_BLOCKING_STREAM(HandOverProgram.class, "non-blocking", ""),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_ITS_NON_BLOCKING_STREAM_AUTO(HandOverProgram.class, "non-blocking", ",engage=auto"),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_ITS_BLOCKING_STREAM(HandOverProgram.class, "blocking", ""),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_ITS_BLOCKING_STREAM_AUTO(HandOverProgram.class, "blocking", ",engage=auto"),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_THE_LEGACY_STREAM(HandOverProgram.class, "legacy", ""),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_THE_LEGACY_STREAM_AUTO(HandOverProgram.class, "legacy", ",engage=auto"),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_AN_EVENT_WAITED_FOR_AS_WRITTEN(HandOverProgram.class, "event", ""),
+  THE_FIRST_SCHEDULED_LAUNCH_FOLLOWS_AN_EVENT_WAITED_FOR_AS_WRITTEN_AUTO(HandOverProgram.class, "event", ",engage=auto"),
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),

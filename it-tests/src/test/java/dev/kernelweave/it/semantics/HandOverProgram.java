@@ -1,0 +1,123 @@
+package dev.kernelweave.it.semantics;
+
+import static dev.kernelweave.it.semantics.Sequence.N;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+
+/**
+ * The hand-over under {@code engage=auto}: the program's first run of 16 launches in a row engages
+ * the agent at its 16th launch, the first the agent schedules, which reads what launches made as
+ * written before it wrote. CUDA orders it after them by its stream; the agent must too, whatever
+ * lane it issues it on. In the first repetition the agent engages there; later ones are scheduled
+ * from the start.
+ *
+ * <ul>
+ *   <li>{@code non-blocking}, {@code blocking}, {@code legacy}: on one stream of that kind, 14 fills
+ *       of a scratch buffer, a fill of {@code x}, then (engaging) a scale of {@code x}; the stream
+ *       synchronized and {@code x} read back.
+ *   <li>{@code event}: a fill of {@code x} on one non-blocking stream and an event recorded after it,
+ *       which a second non-blocking stream waits for; on the second, 15 fills of a scratch buffer,
+ *       then (engaging) a scale of {@code x}, the second stream synchronized and {@code x} read back.
+ * </ul>
+ */
+public final class HandOverProgram {
+
+  private static final int NON_BLOCKING = 1;
+
+  public static void main(String[] args) throws Exception {
+    Sequence seq = Sequence.start(args, "non-blocking");
+    CUmodule module = Sequence.loadSemantics();
+    CUfunction slowFill = Sequence.function(module, "slow_fill");
+    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
+    seq.repeat(rep -> {
+      float v = 3f + 10 * rep;
+      switch (seq.variant) {
+        case "non-blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, NON_BLOCKING);
+        case "blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, 0);
+        case "legacy" -> oneStream(seq, rep, v, slowFill, slowAxpb, -1);
+        case "event" -> event(seq, rep, v, slowFill, slowAxpb);
+        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
+      }
+    });
+  }
+
+  /** {@code flags} of the stream, or -1 for the legacy stream. */
+  private static void oneStream(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb, int flags) {
+    CUstream s = null;
+    if (flags >= 0) {
+      s = new CUstream();
+      cuStreamCreate(s, flags);
+    }
+    CUdeviceptr x = alloc();
+    CUdeviceptr scratch = alloc();
+    for (int i = 0; i < 14; i++) {
+      seq.rc(rep, "slow_fill scratch", 0, Sequence.launch(slowFill, s, scratch, (float) i, N, seq.cycles));
+    }
+    seq.rc(rep, "slow_fill x", 0, Sequence.launch(slowFill, s, x, v, N, seq.cycles));
+    seq.rc(rep, "slow_axpb x", 0, Sequence.launch(slowAxpb, s, x, 2f, 1f, N, seq.cycles));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
+    seq.check(rep, "x", describe(2 * v + 1, 2), read(x));
+    cuMemFree(x);
+    cuMemFree(scratch);
+    if (s != null) {
+      cuStreamDestroy(s);
+    }
+  }
+
+  private static void event(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
+    CUstream first = new CUstream();
+    cuStreamCreate(first, NON_BLOCKING);
+    CUstream second = new CUstream();
+    cuStreamCreate(second, NON_BLOCKING);
+    CUevent filled = new CUevent();
+    cuEventCreate(filled, 0);
+    CUdeviceptr x = alloc();
+    CUdeviceptr scratch = alloc();
+    seq.rc(rep, "slow_fill x", 0, Sequence.launch(slowFill, first, x, v, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(filled, first));
+    seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(second, filled, 0));
+    for (int i = 0; i < 15; i++) {
+      seq.rc(rep, "slow_fill scratch", 0, Sequence.launch(slowFill, second, scratch, (float) i, N, seq.cycles));
+    }
+    seq.rc(rep, "slow_axpb x", 0, Sequence.launch(slowAxpb, second, x, 2f, 1f, N, seq.cycles));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(second));
+    seq.check(rep, "x", describe(2 * v + 1, 2), read(x));
+    cuMemFree(x);
+    cuMemFree(scratch);
+    cuEventDestroy(filled);
+    cuStreamDestroy(first);
+    cuStreamDestroy(second);
+  }
+
+  private static CUdeviceptr alloc() {
+    CUdeviceptr p = new CUdeviceptr();
+    cuMemAlloc(p, 4L * N);
+    return p;
+  }
+
+  private static String read(CUdeviceptr x) {
+    float[] back = new float[N];
+    cuMemcpyDtoH(Pointer.to(back), x, 4L * N);
+    return back[0] + ", " + back[1] + " .. " + back[N - 1];
+  }
+
+  /** What {@code read} gives for element {@code i} holding {@code first + step * i}. */
+  private static String describe(float first, float step) {
+    return first + ", " + (first + step) + " .. " + (first + step * (N - 1));
+  }
+}
