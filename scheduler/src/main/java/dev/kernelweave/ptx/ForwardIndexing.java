@@ -33,10 +33,11 @@ import java.util.regex.Pattern;
  * values, so the register holds the mathematical value whenever its bound is below 2^31; a
  * sign-extension ({@code cvt.s64.s32}, {@code mul.wide.s32}) of a value with bound {@code k + c*G}
  * records the condition {@code G <= (2^31 - 1 - k) / c}. A zero-extension is non-negative whatever
- * the value. {@code and}, {@code shr.u} by immediates bound their result whatever their input. 64-bit
- * values are kept below 2^62 so nothing wraps. Subtraction, negative immediates, loaded values,
- * {@code selp}, and every instruction not listed are unknown. Each value also carries the set of
- * parameters it derives from (taint); a parameter is not proven when a tainted value reaches an
+ * the value. {@code and}, {@code shr.u} by immediates bound their result whatever their input.
+ * {@code selp} of two integers gives one of them, whichever its predicate picks: their join. 64-bit
+ * values are kept below 2^62 so nothing wraps. Subtraction, negative immediates, loaded values, and
+ * every instruction not listed are unknown. Each value also carries the set of parameters it
+ * derives from (taint); a parameter is not proven when a tainted value reaches an
  * address other than as {@code param + non-negative offset}, a negative displacement ({@code
  * [%rd+-4]}), a store's or atomic's value (the pointer escapes to memory), an unknown instruction
  * (calls included), or when a parameter's name is used as an address ({@code mov %rd, k_param_0}:
@@ -246,7 +247,7 @@ public final class ForwardIndexing {
         // Again from the start, each such register holding its proven range.
         for (GuardedInduction g : found) {
           if (conditions.size() == 64) break;
-          fixed.put(g.register, V.nn(S32_MAX, 0, g.limit, g.taint, 0).needing(1L << conditions.size()));
+          fixed.put(g.register, V.nn(S32_MAX - g.margin, 0, g.limit, g.taint, 0).needing(1L << conditions.size()));
           conditions.add(g);
         }
         regs.clear();
@@ -336,6 +337,15 @@ public final class ForwardIndexing {
             V from = value(in[2]);
             V to = extend(from, op[2].startsWith("s"));
             def(in[1], to == null ? null : to.needing(cond(from)));
+            return;
+          }
+        }
+        case "selp" -> {
+          // The destination is one of the two inputs, whichever the predicate picks: their join.
+          if (in.length == 5 && op.length == 2 && (w32 || w64) && !type.startsWith("f") && isReg(in[4].trim())
+              && !in[4].contains("|")) {
+            V a = value(in[2]), b = value(in[3]);
+            def(in[1], a == null || b == null ? null : a.join(b));
             return;
           }
         }

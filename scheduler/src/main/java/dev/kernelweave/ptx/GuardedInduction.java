@@ -14,14 +14,20 @@ import java.util.regex.Matcher;
  * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)}, which {@link ForwardIndexing}'s
  * flow-insensitive values alone cannot bound (each pass adds the stride). Immutable.
  *
- * <p>The shape, checked on the entry's instructions: register {@code r} has exactly two
- * definitions, neither guarded by a predicate: {@code D0} giving a non-negative value of at most
- * {@code k0 + c0*G}, and {@code D1: add.s32 r, r, s} with {@code s} non-negative, at most {@code ks
- * + cs*G}; right after {@code D1}, with no label between, {@code setp} compares {@code r} with a
- * register {@code q} whose one definition loads 4-byte parameter {@code j} ({@code r < q} or
- * {@code r <= q}, either way round), and a branch on that predicate follows. From the branch's
- * failing edge, no instruction that mentions {@code r} can be reached before {@code D0} defines it
- * again (the loop's exit does not use the counter); no indirect branch or call is in the entry.
+ * <p>The shape, checked on the entry's instructions: register {@code r} has one definition {@code
+ * D0} and one or more increments {@code D1}, none guarded by a predicate: {@code D0} giving a
+ * non-negative value of at most {@code k0 + c0*G}, and each {@code D1: add.s32 r, r', s} with
+ * {@code s} non-negative, at most {@code ks + cs*G} ({@code ks}, {@code cs}: the largest over the
+ * increments), where {@code r'} is {@code r} or a copy of it: a register whose one definition, {@code
+ * cvt.u32.u64 r', x}, narrows a register {@code x} whose one definition, {@code cvt.s64.s32 x, r},
+ * widens {@code r} (nvcc's round trip when it keeps the counter in 64 bits across an inner loop); the
+ * low 32 bits of the widened value are the value {@code r} held where {@code x} read it, a use of
+ * {@code r} like any other. Right after each {@code D1}, with no label between, {@code setp} compares
+ * {@code r} with a register {@code q} whose one definition loads 4-byte parameter {@code j} ({@code r
+ * < q} or {@code r <= q}, either way round), and a branch on that predicate follows. From the
+ * branch's failing edge, no instruction that mentions {@code r} can be reached before {@code D0}
+ * defines it again (the loop's exit does not use the counter); no indirect branch or call is in the
+ * entry.
  *
  * <p>Why it holds, with {@code P} the launch's value of parameter {@code j} (signed: at least 0;
  * unsigned compare: as unsigned), {@code K = max(k0, 0) + ks}, {@code C = c0 + cs}, under the
@@ -30,8 +36,12 @@ import java.util.regex.Matcher;
  * outside the compare are {@code D0}'s or {@code D1}'s that passed the compare, at most {@code P}
  * (the failing ones reach no use). So {@code v <= P + max(k0, 0) + c0*G} and {@code v + s <= P + K +
  * C*G <= 2^31 - 1}: the 32-bit add never wraps, every value is exact and non-negative, and a sign
- * extension of it is too. The counter then holds, wherever it is used, a value in {@code [0, 2^31 -
- * 1]}.
+ * extension of it is too. Moreover, as {@code G >= 1}, a value used outside the compare is at most
+ * {@code 2^31 - 1 - (ks + cs)}: one that passed is at most {@code P <= 2^31 - 1 - K - C*G}, and
+ * {@code D0}'s is at most {@code max(k0, 0) + c0*G <= 2^31 - 1 - P - ks - cs*G}. The counter then
+ * holds, wherever it is used other than by its compare (whose predicate carries no value), a value in
+ * {@code [0, 2^31 - 1 - (ks + cs)]}; so {@code i + 1} of a grid-stride loop's {@code i}, whose step
+ * is {@code G}, still fits.
  */
 final class GuardedInduction {
 
@@ -47,8 +57,14 @@ final class GuardedInduction {
   /** The launch limit on {@code G} that the counter's parts already need. */
   final long limit;
   final long taint;
+  /**
+   * {@code ks + cs}: the counter, wherever it is used other than by its compare, is at most {@code
+   * 2^31 - 1 - margin}.
+   */
+  final long margin;
 
-  private GuardedInduction(String register, int parameter, boolean signed, long k, long c, long limit, long taint) {
+  private GuardedInduction(String register, int parameter, boolean signed, long k, long c, long limit, long taint,
+      long margin) {
     this.register = register;
     this.parameter = parameter;
     this.signed = signed;
@@ -56,6 +72,7 @@ final class GuardedInduction {
     this.c = c;
     this.limit = limit;
     this.taint = taint;
+    this.margin = margin;
   }
 
   /**
@@ -117,7 +134,7 @@ final class GuardedInduction {
     List<Integer> increments = new ArrayList<>();
     for (int d : rDefs) {
       if (kernel.guards.get(d) != null) return null;
-      if (step(kernel.insns.get(d), r) != null) increments.add(d);
+      if (step(kernel, defs, kernel.insns.get(d), r) != null) increments.add(d);
       else if (d0 < 0) d0 = d;
       else return null;
     }
@@ -135,7 +152,7 @@ final class GuardedInduction {
       if (g == null || parameter >= 0 && (g.parameter != parameter || g.signed != signed)) return null;
       parameter = g.parameter;
       signed = g.signed;
-      String step = step(kernel.insns.get(d1), r);
+      String step = step(kernel, defs, kernel.insns.get(d1), r);
       ForwardIndexing.V s = step.startsWith("%") ? kernel.regs.get(step) : kernel.immediateValue(step);
       if (s == null || s.kind() != ForwardIndexing.V.NN || s.k() < -1 || s.c() < 0) return null;
       ks = Math.max(ks, s.k());
@@ -143,16 +160,51 @@ final class GuardedInduction {
       limit = Math.min(limit, s.limit());
       taint |= s.taint();
     }
-    return new GuardedInduction(r, parameter, signed, Math.max(init.k(), 0) + ks, init.c() + cs, limit, taint);
+    return new GuardedInduction(r, parameter, signed, Math.max(init.k(), 0) + ks, init.c() + cs, limit, taint,
+        Math.min(Math.min(ks, ForwardIndexing.S32_MAX) + Math.min(cs, ForwardIndexing.S32_MAX),
+            ForwardIndexing.S32_MAX));
   }
 
-  /** {@code s} of {@code add.s32 r, r, s} (or {@code r, s, r}); null for any other instruction. */
-  private static String step(String[] in, String r) {
+  /**
+   * {@code s} of {@code add.s32 r, r, s} (or {@code r, s, r}), where the operand {@code r} may also
+   * be a {@link #copyOf copy} of {@code r}; null for any other instruction.
+   */
+  private static String step(ForwardIndexing.KernelAnalysis kernel, Map<String, List<Integer>> defs, String[] in, String r) {
     if (!(in[0].equals("add.s32") || in[0].equals("add.u32")) || in.length != 4 || !in[1].trim().equals(r)) {
       return null;
     }
-    String step = in[2].trim().equals(r) ? in[3].trim() : in[3].trim().equals(r) ? in[2].trim() : null;
-    return step == null || step.equals(r) ? null : step;
+    String a = in[2].trim();
+    String b = in[3].trim();
+    boolean aIsR = a.equals(r) || copyOf(kernel, defs, a, r);
+    boolean bIsR = b.equals(r) || copyOf(kernel, defs, b, r);
+    if (aIsR == bIsR) return null;
+    return aIsR ? b : a;
+  }
+
+  /**
+   * Whether register {@code t} holds a value {@code r} held when it was read: {@code t}'s one
+   * definition, unguarded, is {@code cvt.u32.u64 t, x} (or {@code .s32}/{@code .s64}, without
+   * rounding or saturation), and {@code x}'s one definition, unguarded, is {@code cvt.s64.s32 x, r}
+   * (or {@code .u64}/{@code .u32}): the low 32 bits of a widened 32-bit value are that value. The
+   * read of {@code r} is a use of it like any other, so the value is one that {@code r} holds where
+   * it is used (see the class); nvcc makes this round trip when a loop counter is kept in 64 bits
+   * across an inner loop.
+   */
+  private static boolean copyOf(ForwardIndexing.KernelAnalysis kernel, Map<String, List<Integer>> defs, String t, String r) {
+    String[] narrow = onlyDefinition(kernel, defs, t);
+    if (narrow == null || !narrow[0].matches("cvt\\.[us]32\\.[us]64") || narrow.length != 3) return false;
+    String x = narrow[2].trim();
+    String[] widen = onlyDefinition(kernel, defs, x);
+    return widen != null && widen[0].matches("cvt\\.[us]64\\.[us]32") && widen.length == 3 && widen[2].trim().equals(r);
+  }
+
+  /** The one unguarded instruction that defines register {@code t} (its only destination); null otherwise. */
+  private static String[] onlyDefinition(ForwardIndexing.KernelAnalysis kernel, Map<String, List<Integer>> defs, String t) {
+    if (!t.matches("%[A-Za-z_$][\\w$]*")) return null;
+    List<Integer> tDefs = defs.get(t);
+    if (tDefs == null || tDefs.size() != 1 || kernel.guards.get(tDefs.get(0)) != null) return null;
+    String[] in = kernel.insns.get(tDefs.get(0));
+    return in.length > 1 && in[1].trim().equals(t) ? in : null;
   }
 
   /** The parameter an increment's compare reads. */

@@ -132,4 +132,82 @@ class ForwardIndexingTest {
     assertEquals(true, json.contains("{\"use\":\"W\",\"bytes\":8,\"forward\":true,\"forwardThreadsX\":2147483648}"), json);
     assertEquals(true, json.contains("{\"use\":\"W\",\"bytes\":8,\"forward\":true}"), json);
   }
+
+  /** Entry {@code k(.param .u64 k_p0, .param .u32 k_p1)} with {@code body}: its limits. */
+  private static long[] inline(String body) {
+    return ForwardIndexing.analyze(".version 7.0\n.target sm_75\n.address_size 64\n"
+        + ".visible .entry k(\n\t.param .u64 k_p0,\n\t.param .u32 k_p1\n)\n{\n"
+        + "\tld.param.u64 %rd1, [k_p0];\n\tld.param.u32 %r1, [k_p1];\n"
+        + body + "\n\tret;\n}\n").get("k");
+  }
+
+  @Test
+  void selpOfTwoNonNegativeValuesIsTheirJoin() {
+    // p[c ? 0 : tid.x + 1]
+    assertEquals(ALWAYS, inline("""
+        mov.u32 %r2, %tid.x;
+        add.s32 %r3, %r2, 1;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b32 %r4, 0, %r3, %p1;
+        mul.wide.s32 %rd2, %r4, 4;
+        add.s64 %rd3, %rd1, %rd2;
+        st.global.u32 [%rd3], 0;""")[0]);
+    // c ? p : p + 8, a pointer either way
+    assertEquals(ALWAYS, inline("""
+        add.s64 %rd2, %rd1, 8;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd3, %rd1, %rd2, %p1;
+        st.global.u32 [%rd3], 0;""")[0]);
+  }
+
+  @Test
+  void selpWithAnInputThatMayBeNegativeOrAnotherPointerIsNot() {
+    // p[c ? n - 1 : tid.x]: n - 1 (the parameter, -1) may be negative
+    assertEquals(NO, inline("""
+        mov.u32 %r2, %tid.x;
+        add.s32 %r3, %r1, -1;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b32 %r4, %r3, %r2, %p1;
+        mul.wide.s32 %rd2, %r4, 4;
+        add.s64 %rd3, %rd1, %rd2;
+        st.global.u32 [%rd3], 0;""")[0]);
+    // p[c ? -4 : 0]
+    assertEquals(NO, inline("""
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd2, -16, 0, %p1;
+        add.s64 %rd3, %rd1, %rd2;
+        st.global.u32 [%rd3], 0;""")[0]);
+    // c ? p : n, an integer that may lie below p
+    assertEquals(NO, inline("""
+        cvt.u64.u32 %rd2, %r1;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd3, %rd1, %rd2, %p1;
+        st.global.u32 [%rd3], 0;""")[0]);
+    // c ? p + 8 : p - 8 (sub: unknown)
+    assertEquals(NO, inline("""
+        add.s64 %rd2, %rd1, 8;
+        sub.s64 %rd4, %rd1, 8;
+        setp.eq.s32 %p1, %r1, 0;
+        selp.b64 %rd3, %rd2, %rd4, %p1;
+        st.global.u32 [%rd3], 0;""")[0]);
+  }
+
+  @Test
+  void subtractionAndSignedRemainderStayUnproven() {
+    // p[(tid.x + n) % n]: rem.s32 of a dividend that may be negative
+    assertEquals(NO, inline("""
+        mov.u32 %r2, %tid.x;
+        add.s32 %r3, %r2, %r1;
+        rem.s32 %r4, %r3, %r1;
+        mul.wide.s32 %rd2, %r4, 4;
+        add.s64 %rd3, %rd1, %rd2;
+        st.global.u32 [%rd3], 0;""")[0]);
+    // p[tid.x - 1]
+    assertEquals(NO, inline("""
+        mov.u32 %r2, %tid.x;
+        sub.s32 %r3, %r2, 1;
+        mul.wide.s32 %rd2, %r3, 4;
+        add.s64 %rd3, %rd1, %rd2;
+        st.global.u32 [%rd3], 0;""")[0]);
+  }
 }

@@ -104,4 +104,45 @@ class GuardedInductionTest {
     assertEquals(ForwardIndexing.NOT_PROVEN, limit(redefined, "k"));
     assertEquals(ForwardIndexing.NOT_PROVEN, limit(kernel("k", "@%p1 " + INCREMENT, COMPARE, BRANCH, ""), "k"));
   }
+
+  /** The increment through nvcc's 64-bit round trip: {@code r' = (u32) (s64) r; r = r' + G}. */
+  private static final String ROUND_TRIP =
+      "cvt.s64.s32 %rd5, %r11;\n\tcvt.u32.u64 %r5, %rd5;\n\tadd.s32 %r11, %r5, %r3";
+
+  @Test
+  void anIncrementOfTheCounterNarrowedBackFromItsWideningIsTheSameLoop() {
+    long l = limit(kernel("k", ROUND_TRIP, COMPARE, BRANCH, ""), "k");
+    assertEquals("2x+p1<=2147483647", ForwardIndexing.describe(l));
+  }
+
+  @Test
+  void anIncrementOfAnythingButAnExactCopyOfTheCounterIsNot() {
+    // Widened from i + 1, not i.
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(kernel("k",
+        "add.s32 %r4, %r11, 1;\n\tcvt.s64.s32 %rd5, %r4;\n\tcvt.u32.u64 %r5, %rd5;\n\tadd.s32 %r11, %r5, %r3",
+        COMPARE, BRANCH, ""), "k"));
+    // The wide register has another definition.
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(kernel("k", ROUND_TRIP, COMPARE, BRANCH, "")
+        .replace("\tmov.u32 %r10, 1065353216;", "\tmov.u32 %r10, 1065353216;\n\tmov.u64 %rd5, 4294967295;"), "k"));
+    // A guarded narrowing.
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(kernel("k",
+        "cvt.s64.s32 %rd5, %r11;\n\t@%p1 cvt.u32.u64 %r5, %rd5;\n\tadd.s32 %r11, %r5, %r3", COMPARE, BRANCH, ""), "k"));
+    // A saturating narrowing is not a truncation: not recognised.
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(kernel("k",
+        "cvt.s64.s32 %rd5, %r11;\n\tcvt.sat.u32.u64 %r5, %rd5;\n\tadd.s32 %r11, %r5, %r3", COMPARE, BRANCH, ""), "k"));
+  }
+
+  @Test
+  void theCounterPlusOneFitsWhileThePlusTwoIsNotProven() {
+    // p[i + 1] as mul.wide.s32 of i + 1: the counter used is at most 2^31 - 2 (its step is G >= 1).
+    String plus1 = kernel("k", INCREMENT, COMPARE, BRANCH, "")
+        .replace("mul.wide.s32 %rd3, %r11, 4;", "add.s32 %r4, %r11, 1;\n\tmul.wide.s32 %rd3, %r4, 4;");
+    assertEquals("2x+p1<=2147483647", ForwardIndexing.describe(limit(plus1, "k")));
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(plus1.replace("add.s32 %r4, %r11, 1;", "add.s32 %r4, %r11, 2;"), "k"));
+    // A step of at most G + 1: the counter used is at most 2^31 - 3, so i + 2 fits.
+    String twoMore = kernel("k", "add.s32 %r12, %r3, 1;\n\tadd.s32 %r11, %r11, %r12", COMPARE, BRANCH, "")
+        .replace("mul.wide.s32 %rd3, %r11, 4;", "add.s32 %r4, %r11, 2;\n\tmul.wide.s32 %rd3, %r4, 4;");
+    assertEquals("2x+p1<=2147483646", ForwardIndexing.describe(limit(twoMore, "k")));
+    assertEquals(ForwardIndexing.NOT_PROVEN, limit(twoMore.replace("add.s32 %r4, %r11, 2;", "add.s32 %r4, %r11, 3;"), "k"));
+  }
 }

@@ -908,7 +908,8 @@ class PtxAnalyzerTest {
 
   @Test
   void offsetChosenBySelpOrComputedAtRunTimeIsUnbounded() {
-    assertEquals("k\tW W W V", kernel(".param .u64 k_p0, .param .u64 k_p1, .param .u64 k_p2, .param .u32 k_p3", """
+    // Unbounded extents; a selp of two non-negative offsets is still forward (+).
+    assertEquals("k\tW+ W+ W V", kernel(".param .u64 k_p0, .param .u64 k_p1, .param .u64 k_p2, .param .u32 k_p3", """
         .reg .b64 %rd<12>; .reg .b32 %r1; .reg .pred %p1;
         ld.param.u64 %rd1, [k_p0];
         ld.param.u64 %rd2, [k_p1];
