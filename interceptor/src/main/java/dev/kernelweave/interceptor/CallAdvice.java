@@ -159,10 +159,7 @@ public final class CallAdvice {
   static final class DeviceReset {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (thrown == null && result == 0) {
-        Calls.contextReset(r);
-      }
+      Calls.endContextReset(r, result, thrown);
     }
   }
 
@@ -170,10 +167,7 @@ public final class CallAdvice {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
         @Advice.Argument(1) int flags, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        Calls.streamCreated(r, stream, (flags & 1) != 0);
-      }
-      Calls.end(r, result, thrown);
+      Calls.endStreamCreate(r, stream, (flags & 1) != 0, result, thrown);
     }
   }
 
@@ -181,10 +175,7 @@ public final class CallAdvice {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        Calls.streamCreated(r, stream, false);
-      }
-      Calls.end(r, result, thrown);
+      Calls.endStreamCreate(r, stream, false, result, thrown);
     }
   }
 
@@ -192,10 +183,7 @@ public final class CallAdvice {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) NativePointerObject stream,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (thrown == null && result == 0) {
-        Calls.streamDestroyed(r, stream);
-      }
-      Calls.end(r, result, thrown);
+      Calls.endStreamDestroy(r, stream, result, thrown);
     }
   }
 

@@ -467,8 +467,19 @@ public final class Calls {
     s.callFinished(r);
   }
 
-  /** After the application created a stream: tells the context's scheduler whether it is non-blocking. */
-  public static void streamCreated(CallRecord r, NativePointerObject stream, boolean nonBlocking) {
+  /**
+   * Ends a stream creation: once the application created the stream, tells the context's scheduler
+   * whether it is non-blocking.
+   */
+  public static void endStreamCreate(CallRecord r, NativePointerObject stream, boolean nonBlocking, int result,
+      Throwable thrown) {
+    if (thrown == null && result == 0) {
+      streamCreated(r, stream, nonBlocking);
+    }
+    end(r, result, thrown);
+  }
+
+  private static void streamCreated(CallRecord r, NativePointerObject stream, boolean nonBlocking) {
     if (r == null || stream == null || r.context == 0 || !stateOf(r).scheduling) {
       return;
     }
@@ -480,8 +491,15 @@ public final class Calls {
     }
   }
 
-  /** After the application destroyed a stream: the agent never names its handle again. */
-  public static void streamDestroyed(CallRecord r, NativePointerObject stream) {
+  /** Ends a stream destruction: once the application destroyed the stream, the agent never names its handle again. */
+  public static void endStreamDestroy(CallRecord r, NativePointerObject stream, int result, Throwable thrown) {
+    if (thrown == null && result == 0) {
+      streamDestroyed(r, stream);
+    }
+    end(r, result, thrown);
+  }
+
+  private static void streamDestroyed(CallRecord r, NativePointerObject stream) {
     if (r == null || stream == null || r.context == 0 || !stateOf(r).scheduling) {
       return;
     }
@@ -493,8 +511,20 @@ public final class Calls {
     }
   }
 
-  /** After a device reset destroyed the calling thread's context. */
-  public static void contextReset(CallRecord r) {
+  /**
+   * Ends a device reset ({@code cudaDeviceReset}, {@code cuDevicePrimaryCtxReset}): once it
+   * destroyed the calling thread's context, the agent forgets it. Returns whether it succeeded.
+   */
+  public static boolean endContextReset(CallRecord r, int result, Throwable thrown) {
+    end(r, result, thrown);
+    if (thrown != null || result != 0) {
+      return false;
+    }
+    contextReset(r);
+    return true;
+  }
+
+  private static void contextReset(CallRecord r) {
     if (r != null) {
       CallThread t = ((CallScope) r).thread;
       t.state.contextReset(r.context);

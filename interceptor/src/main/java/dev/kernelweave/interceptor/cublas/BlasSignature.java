@@ -132,9 +132,7 @@ public final class BlasSignature {
    * @throws IndexOutOfBoundsException unless {@code 0 <= parameterIndex < parameterCount()}
    */
   public BlasOperandRole role(int parameterIndex) {
-    if (parameterIndex < 0 || parameterIndex >= parameterCount) {
-      throw new IndexOutOfBoundsException("parameter " + parameterIndex + " of " + parameterCount);
-    }
+    checkParameter(parameterIndex);
     return roles == NO_ROLES ? BlasOperandRole.NONE : roles[parameterIndex];
   }
 
@@ -145,10 +143,14 @@ public final class BlasSignature {
    * @throws IndexOutOfBoundsException unless {@code 0 <= parameterIndex < parameterCount()}
    */
   public String parameterName(int parameterIndex) {
+    checkParameter(parameterIndex);
+    return parameterNames == NO_NAMES ? "" : parameterNames[parameterIndex];
+  }
+
+  private void checkParameter(int parameterIndex) {
     if (parameterIndex < 0 || parameterIndex >= parameterCount) {
       throw new IndexOutOfBoundsException("parameter " + parameterIndex + " of " + parameterCount);
     }
-    return parameterNames == NO_NAMES ? "" : parameterNames[parameterIndex];
   }
 
   /** How many parameters have a role other than {@link BlasOperandRole#NONE}. */

@@ -43,9 +43,7 @@ final class ContextEndAdvice {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUdevice device,
         @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      Calls.end(r, result, thrown);
-      if (thrown == null && result == 0) {
-        Calls.contextReset(r);
+      if (Calls.endContextReset(r, result, thrown)) {
         DriverCalls.primaryEnded(device);
       }
     }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.CharBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
@@ -128,50 +129,21 @@ public final class JCudaPointers {
     if (pointers != null) {
       int n = 0;
       for (NativePointerObject p : pointers) {
-        putLong(into, at + n, address(p));
+        putBytes(into, at + n, address(p), 8);
         n += 8;
       }
       return n;
     }
     Buffer buffer = (Buffer) BUFFER.get(parameter);
-    if (buffer == null) {
-      return -1;
+    if (buffer == null || buffer instanceof CharBuffer) {
+      return -1; // no kernel parameter is made of chars
     }
     long offset = (long) BYTE_OFFSET.get(parameter);
     int n = parameterSize(parameter);
-    if (buffer instanceof ByteBuffer b) {
-      for (int i = 0; i < n; i++) {
-        into[at + i] = b.get((int) (b.position() + offset + i));
-      }
-    } else if (buffer instanceof IntBuffer b) {
-      int first = (int) (b.position() + offset / 4);
-      for (int i = 0; i < n / 4; i++) {
-        putInt(into, at + 4 * i, b.get(first + i));
-      }
-    } else if (buffer instanceof FloatBuffer b) {
-      int first = (int) (b.position() + offset / 4);
-      for (int i = 0; i < n / 4; i++) {
-        putInt(into, at + 4 * i, Float.floatToRawIntBits(b.get(first + i)));
-      }
-    } else if (buffer instanceof LongBuffer b) {
-      int first = (int) (b.position() + offset / 8);
-      for (int i = 0; i < n / 8; i++) {
-        putLong(into, at + 8 * i, b.get(first + i));
-      }
-    } else if (buffer instanceof DoubleBuffer b) {
-      int first = (int) (b.position() + offset / 8);
-      for (int i = 0; i < n / 8; i++) {
-        putLong(into, at + 8 * i, Double.doubleToRawLongBits(b.get(first + i)));
-      }
-    } else if (buffer instanceof ShortBuffer b) {
-      int first = (int) (b.position() + offset / 2);
-      for (int i = 0; i < n / 2; i++) {
-        short v = b.get(first + i);
-        into[at + 2 * i] = (byte) v;
-        into[at + 2 * i + 1] = (byte) (v >> 8);
-      }
-    } else {
-      return -1;
+    int size = elementSize(buffer);
+    int first = (int) (buffer.position() + offset / size);
+    for (int i = 0; i < n / size; i++) {
+      putBytes(into, at + size * i, elementBits(buffer, first + i), size);
     }
     return n;
   }
@@ -204,16 +176,28 @@ public final class JCudaPointers {
     }
   }
 
-  private static void putInt(byte[] a, int at, int v) {
-    a[at] = (byte) v;
-    a[at + 1] = (byte) (v >> 8);
-    a[at + 2] = (byte) (v >> 16);
-    a[at + 3] = (byte) (v >> 24);
+  /** Element {@code index} of a buffer of numbers, as the bits the device holds (sign-extended). */
+  private static long elementBits(Buffer buffer, int index) {
+    if (buffer instanceof ByteBuffer b) {
+      return b.get(index);
+    } else if (buffer instanceof ShortBuffer b) {
+      return b.get(index);
+    } else if (buffer instanceof IntBuffer b) {
+      return b.get(index);
+    } else if (buffer instanceof FloatBuffer b) {
+      return Float.floatToRawIntBits(b.get(index));
+    } else if (buffer instanceof LongBuffer b) {
+      return b.get(index);
+    } else {
+      return Double.doubleToRawLongBits(((DoubleBuffer) buffer).get(index));
+    }
   }
 
-  private static void putLong(byte[] a, int at, long v) {
-    putInt(a, at, (int) v);
-    putInt(a, at + 4, (int) (v >>> 32));
+  /** Writes the low {@code size} bytes of {@code bits} into {@code a} at {@code at}, lowest first. */
+  private static void putBytes(byte[] a, int at, long bits, int size) {
+    for (int k = 0; k < size; k++) {
+      a[at + k] = (byte) (bits >>> (8 * k));
+    }
   }
 
   static {
