@@ -2,8 +2,8 @@ package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -21,11 +21,10 @@ import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
 import static jcuda.jcublas.cublasPointerMode.CUBLAS_POINTER_MODE_DEVICE;
 import static jcuda.jcublas.cublasPointerMode.CUBLAS_POINTER_MODE_HOST;
 
-import jcuda.Pointer;
+import dev.kernelweave.it.semantics.Sequence.Kernels;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
@@ -53,15 +52,15 @@ public final class BlasScalarsProgram {
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "device-scalars");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
+    Kernels kernels = Kernels.load();
+    CUfunction slowFill = kernels.slowFill();
+    CUfunction slowAxpb = kernels.slowAxpb();
     cublasHandle handle = new cublasHandle();
     seq.rc("cublasCreate", cublasCreate(handle));
     if (seq.variant.equals("device-scalars-early")) {
       seq.rc("cublasSetPointerMode", cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE));
     }
-    BlockingStreamsProgram.engagingRun(slowFill);
+    Sequence.engagingRun(slowFill);
     seq.repeat(rep -> {
       switch (seq.variant) {
         case "device-scalars", "device-scalars-early" -> deviceScalars(seq, rep, handle, slowFill, slowAxpb, false);
@@ -82,8 +81,7 @@ public final class BlasScalarsProgram {
 
   private static void deviceScalars(Sequence seq, int rep, cublasHandle handle, CUfunction slowFill,
       CUfunction slowAxpb, boolean event) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
+    CUstream s = stream(0);
     CUstream producer = s;
     if (event) {
       producer = new CUstream();
@@ -141,8 +139,7 @@ public final class BlasScalarsProgram {
     seq.rc(rep, "cublasSetStream null", 0, cublasSetStream(handle, null));
     if (event) {
       cuStreamSynchronize(producer);
-      cuEventDestroy(e);
-      cuStreamDestroy(producer);
+      Sequence.release(e, producer);
     }
     for (CUdeviceptr p : new CUdeviceptr[] {scalars, a, b, c}) {
       cuMemFree(p);

@@ -1,19 +1,18 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.concurrent.CountDownLatch;
@@ -67,15 +66,12 @@ public final class BlockedThreadProgram {
       float[][] yBack = new float[1][];
       Thread blocked = new Thread(() -> {
         cuCtxSetCurrent(context);
-        CUstream s = new CUstream();
-        cuStreamCreate(s, 0);
-        CUdeviceptr y = new CUdeviceptr();
-        cuMemAlloc(y, BYTES);
+        CUstream s = stream(0);
+        CUdeviceptr y = alloc(BYTES);
         cuMemcpyHtoD(y, Pointer.to(yValues), BYTES);
         // Into page-locked memory, not a Java array: JCuda holds a Java array's elements for the
         // whole copy, and no thread of the JVM could allocate (collect) until the copy returned.
-        Pointer pinned = new Pointer();
-        cuMemAllocHost(pinned, BYTES);
+        Pointer pinned = allocHost(BYTES);
         cuLaunchHostFunc(s, data -> {
           try {
             sawOthers.set(othersEnqueued.await(seq.timeoutMs, TimeUnit.MILLISECONDS));
@@ -86,9 +82,7 @@ public final class BlockedThreadProgram {
         blocking.countDown();
         cuMemcpyDtoH(pinned, y, BYTES);
         yBack[0] = Sequence.floats(pinned);
-        cuMemFreeHost(pinned);
-        cuMemFree(y);
-        cuStreamDestroy(s);
+        Sequence.release(pinned, y, s);
       }, "blocked");
       Thread[] others = new Thread[OTHERS];
       for (int t = 0; t < OTHERS; t++) {
@@ -97,10 +91,8 @@ public final class BlockedThreadProgram {
           cuCtxSetCurrent(context);
           CUstream s = new CUstream();
           cuStreamCreate(s, 1);  // CU_STREAM_NON_BLOCKING: nothing waits for the legacy stream
-          CUdeviceptr x = new CUdeviceptr();
-          cuMemAlloc(x, BYTES);
-          Pointer pinned = new Pointer();
-          cuMemAllocHost(pinned, BYTES);
+          CUdeviceptr x = alloc(BYTES);
+          Pointer pinned = allocHost(BYTES);
           try {
             blocking.await();
             Thread.sleep(20);  // let thread 0 enter its copy
@@ -115,9 +107,7 @@ public final class BlockedThreadProgram {
           othersEnqueued.countDown();
           codes |= cuStreamSynchronize(s);
           results[id] = codes + " " + Sequence.describe(Sequence.floats(pinned));
-          cuMemFreeHost(pinned);
-          cuMemFree(x);
-          cuStreamDestroy(s);
+          Sequence.release(pinned, x, s);
         }, "other-" + t);
       }
       blocked.start();
@@ -145,8 +135,7 @@ public final class BlockedThreadProgram {
    * launch may synchronize the context, which must not happen while the host function blocks.
    */
   private static void loadBoth(CUfunction slowFill, CUfunction slowAxpb) {
-    CUdeviceptr scratch = new CUdeviceptr();
-    cuMemAlloc(scratch, BYTES);
+    CUdeviceptr scratch = alloc(BYTES);
     Sequence.launch(slowFill, null, scratch, 0f, Sequence.N, 1L);
     Sequence.launch(slowAxpb, null, scratch, 1f, 1f, Sequence.N, 1L);
     cuCtxSynchronize();

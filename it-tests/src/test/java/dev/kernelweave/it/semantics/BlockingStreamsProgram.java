@@ -2,11 +2,14 @@ package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.NON_BLOCKING;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.CU_STREAM_PER_THREAD;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
-import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
@@ -17,23 +20,17 @@ import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
-import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
-import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
@@ -42,7 +39,6 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUhostFn;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 
 /**
@@ -92,104 +88,52 @@ import jcuda.driver.CUstream;
  */
 public final class BlockingStreamsProgram {
 
-  private static final int NON_BLOCKING = 1;
-  private static final int DEVICE_MAP = 2;
-
   public static void main(String[] args) throws Exception {
-    Sequence seq = Sequence.start(args, "host-function-blocking");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
-    engagingRun(slowFill);
-    seq.repeat(rep -> {
-      float v = 5f + 10 * rep;
-      switch (seq.variant) {
-        case "host-function-blocking" -> hostFunctionBlocking(seq, slowFill, rep, v, false);
-        case "callback-blocking" -> hostFunctionBlocking(seq, slowFill, rep, v, true);
-        case "event-rerecord" -> eventRerecord(seq, slowFill, rep, v);
-        case "per-thread-threads" -> perThreadThreads(seq, slowFill, slowAxpb, rep, v);
-        case "ctx-sync-other-thread" -> ctxSyncOtherThread(seq, slowFill, rep, v);
-        case "mapped-syncs" -> mappedSyncs(seq, slowFill, slowAxpb, rep, v);
-        case "host-function-upload" -> hostFunctionUpload(seq, slowAxpb, rep, v);
-        case "host-function-legacy-copies" -> hostFunctionLegacyCopies(seq, slowAxpb, rep, v);
-        case "query-after-event-sync" -> queryAfterEventSync(seq, slowFill, rep, v);
-        case "pageable-async-upload" -> pageableAsyncUpload(seq, slowAxpb, rep, v);
-        case "app-graph" -> appGraph(seq, slowFill, slowAxpb, rep, v);
-        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
-      }
-    });
+    Sequence.repeatEngaged(args, "host-function-blocking", 5f, Map.ofEntries(
+        Map.entry("host-function-blocking", (q, k, rep, v) -> hostFunctionBlocking(q, k.slowFill(), rep, v, false)),
+        Map.entry("callback-blocking", (q, k, rep, v) -> hostFunctionBlocking(q, k.slowFill(), rep, v, true)),
+        Map.entry("event-rerecord", (q, k, rep, v) -> eventRerecord(q, k.slowFill(), rep, v)),
+        Map.entry("per-thread-threads", (q, k, rep, v) -> perThreadThreads(q, k.slowFill(), k.slowAxpb(), rep, v)),
+        Map.entry("ctx-sync-other-thread", (q, k, rep, v) -> ctxSyncOtherThread(q, k.slowFill(), rep, v)),
+        Map.entry("mapped-syncs", (q, k, rep, v) -> mappedSyncs(q, k.slowFill(), k.slowAxpb(), rep, v)),
+        Map.entry("host-function-upload", (q, k, rep, v) -> hostFunctionUpload(q, k.slowAxpb(), rep, v)),
+        Map.entry("host-function-legacy-copies", (q, k, rep, v) -> hostFunctionLegacyCopies(q, k.slowAxpb(), rep, v)),
+        Map.entry("query-after-event-sync", (q, k, rep, v) -> queryAfterEventSync(q, k.slowFill(), rep, v)),
+        Map.entry("pageable-async-upload", (q, k, rep, v) -> pageableAsyncUpload(q, k.slowAxpb(), rep, v)),
+        Map.entry("app-graph", (q, k, rep, v) -> appGraph(q, k.slowFill(), k.slowAxpb(), rep, v))));
   }
 
-  /** 16 launches in a row on the legacy stream, nothing between them, then a read: results unobserved. */
-  static void engagingRun(CUfunction slowFill) {
-    CUdeviceptr scratch = new CUdeviceptr();
-    cuMemAlloc(scratch, BYTES);
-    for (int i = 0; i < 17; i++) {
-      Sequence.launch(slowFill, null, scratch, (float) i, N, 0L);
-    }
-    Sequence.read(scratch);
-    cuMemFree(scratch);
-  }
-
-  static CUstream stream(int flags) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, flags);
-    return s;
-  }
 
   private static void hostFunctionBlocking(Sequence seq, CUfunction slowFill, int rep, float v, boolean callback)
       throws Exception {
     CUstream waiting = stream(0);
     CUstream working = callback ? CU_STREAM_PER_THREAD : stream(0);
-    CountDownLatch readBack = new CountDownLatch(1);
-    boolean[] released = new boolean[1];
-    Runnable waitForTheHost = () -> {
-      try {
-        released[0] = readBack.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
-    CUdeviceptr before = new CUdeviceptr();
-    cuMemAlloc(before, BYTES);
+    Sequence.Gate readBack = seq.new Gate();
+    CUdeviceptr before = alloc(BYTES);
     // Work on the waiting stream before the host function: the host function follows it.
     seq.rc(rep, "slow_fill before the host function", 0, Sequence.launch(slowFill, waiting, before, v, N, seq.cycles));
     if (callback) {
       seq.rc(rep, "cuStreamAddCallback", 0,
-          cuStreamAddCallback(waiting, (stream, status, data) -> waitForTheHost.run(), null, 0));
+          cuStreamAddCallback(waiting, (stream, status, data) -> readBack.await(), null, 0));
     } else {
-      CUhostFn f = data -> waitForTheHost.run();
+      CUhostFn f = data -> readBack.await();
       seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, f, null));
     }
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
-    CUdeviceptr[] buffers = new CUdeviceptr[20];
-    for (int k = 0; k < buffers.length; k++) {
-      buffers[k] = new CUdeviceptr();
-      cuMemAlloc(buffers[k], BYTES);
-      seq.rc(rep, "slow_fill " + k, 0, Sequence.launch(slowFill, working, buffers[k], v + k, N, seq.cycles / 20));
-    }
-    for (int k = 0; k < buffers.length; k++) {
-      cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
-      seq.rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
-      seq.check(rep, "buffer " + k, Sequence.describe(Sequence.ramp(v + k)), Sequence.describe(Sequence.floats(pinned)));
-    }
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    Pointer pinned = allocHost(BYTES);
+    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v);
+    CUevent e = event(0);
     seq.rc(rep, "cuEventRecord on the working stream", 0, cuEventRecord(e, working));
     seq.rc(rep, "cuEventSynchronize", 0, cuEventSynchronize(e));
     seq.rc(rep, "cuStreamQuery of the working stream", 0, cuStreamQuery(working));
-    readBack.countDown();
+    readBack.open();
     seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
-    seq.check(rep, "the host function was let go by the host", true, released[0]);
+    seq.check(rep, "the host function was let go by the host", true, readBack.released());
     cuEventDestroy(e);
     seq.check(rep, "before", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.read(before)));
     for (CUdeviceptr b : buffers) {
       cuMemFree(b);
     }
-    cuMemFree(before);
-    cuMemFreeHost(pinned);
-    cuStreamDestroy(waiting);
+    Sequence.release(before, pinned, waiting);
     if (!callback) {
       cuStreamDestroy(working);
     }
@@ -199,13 +143,10 @@ public final class BlockingStreamsProgram {
     CUstream s1 = stream(NON_BLOCKING);
     CUstream s2 = stream(NON_BLOCKING);
     CUstream idle = stream(NON_BLOCKING);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
+    CUdeviceptr a = alloc(BYTES);
+    Pointer pinned = allocHost(BYTES);
     Sequence.fill(pinned, -1f);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUevent e = event(0);
     seq.rc(rep, "slow_fill on s1", 0, Sequence.launch(slowFill, s1, a, v, N, seq.cycles));
     seq.rc(rep, "cuEventRecord(e, s1)", 0, cuEventRecord(e, s1));
     seq.rc(rep, "cuStreamWaitEvent(s2, e)", 0, cuStreamWaitEvent(s2, e, 0));
@@ -215,12 +156,7 @@ public final class BlockingStreamsProgram {
     seq.check(rep, "read after the first record", Sequence.describe(Sequence.ramp(v)),
         Sequence.describe(Sequence.floats(pinned)));
     cuCtxSynchronize();
-    cuEventDestroy(e);
-    cuMemFreeHost(pinned);
-    cuMemFree(a);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
-    cuStreamDestroy(idle);
+    Sequence.release(e, pinned, a, s1, s2, idle);
   }
 
   private static void perThreadThreads(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v)
@@ -228,49 +164,33 @@ public final class BlockingStreamsProgram {
     CUcontext context = new CUcontext();
     cuCtxGetCurrent(context);
     int threads = 4;
-    Thread[] workers = new Thread[threads];
+    Sequence.Worker[] workers = new Sequence.Worker[threads];
     String[][] seen = new String[threads][3];
-    Throwable[] failed = new Throwable[threads];
     CountDownLatch start = new CountDownLatch(1);
     for (int t = 0; t < threads; t++) {
       int id = t;
-      workers[t] = new Thread(() -> {
-        try {
-          cuCtxSetCurrent(context);
-          CUdeviceptr x = new CUdeviceptr();
-          cuMemAlloc(x, BYTES);
-          Pointer pinned = new Pointer();
-          cuMemAllocHost(pinned, BYTES);
-          start.await();
-          for (int round = 0; round < 3; round++) {
-            float value = v + 100 * id + 1000 * round;
-            Sequence.launch(slowFill, CU_STREAM_PER_THREAD, x, value, N, seq.cycles);
-            Sequence.launch(slowAxpb, CU_STREAM_PER_THREAD, x, 2f, 1f, N, seq.cycles);
-            cuMemcpyDtoHAsync(pinned, x, BYTES, CU_STREAM_PER_THREAD);
-            cuStreamSynchronize(CU_STREAM_PER_THREAD);
-            seen[id][round] = Sequence.describe(Sequence.floats(pinned));
-          }
-          cuMemFreeHost(pinned);
-          cuMemFree(x);
-        } catch (Throwable e) {
-          failed[id] = e;
+      workers[t] = new Sequence.Worker("per-thread-" + t, context, () -> {
+        CUdeviceptr x = alloc(BYTES);
+        Pointer pinned = allocHost(BYTES);
+        start.await();
+        for (int round = 0; round < 3; round++) {
+          float value = v + 100 * id + 1000 * round;
+          Sequence.launch(slowFill, CU_STREAM_PER_THREAD, x, value, N, seq.cycles);
+          Sequence.launch(slowAxpb, CU_STREAM_PER_THREAD, x, 2f, 1f, N, seq.cycles);
+          cuMemcpyDtoHAsync(pinned, x, BYTES, CU_STREAM_PER_THREAD);
+          cuStreamSynchronize(CU_STREAM_PER_THREAD);
+          seen[id][round] = Sequence.describe(Sequence.floats(pinned));
         }
-      }, "per-thread-" + t);
-      workers[t].start();
+        Sequence.release(pinned, x);
+      });
     }
     start.countDown();
-    for (Thread w : workers) {
+    for (Sequence.Worker w : workers) {
       w.join();
     }
     for (int t = 0; t < threads; t++) {
-      if (failed[t] != null) {
-        throw new IllegalStateException("thread " + t + " failed", failed[t]);
-      }
       for (int round = 0; round < 3; round++) {
-        float[] expected = Sequence.ramp(v + 100 * t + 1000 * round);
-        for (int i = 0; i < N; i++) {
-          expected[i] = 2f * expected[i] + 1f;
-        }
+        float[] expected = Sequence.axpb(Sequence.ramp(v + 100 * t + 1000 * round), 2f, 1f);
         seq.check(rep, "thread " + t + " round " + round, Sequence.describe(expected), seen[t][round]);
       }
     }
@@ -279,52 +199,32 @@ public final class BlockingStreamsProgram {
   private static void ctxSyncOtherThread(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
     CUcontext context = new CUcontext();
     cuCtxGetCurrent(context);
-    Pointer host = new Pointer();
-    seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
-    Sequence.fill(host, -1f);
-    CUdeviceptr mapped = new CUdeviceptr();
-    cuMemHostGetDevicePointer(mapped, host, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    Pointer host = seq.mappedHost(rep);
+    CUdeviceptr mapped = Sequence.devicePointer(host);
+    CUdeviceptr a = alloc(BYTES);
     CountDownLatch launched = new CountDownLatch(1);
     String[] seen = new String[2];
-    Throwable[] failed = new Throwable[1];
-    Thread reader = new Thread(() -> {
-      try {
-        cuCtxSetCurrent(context);
-        launched.await();
-        seen[0] = "cuCtxSynchronize returned " + cuCtxSynchronize() + " " + Sequence.describe(Sequence.floats(host));
-        seen[1] = Sequence.describe(Sequence.read(a));
-      } catch (Throwable t) {
-        failed[0] = t;
-      }
-    }, "reader");
-    reader.start();
+    Sequence.Worker reader = new Sequence.Worker("reader", context, () -> {
+      launched.await();
+      seen[0] = "cuCtxSynchronize returned " + cuCtxSynchronize() + " " + Sequence.describe(Sequence.floats(host));
+      seen[1] = Sequence.describe(Sequence.read(a));
+    });
     CUstream s = stream(NON_BLOCKING);
     seq.rc(rep, "slow_fill into mapped memory", 0, Sequence.launch(slowFill, s, mapped, v, N, seq.cycles));
     seq.rc(rep, "slow_fill into device memory", 0, Sequence.launch(slowFill, s, a, v + 1, N, seq.cycles));
     launched.countDown();
     reader.join();
-    if (failed[0] != null) {
-      throw new IllegalStateException("the reader failed", failed[0]);
-    }
     seq.check(rep, "mapped memory after the other thread's cuCtxSynchronize",
         "cuCtxSynchronize returned 0 " + Sequence.describe(Sequence.ramp(v)), seen[0]);
     seq.check(rep, "device memory read on the other thread", Sequence.describe(Sequence.ramp(v + 1)), seen[1]);
-    cuStreamDestroy(s);
-    cuMemFree(a);
-    cuMemFreeHost(host);
+    Sequence.release(s, a, host);
   }
 
   private static void mappedSyncs(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v) {
-    Pointer host = new Pointer();
-    seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
-    Sequence.fill(host, -1f);
-    CUdeviceptr mapped = new CUdeviceptr();
-    cuMemHostGetDevicePointer(mapped, host, 0);
+    Pointer host = seq.mappedHost(rep);
+    CUdeviceptr mapped = Sequence.devicePointer(host);
     CUstream s = stream(NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUevent e = event(0);
     float[] expected = Sequence.ramp(v);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, mapped, v, N, seq.cycles));
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
@@ -333,32 +233,23 @@ public final class BlockingStreamsProgram {
     seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, mapped, 2f, 1f, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
     seq.rc(rep, "cuEventSynchronize", 0, cuEventSynchronize(e));
-    for (int i = 0; i < N; i++) {
-      expected[i] = 2f * expected[i] + 1f;
-    }
+    expected = Sequence.axpb(expected, 2f, 1f);
     seq.check(rep, "mapped memory after cuEventSynchronize", Sequence.describe(expected),
         Sequence.describe(Sequence.floats(host)));
     seq.rc(rep, "slow_axpb again", 0, Sequence.launch(slowAxpb, s, mapped, 3f, -1f, N, seq.cycles));
     seq.rc(rep, "cuCtxSynchronize", 0, cuCtxSynchronize());
-    for (int i = 0; i < N; i++) {
-      expected[i] = 3f * expected[i] - 1f;
-    }
+    expected = Sequence.axpb(expected, 3f, -1f);
     seq.check(rep, "mapped memory after cuCtxSynchronize", Sequence.describe(expected),
         Sequence.describe(Sequence.floats(host)));
-    cuEventDestroy(e);
-    cuStreamDestroy(s);
-    cuMemFreeHost(host);
+    Sequence.release(e, s, host);
   }
 
   private static void hostFunctionUpload(Sequence seq, CUfunction slowAxpb, int rep, float v) {
     CUstream s = stream(NON_BLOCKING);
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
+    Pointer pinned = allocHost(BYTES);
     Sequence.fill(pinned, -1f);
-    Pointer result = new Pointer();
-    cuMemAllocHost(result, BYTES);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    Pointer result = allocHost(BYTES);
+    CUdeviceptr a = alloc(BYTES);
     float[] values = Sequence.ramp(v);
     CUhostFn write = data -> pinned.getByteBuffer(0, BYTES).order(java.nio.ByteOrder.nativeOrder())
         .asFloatBuffer().put(values);
@@ -367,59 +258,40 @@ public final class BlockingStreamsProgram {
     seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, a, 2f, 1f, N, seq.cycles));
     seq.rc(rep, "cuMemcpyDtoHAsync", 0, cuMemcpyDtoHAsync(result, a, BYTES, s));
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
-    float[] expected = Sequence.ramp(v);
-    for (int i = 0; i < N; i++) {
-      expected[i] = 2f * expected[i] + 1f;
-    }
+    float[] expected = Sequence.axpb(Sequence.ramp(v), 2f, 1f);
     seq.check(rep, "uploaded what the host function wrote", Sequence.describe(expected),
         Sequence.describe(Sequence.floats(result)));
-    cuStreamDestroy(s);
-    cuMemFree(a);
-    cuMemFreeHost(pinned);
-    cuMemFreeHost(result);
+    Sequence.release(s, a, pinned, result);
   }
 
   private static void hostFunctionLegacyCopies(Sequence seq, CUfunction slowAxpb, int rep, float v) {
     CUstream waiting = stream(NON_BLOCKING);
-    CountDownLatch done = new CountDownLatch(1);
-    boolean[] released = new boolean[1];
-    CUhostFn f = data -> {
-      try {
-        released[0] = done.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
-    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, f, null));
-    CUdeviceptr x = new CUdeviceptr();
-    cuMemAlloc(x, BYTES);
+    Sequence.Gate done = seq.new Gate();
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> done.await(), null));
+    CUdeviceptr x = alloc(BYTES);
     for (int k = 0; k < 10; k++) {
       seq.check(rep, "round trip " + k, true, Sequence.axpbRoundTrip(slowAxpb, x, v + k, seq.cycles / 10));
     }
-    done.countDown();
+    done.open();
     seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
-    seq.check(rep, "the host function was let go by the host", true, released[0]);
-    cuMemFree(x);
-    cuStreamDestroy(waiting);
+    seq.check(rep, "the host function was let go by the host", true, done.released());
+    Sequence.release(x, waiting);
   }
 
   private static void queryAfterEventSync(Sequence seq, CUfunction slowFill, int rep, float v) {
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    CUdeviceptr a = alloc(BYTES);
     for (int flags : new int[] {0, NON_BLOCKING}) {
       for (int eventFlags : new int[] {0, 2}) {  // 2: CU_EVENT_DISABLE_TIMING
         String what = (flags == 0 ? "blocking" : "non-blocking") + (eventFlags == 0 ? ", timed" : ", untimed");
         CUstream s = stream(flags);
-        CUevent e = new CUevent();
-        cuEventCreate(e, eventFlags);
+        CUevent e = event(eventFlags);
         seq.rc(rep, what + ": slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
         seq.rc(rep, what + ": cuEventRecord", 0, cuEventRecord(e, s));
         seq.rc(rep, what + ": cuEventSynchronize", 0, cuEventSynchronize(e));
         seq.rc(rep, what + ": cuStreamQuery", 0, cuStreamQuery(s));
         seq.rc(rep, what + ": cuEventQuery", 0, jcuda.driver.JCudaDriver.cuEventQuery(e));
         seq.check(rep, what + ": a", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.read(a)));
-        cuEventDestroy(e);
-        cuStreamDestroy(s);
+        Sequence.release(e, s);
       }
     }
     cuMemFree(a);
@@ -428,13 +300,11 @@ public final class BlockingStreamsProgram {
   private static void pageableAsyncUpload(Sequence seq, CUfunction slowAxpb, int rep, float v) {
     CUstream up = stream(NON_BLOCKING);
     CUstream work = stream(NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUevent e = event(0);
     float[] array = new float[N];
     CUdeviceptr[] buffers = new CUdeviceptr[10];
     for (int k = 0; k < buffers.length; k++) {
-      buffers[k] = new CUdeviceptr();
-      cuMemAlloc(buffers[k], BYTES);
+      buffers[k] = alloc(BYTES);
       System.arraycopy(Sequence.ramp(v + k), 0, array, 0, N);
       seq.rc(rep, "cuMemcpyHtoDAsync " + k, 0, cuMemcpyHtoDAsync(buffers[k], Pointer.to(array), BYTES, up));
       java.util.Arrays.fill(array, -7f);
@@ -446,26 +316,19 @@ public final class BlockingStreamsProgram {
     }
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(work));
     for (int k = 0; k < buffers.length; k++) {
-      float[] expected = Sequence.ramp(v + k);
-      for (int i = 0; i < N; i++) {
-        expected[i] = 2f * expected[i] + 1f;
-      }
+      float[] expected = Sequence.axpb(Sequence.ramp(v + k), 2f, 1f);
       seq.check(rep, "buffer " + k, Sequence.describe(expected), Sequence.describe(Sequence.read(buffers[k])));
       cuMemFree(buffers[k]);
     }
-    cuEventDestroy(e);
-    cuStreamDestroy(up);
-    cuStreamDestroy(work);
+    Sequence.release(e, up, work);
   }
 
   private static void appGraph(Sequence seq, CUfunction slowFill, CUfunction slowAxpb, int rep, float v) {
     CUstream s = stream(0);
     CUstream other = stream(NON_BLOCKING);
     CUstream capturing = stream(NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
-    CUdeviceptr x = new CUdeviceptr();
-    cuMemAlloc(x, BYTES);
+    CUevent e = event(0);
+    CUdeviceptr x = alloc(BYTES);
     seq.rc(rep, "cuStreamBeginCapture", 0, cuStreamBeginCapture(capturing, 2));  // relaxed
     seq.rc(rep, "slow_axpb captured", 0, Sequence.launch(slowAxpb, capturing, x, 2f, 1f, N, seq.cycles));
     CUgraph graph = new CUgraph();
@@ -492,10 +355,6 @@ public final class BlockingStreamsProgram {
     seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
     cuGraphExecDestroy(exec);
     cuGraphDestroy(graph);
-    cuEventDestroy(e);
-    cuMemFree(x);
-    cuStreamDestroy(s);
-    cuStreamDestroy(other);
-    cuStreamDestroy(capturing);
+    Sequence.release(e, x, s, other, capturing);
   }
 }

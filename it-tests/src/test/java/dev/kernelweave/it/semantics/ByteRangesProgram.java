@@ -1,29 +1,25 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.N;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import java.util.Arrays;
+import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 
 /**
@@ -46,20 +42,11 @@ import jcuda.driver.CUstream;
 public final class ByteRangesProgram {
 
   public static void main(String[] args) throws Exception {
-    Sequence seq = Sequence.start(args, "one-stream");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
-    BlockingStreamsProgram.engagingRun(slowFill);
-    seq.repeat(rep -> {
-      float v = 11f + 10 * rep;
-      switch (seq.variant) {
-        case "one-stream" -> oneStream(seq, rep, v, slowFill, slowAxpb);
-        case "two-streams" -> twoStreams(seq, rep, v, slowFill, slowAxpb);
-        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
-      }
-    });
+    Sequence.repeatEngaged(args, "one-stream", 11f, Map.of(
+        "one-stream", (q, k, rep, v) -> oneStream(q, rep, v, k.slowFill(), k.slowAxpb()),
+        "two-streams", (q, k, rep, v) -> twoStreams(q, rep, v, k.slowFill(), k.slowAxpb())));
   }
+
 
   private static CUdeviceptr at(CUdeviceptr base, int floats) {
     return base.withByteOffset(4L * floats);
@@ -83,12 +70,9 @@ public final class ByteRangesProgram {
   }
 
   private static void oneStream(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, 4L * 3 * N);
-    CUdeviceptr b = new CUdeviceptr();
-    cuMemAlloc(b, 4L * N);
+    CUstream s = stream(0);
+    CUdeviceptr a = alloc(4L * 3 * N);
+    CUdeviceptr b = alloc(4L * N);
     float[] expected = new float[3 * N];
     float[] expectedB = new float[N];
     // The allocation starts with NaNs on the stand-in and anything on a GPU: set it first.
@@ -119,22 +103,15 @@ public final class ByteRangesProgram {
     float[] backB = new float[N];
     seq.rc(rep, "cuMemcpyDtoH b", 0, cuMemcpyDtoH(Pointer.to(backB), b, 4L * N));
     seq.check(rep, "b", describe(expectedB), describe(backB));
-    cuMemFree(a);
-    cuMemFree(b);
-    cuStreamDestroy(s);
+    Sequence.release(a, b, s);
   }
 
   private static void twoStreams(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s1 = new CUstream();
-    CUstream s2 = new CUstream();
-    cuStreamCreate(s1, 1);
-    cuStreamCreate(s2, 1);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
-    CUdeviceptr c = new CUdeviceptr();
-    cuMemAlloc(c, 4L * 2 * N);
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, 4L * 2 * N);
+    CUstream s1 = stream(1);
+    CUstream s2 = stream(1);
+    CUevent e = event(0);
+    CUdeviceptr c = alloc(4L * 2 * N);
+    Pointer pinned = allocHost(4L * 2 * N);
     float[] expected = new float[2 * N];
     seq.rc(rep, "slow_fill [0, N) on s1", 0, Sequence.launch(slowFill, s1, c, v, N, seq.cycles));
     fill(expected, 0, v);
@@ -150,10 +127,6 @@ public final class ByteRangesProgram {
     pinned.getByteBuffer(0, 4L * 2 * N).order(java.nio.ByteOrder.nativeOrder()).asFloatBuffer().get(back);
     seq.check(rep, "c", describe(expected), describe(back));
     cuStreamSynchronize(s1);
-    cuEventDestroy(e);
-    cuMemFreeHost(pinned);
-    cuMemFree(c);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
+    Sequence.release(e, pinned, c, s1, s2);
   }
 }

@@ -1,8 +1,7 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 
@@ -29,12 +28,9 @@ public final class ConstantMemoryProgram {
     seq.rc("cuModuleGetGlobal", cuModuleGetGlobal(coef, size, module, "scale_coef"));
     System.out.println("result scale_coef bytes " + size[0]);
     seq.repeat(rep -> {
-      CUdeviceptr in = new CUdeviceptr();
-      CUdeviceptr first = new CUdeviceptr();
-      CUdeviceptr second = new CUdeviceptr();
-      cuMemAlloc(in, BYTES);
-      cuMemAlloc(first, BYTES);
-      cuMemAlloc(second, BYTES);
+      CUdeviceptr in = alloc(BYTES);
+      CUdeviceptr first = alloc(BYTES);
+      CUdeviceptr second = alloc(BYTES);
       float[] input = Sequence.ramp(rep);
       cuMemcpyHtoD(in, Pointer.to(input), BYTES);
       cuMemcpyHtoD(coef, Pointer.to(new float[] {2f, 1f}), 8);
@@ -51,9 +47,7 @@ public final class ConstantMemoryProgram {
           Sequence.describe(Sequence.read(first)));
       seq.check(rep, "output with the second constants", Sequence.describe(expectSecond),
           Sequence.describe(Sequence.read(second)));
-      cuMemFree(in);
-      cuMemFree(first);
-      cuMemFree(second);
+      Sequence.release(in, first, second);
     });
   }
 }

@@ -1,21 +1,21 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.DEVICE_MAP;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.NON_BLOCKING;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocAsync;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeAsync;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpy2D;
@@ -23,8 +23,6 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD2D32Async;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.driver.JCudaDriver.cuStreamWaitValue32;
@@ -32,14 +30,12 @@ import static jcuda.driver.JCudaDriver.cuStreamWriteValue32;
 
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import jcuda.Pointer;
 import jcuda.driver.CUDA_MEMCPY2D;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUhostFn;
 import jcuda.driver.CUmemorytype;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -71,9 +67,6 @@ import jcuda.driver.CUstreamWaitValue_flags;
  */
 public final class DeviceMemoryKindsProgram {
 
-  private static final int NON_BLOCKING = 1;
-  private static final int DEVICE_MAP = 2;
-
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "wait-then-write");
     CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
@@ -94,12 +87,6 @@ public final class DeviceMemoryKindsProgram {
     });
   }
 
-  private static CUstream stream(int flags) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, flags);
-    return s;
-  }
-
   private static void mappedQuery(Sequence seq, CUfunction slowFill, int rep, float v) {
     Pointer host = new Pointer();
     seq.rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
@@ -107,8 +94,7 @@ public final class DeviceMemoryKindsProgram {
     seq.rc(rep, "cuMemHostGetDevicePointer", 0, cuMemHostGetDevicePointer(d, host, 0));
     Sequence.fill(host, -1f);
     CUstream s = stream(NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUevent e = event(0);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, d, v, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
     long deadline = System.nanoTime() + seq.timeoutMs * 1_000_000L;
@@ -118,18 +104,14 @@ public final class DeviceMemoryKindsProgram {
     }
     seq.rc(rep, "cuEventQuery", 0, code);
     seq.check(rep, "mapped memory", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.floats(host)));
-    cuEventDestroy(e);
-    cuStreamDestroy(s);
-    cuMemFreeHost(host);
+    Sequence.release(e, s, host);
   }
 
   private static void asyncAlloc(Sequence seq, CUfunction slowFill, int rep, float v) {
     CUstream s1 = stream(NON_BLOCKING);
     CUstream s2 = stream(NON_BLOCKING);
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    Pointer pinned = allocHost(BYTES);
+    CUevent e = event(0);
     CUdeviceptr p = new CUdeviceptr();
     seq.rc(rep, "cuMemAllocAsync", 0, cuMemAllocAsync(p, BYTES, s1));
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s1, p, v, N, seq.cycles));
@@ -148,15 +130,11 @@ public final class DeviceMemoryKindsProgram {
     float[] set = new float[N];
     Arrays.fill(set, v + 0.5f);
     seq.check(rep, "second allocation", Sequence.describe(set), Sequence.describe(Sequence.floats(pinned)));
-    cuEventDestroy(e);
-    cuMemFreeHost(pinned);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
+    Sequence.release(e, pinned, s1, s2);
   }
 
   private static void copy2d(Sequence seq, CUfunction slowFill, int rep, float v) {
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    CUdeviceptr a = alloc(BYTES);
     CUstream s = stream(0);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
     float[] host = new float[N];
@@ -171,17 +149,14 @@ public final class DeviceMemoryKindsProgram {
     c.Height = BYTES / 1024;
     seq.rc(rep, "cuMemcpy2D", 0, cuMemcpy2D(c));
     seq.check(rep, "2D copy", Sequence.describe(Sequence.ramp(v)), Sequence.describe(host));
-    cuMemFree(a);
-    cuStreamDestroy(s);
+    Sequence.release(a, s);
   }
 
   private static void memset2d(Sequence seq, CUfunction slowFill, int rep, float v) {
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    CUdeviceptr a = alloc(BYTES);
     CUstream s1 = stream(NON_BLOCKING);
     CUstream s2 = stream(NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUevent e = event(0);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s1, a, v, N, seq.cycles));
     cuEventRecord(e, s1);
     cuStreamWaitEvent(s2, e, 0);
@@ -195,21 +170,15 @@ public final class DeviceMemoryKindsProgram {
       }
     }
     seq.check(rep, "2D memset over the kernel's values", Sequence.describe(expected), Sequence.describe(Sequence.read(a)));
-    cuEventDestroy(e);
-    cuMemFree(a);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
+    Sequence.release(e, a, s1, s2);
   }
 
   private static void streamMemoryOperations(Sequence seq, CUfunction slowFill, int rep, float v, boolean waitFirst) {
-    CUdeviceptr a = new CUdeviceptr();
-    CUdeviceptr flag = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    cuMemAlloc(flag, 4);
+    CUdeviceptr a = alloc(BYTES);
+    CUdeviceptr flag = alloc(4);
     cuMemsetD32(flag, 0, 1);
     cuCtxSynchronize(); // the memset is asynchronous, and the two non-blocking streams do not follow it
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
+    Pointer pinned = allocHost(BYTES);
     CUstream producer = stream(NON_BLOCKING);
     CUstream consumer = stream(NON_BLOCKING);
     if (waitFirst) {
@@ -226,91 +195,50 @@ public final class DeviceMemoryKindsProgram {
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(consumer));
     seq.check(rep, "read after the flag", Sequence.describe(Sequence.ramp(v)), Sequence.describe(Sequence.floats(pinned)));
     cuStreamSynchronize(producer);
-    cuMemFreeHost(pinned);
-    cuMemFree(a);
-    cuMemFree(flag);
-    cuStreamDestroy(producer);
-    cuStreamDestroy(consumer);
+    Sequence.release(pinned, a, flag, producer, consumer);
   }
 
   private static void threadsEvent(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
+    CUdeviceptr a = alloc(BYTES);
+    CUevent e = event(0);
     CUcontext context = new CUcontext();
     cuCtxGetCurrent(context);
     CountDownLatch recorded = new CountDownLatch(1);
     float[][] seen = new float[1][];
-    Throwable[] failed = new Throwable[1];
-    Thread reader = new Thread(() -> {
-      try {
-        cuCtxSetCurrent(context);
-        CUstream s = stream(NON_BLOCKING);
-        Pointer pinned = new Pointer();
-        cuMemAllocHost(pinned, BYTES);
-        recorded.await();
-        cuStreamWaitEvent(s, e, 0);
-        cuMemcpyDtoHAsync(pinned, a, BYTES, s);
-        cuStreamSynchronize(s);
-        seen[0] = Sequence.floats(pinned);
-        cuMemFreeHost(pinned);
-        cuStreamDestroy(s);
-      } catch (Throwable t) {
-        failed[0] = t;
-      }
-    }, "reader");
-    reader.start();
+    Sequence.Worker reader = new Sequence.Worker("reader", context, () -> {
+      CUstream s = stream(NON_BLOCKING);
+      Pointer pinned = allocHost(BYTES);
+      recorded.await();
+      cuStreamWaitEvent(s, e, 0);
+      cuMemcpyDtoHAsync(pinned, a, BYTES, s);
+      cuStreamSynchronize(s);
+      seen[0] = Sequence.floats(pinned);
+      Sequence.release(pinned, s);
+    });
     CUstream s = stream(NON_BLOCKING);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
     recorded.countDown();
     reader.join();
-    if (failed[0] != null) {
-      throw new IllegalStateException("the reader failed", failed[0]);
-    }
     seq.check(rep, "read on the other thread", Sequence.describe(Sequence.ramp(v)), Sequence.describe(seen[0]));
     cuStreamSynchronize(s);
-    cuEventDestroy(e);
-    cuMemFree(a);
-    cuStreamDestroy(s);
+    Sequence.release(e, a, s);
   }
 
   private static void hostFunctionWaits(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {
     CUstream waiting = stream(NON_BLOCKING);
     CUstream working = stream(NON_BLOCKING);
-    CountDownLatch readBack = new CountDownLatch(1);
-    boolean[] released = new boolean[1];
-    CUhostFn waitForTheHost = data -> {
-      try {
-        released[0] = readBack.await(seq.timeoutMs, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
-    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, waitForTheHost, null));
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
-    CUdeviceptr[] buffers = new CUdeviceptr[20];
-    for (int k = 0; k < buffers.length; k++) {
-      buffers[k] = new CUdeviceptr();
-      cuMemAlloc(buffers[k], BYTES);
-      seq.rc(rep, "slow_fill " + k, 0, Sequence.launch(slowFill, working, buffers[k], v + k, N, seq.cycles / 20));
-    }
-    for (int k = 0; k < buffers.length; k++) {
-      cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
-      seq.rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
-      seq.check(rep, "buffer " + k, Sequence.describe(Sequence.ramp(v + k)), Sequence.describe(Sequence.floats(pinned)));
-    }
-    readBack.countDown();
+    Sequence.Gate readBack = seq.new Gate();
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> readBack.await(), null));
+    Pointer pinned = allocHost(BYTES);
+    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v);
+    readBack.open();
     seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
-    seq.check(rep, "the host function was let go by the host", true, released[0]);
+    seq.check(rep, "the host function was let go by the host", true, readBack.released());
     for (CUdeviceptr b : buffers) {
       cuMemFree(b);
     }
-    cuMemFreeHost(pinned);
-    cuStreamDestroy(waiting);
-    cuStreamDestroy(working);
+    Sequence.release(pinned, waiting, working);
   }
 
   private static void waitBesideThreads(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {

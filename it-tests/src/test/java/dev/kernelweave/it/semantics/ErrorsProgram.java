@@ -4,25 +4,22 @@ import static dev.kernelweave.it.semantics.Sequence.BLOCKS;
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
 import static dev.kernelweave.it.semantics.Sequence.THREADS;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 
 /**
@@ -44,20 +41,11 @@ import jcuda.driver.CUstream;
 public final class ErrorsProgram {
 
   public static void main(String[] args) throws Exception {
-    Sequence seq = Sequence.start(args, "bad-launch");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
-    BlockingStreamsProgram.engagingRun(slowFill);
-    seq.repeat(rep -> {
-      float v = 13f + 10 * rep;
-      switch (seq.variant) {
-        case "bad-launch" -> badLaunch(seq, rep, v, slowFill, slowAxpb);
-        case "bad-copy" -> badCopy(seq, rep, v, slowAxpb);
-        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
-      }
-    });
+    Sequence.repeatEngaged(args, "bad-launch", 13f, Map.of(
+        "bad-launch", (q, k, rep, v) -> badLaunch(q, rep, v, k.slowFill(), k.slowAxpb()),
+        "bad-copy", (q, k, rep, v) -> badCopy(q, rep, v, k.slowAxpb())));
   }
+
 
   private static int launch(CUfunction f, int blocks, int threads, int shared, CUstream s, CUdeviceptr y, float a,
       float b, long cycles) {
@@ -73,10 +61,8 @@ public final class ErrorsProgram {
   }
 
   private static void badLaunch(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr y = new CUdeviceptr();
-    cuMemAlloc(y, BYTES);
+    CUstream s = stream(0);
+    CUdeviceptr y = alloc(BYTES);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, y, v, N, seq.cycles));
     float[] expected = Sequence.ramp(v);
     for (int k = 0; k < 20; k++) {
@@ -97,19 +83,14 @@ public final class ErrorsProgram {
     }
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
     seq.check(rep, "y", Sequence.describe(expected), Sequence.describe(Sequence.read(y)));
-    cuMemFree(y);
-    cuStreamDestroy(s);
+    Sequence.release(y, s);
   }
 
   private static void badCopy(Sequence seq, int rep, float v, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    CUdeviceptr b = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    cuMemAlloc(b, BYTES);
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES + 4);
+    CUstream s = stream(0);
+    CUdeviceptr a = alloc(BYTES);
+    CUdeviceptr b = alloc(BYTES);
+    Pointer pinned = allocHost(BYTES + 4);
     float[] big = new float[N + 1];
     float[] in = Sequence.ramp(v);
     seq.rc(rep, "cuMemcpyHtoD", 0, cuMemcpyHtoD(a, Pointer.to(in), BYTES));
@@ -121,16 +102,10 @@ public final class ErrorsProgram {
     refused(seq, rep, "cuMemsetD32Async past the end", cuMemsetD32Async(a, 0, N + 1, s));
     seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, a, 2f, 1f, N, seq.cycles));
     seq.rc(rep, "cuMemcpyDtoD", 0, cuMemcpyDtoD(b, a, BYTES));
-    float[] expected = Sequence.ramp(v);
-    for (int i = 0; i < N; i++) {
-      expected[i] = 2f * expected[i] + 1f;
-    }
+    float[] expected = Sequence.axpb(Sequence.ramp(v), 2f, 1f);
     seq.check(rep, "a", Sequence.describe(expected), Sequence.describe(Sequence.read(a)));
     seq.check(rep, "b", Sequence.describe(expected), Sequence.describe(Sequence.read(b)));
     cuStreamSynchronize(s);
-    cuMemFreeHost(pinned);
-    cuMemFree(a);
-    cuMemFree(b);
-    cuStreamDestroy(s);
+    Sequence.release(pinned, a, b, s);
   }
 }

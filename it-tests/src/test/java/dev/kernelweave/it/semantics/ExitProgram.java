@@ -2,16 +2,16 @@ package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
 
+import dev.kernelweave.it.semantics.Sequence.Kernels;
 import java.util.concurrent.CountDownLatch;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 
 /**
@@ -31,27 +31,23 @@ public final class ExitProgram {
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "exit-main");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
-    BlockingStreamsProgram.engagingRun(slowFill);
+    Kernels kernels = Kernels.load();
+    CUfunction slowFill = kernels.slowFill();
+    CUfunction slowAxpb = kernels.slowAxpb();
+    Sequence.engagingRun(slowFill);
     CUcontext context = new CUcontext();
     cuCtxGetCurrent(context);
     CUdeviceptr[] buffers = new CUdeviceptr[seq.reps];
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       cuCtxSetCurrent(context);
       for (int rep = 0; rep < buffers.length; rep++) {
-        float[] expected = Sequence.ramp(rep);
-        for (int i = 0; i < N; i++) {
-          expected[i] += 20f;
-        }
+        float[] expected = Sequence.axpb(Sequence.ramp(rep), 1f, 20f);
         seq.check(rep, "read in the shutdown hook", Sequence.describe(expected), Sequence.describe(Sequence.read(buffers[rep])));
       }
       System.out.flush();
     }, "reads-at-exit"));
     for (int rep = 0; rep < buffers.length; rep++) {
-      buffers[rep] = new CUdeviceptr();
-      cuMemAlloc(buffers[rep], BYTES);
+      buffers[rep] = alloc(BYTES);
     }
     CountDownLatch launched = new CountDownLatch(1);
     if (seq.variant.equals("exit-other-thread")) {
@@ -67,8 +63,7 @@ public final class ExitProgram {
       throw new IllegalArgumentException("unknown variant " + seq.variant);
     }
     for (int rep = 0; rep < buffers.length; rep++) {
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
+      CUstream s = stream(0);
       seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, buffers[rep], (float) rep, N, seq.cycles));
       for (int k = 0; k < 20; k++) {
         seq.rc(rep, "slow_axpb " + k, 0, Sequence.launch(slowAxpb, s, buffers[rep], 1f, 1f, N, seq.cycles / 20));

@@ -1,17 +1,15 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 import static jcuda.driver.JCudaDriver.cuStreamIsCapturing;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -36,12 +34,9 @@ public final class GraphCaptureProgram {
     Sequence seq = Sequence.start(args, "capture");
     CUfunction slowAxpb = Sequence.function(Sequence.loadSemantics(), "slow_axpb");
     seq.repeat(rep -> {
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
-      CUdeviceptr x = new CUdeviceptr();
-      CUdeviceptr y = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
-      cuMemAlloc(y, BYTES);
+      CUstream s = stream(0);
+      CUdeviceptr x = alloc(BYTES);
+      CUdeviceptr y = alloc(BYTES);
       float[] start = Sequence.ramp(rep);
       cuMemcpyHtoD(x, Pointer.to(start), BYTES);
       cuMemcpyHtoD(y, Pointer.to(start), BYTES);
@@ -73,9 +68,7 @@ public final class GraphCaptureProgram {
       seq.check(rep, "y after two graph launches", Sequence.describe(expectY), Sequence.describe(Sequence.read(y)));
       seq.rc(rep, "cuGraphExecDestroy", 0, cuGraphExecDestroy(exec));
       seq.rc(rep, "cuGraphDestroy", 0, cuGraphDestroy(graph));
-      cuMemFree(x);
-      cuMemFree(y);
-      cuStreamDestroy(s);
+      Sequence.release(x, y, s);
     });
   }
 }

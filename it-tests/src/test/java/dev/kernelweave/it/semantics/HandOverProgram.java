@@ -1,18 +1,13 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.N;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
@@ -37,8 +32,6 @@ import jcuda.driver.CUstream;
  */
 public final class HandOverProgram {
 
-  private static final int NON_BLOCKING = 1;
-
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "non-blocking");
     CUmodule module = Sequence.loadSemantics();
@@ -47,7 +40,7 @@ public final class HandOverProgram {
     seq.repeat(rep -> {
       float v = 3f + 10 * rep;
       switch (seq.variant) {
-        case "non-blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, NON_BLOCKING);
+        case "non-blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, Sequence.NON_BLOCKING);
         case "blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, 0);
         case "legacy" -> oneStream(seq, rep, v, slowFill, slowAxpb, -1);
         case "event" -> event(seq, rep, v, slowFill, slowAxpb);
@@ -58,13 +51,9 @@ public final class HandOverProgram {
 
   /** {@code flags} of the stream, or -1 for the legacy stream. */
   private static void oneStream(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb, int flags) {
-    CUstream s = null;
-    if (flags >= 0) {
-      s = new CUstream();
-      cuStreamCreate(s, flags);
-    }
-    CUdeviceptr x = alloc();
-    CUdeviceptr scratch = alloc();
+    CUstream s = flags >= 0 ? Sequence.stream(flags) : null;
+    CUdeviceptr x = Sequence.alloc(4L * N);
+    CUdeviceptr scratch = Sequence.alloc(4L * N);
     for (int i = 0; i < 14; i++) {
       seq.rc(rep, "slow_fill scratch", 0, Sequence.launch(slowFill, s, scratch, (float) i, N, seq.cycles));
     }
@@ -80,14 +69,11 @@ public final class HandOverProgram {
   }
 
   private static void event(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream first = new CUstream();
-    cuStreamCreate(first, NON_BLOCKING);
-    CUstream second = new CUstream();
-    cuStreamCreate(second, NON_BLOCKING);
-    CUevent filled = new CUevent();
-    cuEventCreate(filled, 0);
-    CUdeviceptr x = alloc();
-    CUdeviceptr scratch = alloc();
+    CUstream first = Sequence.stream(Sequence.NON_BLOCKING);
+    CUstream second = Sequence.stream(Sequence.NON_BLOCKING);
+    CUevent filled = Sequence.event(0);
+    CUdeviceptr x = Sequence.alloc(4L * N);
+    CUdeviceptr scratch = Sequence.alloc(4L * N);
     seq.rc(rep, "slow_fill x", 0, Sequence.launch(slowFill, first, x, v, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(filled, first));
     seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(second, filled, 0));
@@ -104,15 +90,8 @@ public final class HandOverProgram {
     cuStreamDestroy(second);
   }
 
-  private static CUdeviceptr alloc() {
-    CUdeviceptr p = new CUdeviceptr();
-    cuMemAlloc(p, 4L * N);
-    return p;
-  }
-
   private static String read(CUdeviceptr x) {
-    float[] back = new float[N];
-    cuMemcpyDtoH(Pointer.to(back), x, 4L * N);
+    float[] back = Sequence.read(x);
     return back[0] + ", " + back[1] + " .. " + back[N - 1];
   }
 

@@ -1,11 +1,9 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuLaunchHostFunc;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.concurrent.CountDownLatch;
@@ -28,10 +26,8 @@ public final class HostFunctionProgram {
     Sequence seq = Sequence.start(args, "hostfunc");
     CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
     seq.repeat(rep -> {
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
-      CUdeviceptr x = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
+      CUstream s = stream(0);
+      CUdeviceptr x = alloc(BYTES);
       CountDownLatch hostActed = new CountDownLatch(1);
       AtomicBoolean finished = new AtomicBoolean();
       AtomicBoolean sawHost = new AtomicBoolean();
@@ -53,8 +49,7 @@ public final class HostFunctionProgram {
       seq.check(rep, "host function ran by the synchronize", true, finished.get());
       seq.check(rep, "host function saw the host act after the enqueue", true, sawHost.get());
       seq.check(rep, "x", Sequence.describe(Sequence.ramp(3f)), Sequence.describe(Sequence.read(x)));
-      cuMemFree(x);
-      cuStreamDestroy(s);
+      Sequence.release(x, s);
     });
   }
 }

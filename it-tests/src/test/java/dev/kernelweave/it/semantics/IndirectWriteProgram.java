@@ -1,8 +1,7 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import jcuda.Pointer;
@@ -29,17 +28,14 @@ public final class IndirectWriteProgram {
     };
     CUfunction indirectFill = Sequence.function(Sequence.load(image), "indirect_fill");
     seq.repeat(rep -> {
-      CUdeviceptr target = new CUdeviceptr();
-      CUdeviceptr table = new CUdeviceptr();
-      cuMemAlloc(target, BYTES);
-      cuMemAlloc(table, Sizeof.POINTER);
+      CUdeviceptr target = alloc(BYTES);
+      CUdeviceptr table = alloc(Sizeof.POINTER);
       cuMemcpyHtoD(target, Pointer.to(Sequence.ramp(-5000f)), BYTES);
       cuMemcpyHtoD(table, Pointer.to(target), Sizeof.POINTER);
       float value = 10f * rep + 3f;
       seq.rc(rep, "indirect_fill", 0, Sequence.launch(indirectFill, null, table, value, Sequence.N, seq.cycles));
       seq.check(rep, "target", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(target)));
-      cuMemFree(table);
-      cuMemFree(target);
+      Sequence.release(table, target);
     });
   }
 }

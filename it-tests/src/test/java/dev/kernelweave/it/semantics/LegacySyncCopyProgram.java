@@ -1,10 +1,8 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
@@ -33,12 +31,9 @@ public final class LegacySyncCopyProgram {
         stream = new CUstream();
         seq.rc(rep, "cuStreamCreate", 0, cuStreamCreate(stream, 0));
       }
-      CUdeviceptr x = new CUdeviceptr();
-      CUdeviceptr y = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
-      cuMemAlloc(y, BYTES);
-      Pointer pinned = new Pointer();
-      cuMemAllocHost(pinned, BYTES);
+      CUdeviceptr x = alloc(BYTES);
+      CUdeviceptr y = alloc(BYTES);
+      Pointer pinned = allocHost(BYTES);
       Sequence.fill(pinned, -1f);
       float[] yValues = Sequence.ramp(7f);
       cuMemcpyHtoD(y, Pointer.to(yValues), BYTES);
@@ -49,9 +44,7 @@ public final class LegacySyncCopyProgram {
       seq.check(rep, "pinned copy of x after a synchronous copy of y", Sequence.describe(Sequence.ramp(value)),
           Sequence.describe(Sequence.floats(pinned)));
       seq.check(rep, "y", Sequence.describe(yValues), Sequence.describe(yBack));
-      cuMemFreeHost(pinned);
-      cuMemFree(x);
-      cuMemFree(y);
+      Sequence.release(pinned, x, y);
       if (stream != null) {
         cuStreamDestroy(stream);
       }

@@ -3,17 +3,18 @@ package dev.kernelweave.it.semantics;
 import static dev.kernelweave.it.semantics.Sequence.BLOCKS;
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.NON_BLOCKING;
 import static dev.kernelweave.it.semantics.Sequence.THREADS;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
@@ -25,7 +26,6 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
-import jcuda.driver.CUstream_flags;
 
 /**
  * Issue 23, holes 5, 14, 15 and 16: what a kernel may do with the pointers it is given, each on one
@@ -63,15 +63,9 @@ public final class PointerProgram {
     }
   }
 
-  private static CUstream stream() {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING);
-    return s;
-  }
-
   private static void printf(Sequence seq, CUfunction printLaunch) throws Exception {
     seq.repeat(rep -> {
-      CUstream s = stream();
+      CUstream s = stream(NON_BLOCKING);
       for (int launch = 0; launch < 8; launch++) {
         int code = cuLaunchKernel(printLaunch, 1, 1, 1, 32, 1, 1, 0, s,
             Pointer.to(Pointer.to(new int[] {rep}), Pointer.to(new int[] {launch})), null);
@@ -90,7 +84,7 @@ public final class PointerProgram {
   /** Each repetition: {@code fill} on {@code s}, then {@code add_one} reading its target, then their result. */
   private static void fillThenAddOne(Sequence seq, String kernel, CUfunction addOne, Fill fill) throws Exception {
     seq.repeat(rep -> {
-      CUstream s = stream();
+      CUstream s = stream(NON_BLOCKING);
       CUdeviceptr target = stale();
       CUdeviceptr out = stale();
       settle(seq, rep);
@@ -99,9 +93,7 @@ public final class PointerProgram {
       seq.rc(rep, "add_one", 0, Sequence.launch(addOne, s, out, target, N));
       seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
       seq.check(rep, "out", Sequence.describe(Sequence.ramp(value + 1f)), Sequence.describe(Sequence.read(out)));
-      cuMemFree(out);
-      cuMemFree(target);
-      cuStreamDestroy(s);
+      Sequence.release(out, target, s);
     });
   }
 
@@ -116,7 +108,7 @@ public final class PointerProgram {
 
   private static void end(Sequence seq, CUfunction fillBefore, CUfunction addOne) throws Exception {
     seq.repeat(rep -> {
-      CUstream s = stream();
+      CUstream s = stream(NON_BLOCKING);
       // X and Y: two registrations of one page each, Y starting where X ends.
       ByteBuffer pages = ByteBuffer.allocateDirect(3 * PAGE).alignedSlice(PAGE).order(ByteOrder.nativeOrder());
       ByteBuffer x = pages.slice(0, PAGE).order(ByteOrder.nativeOrder());
@@ -144,8 +136,7 @@ public final class PointerProgram {
       seq.check(rep, "y", Sequence.describe(Sequence.ramp(-9000f)), Sequence.describe(yAfter));
       seq.rc(rep, "cuMemHostUnregister x", 0, cuMemHostUnregister(Pointer.to(x)));
       seq.rc(rep, "cuMemHostUnregister y", 0, cuMemHostUnregister(Pointer.to(y)));
-      cuMemFree(out);
-      cuStreamDestroy(s);
+      Sequence.release(out, s);
     });
   }
 
@@ -166,16 +157,14 @@ public final class PointerProgram {
 
   /** A buffer of {@link Sequence#N} floats holding a ramp no kernel writes. */
   private static CUdeviceptr stale() {
-    CUdeviceptr p = new CUdeviceptr();
-    cuMemAlloc(p, BYTES);
+    CUdeviceptr p = alloc(BYTES);
     cuMemcpyHtoD(p, Pointer.to(Sequence.ramp(-5000f)), BYTES);
     return p;
   }
 
   /** The address a device pointer holds, as a kernel sees it: through device memory, as JCuda passes it. */
   private static long address(CUdeviceptr pointer) {
-    CUdeviceptr cell = new CUdeviceptr();
-    cuMemAlloc(cell, Sizeof.POINTER);
+    CUdeviceptr cell = alloc(Sizeof.POINTER);
     cuMemcpyHtoD(cell, Pointer.to(pointer), Sizeof.POINTER);
     long[] value = new long[1];
     cuMemcpyDtoH(Pointer.to(value), cell, Sizeof.POINTER);

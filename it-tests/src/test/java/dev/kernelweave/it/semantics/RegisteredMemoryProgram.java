@@ -1,15 +1,13 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.nio.ByteBuffer;
@@ -36,12 +34,9 @@ public final class RegisteredMemoryProgram {
       buffer.asFloatBuffer().put(hostValues);
       Pointer registered = Pointer.to(buffer);
       seq.rc(rep, "cuMemHostRegister", 0, cuMemHostRegister(registered, BYTES, 0));
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
-      CUdeviceptr a = new CUdeviceptr();
-      CUdeviceptr b = new CUdeviceptr();
-      cuMemAlloc(a, BYTES);
-      cuMemAlloc(b, BYTES);
+      CUstream s = stream(0);
+      CUdeviceptr a = alloc(BYTES);
+      CUdeviceptr b = alloc(BYTES);
       float[] bValues = Sequence.ramp(50f + rep);
       cuMemcpyHtoD(a, Pointer.to(new float[Sequence.N]), BYTES);
       cuMemcpyHtoD(b, Pointer.to(bValues), BYTES);
@@ -54,9 +49,7 @@ public final class RegisteredMemoryProgram {
       seq.check(rep, "registered memory", Sequence.describe(bValues), Sequence.describe(back));
       seq.check(rep, "a", Sequence.describe(hostValues), Sequence.describe(Sequence.read(a)));
       seq.rc(rep, "cuMemHostUnregister", 0, cuMemHostUnregister(registered));
-      cuMemFree(a);
-      cuMemFree(b);
-      cuStreamDestroy(s);
+      Sequence.release(a, b, s);
     });
   }
 }

@@ -1,8 +1,8 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 
 import jcuda.driver.CUcontext;
@@ -32,8 +32,7 @@ final class RoundTripWorkers {
     RoundTripWorkers r = new RoundTripWorkers(count);
     for (int w = 0; w < count; w++) {
       int worker = w;
-      CUdeviceptr x = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
+      CUdeviceptr x = alloc(BYTES);
       r.buffers[w] = x;
       r.threads[w] = new Thread(() -> {
         cuCtxSetCurrent(context);

@@ -4,12 +4,24 @@ import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
+import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.it.agent.SmokePrograms;
 import java.io.IOException;
@@ -17,10 +29,15 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
@@ -47,6 +64,10 @@ final class Sequence {
   static final long BYTES = 4L * N;
   static final int THREADS = 256;
   static final int BLOCKS = N / THREADS;
+  /** {@code CU_STREAM_NON_BLOCKING}: a stream exempt from the legacy stream's implicit ordering. */
+  static final int NON_BLOCKING = 1;
+  /** {@code CU_MEMHOSTALLOC_DEVICEMAP}: page-locked memory the device reaches through a pointer of its own. */
+  static final int DEVICE_MAP = 2;
   /** Exit code of a program whose cubin or fatbin (sm_90) the GPU cannot run. */
   static final int NO_BINARY_FOR_GPU = 4;
 
@@ -219,6 +240,197 @@ final class Sequence {
     return true;
   }
 
+  /**
+   * 17 launches in a row on the legacy stream, nothing between them, then a read: results unobserved.
+   * An agent with {@code engage=auto} engages at such a run and schedules what follows.
+   */
+  static void engagingRun(CUfunction slowFill) {
+    CUdeviceptr scratch = alloc(BYTES);
+    for (int i = 0; i < 17; i++) {
+      launch(slowFill, null, scratch, (float) i, N, 0L);
+    }
+    read(scratch);
+    cuMemFree(scratch);
+  }
+
+  /** A new stream, created with {@code flags} (0: blocking, {@link #NON_BLOCKING}). */
+  static CUstream stream(int flags) {
+    return made(new CUstream(), s -> cuStreamCreate(s, flags));
+  }
+
+  /** A new event, created with {@code flags}. */
+  static CUevent event(int flags) {
+    return made(new CUevent(), e -> cuEventCreate(e, flags));
+  }
+
+  /** {@code cuMemAlloc} of {@code bytes}. */
+  static CUdeviceptr alloc(long bytes) {
+    return made(new CUdeviceptr(), p -> cuMemAlloc(p, bytes));
+  }
+
+  /** {@code cuMemAllocHost} of {@code bytes}: page-locked host memory. */
+  static Pointer allocHost(long bytes) {
+    return made(new Pointer(), p -> cuMemAllocHost(p, bytes));
+  }
+
+  /** {@code handle} once {@code make} set it; the code {@code make} returns is not looked at. */
+  private static <T> T made(T handle, ToIntFunction<T> make) {
+    make.applyAsInt(handle);
+    return handle;
+  }
+
+  /**
+   * Page-locked host memory mapped into the device's address space ({@code cuMemHostAlloc} with
+   * {@link #DEVICE_MAP}, its code printed), filled with -1.
+   */
+  Pointer mappedHost(int rep) {
+    Pointer host = new Pointer();
+    rc(rep, "cuMemHostAlloc", 0, cuMemHostAlloc(host, BYTES, DEVICE_MAP));
+    fill(host, -1f);
+    return host;
+  }
+
+  /** The device's pointer to mapped page-locked memory. */
+  static CUdeviceptr devicePointer(Pointer host) {
+    CUdeviceptr d = new CUdeviceptr();
+    cuMemHostGetDevicePointer(d, host, 0);
+    return d;
+  }
+
+  /** slow_fill and slow_axpb of the semantics module. */
+  record Kernels(CUfunction slowFill, CUfunction slowAxpb) {
+    /** Loads the semantics module into the current context. */
+    static Kernels load() throws IOException {
+      CUmodule module = loadSemantics();
+      return new Kernels(function(module, "slow_fill"), function(module, "slow_axpb"));
+    }
+  }
+
+  /** One repetition of a variant, with {@code v} a value of its own for the repetition. */
+  interface Variant {
+    void run(Sequence seq, Kernels k, int rep, float v) throws Exception;
+  }
+
+  /**
+   * {@link #repeat}s the variant that {@code --variant} names among {@code variants}, with
+   * {@code v = first + 10 * rep}.
+   */
+  void repeat(float first, Kernels k, Map<String, Variant> variants) throws Exception {
+    repeat(rep -> {
+      Variant chosen = variants.get(variant);
+      if (chosen == null) {
+        throw new IllegalArgumentException("unknown variant " + variant);
+      }
+      chosen.run(this, k, rep, first + 10 * rep);
+    });
+  }
+
+  /**
+   * {@link #start}, {@link Kernels#load}, the {@link #engagingRun}, then {@link #repeat(float, Kernels, Map)}:
+   * a program whose variants all run once an agent with {@code engage=auto} engaged.
+   */
+  static void repeatEngaged(String[] args, String defaultVariant, float first, Map<String, Variant> variants)
+      throws Exception {
+    Sequence seq = start(args, defaultVariant);
+    Kernels kernels = Kernels.load();
+    engagingRun(kernels.slowFill());
+    seq.repeat(first, kernels, variants);
+  }
+
+  /** What a thread of the program runs. */
+  interface Task {
+    void run() throws Exception;
+  }
+
+  /** A thread that makes {@code context} current, then runs a task; {@link #join} rethrows what it threw. */
+  static final class Worker {
+    private final Thread thread;
+    private volatile Throwable failed;
+
+    Worker(String name, CUcontext context, Task task) {
+      thread = new Thread(() -> {
+        try {
+          cuCtxSetCurrent(context);
+          task.run();
+        } catch (Throwable t) {
+          failed = t;
+        }
+      }, name);
+      thread.start();
+    }
+
+    void join() throws InterruptedException {
+      thread.join();
+      if (failed != null) {
+        throw new IllegalStateException("the " + thread.getName() + " failed", failed);
+      }
+    }
+  }
+
+  /**
+   * Frees or destroys each of {@code handles} in the order given: device memory ({@link CUdeviceptr}),
+   * page-locked host memory (any other {@link Pointer}), events and streams.
+   */
+  static void release(Object... handles) {
+    for (Object h : handles) {
+      if (h instanceof CUdeviceptr p) {
+        cuMemFree(p);
+      } else if (h instanceof Pointer p) {
+        cuMemFreeHost(p);
+      } else if (h instanceof CUevent e) {
+        cuEventDestroy(e);
+      } else if (h instanceof CUstream s) {
+        cuStreamDestroy(s);
+      } else {
+        throw new IllegalArgumentException("not a handle: " + h);
+      }
+    }
+  }
+
+  /**
+   * What a host function or another thread waits for: {@link #await} returns once the host
+   * {@link #open}s the gate, or after {@code --timeout-ms}; {@link #released} says which.
+   */
+  final class Gate {
+    private final CountDownLatch latch = new CountDownLatch(1);
+    private volatile boolean released;
+
+    void await() {
+      try {
+        released = latch.await(timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    void open() {
+      latch.countDown();
+    }
+
+    boolean released() {
+      return released;
+    }
+  }
+
+  /**
+   * 20 buffers, each allocated and filled with {@code ramp(v + k)} on {@code working}; then each
+   * copied into {@code pinned} on {@code working}, the stream synchronized, and the values checked.
+   * Returns the buffers, for the caller to free.
+   */
+  CUdeviceptr[] fillAndReadBackTwenty(int rep, CUfunction slowFill, CUstream working, Pointer pinned, float v) {
+    CUdeviceptr[] buffers = new CUdeviceptr[20];
+    for (int k = 0; k < buffers.length; k++) {
+      buffers[k] = alloc(BYTES);
+      rc(rep, "slow_fill " + k, 0, launch(slowFill, working, buffers[k], v + k, N, cycles / 20));
+    }
+    for (int k = 0; k < buffers.length; k++) {
+      cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
+      rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
+      check(rep, "buffer " + k, describe(ramp(v + k)), describe(floats(pinned)));
+    }
+    return buffers;
+  }
+
   /** A synchronous read of a device buffer of {@link #N} floats. */
   static float[] read(CUdeviceptr buffer) {
     float[] host = new float[N];
@@ -238,6 +450,15 @@ final class Sequence {
     for (int i = 0; i < N; i++) {
       b.putFloat(4 * i, value);
     }
+  }
+
+  /** {@code a * x + b} for each value of {@code x}, what slow_axpb writes, in a new array. */
+  static float[] axpb(float[] x, float a, float b) {
+    float[] y = new float[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = a * x[i] + b;
+    }
+    return y;
   }
 
   /** value + i, what slow_fill writes. */

@@ -1,10 +1,9 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
@@ -35,12 +34,9 @@ public final class StagedCopyProgram {
     Sequence seq = Sequence.start(args, "staged");
     CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
     seq.repeat(rep -> {
-      CUdeviceptr x = new CUdeviceptr();
-      CUdeviceptr y = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
-      cuMemAlloc(y, BYTES);
-      Pointer pinned = new Pointer();
-      cuMemAllocHost(pinned, BYTES);
+      CUdeviceptr x = alloc(BYTES);
+      CUdeviceptr y = alloc(BYTES);
+      Pointer pinned = allocHost(BYTES);
       Sequence.fill(pinned, -1f);
 
       // A slow kernel writes x; a copy of y into pinned memory follows it on the legacy stream.
@@ -61,8 +57,7 @@ public final class StagedCopyProgram {
       // Large copies: one made while nothing is pending (the agent leaves it to CUDA), one behind a slow
       // kernel still writing its destination (the agent stages it in several pieces, and a last,
       // shorter one, queued after the kernel): both land whole, with the array's values at the call.
-      CUdeviceptr z = new CUdeviceptr();
-      cuMemAlloc(z, 4L * LARGE_FLOATS);
+      CUdeviceptr z = alloc(4L * LARGE_FLOATS);
       float[] back = new float[LARGE_FLOATS];
       for (int pending = 0; pending < 2; pending++) {
         float[] large = new float[LARGE_FLOATS];
@@ -83,9 +78,7 @@ public final class StagedCopyProgram {
 
       // A destination reaching past its allocation: CUDA's error, whatever the agent does.
       seq.rc(rep, "cuMemcpyHtoD past the allocation", 1, cuMemcpyHtoD(x.withByteOffset(4), Pointer.to(source), BYTES));
-      cuMemFreeHost(pinned);
-      cuMemFree(x);
-      cuMemFree(y);
+      Sequence.release(pinned, x, y);
     });
   }
 }

@@ -1,12 +1,10 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
 import static jcuda.driver.JCudaDriver.CU_STREAM_LEGACY;
 import static jcuda.driver.JCudaDriver.CU_STREAM_PER_THREAD;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
@@ -38,10 +36,8 @@ public final class StreamHandlesProgram {
     seq.repeat(rep -> {
       for (int c = 0; c < cases.length; c++) {
         Case k = cases[c];
-        CUdeviceptr x = new CUdeviceptr();
-        cuMemAlloc(x, BYTES);
-        Pointer pinned = new Pointer();
-        cuMemAllocHost(pinned, BYTES);
+        CUdeviceptr x = alloc(BYTES);
+        Pointer pinned = allocHost(BYTES);
         Sequence.fill(pinned, -1f);
         float value = 1000f * rep + 10f * c;
         seq.rc(rep, k.name + ": slow_fill", 0, Sequence.launch(slowFill, k.kernel, x, value, Sequence.N, seq.cycles));
@@ -49,8 +45,7 @@ public final class StreamHandlesProgram {
         seq.rc(rep, k.name + ": cuStreamSynchronize", 0, cuStreamSynchronize(k.sync));
         seq.check(rep, k.name + ": pinned", Sequence.describe(Sequence.ramp(value)),
             Sequence.describe(Sequence.floats(pinned)));
-        cuMemFreeHost(pinned);
-        cuMemFree(x);
+        Sequence.release(pinned, x);
       }
     });
   }

@@ -2,6 +2,10 @@ package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
@@ -9,8 +13,6 @@ import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
@@ -22,7 +24,6 @@ import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 import static jcuda.driver.JCudaDriver.cuStreamAddCallback;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -79,12 +80,9 @@ public final class StreamOrderProgram {
     CUfunction slowFill = Sequence.function(module, "slow_fill");
     CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
     seq.repeat(rep -> {
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
-      CUdeviceptr x = new CUdeviceptr();
-      CUdeviceptr y = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
-      cuMemAlloc(y, BYTES);
+      CUstream s = stream(0);
+      CUdeviceptr x = alloc(BYTES);
+      CUdeviceptr y = alloc(BYTES);
       float value = 3f * rep;
       switch (seq.variant) {
         case "pageable-read" -> pageableRead(seq, rep, slowFill, s, x, y, value);
@@ -96,10 +94,8 @@ public final class StreamOrderProgram {
           seq.rc(rep, "cuStreamQuery(s) after the synchronous copy", 0, cuStreamQuery(s));
         }
         case "event-after-copy" -> {
-          CUevent start = new CUevent();
-          CUevent end = new CUevent();
-          cuEventCreate(start, 0);
-          cuEventCreate(end, 0);
+          CUevent start = event(0);
+          CUevent end = event(0);
           seq.rc(rep, "cuEventRecord(start, s)", 0, cuEventRecord(start, s));
           seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
           seq.rc(rep, "cuEventRecord(end, s)", 0, cuEventRecord(end, s));
@@ -107,8 +103,7 @@ public final class StreamOrderProgram {
           seq.rc(rep, "cuEventQuery(end) after the synchronous copy", 0, cuEventQuery(end));
           float[] ms = {-1};
           seq.rc(rep, "cuEventElapsedTime(start, end) after the synchronous copy", 0, cuEventElapsedTime(ms, start, end));
-          cuEventDestroy(start);
-          cuEventDestroy(end);
+          Sequence.release(start, end);
         }
         case "query-after-legacy-sync" -> {
           seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
@@ -125,16 +120,13 @@ public final class StreamOrderProgram {
       if (!List.of("callback", "capture-other-stream", "free-beside-capture").contains(seq.variant)) {
         seq.check(rep, "x", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(x)));
       }
-      cuMemFree(x);
-      cuMemFree(y);
-      cuStreamDestroy(s);
+      Sequence.release(x, y, s);
     });
   }
 
   private static void pageableRead(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr x,
       CUdeviceptr y, float value) {
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
+    Pointer pinned = allocHost(BYTES);
     Sequence.fill(pinned, -1f);
     cuMemcpyHtoD(y, Pointer.to(Sequence.ramp(100f + rep)), BYTES);
     seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
@@ -156,8 +148,7 @@ public final class StreamOrderProgram {
   }
 
   private static void queryIdle(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr x, float value) {
-    Pointer pinned = new Pointer();
-    cuMemAllocHost(pinned, BYTES);
+    Pointer pinned = allocHost(BYTES);
     seq.rc(rep, "slow_fill on the legacy stream", 0, Sequence.launch(slowFill, null, x, value, N, 20 * seq.cycles));
     seq.rc(rep, "cuMemcpyDtoHAsync into pinned memory on the legacy stream", 0,
         cuMemcpyDtoHAsync(pinned, x, BYTES, null));
@@ -168,8 +159,7 @@ public final class StreamOrderProgram {
 
   private static void captureOtherStream(Sequence seq, int rep, CUfunction slowFill, CUfunction slowAxpb, CUstream s,
       CUdeviceptr x, CUdeviceptr y, float value) {
-    CUstream capturing = new CUstream();
-    cuStreamCreate(capturing, 0);
+    CUstream capturing = stream(0);
     seq.rc(rep, "cuStreamBeginCapture", 0,
         cuStreamBeginCapture(capturing, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL));
     seq.rc(rep, "slow_fill y captured", 0, Sequence.launch(slowFill, capturing, y, value, N, seq.cycles));
@@ -190,10 +180,8 @@ public final class StreamOrderProgram {
 
   private static void freeBesideCapture(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr y,
       float value) {
-    CUdeviceptr used = new CUdeviceptr();
-    cuMemAlloc(used, FREED_BYTES);
-    CUstream capturing = new CUstream();
-    cuStreamCreate(capturing, 0);
+    CUdeviceptr used = alloc(FREED_BYTES);
+    CUstream capturing = stream(0);
     seq.rc(rep, "cuStreamBeginCapture (relaxed)", 0,
         cuStreamBeginCapture(capturing, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED));
     seq.rc(rep, "slow_fill y captured", 0, Sequence.launch(slowFill, capturing, y, value, N, seq.cycles));

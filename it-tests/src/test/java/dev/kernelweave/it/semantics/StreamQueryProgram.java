@@ -1,14 +1,11 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 
 import jcuda.driver.CUdeviceptr;
@@ -28,12 +25,9 @@ public final class StreamQueryProgram {
     Sequence seq = Sequence.start(args, "query");
     CUfunction slowFill = Sequence.function(Sequence.loadSemantics(), "slow_fill");
     seq.repeat(rep -> {
-      CUstream s = new CUstream();
-      cuStreamCreate(s, 0);
-      CUdeviceptr x = new CUdeviceptr();
-      cuMemAlloc(x, BYTES);
-      CUevent event = new CUevent();
-      cuEventCreate(event, 0);
+      CUstream s = stream(0);
+      CUdeviceptr x = alloc(BYTES);
+      CUevent event = event(0);
       float value = 5f * rep;
       // Long enough that no host is this late: 20 times the other sequences' kernels.
       seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, x, value, Sequence.N, 20 * seq.cycles));
@@ -52,9 +46,7 @@ public final class StreamQueryProgram {
       }
       seq.rc(rep, "cuEventQuery polled", 0, event2);
       seq.check(rep, "x", Sequence.describe(Sequence.ramp(value)), Sequence.describe(Sequence.read(x)));
-      cuEventDestroy(event);
-      cuMemFree(x);
-      cuStreamDestroy(s);
+      Sequence.release(event, x, s);
     });
   }
 }

@@ -2,25 +2,24 @@ package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.BYTES;
 import static dev.kernelweave.it.semantics.Sequence.N;
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static dev.kernelweave.it.semantics.Sequence.NON_BLOCKING;
+import static dev.kernelweave.it.semantics.Sequence.alloc;
+import static dev.kernelweave.it.semantics.Sequence.allocHost;
+import static dev.kernelweave.it.semantics.Sequence.event;
+import static dev.kernelweave.it.semantics.Sequence.stream;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemAllocHost;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemcpy2DAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpy3D;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD2D32;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import static jcuda.driver.JCudaDriver.cuTexObjectCreate;
 import static jcuda.driver.JCudaDriver.cuTexObjectDestroy;
 
+import dev.kernelweave.it.semantics.Sequence.Kernels;
 import java.nio.ByteOrder;
+import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUDA_MEMCPY2D;
 import jcuda.driver.CUDA_MEMCPY3D;
@@ -33,7 +32,6 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUfilter_mode;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmemorytype;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUresourcetype;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUtexObject;
@@ -63,52 +61,31 @@ import jcuda.driver.CUtexObject;
  */
 public final class StridedMemoryProgram {
 
-  private static final int NON_BLOCKING = 1;
   private static final int ROWS = 4;
   private static final int ROW_FLOATS = N / ROWS;
   private static final long PITCH = 4L * ROW_FLOATS;
 
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "copy-2d-async");
-    CUmodule module = Sequence.loadSemantics();
-    CUfunction slowFill = Sequence.function(module, "slow_fill");
-    CUfunction slowAxpb = Sequence.function(module, "slow_axpb");
+    Kernels kernels = Kernels.load();
     CUfunction textureAxpb = seq.variant.equals("texture")
         ? Sequence.function(Sequence.load("/ptx/textures.ptx"), "texture_axpb") : null;
-    BlockingStreamsProgram.engagingRun(slowFill);
-    seq.repeat(rep -> {
-      float v = 17f + 10 * rep;
-      switch (seq.variant) {
-        case "copy-2d-async" -> copy2dAsync(seq, rep, v, slowFill, slowAxpb);
-        case "copy-3d" -> copy3d(seq, rep, v, slowFill, slowAxpb);
-        case "memset-2d-sync" -> memset2dSync(seq, rep, v, slowFill, slowAxpb);
-        case "texture" -> texture(seq, rep, v, slowFill, textureAxpb);
-        default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
-      }
-    });
+    Sequence.engagingRun(kernels.slowFill());
+    seq.repeat(17f, kernels, Map.of(
+        "copy-2d-async", (q, k, rep, v) -> copy2dAsync(q, rep, v, k.slowFill(), k.slowAxpb()),
+        "copy-3d", (q, k, rep, v) -> copy3d(q, rep, v, k.slowFill(), k.slowAxpb()),
+        "memset-2d-sync", (q, k, rep, v) -> memset2dSync(q, rep, v, k.slowFill(), k.slowAxpb()),
+        "texture", (q, k, rep, v) -> texture(q, rep, v, k.slowFill(), textureAxpb)));
   }
 
-  private static float[] axpb(float[] x, float a, float b) {
-    float[] y = new float[x.length];
-    for (int i = 0; i < x.length; i++) {
-      y[i] = a * x[i] + b;
-    }
-    return y;
-  }
 
   private static void copy2dAsync(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s1 = new CUstream();
-    CUstream s2 = new CUstream();
-    cuStreamCreate(s1, NON_BLOCKING);
-    cuStreamCreate(s2, NON_BLOCKING);
-    CUevent e = new CUevent();
-    cuEventCreate(e, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    Pointer source = new Pointer();
-    cuMemAllocHost(source, BYTES / 2);
-    Pointer back = new Pointer();
-    cuMemAllocHost(back, BYTES);
+    CUstream s1 = stream(NON_BLOCKING);
+    CUstream s2 = stream(NON_BLOCKING);
+    CUevent e = event(0);
+    CUdeviceptr a = alloc(BYTES);
+    Pointer source = allocHost(BYTES / 2);
+    Pointer back = allocHost(BYTES);
     float[] expected = Sequence.ramp(v);
     var floats = source.getByteBuffer(0, BYTES / 2).order(ByteOrder.nativeOrder()).asFloatBuffer();
     for (int r = 0; r < ROWS; r++) {
@@ -118,7 +95,7 @@ public final class StridedMemoryProgram {
         expected[r * ROW_FLOATS + c] = value;
       }
     }
-    expected = axpb(expected, 2f, 1f);
+    expected = Sequence.axpb(expected, 2f, 1f);
     seq.rc(rep, "slow_fill on s1", 0, Sequence.launch(slowFill, s1, a, v, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s1));
     seq.rc(rep, "cuStreamWaitEvent", 0, cuStreamWaitEvent(s2, e, 0));
@@ -137,21 +114,13 @@ public final class StridedMemoryProgram {
     seq.rc(rep, "cuStreamSynchronize s2", 0, cuStreamSynchronize(s2));
     seq.check(rep, "a", Sequence.describe(expected), Sequence.describe(Sequence.floats(back)));
     cuStreamSynchronize(s1);
-    cuEventDestroy(e);
-    cuMemFreeHost(source);
-    cuMemFreeHost(back);
-    cuMemFree(a);
-    cuStreamDestroy(s1);
-    cuStreamDestroy(s2);
+    Sequence.release(e, source, back, a, s1, s2);
   }
 
   private static void copy3d(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    CUdeviceptr b = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
-    cuMemAlloc(b, BYTES);
+    CUstream s = stream(0);
+    CUdeviceptr a = alloc(BYTES);
+    CUdeviceptr b = alloc(BYTES);
     seq.rc(rep, "slow_fill b", 0, Sequence.launch(slowFill, s, b, -v, N, seq.cycles));
     seq.rc(rep, "slow_fill a", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
     CUDA_MEMCPY3D c = new CUDA_MEMCPY3D();
@@ -174,18 +143,14 @@ public final class StridedMemoryProgram {
     for (int r = 0; r < ROWS; r++) {
       System.arraycopy(ha, r * ROW_FLOATS, expected, r * ROW_FLOATS / 2, ROW_FLOATS / 2);
     }
-    expected = axpb(expected, 2f, 1f);
+    expected = Sequence.axpb(expected, 2f, 1f);
     seq.check(rep, "b", Sequence.describe(expected), Sequence.describe(Sequence.read(b)));
-    cuMemFree(a);
-    cuMemFree(b);
-    cuStreamDestroy(s);
+    Sequence.release(a, b, s);
   }
 
   private static void memset2dSync(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr a = new CUdeviceptr();
-    cuMemAlloc(a, BYTES);
+    CUstream s = stream(0);
+    CUdeviceptr a = alloc(BYTES);
     seq.rc(rep, "slow_fill", 0, Sequence.launch(slowFill, s, a, v, N, seq.cycles));
     seq.rc(rep, "cuMemsetD2D32", 0, cuMemsetD2D32(a, PITCH, Float.floatToRawIntBits(-3f), ROW_FLOATS / 2, ROWS));
     seq.rc(rep, "slow_axpb", 0, Sequence.launch(slowAxpb, s, a, 2f, 1f, N, seq.cycles));
@@ -195,18 +160,14 @@ public final class StridedMemoryProgram {
         expected[r * ROW_FLOATS + c] = -3f;
       }
     }
-    seq.check(rep, "a", Sequence.describe(axpb(expected, 2f, 1f)), Sequence.describe(Sequence.read(a)));
-    cuMemFree(a);
-    cuStreamDestroy(s);
+    seq.check(rep, "a", Sequence.describe(Sequence.axpb(expected, 2f, 1f)), Sequence.describe(Sequence.read(a)));
+    Sequence.release(a, s);
   }
 
   private static void texture(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction textureAxpb) {
-    CUstream s = new CUstream();
-    cuStreamCreate(s, 0);
-    CUdeviceptr x = new CUdeviceptr();
-    CUdeviceptr y = new CUdeviceptr();
-    cuMemAlloc(x, BYTES);
-    cuMemAlloc(y, BYTES);
+    CUstream s = stream(0);
+    CUdeviceptr x = alloc(BYTES);
+    CUdeviceptr y = alloc(BYTES);
     CUDA_RESOURCE_DESC resource = new CUDA_RESOURCE_DESC();
     resource.resType = CUresourcetype.CU_RESOURCE_TYPE_LINEAR;
     resource.linear_devPtr = x;
@@ -225,11 +186,9 @@ public final class StridedMemoryProgram {
     seq.rc(rep, "texture_axpb", 0, jcuda.driver.JCudaDriver.cuLaunchKernel(textureAxpb, Sequence.BLOCKS, 1, 1,
         Sequence.THREADS, 1, 1, 0, s, params, null));
     seq.rc(rep, "slow_fill x again", 0, Sequence.launch(slowFill, s, x, -v, N, 0L));
-    seq.check(rep, "y", Sequence.describe(axpb(Sequence.ramp(v), 2f, 1f)), Sequence.describe(Sequence.read(y)));
+    seq.check(rep, "y", Sequence.describe(Sequence.axpb(Sequence.ramp(v), 2f, 1f)), Sequence.describe(Sequence.read(y)));
     seq.check(rep, "x", Sequence.describe(Sequence.ramp(-v)), Sequence.describe(Sequence.read(x)));
     cuTexObjectDestroy(texture);
-    cuMemFree(x);
-    cuMemFree(y);
-    cuStreamDestroy(s);
+    Sequence.release(x, y, s);
   }
 }
