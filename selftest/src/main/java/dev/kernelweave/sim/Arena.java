@@ -137,7 +137,6 @@ final class Arena {
     liveCount++;
   }
 
-
   /** Whether {@code [address, address + length)} lies in the part of the arena ever allocated. */
   boolean backs(long address, long length) {
     return address >= base && address + length <= base + bytes.length;

@@ -81,11 +81,6 @@ final class SimMemory {
     }
   }
 
-  /** Reads {@code into.length} ints, as {@link #ints}. */
-  void readInts(long address, int[] into) {
-    readInts(address, into, into.length);
-  }
-
   int intAt(long address) {
     Arena arena = arenaOf(address);
     return arena != null && arena.backs(address, 4) ? arena.intAt(address) : 0;

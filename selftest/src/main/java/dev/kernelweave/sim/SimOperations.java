@@ -121,7 +121,7 @@ final class SimOperations {
         int[] a = kernel.inputs() >= 1 ? input(0, in1, n) : null;
         int[] b = kernel.inputs() >= 2 ? input(1, in2, n) : null;
         if (kernel.outMode().reads()) {
-          memory.readInts(out, result);
+          memory.readInts(out, result, result.length);
         }
         kernel.apply(result, a, b, n, k);
       }

@@ -152,8 +152,7 @@ public final class JCudaStreamDevice implements StreamDevice {
 
   @Override
   public void waitEventOnAppStream(long appStream, int event) {
-    JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
-    check("cuStreamWaitEvent", JCudaNatives.waitEvent(appStreamScratch, events[event]));
+    check("cuStreamWaitEvent", JCudaNatives.waitEvent(appStream(appStream), events[event]));
   }
 
   @Override
@@ -169,12 +168,17 @@ public final class JCudaStreamDevice implements StreamDevice {
     CUevent e = new CUevent();
     check("cuEventCreate", JCudaNatives.createEvent(e));
     try {
-      JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
-      check("cuEventRecord", JCudaNatives.recordEvent(e, appStreamScratch));
+      check("cuEventRecord", JCudaNatives.recordEvent(e, appStream(appStream)));
       check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], e));
     } finally {
       JCudaNatives.destroyEvent(e);
     }
+  }
+
+  /** The scratch handle set to the application's stream {@code appStream}, 0x1 (the legacy stream) as null. */
+  private CUstream appStream(long appStream) {
+    JCudaPointers.setNativePointer(appStreamScratch, appStream == 0x1 ? 0 : appStream);
+    return appStreamScratch;
   }
 
   @Override
