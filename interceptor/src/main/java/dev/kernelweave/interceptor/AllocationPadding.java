@@ -18,10 +18,13 @@ import jcuda.driver.CUdeviceptr;
  * dev.kernelweave.memory.AllocationTable#addPointerAccess}). With a gap, a base names its own
  * allocation alone, and an end pointer falls inside the allocation it ends.
  *
- * <p>Only while the agent schedules: in {@code mode=passthrough} every call is made as written.
+ * <p>Only while the agent schedules: in {@code mode=passthrough} every call is made as written. And
+ * only where it matters: CUDA aligns every allocation to at least {@value #ALIGNMENT} bytes, so an
+ * allocation whose size is not a multiple of that cannot end where another starts.
  *
- * <p>What the program sees is unchanged: its pointer, and the size it asked for in address-range
- * queries ({@link #visibleSize}). Where the extra byte does not fit, the allocation is made as asked
+ * <p>What the program sees is unchanged: its pointer, the size it asked for in address-range
+ * queries ({@link #visibleSize}), and the byte after its allocation belonging to no allocation of its
+ * own ({@link #queriedPointer}). Where the extra byte does not fit, the allocation is made as asked
  * ({@link #retryAsAsked}), the error of the padded try is not seen, and that allocation simply keeps
  * the end-pointer rule. Only allocations below 1 MiB are padded ({@link #LARGEST_PADDED}): there
  * the driver's granularity is 512 bytes, so the byte costs at most that; from 1 MiB a granule is
@@ -42,6 +45,9 @@ public final class AllocationPadding {
    */
   public static final long LARGEST_PADDED = (1L << 20) - 1;
 
+  /** The alignment CUDA promises for every allocation of device memory. */
+  public static final long ALIGNMENT = 256;
+
   private static final int OUT_OF_MEMORY = 2; // CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation
 
   /**
@@ -50,7 +56,7 @@ public final class AllocationPadding {
    * reaches too, is ordered as a whole anyway.
    */
   public static long padded(String method, long size) {
-    return size > 0 && size <= LARGEST_PADDED && (method.equals("cuMemAlloc") || method.equals("cudaMalloc"))
+    return size > 0 && size <= LARGEST_PADDED && size % ALIGNMENT == 0 && (method.equals("cuMemAlloc") || method.equals("cudaMalloc"))
         && AgentState.current().scheduling ? size + 1 : size; // passing through, every call is as written
   }
 
@@ -105,6 +111,33 @@ public final class AllocationPadding {
     if (!state.paddedAllocations.isEmpty()) {
       state.paddedAllocations.remove(base);
     }
+  }
+
+  /**
+   * The pointer to ask CUDA about in place of the program's {@code pointer} in an address query
+   * ({@code cuMemGetAddressRange}, {@code cuPointerGetAttribute}): the program's own, except where it
+   * is the padding byte of an allocation, which without the agent would lie past the allocation.
+   * There the next byte answers for it: it lies past the padded allocation inside the granule CUDA
+   * rounded it up to (the size asked is a multiple of {@link #ALIGNMENT}, and so is the granule),
+   * so CUDA gives the answer it gives for a byte past an allocation.
+   */
+  public static CUdeviceptr queriedPointer(CUdeviceptr pointer) {
+    AgentState state = AgentState.current();
+    if (pointer == null || state.paddedAllocations.isEmpty()) {
+      return pointer;
+    }
+    long address = JCudaPointers.address(pointer);
+    AllocationTable.Allocation found = state.threads.current().found;
+    if (!state.allocations.lookup(address - 1, found)) {
+      return pointer;
+    }
+    Long asked = state.paddedAllocations.get(found.base);
+    if (asked == null || address != found.base + asked) {
+      return pointer;
+    }
+    CUdeviceptr past = new CUdeviceptr();
+    JCudaPointers.setNativePointer(past, address + 1);
+    return past;
   }
 
   /** {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE}. */

@@ -97,12 +97,25 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
         "cuStreamWaitValue32", "cuStreamWaitValue64", "cuStreamWriteValue32", "cuStreamWriteValue64",
         "cuStreamBatchMemOp").and(api));
     visitor.visitEndingCommonly(CallAdvice.STREAM_BARRIER_SECOND, named("cuGraphLaunch").and(api));
-    visitor.visit(CallAdvice.PLACED, "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
-    visitor.visit(CallAdvice.PLACED, "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
+    visitor.visit("AddressQuery", "AddressRange", named("cuMemGetAddressRange").and(takesArguments(3)));
+    visitor.visit("AddressQuery", "PointerAttribute", named("cuPointerGetAttribute").and(takesArguments(3)));
     visitor.visitEndingCommonly(CallAdvice.PLACED, api.and(not(namedOneOf(DEDICATED))));
   }
 
   // ------------------------------------------------------------------ allocations
+
+  /**
+   * The enter of {@code cuMemGetAddressRange} and {@code cuPointerGetAttribute}, whose third argument
+   * is the pointer asked about: the padding byte is asked about as the byte past the allocation.
+   */
+  static final class AddressQuery {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static CallRecord enter(@CallRow int row, @Advice.Origin("#m") String name,
+        @Advice.Argument(value = 2, readOnly = false) CUdeviceptr pointer) {
+      pointer = AllocationPadding.queriedPointer(pointer);
+      return Calls.beginPlaced(row, name);
+    }
+  }
 
   /** {@code cuMemGetAddressRange}: the size the program asked for, where the agent padded the allocation. */
   static final class AddressRange {

@@ -44,6 +44,7 @@ enum SemanticsCase {
   TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
   WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", ""),
   ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR(AllocationProgram.class, "range", ""),
+  THE_BYTE_PAST_AN_ALLOCATION_IS_NOT_IN_ITS_RANGE(AllocationProgram.class, "past", ""),
   EVENTS_ARE_COMPLETE_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "event-after-copy", ""),
   // CUDA's free "may" synchronize: the stand-in's then waits only for the legacy and blocking streams.
   A_FREE_BESIDE_A_CAPTURE_FOLLOWS_ITS_USERS(StreamOrderProgram.class, "free-beside-capture", "",
