@@ -26,6 +26,13 @@ public abstract class DeviceWorkload<P extends Problem> implements Workload {
    */
   protected CudaScope cuda;
 
+  /**
+   * Where the variant copies the result back to, in a workload whose result is one device buffer:
+   * a serial variant sets it in its constructor, the others in {@link #setUpVariant}. Null in a
+   * workload whose output is laid out otherwise, which overrides {@link #output}.
+   */
+  protected HostResult result;
+
   protected DeviceWorkload(P problem) {
     this.p = problem;
   }
@@ -33,6 +40,12 @@ public abstract class DeviceWorkload<P extends Problem> implements Workload {
   @Override
   public P problem() {
     return p;
+  }
+
+  /** The floats of {@link #result}. */
+  @Override
+  public byte[] output() {
+    return Outputs.floats(result.floats());
   }
 
   /**

@@ -6,9 +6,8 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.HostResult;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
-import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
@@ -77,11 +76,9 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
 
   /** Each chain in turn on the default stream, then the join, then a synchronous copy. */
   static final class Serial extends Branches {
-    private final float[] result;
-
     Serial(BranchesProblem problem) {
       super(problem);
-      result = new float[problem.n()];
+      result = HostResult.array(problem.n());
     }
 
     @Override
@@ -92,12 +89,7 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
         }
       }
       launchJoin(null);
-      Cuda.download(result, joined);
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result);
+      result.copyFrom(joined);
     }
   }
 
@@ -108,7 +100,6 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
   static class Tuned extends Branches {
     private CUstream[] streams;
     private CUevent[] chainDone;
-    private PinnedFloats result;
 
     /** Issues the chains and the join. */
     private Runnable issue;
@@ -121,7 +112,7 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
     protected void setUpVariant() {
       streams = cuda.streams(p.chains());
       chainDone = cuda.events(p.chains());
-      result = cuda.pinnedFloats(p.n());
+      result = HostResult.pinned(cuda.pinnedFloats(p.n()), joinStream());
       issue = issuing(joinStream(), streams, this::queueChainsAndJoin);
     }
 
@@ -147,12 +138,7 @@ public abstract class Branches extends DeviceWorkload<BranchesProblem> {
     @Override
     public void run() {
       issue.run();
-      result.readBack(joined, joinStream());
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result.toArray());
+      result.copyFrom(joined);
     }
   }
 

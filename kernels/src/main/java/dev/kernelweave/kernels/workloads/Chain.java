@@ -4,8 +4,7 @@ import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
-import dev.kernelweave.kernels.PinnedFloats;
+import dev.kernelweave.kernels.HostResult;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.driver.CUdeviceptr;
@@ -46,29 +45,21 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
 
   /** The chain on the default stream, then a synchronous copy. */
   static final class Serial extends Chain {
-    private final float[] result;
-
     Serial(ChainProblem problem) {
       super(problem);
-      result = new float[problem.n()];
+      result = HostResult.array(problem.n());
     }
 
     @Override
     public void run() {
       launchSteps(null);
-      Cuda.download(result, x);
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result);
+      result.copyFrom(x);
     }
   }
 
   /** What an expert does with nothing to overlap: one stream, an async copy into pinned memory. */
   static class Tuned extends Chain {
     private CUstream stream;
-    private PinnedFloats result;
 
     /** Issues the chain on {@code stream}. */
     private Runnable issue;
@@ -80,19 +71,14 @@ public abstract class Chain extends DeviceWorkload<ChainProblem> {
     @Override
     protected void setUpVariant() {
       stream = cuda.stream();
-      result = cuda.pinnedFloats(p.n());
+      result = HostResult.pinned(cuda.pinnedFloats(p.n()), stream);
       issue = issuing(stream, () -> launchSteps(stream));
     }
 
     @Override
     public void run() {
       issue.run();
-      result.readBack(x, stream);
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result.toArray());
+      result.copyFrom(x);
     }
   }
 

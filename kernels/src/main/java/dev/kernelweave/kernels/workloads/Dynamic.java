@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.HostResult;
 import dev.kernelweave.kernels.Kernel;
 import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
@@ -71,6 +72,12 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     }
   }
 
+  /** The picks of every iteration, then x. */
+  @Override
+  public byte[] output() {
+    return p.output(routes, result.floats());
+  }
+
   void launchRouter(CUstream stream) {
     router.launch(
         p.experts(), DynamicProblem.routerThreads(), stream, x, routerWeights, scores, p.n());
@@ -108,12 +115,11 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
   /** Everything on the default stream; synchronous copies into Java arrays. */
   static final class Serial extends Dynamic {
     private final float[] scoresOnHost;
-    private final float[] result;
 
     Serial(DynamicProblem problem) {
       super(problem);
       scoresOnHost = new float[problem.experts()];
-      result = new float[problem.n()];
+      result = HostResult.array(problem.n());
     }
 
     @Override
@@ -127,12 +133,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         }
         launchCombine(picked, null);
       }
-      Cuda.download(result, x);
-    }
-
-    @Override
-    public byte[] output() {
-      return p.output(routes, result);
+      result.copyFrom(x);
     }
   }
 
@@ -146,7 +147,6 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
     private CUstream[] streams;
     private CUevent[] expertDone;
     private PinnedFloats scoresOnHost;
-    private PinnedFloats result;
     private float[] scoresCopy;
 
     /** Per expert, issues its chain on its stream. */
@@ -162,7 +162,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
       streams = cuda.streams(p.experts());
       expertDone = cuda.events(p.experts());
       scoresOnHost = cuda.pinnedFloats(p.experts());
-      result = cuda.pinnedFloats(p.n());
+      result = HostResult.pinned(cuda.pinnedFloats(p.n()), main);
       scoresCopy = new float[p.experts()];
       expertChains = issuingPerStream(streams, (stream, e) -> launchExpert(e, stream));
     }
@@ -181,12 +181,7 @@ public abstract class Dynamic extends DeviceWorkload<DynamicProblem> {
         }
         launchCombine(picked, main);
       }
-      result.readBack(x, main);
-    }
-
-    @Override
-    public byte[] output() {
-      return p.output(routes, result.toArray());
+      result.copyFrom(x);
     }
   }
 

@@ -9,9 +9,8 @@ import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
 import dev.kernelweave.kernels.Cuda;
 import dev.kernelweave.kernels.CudaScope;
 import dev.kernelweave.kernels.DeviceWorkload;
+import dev.kernelweave.kernels.HostResult;
 import dev.kernelweave.kernels.Kernel;
-import dev.kernelweave.kernels.Outputs;
-import dev.kernelweave.kernels.PinnedFloats;
 import dev.kernelweave.kernels.Variant;
 import dev.kernelweave.kernels.Workload;
 import jcuda.Pointer;
@@ -77,11 +76,10 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
   /** One cuBLAS handle on the default stream; a synchronous copy at the end. */
   static final class Serial extends Heads {
     private cublasHandle handle;
-    private final float[] result;
 
     Serial(HeadsProblem problem) {
       super(problem);
-      result = new float[problem.heads() * problem.headSize()];
+      result = HostResult.array(problem.heads() * problem.headSize());
     }
 
     @Override
@@ -97,12 +95,7 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
         }
         launchMix(null);
       }
-      Cuda.download(result, x);
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result);
+      result.copyFrom(x);
     }
   }
 
@@ -120,7 +113,6 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
     private CUevent[] headDone;
     private CUstream main;
     private CUevent mixed;
-    private PinnedFloats result;
 
     /** Issues every layer. */
     private Runnable issue;
@@ -139,7 +131,7 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
       headDone = cuda.events(p.heads());
       main = cuda.stream();
       mixed = cuda.event();
-      result = cuda.pinnedFloats(p.heads() * p.headSize());
+      result = HostResult.pinned(cuda.pinnedFloats(p.heads() * p.headSize()), main);
       if (replaysGraphs()) {
         // Capture asks for a workspace per handle; see Graph.
         for (cublasHandle handle : handles) {
@@ -168,12 +160,7 @@ public abstract class Heads extends DeviceWorkload<HeadsProblem> {
     @Override
     public void run() {
       issue.run();
-      result.readBack(x, main);
-    }
-
-    @Override
-    public byte[] output() {
-      return Outputs.floats(result.toArray());
+      result.copyFrom(x);
     }
   }
 

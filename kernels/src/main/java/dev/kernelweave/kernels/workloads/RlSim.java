@@ -137,7 +137,7 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
     private CUstream main;
 
     /** The statistics of every step, then every final state. */
-    private PinnedFloats result;
+    private PinnedFloats statsAndFinals;
 
     /**
      * Issues an even step, then an odd one: a step reads one state buffer of each environment and
@@ -154,7 +154,7 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
       streams = cuda.streams(p.envs());
       envDone = cuda.events(p.envs());
       main = cuda.stream();
-      result = cuda.pinnedFloats(p.outputWords());
+      statsAndFinals = cuda.pinnedFloats(p.outputWords());
       for (int parity = 0; parity < stepOfParity.length; parity++) {
         int step = parity;
         stepOfParity[parity] = issuing(main, streams, () -> queueStep(step));
@@ -175,19 +175,19 @@ public abstract class RlSim extends DeviceWorkload<RlSimProblem> {
     public void run() {
       for (int s = 0; s < p.steps(); s++) {
         stepOfParity[s % stepOfParity.length].run();
-        result.copyFromDevice(s * RlSimProblem.STATS, stats, RlSimProblem.STATS, main);
+        statsAndFinals.copyFromDevice(s * RlSimProblem.STATS, stats, RlSimProblem.STATS, main);
         cuStreamSynchronize(main);
       }
       int at = p.steps() * RlSimProblem.STATS;
       for (int e = 0; e < p.envs(); e++) {
-        result.copyFromDevice(at + e * p.n(), finalState(e), p.n(), main);
+        statsAndFinals.copyFromDevice(at + e * p.n(), finalState(e), p.n(), main);
       }
       cuStreamSynchronize(main);
     }
 
     @Override
     public byte[] output() {
-      return Outputs.floats(result.toArray());
+      return Outputs.floats(statsAndFinals.toArray());
     }
   }
 
