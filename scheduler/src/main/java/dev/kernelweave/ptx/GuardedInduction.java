@@ -41,7 +41,9 @@ import java.util.regex.Matcher;
  * {@code D0}'s is at most {@code max(k0, 0) + c0*G <= 2^31 - 1 - P - ks - cs*G}. The counter then
  * holds, wherever it is used other than by its compare (whose predicate carries no value), a value in
  * {@code [0, 2^31 - 1 - (ks + cs)]}; so {@code i + 1} of a grid-stride loop's {@code i}, whose step
- * is {@code G}, still fits.
+ * is {@code G}, still fits. At its compare the counter may exceed that bound, but it is non-negative
+ * there too: {@link ForwardIndexing}'s wrap-around rule, which reads the compare as a guard of
+ * {@code q}, relies on no more.
  */
 final class GuardedInduction {
 
