@@ -16,6 +16,10 @@ public final class AllocationLayoutProgram {
 
   public static void main(String[] args) {
     SmokePrograms.contextOrExit();
+    if (args.length > 0) {
+      gaps(args);
+      return;
+    }
     for (long size : new long[] {256, 512, 4096, 65536, 512L << 10, (1L << 20) - 512, 1L << 20, 2L << 20}) {
       CUdeviceptr[] buffers = new CUdeviceptr[8];
       long[] bases = new long[buffers.length];
@@ -34,6 +38,33 @@ public final class AllocationLayoutProgram {
         strides.append(' ').append(bases[i] - bases[i - 1]);
       }
       System.out.println("layout " + size + " adjacent " + adjacent + " strides" + strides);
+      for (CUdeviceptr b : buffers) {
+        check(cuMemFree(b));
+      }
+    }
+  }
+
+  /**
+   * Each argument a list of sizes, {@code 4194304,1048576}: allocated in that order, then the gap
+   * between each allocation's end and the next one's base is printed (0: adjacent).
+   */
+  private static void gaps(String[] sequences) {
+    for (String sequence : sequences) {
+      String[] sizes = sequence.split(",");
+      CUdeviceptr[] buffers = new CUdeviceptr[sizes.length];
+      StringBuilder gaps = new StringBuilder();
+      long previousEnd = 0;
+      for (int i = 0; i < sizes.length; i++) {
+        long size = Long.parseLong(sizes[i]);
+        buffers[i] = new CUdeviceptr();
+        check(cuMemAlloc(buffers[i], size));
+        long base = Long.parseLong(buffers[i].toString().replaceAll(".*0x([0-9a-fA-F]+).*", "$1"), 16);
+        if (i > 0) {
+          gaps.append(' ').append(base - previousEnd);
+        }
+        previousEnd = base + size;
+      }
+      System.out.println("gaps " + sequence + ":" + gaps);
       for (CUdeviceptr b : buffers) {
         check(cuMemFree(b));
       }
