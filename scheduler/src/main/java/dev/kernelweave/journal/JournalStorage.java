@@ -13,6 +13,8 @@ import java.util.Properties;
 import java.util.TimeZone;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.announcer.Announcer;
+import net.openhft.chronicle.core.internal.announcer.InternalAnnouncer;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.shutdown.PriorityHook;
 import net.openhft.chronicle.queue.RollCycle;
@@ -20,6 +22,7 @@ import net.openhft.chronicle.queue.impl.StoreFileListener;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.queue.internal.AnalyticsHolder;
+import net.openhft.chronicle.threads.DiskSpaceMonitor;
 import net.openhft.chronicle.wire.BinaryWire;
 import net.openhft.chronicle.wire.WireType;
 import net.openhft.chronicle.wire.Wires;
@@ -36,9 +39,14 @@ final class JournalStorage {
   static final String METADATA_FILE = "metadata.cq4t";
 
   private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
+  /** Read by Chronicle's {@code DiskSpaceMonitor} as it initializes. */
+  static final String DISK_MONITOR_OFF = "chronicle.disk.monitor.disable";
+  /** Read by Chronicle's {@code InternalAnnouncer} as it initializes. */
+  static final String ANNOUNCER_OFF = "chronicle.announcer.disable";
   private static final String SYSTEM_PROPERTIES = "system.properties";
   private static final String USER_TIMEZONE = "user.timezone";
-  private static final String[] TOUCHED = {ANALYTICS_OFF, SYSTEM_PROPERTIES, USER_TIMEZONE};
+  private static final String[] TOUCHED = {ANALYTICS_OFF, DISK_MONITOR_OFF, ANNOUNCER_OFF, SYSTEM_PROPERTIES,
+      USER_TIMEZONE};
 
   /** Guards the hook's registration apart from Chronicle's start, which holds the class's lock. */
   private static final Object HOOK = new Object();
@@ -178,6 +186,13 @@ final class JournalStorage {
    *       working directory (or its parent) into the JVM's system properties; the application's
    *       file is not meant for it. Where there is such a file, the property of that name points
    *       at one that does not exist while the classes initialize.
+   *   <li>Chronicle's disk space monitor: a thread ({@code disk~space~checker}) that looks at the
+   *       free space of each queue's disk every 10 seconds and logs when it runs low. The journal checks
+   *       the free space itself and stops with its own warning; the monitor, and the thread that
+   *       would outlive the journal, are left out ({@code chronicle.disk.monitor.disable}).
+   *   <li>Chronicle's announcement: the lines Chronicle logs as its first queue opens (the JVM, the
+   *       process id, its version, read from its jar) go to the agent jar's no-op logger; they are
+   *       not composed either ({@code chronicle.announcer.disable}).
    *   <li>Native code: Chronicle loads its POSIX bindings (jnr-ffi, which unpacks a native stub into
    *       the temporary directory and draws warnings on newer JDKs) only for features the journal
    *       does not use; the no-op bindings keep it out.
@@ -186,8 +201,8 @@ final class JournalStorage {
    * <p>Chronicle reads those properties only as its classes initialize; they, and {@code
    * user.timezone} (which Chronicle's classes set by asking for the default time zone), are put
    * back as they were right after. An explicit setting by the application wins and stays.
-   * Another thread reading the system properties during that second may see the two names, and
-   * only where the analytics library or a {@code system.properties} file is present. Thread-safe.
+   * Another thread reading the system properties during that second may see those names.
+   * Thread-safe.
    *
    * @throws IllegalStateException when the JVM is already shutting down and the hook is not
    *     registered (nothing of Chronicle is touched then)
@@ -203,6 +218,12 @@ final class JournalStorage {
     try {
       if (before.getProperty(ANALYTICS_OFF) == null && analyticsPresent()) {
         System.setProperty(ANALYTICS_OFF, "true");
+      }
+      if (before.getProperty(DISK_MONITOR_OFF) == null) {
+        System.setProperty(DISK_MONITOR_OFF, "true");
+      }
+      if (before.getProperty(ANNOUNCER_OFF) == null) {
+        System.setProperty(ANNOUNCER_OFF, "true");
       }
       if (before.getProperty(SYSTEM_PROPERTIES) == null
           && (Files.exists(Path.of(SYSTEM_PROPERTIES)) || Files.exists(Path.of("..", SYSTEM_PROPERTIES)))) {
@@ -222,6 +243,10 @@ final class JournalStorage {
       initialize(WireType.class);
       initialize(BinaryWire.class);
       initialize(Wires.class);
+      // Initialized here, inside the window, rather than where the first queue is built.
+      initialize(DiskSpaceMonitor.class);
+      initialize(Announcer.class);
+      initialize(InternalAnnouncer.class);
       started = true;
     } finally {
       restore(before);
@@ -229,7 +254,7 @@ final class JournalStorage {
   }
 
   /**
-   * Puts back as they were the two properties above and the one Chronicle's classes set as they
+   * Puts back as they were the properties above and the one Chronicle's classes set as they
    * initialize ({@code user.timezone}, by asking for the default time zone). Only these: another
    * thread of the application may set properties of its own meanwhile.
    *

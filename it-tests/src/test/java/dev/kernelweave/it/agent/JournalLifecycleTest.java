@@ -174,12 +174,17 @@ class JournalLifecycleTest {
     }
   }
 
+  /**
+   * Nor a thread of Chronicle's disk space monitor: the journal checks the free space itself, and
+   * the properties that turn the monitor off are set only while Chronicle's classes initialize.
+   */
   @Test
   void theApplicationSeesNoSystemPropertyOfTheAgents() throws Exception {
     Path journal = temp.resolve("props");
     ChildJvm.Result r = program("journal=" + journal, "properties", "3");
     assertEquals(0, r.exitCode(), r.stderr());
     assertTrue(r.stdout().contains("properties unchanged"), r.stdout());
+    assertTrue(r.stdout().contains("disk space checker threads: 0"), r.stdout());
     assertFalse(journaledCalls(journal).isEmpty(), "the journal was written meanwhile");
   }
 

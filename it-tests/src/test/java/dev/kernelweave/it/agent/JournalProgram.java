@@ -95,6 +95,8 @@ public final class JournalProgram {
         sleep(2000);
         finish(in, out);
         System.out.println(changes(before, System.getProperties()));
+        System.out.println("disk space checker threads: " + Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().contains("disk~space~checker")).count());
       }
       case "in-shutdown-hook" -> {
         launch(axpb, out, in, launches);
