@@ -106,21 +106,29 @@ final class GuardedInduction {
     return (encoded & ((1L << 40) - 1)) - K_OFFSET;
   }
 
-  /** Every counter of {@code kernel} of the shape above, from its flow-insensitive values. */
-  static List<GuardedInduction> find(ForwardIndexing.KernelAnalysis kernel) {
-    List<GuardedInduction> out = new ArrayList<>();
-    List<String[]> insns = kernel.insns;
+  /** Per register, the indices of the instructions that may write it (their first operand names it). */
+  static Map<String, List<Integer>> definitions(List<String[]> insns) {
     Map<String, List<Integer>> defs = new HashMap<>();
     for (int i = 0; i < insns.size(); i++) {
       String[] in = insns.get(i);
-      if (in[0].startsWith("brx") || in[0].startsWith("call")) {
-        return out; // control the instructions do not show
-      }
       if (in.length > 1 && !in[1].trim().startsWith("[")) {
         Matcher m = ForwardIndexing.REGISTER.matcher(in[1]);
         while (m.find()) defs.computeIfAbsent(m.group(), x -> new ArrayList<>()).add(i);
       }
     }
+    return defs;
+  }
+
+  /** Every counter of {@code kernel} of the shape above, from its flow-insensitive values. */
+  static List<GuardedInduction> find(ForwardIndexing.KernelAnalysis kernel) {
+    List<GuardedInduction> out = new ArrayList<>();
+    List<String[]> insns = kernel.insns;
+    for (String[] in : insns) {
+      if (in[0].startsWith("brx") || in[0].startsWith("call")) {
+        return out; // control the instructions do not show
+      }
+    }
+    Map<String, List<Integer>> defs = definitions(insns);
     for (Map.Entry<String, List<Integer>> e : defs.entrySet()) {
       GuardedInduction g = of(kernel, defs, e.getKey(), e.getValue());
       if (g != null) out.add(g);

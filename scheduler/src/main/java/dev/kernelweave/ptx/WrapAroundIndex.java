@@ -7,9 +7,7 @@ import static dev.kernelweave.ptx.ForwardIndexing.S32_MAX;
 
 import dev.kernelweave.ptx.ForwardIndexing.KernelAnalysis;
 import dev.kernelweave.ptx.ForwardIndexing.V;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -212,14 +210,7 @@ final class WrapAroundIndex {
   /** Each register's defining instructions: every register its first operand names (not an address). */
   Map<String, List<Integer>> definitions() {
     if (definitions == null) {
-      definitions = new HashMap<>();
-      for (int i = 0; i < analysis.insns.size(); i++) {
-        String[] in = analysis.insns.get(i);
-        if (in.length > 1 && !in[1].trim().startsWith("[")) {
-          Matcher m = REGISTER.matcher(in[1]);
-          while (m.find()) definitions.computeIfAbsent(m.group(), r -> new ArrayList<>()).add(i);
-        }
-      }
+      definitions = GuardedInduction.definitions(analysis.insns);
     }
     return definitions;
   }
