@@ -37,9 +37,10 @@ import jcuda.driver.CUstreamCaptureMode;
  * its own ({@link #catchUp}), and only then lets tracked calls
  * through ({@link #caughtUp}). Work the agent leaves on the program's own streams, and its host
  * waits, which are the program's own stream or context synchronizations, follow that work as
- * CUDA orders them. An untracked call still in progress at the mark synchronizes its own context
- * before it returns to the program ({@link #untrackedCallEnded}), so that it is complete before
- * anything that follows it. No thread waits for the program's earlier work at the mark.
+ * CUDA orders them. An untracked call still in progress at the mark makes its context's streams
+ * follow their work once more before it returns to the program ({@link #untrackedCallEnded}), so
+ * that its work comes before anything that follows it. No thread waits for the program's earlier
+ * work at the mark.
  *
  * <p>Thread-safe: {@link #engaged} and {@link #caughtUp} are volatile and only ever go from false
  * to true; {@link #engage} runs under this object's lock.
@@ -87,6 +88,8 @@ final class Engagement {
   private volatile String engagedBecause;
   /** Why the agent stopped scheduling for good; null while it schedules. */
   private volatile String handedBackBecause;
+  /** How long the hand-over's {@link #catchUp} took, for the debug log; written under this object's lock. */
+  private long caughtUpAfterNanos;
   /** Contexts untracked calls ran in, synchronized at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
 
@@ -216,17 +219,36 @@ final class Engagement {
       e.noteContext(t);
     }
     if (e.engaged && !e.disengaged) {
-      e.completeInFlight();
+      e.completeInFlight(t);
     }
   }
 
-  /** An untracked call that ran across the mark: its work completes before the program goes on. */
-  private void completeInFlight() {
+  /**
+   * An untracked call that ran across the mark: its work must come before every later call that
+   * CUDA orders after it. Its context's streams follow their work again, device-side, as at the
+   * mark ({@link #catchUp(AgentState, long)}): a host synchronization of the context here would make
+   * a request thread caught mid-call wait for every background stream's queued kernels (on an
+   * H200, 7 ms at the engagement of {@code tenants-priority}). The host synchronizes where the
+   * call's context is no longer current or the agent does not schedule.
+   */
+  private void completeInFlight(CallThread t) {
     try {
       int[] mode = {CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED};
       JCudaNatives.exchangeCaptureMode(mode);
-      JCudaNatives.synchronizeContext();
-      JCudaNatives.exchangeCaptureMode(mode);
+      try {
+        long c = t.asWrittenContext;
+        if (c != 0 && c == JCudaNatives.currentContext(new CUcontext())) {
+          catchUp(AgentState.current(), c);
+          if (AgentLog.debugEnabled()) {
+            AgentLog.debug("a call made as written ended after the agent's start: context 0x" + Long.toHexString(c)
+                + "'s streams follow it");
+          }
+        } else {
+          JCudaNatives.synchronizeContext();
+        }
+      } finally {
+        JCudaNatives.exchangeCaptureMode(mode);
+      }
     } catch (Throwable ex) {
       AgentLog.warnOnce("engage-in-flight", "a call made as written could not be completed at the agent's start: " + ex);
     }
@@ -253,16 +275,19 @@ final class Engagement {
       }
       engaged = true;
       engagedBecause = why;
+      caughtUpAfterNanos = System.nanoTime();
       try {
         catchUp();
       } finally {
         // Whatever the driver answered: threads waiting in await must never wait forever.
         caughtUp = true;
+        caughtUpAfterNanos = System.nanoTime() - caughtUpAfterNanos;
         notifyAll();
       }
     }
     if (AgentLog.debugEnabled()) {
-      AgentLog.debug("scheduling from now on (" + why + "), after " + asWrittenCalls.get() + " calls made as written");
+      AgentLog.debug("scheduling from now on (" + why + "), after " + asWrittenCalls.get() + " calls made as written;"
+          + " streams followed in " + caughtUpAfterNanos / 1000 + " us");
     }
     if (!early) {
       return;
