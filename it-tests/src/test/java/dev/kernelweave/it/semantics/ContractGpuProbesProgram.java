@@ -147,6 +147,7 @@ public final class ContractGpuProbesProgram {
     seq.rc(rep, "cublasSdot host mode again", 0, cublasSdot(handle, DOT_N, x, 1, y, 1, Pointer.to(again)));
     seq.check(rep, "second dot in the Java array at return", 2f * expected, again[0]);
     seq.rc(rep, "cuStreamSynchronize s", 0, cuStreamSynchronize(s));
+    seq.rc(rep, "cublasSetStream default", 0, cublasSetStream(handle, new cudaStream_t()));
     Sequence.release(pinned, x, y, result, e, s, s2);
   }
 
