@@ -66,8 +66,8 @@ import jcuda.runtime.cudaStream_t;
  *       returns (no synchronization); in device pointer mode it lands in device memory that another
  *       stream scales after an event, read back.
  *   <li>{@code runtime-mix}: a runtime non-blocking stream ({@code cudaStreamCreateWithFlags}) used
- *       by driver launches, {@code cudaMemsetAsync}, {@code cudaMemcpyAsync} with
- *       {@code cudaMemcpyDefault} (device to page-locked host, device to device), a
+ *       by driver launches, {@code cudaMemsetAsync}, {@code cudaMemcpyAsync} device to page-locked
+ *       host and device to device (JCuda refuses {@code cudaMemcpyDefault} itself), a
  *       {@code cudaStreamQuery} loop as the only wait, then {@code cudaDeviceSynchronize}.
  *   <li>{@code launch-extra}: launches whose arguments come as one buffer in {@code extra}
  *       ({@code CU_LAUNCH_PARAM_BUFFER_POINTER}), among ordinary launches on two streams joined by an
@@ -163,8 +163,8 @@ public final class ContractGpuProbesProgram {
     Sequence.fill(pinned, -1f);
     seq.rc(rep, "cudaMemsetAsync", 0, cudaMemsetAsync(d, 0, BYTES, rs));
     seq.rc(rep, "slow_axpb on the runtime stream", 0, Sequence.launch(k.slowAxpb(), cs, d, 1f, v, N, seq.cycles));
-    seq.rc(rep, "cudaMemcpyAsync default to pinned", 0,
-        cudaMemcpyAsync(pinned, d, BYTES, cudaMemcpyKind.cudaMemcpyDefault, rs));
+    seq.rc(rep, "cudaMemcpyAsync device to pinned", 0,
+        cudaMemcpyAsync(pinned, d, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToHost, rs));
     long deadline = System.nanoTime() + seq.timeoutMs * 1_000_000L;
     int code;
     while ((code = cudaStreamQuery(rs)) == cudaError.cudaErrorNotReady && System.nanoTime() < deadline) {
@@ -175,8 +175,8 @@ public final class ContractGpuProbesProgram {
     Arrays.fill(all, v);
     seq.check(rep, "pinned after the query loop", Sequence.describe(all), Sequence.describe(Sequence.floats(pinned)));
     seq.rc(rep, "slow_fill on the runtime stream", 0, Sequence.launch(k.slowFill(), cs, d, v + 1f, N, seq.cycles));
-    seq.rc(rep, "cudaMemcpyAsync default device to device", 0,
-        cudaMemcpyAsync(d2, d, BYTES, cudaMemcpyKind.cudaMemcpyDefault, rs));
+    seq.rc(rep, "cudaMemcpyAsync device to device", 0,
+        cudaMemcpyAsync(d2, d, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToDevice, rs));
     seq.rc(rep, "slow_axpb d2 on the runtime stream", 0, Sequence.launch(k.slowAxpb(), cs, d2, 2f, 0f, N, seq.cycles));
     seq.rc(rep, "cudaDeviceSynchronize", 0, cudaDeviceSynchronize());
     seq.check(rep, "d2", Sequence.describe(Sequence.axpb(Sequence.ramp(v + 1f), 2f, 0f)),
