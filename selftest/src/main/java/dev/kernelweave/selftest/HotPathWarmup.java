@@ -129,6 +129,9 @@ public final class HotPathWarmup implements Runnable {
    * Four independent branches of two launches each, a launch joining them, then a synchronous
    * read, {@code ITERATIONS} times: a window repeated, which the dispatch replays.
    */
+  /** The number of loops: a warm-up of this many programs runs each once. */
+  public static final int LOOPS = 2;
+
   static Program loop(long stream, boolean createStream) {
     List<Op> ops = new ArrayList<>();
     int branches = 4;

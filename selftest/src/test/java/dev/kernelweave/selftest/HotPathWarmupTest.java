@@ -25,6 +25,7 @@ class HotPathWarmupTest {
 
   @Test
   void itsLoopsAreReplayedAsGraphsAndObserveWhatTheyObserveSerially() {
+    assertEquals(HotPathWarmup.LOOPS, HotPathWarmup.Loops.ALL.size(), "a warm-up of LOOPS programs runs each loop once");
     for (Program loop : HotPathWarmup.Loops.ALL) {
       assertTrue(loop.size() > HotPathWarmup.ITERATIONS * 10, "a loop lost calls to wellFormed: " + loop.size());
       assertNull(new DifferentialFuzz(SimDevice.FACTORY, 8, Mutant.NONE).check(loop, 1));

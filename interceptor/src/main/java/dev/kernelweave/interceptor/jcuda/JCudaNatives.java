@@ -3,6 +3,7 @@ package dev.kernelweave.interceptor.jcuda;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.Objects;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -121,6 +122,20 @@ public final class JCudaNatives {
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.runtime.JCuda", name, ret, params);
     }
+  }
+
+  /**
+   * Looks up the handles of the driver's and the runtime's calls now, off the program's threads:
+   * each new handle makes the JVM generate its invocation code, about a millisecond apiece while
+   * cold, which the first scheduled calls would otherwise pay (on an H200, 1.7 ms in the hand-over's
+   * first {@code cuCtxSetCurrent}). Calls no CUDA function. cuBLAS's are left to their first use:
+   * the program may not have JCublas.
+   */
+  public static void lookUpHandles() {
+    // Reading a constant of a holder initializes it, which looks up all of its handles.
+    Objects.requireNonNull(Driver.CTX_GET_CURRENT);
+    Objects.requireNonNull(Graphs.SET_CURRENT);
+    Objects.requireNonNull(Runtime.GET_LAST_ERROR);
   }
 
   static MethodHandle findNative(String className, String name, Class<?> ret, Class<?>... params) {

@@ -73,6 +73,8 @@ class AutoEngagementOnCpuDeviceTest {
     assertTrue(agent.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"), agent.stderr());
     // Its own calls compile the tracked path; a warm-up thread would only compete with its steady state.
     assertFalse(agent.stderr().contains("warm-up started"), agent.stderr());
+    // But its first tracked calls find the path's classes loaded and its call sites linked.
+    assertTrue(agent.stderr().contains("priming the scheduled path: 2 self-test programs in "), agent.stderr());
   }
 
   /**
