@@ -327,10 +327,14 @@ final class Engagement {
     long current = JCudaNatives.currentContext(new CUcontext());
     int[] mode = {CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED};
     JCudaNatives.exchangeCaptureMode(mode);
+    boolean switched = false;
     try {
       for (Long c : contexts) {
         try {
-          JCudaNatives.makeCurrent(c);
+          if (c != current || switched) {
+            switched = true;
+            JCudaNatives.makeCurrent(c);
+          }
           catchUp(state, c);
         } catch (Throwable ex) {
           // A context destroyed since: nothing of it is left to complete.
@@ -339,7 +343,9 @@ final class Engagement {
       }
     } finally {
       JCudaNatives.exchangeCaptureMode(mode);
-      JCudaNatives.makeCurrent(current);
+      if (switched) {
+        JCudaNatives.makeCurrent(current);
+      }
     }
   }
 

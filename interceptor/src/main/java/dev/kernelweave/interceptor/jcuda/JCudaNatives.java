@@ -82,8 +82,7 @@ public final class JCudaNatives {
     static final MethodHandle SET_POINTER_MODE = find("cublasSetPointerModeNative", cublasHandle.class, int.class);
     static final MethodHandle SET_MATH_MODE = find("cublasSetMathModeNative", cublasHandle.class, int.class);
     static final MethodHandle SET_ATOMICS_MODE = find("cublasSetAtomicsModeNative", cublasHandle.class, int.class);
-    static final MethodHandle SET_SM_COUNT_TARGET =
-        find("cublasSetSmCountTargetNative", cublasHandle.class, int.class);
+    static final MethodHandle SET_SM_COUNT_TARGET = find("cublasSetSmCountTargetNative", cublasHandle.class, int.class);
     static final MethodHandle GET_POINTER_MODE = find("cublasGetPointerModeNative", cublasHandle.class, int[].class);
     static final MethodHandle GET_MATH_MODE = find("cublasGetMathModeNative", cublasHandle.class, int[].class);
     static final MethodHandle GET_ATOMICS_MODE = find("cublasGetAtomicsModeNative", cublasHandle.class, int[].class);
@@ -125,17 +124,13 @@ public final class JCudaNatives {
   }
 
   /**
-   * Looks up the handles of the driver's and the runtime's calls now, off the program's threads:
-   * each new handle makes the JVM generate its invocation code, about a millisecond apiece while
-   * cold, which the first scheduled calls would otherwise pay (on an H200, 1.7 ms in the hand-over's
-   * first {@code cuCtxSetCurrent}). Calls no CUDA function. cuBLAS's are left to their first use:
-   * the program may not have JCublas.
+   * Looks up the driver calls' handles now, off the program's threads, calling no CUDA function:
+   * cold, each costs the JVM about a millisecond of code generation, which the first scheduled
+   * calls paid (1.7 ms in an H200's hand-over). The runtime API's and cuBLAS's wait for their use.
    */
   public static void lookUpHandles() {
-    // Reading a constant of a holder initializes it, which looks up all of its handles.
-    Objects.requireNonNull(Driver.CTX_GET_CURRENT);
+    Objects.requireNonNull(Driver.CTX_GET_CURRENT); // initializes its holder: all of its handles
     Objects.requireNonNull(Graphs.SET_CURRENT);
-    Objects.requireNonNull(Runtime.GET_LAST_ERROR);
   }
 
   static MethodHandle findNative(String className, String name, Class<?> ret, Class<?>... params) {
