@@ -140,7 +140,12 @@ final class JitWarmup {
             public void run() {
               if (!handlesLookedUp) {
                 handlesLookedUp = true;
-                JCudaNatives.lookUpHandles();
+                try {
+                  JCudaNatives.lookUpHandles();
+                } catch (Throwable t) {
+                  // JCuda in another class loader than this copy of the agent's: its own copy looks them up.
+                  AgentLog.debug("driver handles not looked up ahead: " + t);
+                }
               }
               interception.run();
             }
