@@ -15,9 +15,9 @@ import java.util.function.Consumer;
  * creation and the first module loads (a hundred milliseconds and more in the driver, while the
  * program's thread neither loads classes nor compiles); where engagement waits for the program
  * ({@code engage=auto} or a count), from the engagement, since a program that never engages runs
- * as written and only loses by a thread compiling beside it (there only a short priming runs from
- * the second call, {@link #prime}, which loads and links what the engagement would otherwise find
- * cold); until the program's {@link
+ * as written and only loses by a thread compiling beside it (there only a short priming runs, from
+ * the {@link #PRIMES_AT_CALL}th call made as written, {@link #prime}, which loads and links what
+ * the engagement would otherwise find cold); until the program's {@link
  * #STOPS_AT_CALL}th tracked call, from which on its own calls keep the JIT busy and the warm-up
  * would only compete with them for compilations; never past exit.
  *
@@ -30,6 +30,13 @@ final class JitWarmup {
 
   /** The call that starts the warm-up: the first after {@code cuInit}. */
   static final long STARTS_AT_CALL = 2;
+  /**
+   * The call made as written that starts the priming ({@link #prime}) where engagement waits for
+   * the program: a fifth of the way to the call at which a long program engages (10,000), so that
+   * a short program never has the priming's thread beside it, and a long one has it done well
+   * before it engages.
+   */
+  static final long PRIMES_AT_CALL = 2000;
   /** The call that stops it: a program making thousands of calls compiles its own path within a few of its repetitions. */
   static final long STOPS_AT_CALL = 2000;
 
@@ -90,7 +97,7 @@ final class JitWarmup {
       }
     };
     if (options.engagementWaitsForTheProgram()) {
-      Interception.atCall(STARTS_AT_CALL, new Runnable() {
+      Interception.atCallMadeAsWritten(PRIMES_AT_CALL, new Runnable() {
         @Override
         public void run() {
           prime(options, classLanes);
@@ -117,7 +124,8 @@ final class JitWarmup {
 
   /**
    * Where engagement waits for the program: runs each of the warm-up's programs once, and the
-   * interception's own round after each, on a thread of the agent, from the program's second call.
+   * interception's own round after each, on a thread of the agent, from the program's {@link
+   * #PRIMES_AT_CALL}th call made as written.
    * That loads and initializes the classes of the scheduled path and links its call sites
    * (lambdas, string concatenations) long before a program engages; compiling is left to the
    * warm-up that starts at the engagement, or to the program's own calls. Without it the first

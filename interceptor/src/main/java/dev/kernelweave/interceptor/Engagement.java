@@ -82,6 +82,9 @@ final class Engagement {
   private volatile boolean handedBack;
   /** What stops with scheduling: the JIT warm-up, which only the scheduled calls need. */
   private final List<Runnable> whenHandedBack = new CopyOnWriteArrayList<>();
+  /** The call made as written at which {@link #atCallMadeAsWritten} runs its action; none where {@link Long#MAX_VALUE}. */
+  private volatile long actionAtCallMadeAsWritten = Long.MAX_VALUE;
+  private volatile Runnable atCallMadeAsWritten;
   /** What starts with scheduling where engagement was deferred: the JIT warm-up, under {@code engage=auto}. */
   private final List<Runnable> whenEngaged = new CopyOnWriteArrayList<>();
   /** Why the agent engaged after calls made as written; null while it has not, or where it did not wait. */
@@ -167,6 +170,9 @@ final class Engagement {
   /** Counts the untracked call and engages where the program's shape or the count says so. */
   private boolean shouldEngageAt(CallThread t, CudaCall row) {
     long n = asWrittenCalls.incrementAndGet();
+    if (n == actionAtCallMadeAsWritten) {
+      atCallMadeAsWritten.run(); // n is this call's alone: once
+    }
     if (n > engageAfterCalls) {
       asWrittenCalls.decrementAndGet(); // this call is the first tracked one
       if (engagesOnLaunchRuns) {
@@ -295,6 +301,12 @@ final class Engagement {
     for (Runnable r : whenEngaged) {
       r.run();
     }
+  }
+
+  /** See {@link Interception#atCallMadeAsWritten}; called at activation, before the program's first call. */
+  void atCallMadeAsWritten(long calls, Runnable action) {
+    atCallMadeAsWritten = action;
+    actionAtCallMadeAsWritten = calls;
   }
 
   /**

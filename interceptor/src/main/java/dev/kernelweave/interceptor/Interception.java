@@ -46,6 +46,15 @@ public final class Interception {
   }
 
   /**
+   * Runs {@code action} once, inside the program's {@code calls}th call made as written before
+   * the agent engages, on that call's thread; never where the agent engages before it. It must not
+   * throw, nor make CUDA calls.
+   */
+  public static void atCallMadeAsWritten(long calls, Runnable action) {
+    AgentState.current().engagement.atCallMadeAsWritten(calls, action);
+  }
+
+  /**
    * Runs {@code action} once, on the thread that stops the agent scheduling for good (a stream's wait
    * for a value in memory, or threads contending); it must not throw, nor make CUDA calls.
    */

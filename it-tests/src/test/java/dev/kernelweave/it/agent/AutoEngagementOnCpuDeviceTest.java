@@ -28,6 +28,7 @@ class AutoEngagementOnCpuDeviceTest {
     assertTrue(agent.stderr().contains("the agent did not engage: the program's "), agent.stderr());
     assertFalse(agent.stderr().contains("scheduling from now on"), agent.stderr());
     assertFalse(agent.stderr().contains("warm-up started"), "no warm-up beside a program run as written: " + agent.stderr());
+    assertFalse(agent.stderr().contains("priming"), "no priming beside a program of a few hundred calls: " + agent.stderr());
     ChildJvm.Result stats = ChildJvm.command("inspect", "stats", temp.resolve("jacobi").toString());
     assertEquals(0, stats.exitCode(), stats.stderr());
     assertFalse(JOURNALED_LAUNCHES.matcher(stats.stdout()).find(), "no launch journaled: " + stats.stdout());
