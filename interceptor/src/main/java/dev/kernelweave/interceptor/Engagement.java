@@ -91,9 +91,7 @@ final class Engagement {
   private volatile String engagedBecause;
   /** Why the agent stopped scheduling for good; null while it schedules. */
   private volatile String handedBackBecause;
-  /** How long the hand-over's {@link #catchUp} took, for the debug log; written under this object's lock. */
-  private long caughtUpAfterNanos;
-  /** Contexts untracked calls ran in, synchronized at the hand-over. */
+  /** Contexts untracked calls ran in, whose streams follow that work at the hand-over. */
   private final Set<Long> contexts = ConcurrentHashMap.newKeySet();
 
   /** Engaged from the start: every call is tracked, as without deferral. */
@@ -275,25 +273,26 @@ final class Engagement {
     if (caughtUp || disengaged) {
       return;
     }
+    long handOverNanos;
     synchronized (this) {
       if (engaged || disengaged) {
         return;
       }
       engaged = true;
       engagedBecause = why;
-      caughtUpAfterNanos = System.nanoTime();
+      long start = System.nanoTime();
       try {
         catchUp();
       } finally {
         // Whatever the driver answered: threads waiting in await must never wait forever.
         caughtUp = true;
-        caughtUpAfterNanos = System.nanoTime() - caughtUpAfterNanos;
+        handOverNanos = System.nanoTime() - start;
         notifyAll();
       }
     }
     if (AgentLog.debugEnabled()) {
       AgentLog.debug("scheduling from now on (" + why + "), after " + asWrittenCalls.get() + " calls made as written;"
-          + " streams followed in " + caughtUpAfterNanos / 1000 + " us");
+          + " streams followed in " + handOverNanos / 1000 + " us");
     }
     if (!early) {
       return;
