@@ -82,10 +82,6 @@ public final class ContractGpuProbesProgram {
   /** Elements of the dot products: every partial sum is an integer below 2^24, exact in float. */
   private static final int DOT_N = 64;
 
-  interface Probe {
-    void run(Sequence seq, Sequence.Kernels k, int rep, float v) throws Exception;
-  }
-
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "blas-dot");
     Sequence.Kernels kernels = Sequence.Kernels.load();
@@ -93,22 +89,17 @@ public final class ContractGpuProbesProgram {
     if (seq.variant.equals("blas-dot")) {
       seq.rc("cublasCreate", cublasCreate(handle));
     }
-    Map<String, Probe> probes = Map.of(
-        "blas-dot", (q, k, rep, v) -> blasDot(q, k, handle, rep, v),
+    Sequence.engagingRun(kernels.slowFill());
+    seq.repeat(31f, kernels, Map.of(
+        "blas-dot", (q, k, rep, v) -> {
+          blasDot(q, k, handle, rep, v);
+          if (rep == q.reps - 1) {
+            cublasDestroy(handle);
+          }
+        },
         "runtime-mix", ContractGpuProbesProgram::runtimeMix,
         "launch-extra", ContractGpuProbesProgram::launchExtra,
-        "memory-info", ContractGpuProbesProgram::memoryInfo);
-    Probe probe = probes.get(seq.variant);
-    if (probe == null) {
-      throw new IllegalArgumentException("unknown variant " + seq.variant);
-    }
-    Sequence.engagingRun(kernels.slowFill());
-    seq.repeat(rep -> {
-      probe.run(seq, kernels, rep, 31f + 10 * rep);
-      if (rep == seq.reps - 1 && seq.variant.equals("blas-dot")) {
-        cublasDestroy(handle);
-      }
-    });
+        "memory-info", ContractGpuProbesProgram::memoryInfo));
   }
 
   // ---- blas-dot

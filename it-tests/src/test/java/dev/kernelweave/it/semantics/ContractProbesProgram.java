@@ -101,28 +101,19 @@ public final class ContractProbesProgram {
     }
   }
 
-  interface Probe {
-    void run(Sequence seq, Sequence.Kernels k, Contract c, int rep, float v) throws Exception;
-  }
-
   public static void main(String[] args) throws Exception {
     Sequence seq = Sequence.start(args, "device-global");
     Sequence.Kernels kernels = Sequence.Kernels.load();
-    Contract contract = Contract.load();
-    Map<String, Probe> probes = Map.of(
-        "device-global", ContractProbesProgram::deviceGlobal,
-        "pointer-chase", ContractProbesProgram::pointerChase,
-        "memset-widths", ContractProbesProgram::memsetWidths,
-        "dtod-one-allocation", ContractProbesProgram::dtodOneAllocation,
-        "legacy-event-wait", ContractProbesProgram::legacyEventWait,
-        "priorities", ContractProbesProgram::priorities,
-        "dynamic-shared", ContractProbesProgram::dynamicShared);
-    Probe probe = probes.get(seq.variant);
-    if (probe == null) {
-      throw new IllegalArgumentException("unknown variant " + seq.variant);
-    }
+    Contract c = Contract.load();
     Sequence.engagingRun(kernels.slowFill());
-    seq.repeat(rep -> probe.run(seq, kernels, contract, rep, 31f + 10 * rep));
+    seq.repeat(31f, kernels, Map.of(
+        "device-global", (q, k, rep, v) -> deviceGlobal(q, k, c, rep, v),
+        "pointer-chase", (q, k, rep, v) -> pointerChase(q, k, c, rep, v),
+        "memset-widths", (q, k, rep, v) -> memsetWidths(q, k, c, rep, v),
+        "dtod-one-allocation", (q, k, rep, v) -> dtodOneAllocation(q, k, c, rep, v),
+        "legacy-event-wait", (q, k, rep, v) -> legacyEventWait(q, k, c, rep, v),
+        "priorities", (q, k, rep, v) -> priorities(q, k, c, rep, v),
+        "dynamic-shared", (q, k, rep, v) -> dynamicShared(q, k, c, rep, v)));
   }
 
   // ---- device-global
