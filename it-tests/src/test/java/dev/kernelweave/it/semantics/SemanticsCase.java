@@ -191,6 +191,15 @@ enum SemanticsCase {
   MEMORY_INFO_AND_LIMITS_THEN_ALMOST_ALL_FREE_MEMORY_ALLOCATED_AUTO(ContractGpuProbesProgram.class, "memory-info",
       ",engage=auto",
       Map.of(), true),
+  // Nor the cuBLAS helper copies, nor managed memory.
+  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS(UserIdiomsProgram.class, "blas-vectors",
+      "", Map.of(), true),
+  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS_AUTO(UserIdiomsProgram.class,
+      "blas-vectors", ",engage=auto", Map.of(), true),
+  MANAGED_MEMORY_READ_AND_WRITTEN_BY_THE_HOST_BETWEEN_SYNCHRONIZATIONS(UserIdiomsProgram.class, "managed", "",
+      Map.of(), true),
+  MANAGED_MEMORY_READ_AND_WRITTEN_BY_THE_HOST_BETWEEN_SYNCHRONIZATIONS_AUTO(UserIdiomsProgram.class, "managed",
+      ",engage=auto", Map.of(), true),
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),

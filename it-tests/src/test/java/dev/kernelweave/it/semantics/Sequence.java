@@ -203,12 +203,12 @@ final class Sequence {
     return f;
   }
 
-  /** Launches {@code f} over {@link #N} threads; arguments: device pointers, Float, Integer, Long. */
+  /** Launches {@code f} over {@link #N} threads; arguments: pointers the device reaches, Float, Integer, Long. */
   static int launch(CUfunction f, CUstream stream, Object... args) {
     Pointer[] params = new Pointer[args.length];
     for (int i = 0; i < args.length; i++) {
       Object a = args[i];
-      if (a instanceof CUdeviceptr p) {
+      if (a instanceof Pointer p) {  // device memory, or managed memory allocated through the runtime
         params[i] = Pointer.to(p);
       } else if (a instanceof Float v) {
         params[i] = Pointer.to(new float[] {v});
