@@ -34,6 +34,26 @@ public final class Modules {
 
   private Modules() {}
 
+  /** Ends a {@code cuModuleLoad}: analyzes the file where the load succeeded, then {@link Calls#end}. */
+  public static void endLoadFile(CallRecord r, CUmodule module, String fileName, int result, Throwable thrown) {
+    if (loadSucceeded(r, result, thrown)) {
+      loadedFile(r, module, fileName);
+    }
+    Calls.end(r, result, thrown);
+  }
+
+  /** Ends a {@code cuModuleLoadData} and its kin: analyzes the image where the load succeeded, then {@link Calls#end}. */
+  public static void endLoadImage(CallRecord r, CUmodule module, Object image, int result, Throwable thrown) {
+    if (loadSucceeded(r, result, thrown)) {
+      loadedImage(r, module, image);
+    }
+    Calls.end(r, result, thrown);
+  }
+
+  private static boolean loadSucceeded(CallRecord r, int result, Throwable thrown) {
+    return r != null && thrown == null && result == 0;
+  }
+
   /** After a module loaded from a file: analyzes it when it is PTX text. */
   public static void loadedFile(CallRecord r, CUmodule module, String fileName) {
     if (fileName == null || !AgentState.current().active()) {

@@ -239,10 +239,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) String fileName, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        Modules.loadedFile(r, module, fileName);
-      }
-      Calls.end(r, result, thrown);
+      Modules.endLoadFile(r, module, fileName, result, thrown);
     }
   }
 
@@ -250,10 +247,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) Object image, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
-      if (r != null && thrown == null && result == 0) {
-        Modules.loadedImage(r, module, image);
-      }
-      Calls.end(r, result, thrown);
+      Modules.endLoadImage(r, module, image, result, thrown);
     }
   }
 
