@@ -1,6 +1,6 @@
 // libcublas.so.12 for machines without a GPU: handles with their stream, pointer mode, math mode,
-// atomics mode, SM count target and workspace, and sgemm (CUBLAS_OP_N), queued on the cpu-device
-// streams. Sums run from the last k to the first, another order than the Java reference's, which
+// atomics mode, SM count target and workspace, sgemm (CUBLAS_OP_N), queued on the cpu-device
+// streams, and the vector and matrix copy helpers. Sums run from the last k to the first, another order than the Java reference's, which
 // the heads inputs make irrelevant (see HeadsProblem).
 //
 // The settings change the bytes, so that a handle configured unlike the application's shows:
@@ -10,12 +10,29 @@
 // workspace into C; two handles sharing a workspace on two streams can then mix their results,
 // as they could on a GPU.
 //
+// The helpers that copy vectors and matrices between host and device memory (cublasSetVector,
+// cublasGetVector, cublasSetMatrix, cublasGetMatrix, their Async forms and the _64 forms of all
+// eight) are strided copies as cudaMemcpy2D makes them, column-major with increments and leading
+// dimensions in elements; a device side outside device memory (managed memory is device memory) is
+// CUBLAS_STATUS_MAPPING_ERROR, as is a copy the driver refuses; n, rows or cols below 0, elemSize, an
+// increment or a leading dimension below 1, or a leading dimension below rows is
+// CUBLAS_STATUS_INVALID_VALUE; nothing to copy is success at once. The synchronous ones take no handle
+// and ignore every handle's stream: they are synchronous copies on the legacy default stream, as the
+// driver's cuMemcpyHtoD and cuMemcpyDtoH are (the host waits for the legacy stream's earlier work, and
+// so for every blocking stream's; from pageable memory the data is staged at the call and the device
+// write may complete after it returns). The Async ones are queued on their stream (null: the legacy
+// default stream) as cuMemcpyHtoDAsync and cuMemcpyDtoHAsync are: page-locked host memory is read or
+// written when the copy runs, so the host must wait before it reuses or reads it; pageable memory is
+// staged at the call (set) or waited for (get).
+//
 // With KW_CPU_CUBLAS_STATS set, the number of calls of each function is printed on stderr at exit.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "cpu_device.h"
@@ -26,6 +43,7 @@ namespace {
 constexpr int kSuccess = 0;
 constexpr int kNotInitialized = 1;
 constexpr int kInvalidValue = 7;
+constexpr int kMappingError = 11;
 constexpr int kNotSupported = 15;
 constexpr int kPointerModeDevice = 1;
 constexpr int kTf32TensorOpMath = 3;
@@ -45,11 +63,23 @@ struct Handle {
 };
 
 enum Counted { kCreate, kDestroy, kSetStream, kGetStream, kSetPointerMode, kSetMathMode, kSetAtomicsMode,
-               kSetSmCountTarget, kSetWorkspace, kSgemm, kCountedCount };
+               kSetSmCountTarget, kSetWorkspace, kSgemm,
+               kSetVector, kGetVector, kSetMatrix, kGetMatrix,
+               kSetVectorAsync, kGetVectorAsync, kSetMatrixAsync, kGetMatrixAsync,
+               kSetVector64, kGetVector64, kSetMatrix64, kGetMatrix64,
+               kSetVectorAsync64, kGetVectorAsync64, kSetMatrixAsync64, kGetMatrixAsync64, kCountedCount };
 const char *const kCountedNames[] = {"cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2",
                                      "cublasGetStream_v2", "cublasSetPointerMode_v2", "cublasSetMathMode",
                                      "cublasSetAtomicsMode", "cublasSetSmCountTarget", "cublasSetWorkspace_v2",
-                                     "cublasSgemm_v2"};
+                                     "cublasSgemm_v2",
+                                     "cublasSetVector", "cublasGetVector", "cublasSetMatrix", "cublasGetMatrix",
+                                     "cublasSetVectorAsync", "cublasGetVectorAsync", "cublasSetMatrixAsync",
+                                     "cublasGetMatrixAsync",
+                                     "cublasSetVector_64", "cublasGetVector_64", "cublasSetMatrix_64",
+                                     "cublasGetMatrix_64",
+                                     "cublasSetVectorAsync_64", "cublasGetVectorAsync_64", "cublasSetMatrixAsync_64",
+                                     "cublasGetMatrixAsync_64"};
+static_assert(sizeof kCountedNames / sizeof kCountedNames[0] == kCountedCount, "a name for every counted call");
 
 struct Stats {
   std::atomic<long> calls[kCountedCount] = {};
@@ -69,6 +99,99 @@ float tf32(float x) {
   bits = (bits + 0x1000u) & ~0x1fffu;  // 10 mantissa bits, rounded half up
   std::memcpy(&x, &bits, sizeof x);
   return x;
+}
+
+// What cudaMemcpy2D copies: `height` rows of `width` bytes, `hostPitch` and `devicePitch` bytes apart.
+struct Shape {
+  size_t width, height, hostPitch, devicePitch;
+  size_t extent(size_t pitch) const { return pitch * (height - 1) + width; }
+};
+
+void copy2D(void *to, size_t toPitch, const void *from, size_t fromPitch, size_t width, size_t height) {
+  for (size_t row = 0; row < height; row++) {
+    std::memcpy(static_cast<char *>(to) + row * toPitch, static_cast<const char *>(from) + row * fromPitch, width);
+  }
+}
+
+// A vector of n elements, incx and incy elements apart on the host and the device side.
+bool vectorShape(int64_t n, int64_t elemSize, int64_t hostInc, int64_t deviceInc, Shape *shape) {
+  if (n < 0 || elemSize <= 0 || hostInc <= 0 || deviceInc <= 0) return false;
+  *shape = Shape{size_t(elemSize), size_t(n), size_t(hostInc * elemSize), size_t(deviceInc * elemSize)};
+  return true;
+}
+
+// A column-major matrix of rows x cols elements, columns lda and ldb elements apart.
+bool matrixShape(int64_t rows, int64_t cols, int64_t elemSize, int64_t hostLd, int64_t deviceLd, Shape *shape) {
+  if (rows < 0 || cols < 0 || elemSize <= 0 || hostLd < std::max<int64_t>(1, rows)
+      || deviceLd < std::max<int64_t>(1, rows)) {
+    return false;
+  }
+  *shape = Shape{size_t(rows * elemSize), size_t(cols), size_t(hostLd * elemSize), size_t(deviceLd * elemSize)};
+  return true;
+}
+
+// Host to device: synchronous on the legacy stream, or (async) queued on `stream`. Page-locked host
+// memory is read when the copy runs, pageable memory staged now.
+int toDevice(const void *host, void *device, const Shape &s, bool async, CUstream stream, const char *what) {
+  if (s.width == 0 || s.height == 0) return kSuccess;
+  if (!kw_cpu_device_in_device_memory(device, s.extent(s.devicePitch))) {
+    std::fprintf(stderr, "cpu-device cublas: %s to memory outside device memory\n", what);
+    return kMappingError;
+  }
+  CUresult result;
+  if (kw_cpu_device_in_pinned_memory(host, s.extent(s.hostPitch))) {
+    auto copy = [=] { copy2D(device, s.devicePitch, host, s.hostPitch, s.width, s.height); };
+    result = async ? kw_cpu_device_enqueue(stream, copy, what) : kw_cpu_device_copy(copy, false, what);
+  } else {
+    auto staged = std::make_shared<std::vector<char>>(s.width * s.height);
+    copy2D(staged->data(), s.width, host, s.hostPitch, s.width, s.height);
+    auto copy = [=] { copy2D(device, s.devicePitch, staged->data(), s.width, s.width, s.height); };
+    result = async ? kw_cpu_device_enqueue(stream, copy, what) : kw_cpu_device_copy(copy, true, what);
+  }
+  return result == CUDA_SUCCESS ? kSuccess : kMappingError;
+}
+
+// Device to host: synchronous on the legacy stream, or (async) queued on `stream`, where page-locked
+// host memory is written when the copy runs and pageable memory before the call returns.
+int toHost(const void *device, void *host, const Shape &s, bool async, CUstream stream, const char *what) {
+  if (s.width == 0 || s.height == 0) return kSuccess;
+  if (!kw_cpu_device_in_device_memory(device, s.extent(s.devicePitch))) {
+    std::fprintf(stderr, "cpu-device cublas: %s from memory outside device memory\n", what);
+    return kMappingError;
+  }
+  auto copy = [=] { copy2D(host, s.hostPitch, device, s.devicePitch, s.width, s.height); };
+  CUresult result = async ? kw_cpu_device_copy_to_host_async(stream, copy,
+                                                             kw_cpu_device_in_pinned_memory(host, s.extent(s.hostPitch)), what)
+                          : kw_cpu_device_copy(copy, false, what);
+  return result == CUDA_SUCCESS ? kSuccess : kMappingError;
+}
+
+int setVector(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy, bool async,
+              CUstream stream, const char *what) {
+  Shape s;
+  if (!vectorShape(n, elemSize, incx, incy, &s)) return kInvalidValue;
+  return toDevice(x, y, s, async, stream, what);
+}
+
+int getVector(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy, bool async,
+              CUstream stream, const char *what) {
+  Shape s;
+  if (!vectorShape(n, elemSize, incy, incx, &s)) return kInvalidValue;
+  return toHost(x, y, s, async, stream, what);
+}
+
+int setMatrix(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b, int64_t ldb,
+              bool async, CUstream stream, const char *what) {
+  Shape s;
+  if (!matrixShape(rows, cols, elemSize, lda, ldb, &s)) return kInvalidValue;
+  return toDevice(a, b, s, async, stream, what);
+}
+
+int getMatrix(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b, int64_t ldb,
+              bool async, CUstream stream, const char *what) {
+  Shape s;
+  if (!matrixShape(rows, cols, elemSize, ldb, lda, &s)) return kInvalidValue;
+  return toHost(a, b, s, async, stream, what);
 }
 }  // namespace
 
@@ -236,6 +359,93 @@ int cublasSgemm_v2(Handle *handle, int transa, int transb, int m, int n, int k, 
     });
   }
   return kSuccess;
+}
+
+// The helpers of cublas_api.h: x and A the source, y and B the destination (host to device for Set,
+// device to host for Get); the _64 forms take 64-bit sizes and are otherwise the same.
+
+int cublasSetVector(int n, int elemSize, const void *x, int incx, void *y, int incy) {
+  count(kSetVector);
+  return setVector(n, elemSize, x, incx, y, incy, false, nullptr, "cublasSetVector");
+}
+
+int cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy) {
+  count(kGetVector);
+  return getVector(n, elemSize, x, incx, y, incy, false, nullptr, "cublasGetVector");
+}
+
+int cublasSetMatrix(int rows, int cols, int elemSize, const void *a, int lda, void *b, int ldb) {
+  count(kSetMatrix);
+  return setMatrix(rows, cols, elemSize, a, lda, b, ldb, false, nullptr, "cublasSetMatrix");
+}
+
+int cublasGetMatrix(int rows, int cols, int elemSize, const void *a, int lda, void *b, int ldb) {
+  count(kGetMatrix);
+  return getMatrix(rows, cols, elemSize, a, lda, b, ldb, false, nullptr, "cublasGetMatrix");
+}
+
+int cublasSetVectorAsync(int n, int elemSize, const void *x, int incx, void *y, int incy, CUstream stream) {
+  count(kSetVectorAsync);
+  return setVector(n, elemSize, x, incx, y, incy, true, stream, "cublasSetVectorAsync");
+}
+
+int cublasGetVectorAsync(int n, int elemSize, const void *x, int incx, void *y, int incy, CUstream stream) {
+  count(kGetVectorAsync);
+  return getVector(n, elemSize, x, incx, y, incy, true, stream, "cublasGetVectorAsync");
+}
+
+int cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *a, int lda, void *b, int ldb, CUstream stream) {
+  count(kSetMatrixAsync);
+  return setMatrix(rows, cols, elemSize, a, lda, b, ldb, true, stream, "cublasSetMatrixAsync");
+}
+
+int cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *a, int lda, void *b, int ldb, CUstream stream) {
+  count(kGetMatrixAsync);
+  return getMatrix(rows, cols, elemSize, a, lda, b, ldb, true, stream, "cublasGetMatrixAsync");
+}
+
+int cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) {
+  count(kSetVector64);
+  return setVector(n, elemSize, x, incx, y, incy, false, nullptr, "cublasSetVector_64");
+}
+
+int cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) {
+  count(kGetVector64);
+  return getVector(n, elemSize, x, incx, y, incy, false, nullptr, "cublasGetVector_64");
+}
+
+int cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b, int64_t ldb) {
+  count(kSetMatrix64);
+  return setMatrix(rows, cols, elemSize, a, lda, b, ldb, false, nullptr, "cublasSetMatrix_64");
+}
+
+int cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b, int64_t ldb) {
+  count(kGetMatrix64);
+  return getMatrix(rows, cols, elemSize, a, lda, b, ldb, false, nullptr, "cublasGetMatrix_64");
+}
+
+int cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy,
+                            CUstream stream) {
+  count(kSetVectorAsync64);
+  return setVector(n, elemSize, x, incx, y, incy, true, stream, "cublasSetVectorAsync_64");
+}
+
+int cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy,
+                            CUstream stream) {
+  count(kGetVectorAsync64);
+  return getVector(n, elemSize, x, incx, y, incy, true, stream, "cublasGetVectorAsync_64");
+}
+
+int cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b,
+                            int64_t ldb, CUstream stream) {
+  count(kSetMatrixAsync64);
+  return setMatrix(rows, cols, elemSize, a, lda, b, ldb, true, stream, "cublasSetMatrixAsync_64");
+}
+
+int cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *a, int64_t lda, void *b,
+                            int64_t ldb, CUstream stream) {
+  count(kGetMatrixAsync64);
+  return getMatrix(rows, cols, elemSize, a, lda, b, ldb, true, stream, "cublasGetMatrixAsync_64");
 }
 
 }  // extern "C"

@@ -16,11 +16,16 @@
 // waits for and is waited for by every blocking stream; 0x2 is the calling thread's per-thread
 // default stream, a blocking stream; non-blocking streams are exempt. Synchronous copies: to the host
 // and from pinned memory complete before they return; from pageable memory the host waits for earlier
-// work, the data is staged, and the device write completes later; device-to-device copies and memsets
-// do not wait. Host functions run in stream order on one driver thread, never on the thread that
-// enqueued them. Stream capture records kernels, copies, memsets, host functions and event
-// fork/join into a graph; a synchronizing call during a global capture fails with error 900 and
-// invalidates it. cuDevicePrimaryCtxReset destroys every stream, event, module and allocation.
+// work, the data is staged, and the device write completes later (cuBLAS's synchronous set and get
+// helpers, in cpu_cublas.cpp, are such copies; its asynchronous ones are queued as cuMemcpyHtoDAsync
+// and cuMemcpyDtoHAsync are); device-to-device copies and memsets do not wait. Managed memory
+// (cuMemAllocManaged) is device memory that the host reads and writes at the same address, as on a
+// device with concurrent managed access: the host sees what kernels wrote there once it has waited
+// for them; CU_POINTER_ATTRIBUTE_IS_MANAGED tells it from cuMemAlloc's. Host functions run in stream
+// order on one driver thread, never on the thread that enqueued them. Stream capture records kernels,
+// copies, memsets, host functions and event fork/join into a graph; a synchronizing call during a
+// global capture fails with error 900 and invalidates it. cuDevicePrimaryCtxReset destroys every
+// stream, event, module and allocation.
 //
 // A kernel that calls __trap() makes the context's sticky error CUDA_ERROR_LAUNCH_FAILED, and an
 // interpreted kernel that loads, stores or runs an atomic outside every live allocation, page-locked
@@ -275,6 +280,7 @@ struct Allocation {
   size_t size;
   void *region;  // null for a module variable, which is no mapping of ours
   size_t regionSize;
+  bool managed = false;  // cuMemAllocManaged: the host's to use as well
 };
 
 struct HostRange {
@@ -636,6 +642,35 @@ bool deviceRangeOf(uint64_t address, uint64_t *begin, uint64_t *end) {
   return false;
 }
 
+// The wait of a synchronous copy on the legacy stream (cuMemcpyHtoD, cuMemcpyDtoH, cuBLAS's set and
+// get): `copy` is queued on the legacy stream, after its earlier work and so after every blocking
+// stream's, and the host waits for it; or, where the caller has staged pageable host memory, only
+// for the work before it, the device write completing after the call returns. `guard` holds the lock.
+void copyOnLegacyStream(std::unique_lock<std::mutex> &guard, std::function<void()> copy, bool staged) {
+  Op *op = enqueue(&legacyStream, std::move(copy));
+  if (!staged) {
+    runThrough(guard, op);
+    return;
+  }
+  std::vector<Op *> before = op->after;
+  runUntil(guard, [&before] {
+    return std::all_of(before.begin(), before.end(), [](Op *o) { return o->state == Op::DONE; });
+  });
+}
+
+// An asynchronous copy into host memory (cuMemcpyDtoHAsync, cuBLAS's asynchronous get): into
+// page-locked memory it is queued on the stream (or recorded into its capture) and writes the host's
+// memory when it runs; into pageable memory the host waits for it, which a capture forbids.
+CUresult copyToHostAsync(std::unique_lock<std::mutex> &guard, CUstream handle, std::function<void()> copy, bool pinned,
+                         const char *what) {
+  if (pinned) return submit(handle, std::move(copy), what);
+  Stream *s;
+  if (CUresult r = resolve(handle, &s)) return r;
+  if (CUresult r = synchronizingAllowed(s, (std::string(what) + " to pageable memory").c_str())) return r;
+  runThrough(guard, enqueue(s, std::move(copy)));
+  return CUDA_SUCCESS;
+}
+
 void registerGlobals() {
   for (const GlobalEntry &g : globals()) {
     deviceMemory[reinterpret_cast<uintptr_t>(g.address)] = Allocation{g.size, nullptr, 0};
@@ -747,9 +782,27 @@ bool kw_cpu_device_in_device_memory(const void *p, size_t bytes) {
   return inDevice(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-void kw_cpu_device_enqueue(CUstream stream, std::function<void()> action) {
+bool kw_cpu_device_in_pinned_memory(const void *p, size_t bytes) {
   std::lock_guard<std::mutex> guard(lock);
-  submit(stream, std::move(action), "a cuBLAS call");
+  return inPinned(p, bytes);
+}
+
+CUresult kw_cpu_device_enqueue(CUstream stream, std::function<void()> action, const char *what) {
+  std::lock_guard<std::mutex> guard(lock);
+  return submit(stream, std::move(action), what);
+}
+
+CUresult kw_cpu_device_copy(std::function<void()> copy, bool staged, const char *what) {
+  std::unique_lock<std::mutex> guard(lock);
+  if (CUresult r = synchronizingAllowed(&legacyStream, what)) return r;
+  if (stickyError) return stickyError;
+  copyOnLegacyStream(guard, std::move(copy), staged);
+  return stickyError;
+}
+
+CUresult kw_cpu_device_copy_to_host_async(CUstream stream, std::function<void()> copy, bool pinned, const char *what) {
+  std::unique_lock<std::mutex> guard(lock);
+  return copyToHostAsync(guard, stream, std::move(copy), pinned, what);
 }
 
 // ---- The driver API.
@@ -978,17 +1031,15 @@ size_t deviceMemoryLimit() {
   return limit;
 }
 
+// Managed memory is left out: a GPU that pages it may hold more of it than its memory.
 size_t deviceMemoryInUse() {
   size_t used = 0;
-  for (const auto &[base, a] : deviceMemory) if (a.region) used += a.size;
+  for (const auto &[base, a] : deviceMemory) if (a.region && !a.managed) used += a.size;
   return used;
 }
 
-CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
-  std::lock_guard<std::mutex> guard(lock);
-  if (stickyError) return stickyError;
-  // Out of memory is an answer, not a fault: CUDA prints nothing.
-  if (bytes > deviceMemoryLimit() || deviceMemoryInUse() > deviceMemoryLimit() - bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+// A new allocation that ends at a guard page, filled with 0xff bytes; the lock is held.
+static CUresult mapAllocation(CUdeviceptr *pointer, size_t bytes, bool managed) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t pages = (bytes + page - 1) / page;
   size_t regionSize = (pages + 1) * page;
@@ -999,9 +1050,34 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   // The allocation ends where the guard page starts (8-byte aligned: floats, and pointers in tables).
   uintptr_t base = reinterpret_cast<uintptr_t>(guardPage) - ((bytes + 7) & ~size_t{7});
   std::memset(reinterpret_cast<void *>(base), 0xff, bytes);  // NaN floats, not zeros
-  deviceMemory[base] = Allocation{bytes, region, regionSize};
+  deviceMemory[base] = Allocation{bytes, region, regionSize, managed};
   *pointer = base;
   return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  std::lock_guard<std::mutex> guard(lock);
+  if (stickyError) return stickyError;
+  // Out of memory is an answer, not a fault: CUDA prints nothing.
+  if (bytes > deviceMemoryLimit() || deviceMemoryInUse() > deviceMemoryLimit() - bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+  return mapAllocation(pointer, bytes, false);
+}
+
+// Managed memory: one address for the host and the kernels, which here share the address space. It
+// is device memory like cuMemAlloc's (kernels, copies, cuBLAS, cuMemGetAddressRange, cuMemFree)
+// that the host reads and writes directly, as on a device with concurrent managed access (Pascal and
+// later on Linux): there CU_MEM_ATTACH_HOST is only a hint, so both flags give the same memory. The
+// host sees what kernels wrote once it has waited for them; before, what was there (0xff bytes at
+// first, as cuMemAlloc's).
+CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned int flags) {
+  const unsigned int attachGlobal = 1, attachHost = 2;  // CU_MEM_ATTACH_GLOBAL, CU_MEM_ATTACH_HOST
+  std::lock_guard<std::mutex> guard(lock);
+  if (stickyError) return stickyError;
+  if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged of 0 bytes");
+  if (flags != attachGlobal && flags != attachHost) {
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged: flags must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST");
+  }
+  return mapAllocation(pointer, bytes, true);
 }
 
 // CUDA says only that cuMemFree "may perform implicit synchronization". By default it waits for
@@ -1045,9 +1121,24 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr po
 }
 
 CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pointer) {
-  const int rangeStart = 11, rangeSize = 12;  // CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, _RANGE_SIZE
+  // CU_POINTER_ATTRIBUTE_IS_MANAGED, _RANGE_START_ADDR, _RANGE_SIZE
+  const int isManaged = 8, rangeStart = 11, rangeSize = 12;
+  if (attribute == isManaged) {
+    // Device memory answers whether cuMemAllocManaged made it; page-locked and registered memory no;
+    // any other address is no CUDA pointer.
+    std::lock_guard<std::mutex> guard(lock);
+    bool managed = false;
+    auto it = deviceMemory.upper_bound(pointer);
+    if (it != deviceMemory.begin() && pointer < std::prev(it)->first + std::prev(it)->second.size) {
+      managed = std::prev(it)->second.managed;
+    } else if (!inPinned(reinterpret_cast<const void *>(pointer), 1)) {
+      return fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute of no CUDA pointer");
+    }
+    *static_cast<int *>(data) = managed ? 1 : 0;
+    return CUDA_SUCCESS;
+  }
   if (attribute != rangeStart && attribute != rangeSize) {
-    return fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: only the range attributes are simulated");
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: only the managed and range attributes are simulated");
   }
   CUdeviceptr base = 0;
   size_t size = 0;
@@ -1116,16 +1207,11 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host, size_t bytes) {
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD outside device memory");
   if (CUresult r = synchronizingAllowed(&legacyStream, "cuMemcpyHtoD")) return r;
   if (inPinned(host, bytes)) {
-    Op *op = enqueue(&legacyStream, [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); });
-    runThrough(guard, op);
+    copyOnLegacyStream(guard, [=] { std::memcpy(reinterpret_cast<void *>(device), host, bytes); }, false);
     return CUDA_SUCCESS;
   }
   auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(host), static_cast<const char *>(host) + bytes);
-  Op *op = enqueue(&legacyStream, [=] { std::memcpy(reinterpret_cast<void *>(device), staged->data(), bytes); });
-  std::vector<Op *> before = op->after;
-  runUntil(guard, [&before] {
-    return std::all_of(before.begin(), before.end(), [](Op *o) { return o->state == Op::DONE; });
-  });
+  copyOnLegacyStream(guard, [=] { std::memcpy(reinterpret_cast<void *>(device), staged->data(), bytes); }, true);
   return CUDA_SUCCESS;
 }
 
@@ -1134,8 +1220,7 @@ CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside device memory");
   if (CUresult r = synchronizingAllowed(&legacyStream, "cuMemcpyDtoH")) return r;
   if (stickyError) return stickyError;
-  Op *op = enqueue(&legacyStream, [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); });
-  runThrough(guard, op);
+  copyOnLegacyStream(guard, [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); }, false);
   return stickyError;
 }
 
@@ -1183,12 +1268,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *host, CUdeviceptr device, size_t bytes, CUst
   std::unique_lock<std::mutex> guard(lock);
   if (!inDevice(device, bytes)) return fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoHAsync outside device memory");
   auto copy = [=] { std::memcpy(host, reinterpret_cast<void *>(device), bytes); };
-  if (inPinned(host, bytes)) return submit(stream, copy, "cuMemcpyDtoHAsync");
-  Stream *s;
-  if (CUresult r = resolve(stream, &s)) return r;
-  if (CUresult r = synchronizingAllowed(s, "cuMemcpyDtoHAsync to pageable memory")) return r;
-  runThrough(guard, enqueue(s, copy));
-  return CUDA_SUCCESS;
+  return copyToHostAsync(guard, stream, copy, inPinned(host, bytes), "cuMemcpyDtoHAsync");
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream stream) {

@@ -60,9 +60,25 @@ enum {
   CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
 };
 
-// Whether [p, p + bytes) lies in one device allocation.
+// Whether [p, p + bytes) lies in one device allocation (cuMemAllocManaged's included).
 bool kw_cpu_device_in_device_memory(const void *p, size_t bytes);
 
+// Whether [p, p + bytes) lies in one range of page-locked or registered host memory.
+bool kw_cpu_device_in_pinned_memory(const void *p, size_t bytes);
+
 // Queues `action` on `stream` (null: the legacy default stream) like any other operation, or
-// records it into the graph that stream is capturing.
-void kw_cpu_device_enqueue(CUstream stream, std::function<void()> action);
+// records it into the graph that stream is capturing; CUDA_ERROR_INVALID_HANDLE for a destroyed
+// stream. `what` names it for KW_CPU_DEVICE_TRACE_PRIORITY.
+CUresult kw_cpu_device_enqueue(CUstream stream, std::function<void()> action, const char *what = "a cuBLAS call");
+
+// A synchronous copy, as cuMemcpyHtoD and cuMemcpyDtoH make it: `copy` runs on the legacy default
+// stream after its earlier work, and so after every blocking stream's, and the host waits for it; or,
+// where `staged` (the caller took pageable host memory's bytes at the call), only for the work
+// before it, the device write completing after the return. Fails where a stream capture forbids a
+// synchronizing call (error 900), and with the context's sticky error.
+CUresult kw_cpu_device_copy(std::function<void()> copy, bool staged, const char *what);
+
+// An asynchronous copy into host memory on `stream`, as cuMemcpyDtoHAsync makes it: into page-locked
+// memory (`pinned`) it is queued or captured and writes the host's memory when it runs; into pageable
+// memory the host waits for it (and the stream's earlier work) before the call returns.
+CUresult kw_cpu_device_copy_to_host_async(CUstream stream, std::function<void()> copy, bool pinned, const char *what);
