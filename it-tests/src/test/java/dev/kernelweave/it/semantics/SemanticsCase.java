@@ -174,6 +174,13 @@ enum SemanticsCase {
   THE_PROCESS_ENDS_WHEN_MAIN_RETURNS_AND_A_WORKER_FINISHES(ReturningMainProgram.class, "main-returns", ""),
   THE_PROCESS_ENDS_WHEN_MAIN_RETURNS_AND_A_WORKER_FINISHES_AUTO(ReturningMainProgram.class, "main-returns",
       ",engage=auto"),
+  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS(UserIdiomsProgram.class, "blas-vectors",
+      ""),
+  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS_AUTO(UserIdiomsProgram.class,
+      "blas-vectors", ",engage=auto"),
+  MANAGED_MEMORY_THE_HOST_READS_AND_WRITES_BETWEEN_SYNCHRONIZATIONS(UserIdiomsProgram.class, "managed", ""),
+  MANAGED_MEMORY_THE_HOST_READS_AND_WRITES_BETWEEN_SYNCHRONIZATIONS_AUTO(UserIdiomsProgram.class, "managed",
+      ",engage=auto"),
   // The stand-in has neither cublasSdot, the runtime API, launch arguments in `extra`, nor cuMemGetInfo and limits.
   A_DOT_PRODUCT_IN_HOST_AND_DEVICE_POINTER_MODES(ContractGpuProbesProgram.class, "blas-dot", "", Map.of(), true),
   A_DOT_PRODUCT_IN_HOST_AND_DEVICE_POINTER_MODES_AUTO(ContractGpuProbesProgram.class, "blas-dot", ",engage=auto",
@@ -191,15 +198,10 @@ enum SemanticsCase {
   MEMORY_INFO_AND_LIMITS_THEN_ALMOST_ALL_FREE_MEMORY_ALLOCATED_AUTO(ContractGpuProbesProgram.class, "memory-info",
       ",engage=auto",
       Map.of(), true),
-  // Nor the cuBLAS helper copies, nor managed memory.
-  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS(UserIdiomsProgram.class, "blas-vectors",
-      "", Map.of(), true),
-  CUBLAS_HELPER_COPIES_BESIDE_KERNELS_ON_BLOCKING_AND_NON_BLOCKING_STREAMS_AUTO(UserIdiomsProgram.class,
-      "blas-vectors", ",engage=auto", Map.of(), true),
-  MANAGED_MEMORY_READ_AND_WRITTEN_BY_THE_HOST_BETWEEN_SYNCHRONIZATIONS(UserIdiomsProgram.class, "managed", "",
+  // Nor the runtime API's managed memory, nor prefetches.
+  MANAGED_MEMORY_OF_THE_RUNTIME_API_AND_A_PREFETCH(UserIdiomsProgram.class, "managed-runtime", "", Map.of(), true),
+  MANAGED_MEMORY_OF_THE_RUNTIME_API_AND_A_PREFETCH_AUTO(UserIdiomsProgram.class, "managed-runtime", ",engage=auto",
       Map.of(), true),
-  MANAGED_MEMORY_READ_AND_WRITTEN_BY_THE_HOST_BETWEEN_SYNCHRONIZATIONS_AUTO(UserIdiomsProgram.class, "managed",
-      ",engage=auto", Map.of(), true),
   // The stand-in has neither stream-ordered allocation nor 2D copies and memsets.
   STREAM_ORDERED_ALLOCATIONS_ACROSS_STREAMS(DeviceMemoryKindsProgram.class, "async-alloc", "", Map.of(), true),
   A_2D_COPY_AFTER_BLOCKING_STREAM_WORK(DeviceMemoryKindsProgram.class, "copy-2d", "", Map.of(), true),

@@ -15,8 +15,10 @@ import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemAllocManaged;
+import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemPrefetchAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -65,12 +67,15 @@ import jcuda.runtime.cudaStream_t;
  *       rows, {@code cublasSgemm} on the legacy stream, a kernel on a blocking stream after it and
  *       {@code cublasGetMatrix}; and the asynchronous helpers on the handle's non-blocking stream,
  *       from and into page-locked memory and a Java array, joined by {@code cuStreamSynchronize}.
- *   <li>{@code managed}: memory from {@code cudaMallocManaged} written and read by synchronous
- *       copies (JCuda gives the host no direct view of it) around kernels on a non-blocking, a
- *       blocking and the legacy stream, after {@code cuStreamSynchronize}, {@code
- *       cuEventSynchronize}, {@code cuCtxSynchronize} and a {@code cuStreamQuery} loop; then memory from
- *       {@code cuMemAllocManaged}, prefetched to the device on a stream, written by a kernel and
- *       copied out on the same stream.
+ *   <li>{@code managed}: memory from {@code cuMemAllocManaged} with {@code CU_MEM_ATTACH_HOST}
+ *       (the flag with which JCuda gives the host a view of it), written and read by the host
+ *       directly around kernels on a non-blocking, a blocking and the legacy stream, after {@code
+ *       cuStreamSynchronize}, {@code cuEventSynchronize}, {@code cuCtxSynchronize} and a {@code
+ *       cuStreamQuery} loop, and by synchronous and asynchronous copies.
+ *   <li>{@code managed-runtime}: the same over {@code cudaMallocManaged}, which JCuda gives no host
+ *       view, so the host reads and writes it by synchronous copies; then memory from {@code
+ *       cuMemAllocManaged} prefetched to the device on a stream, written by a kernel and copied out
+ *       on the same stream.
  * </ul>
  *
  * <p>Every matrix value is a small integer, exact in float whatever order cuBLAS sums in.
@@ -97,7 +102,8 @@ public final class UserIdiomsProgram {
             cublasDestroy(handle);
           }
         },
-        "managed", UserIdiomsProgram::managed));
+        "managed", (q, k, rep, v) -> managed(q, k, rep, v, true),
+        "managed-runtime", (q, k, rep, v) -> managed(q, k, rep, v, false)));
   }
 
   // ---- blas-vectors
@@ -212,54 +218,71 @@ public final class UserIdiomsProgram {
     Sequence.release(pinnedIn, pinnedOut, x);
   }
 
-  // ---- managed
+  // ---- managed, managed-runtime
 
-  private static void managed(Sequence seq, Sequence.Kernels k, int rep, float v) {
+  /**
+   * The sequence over managed memory: {@code driver}, from {@code cuMemAllocManaged} with {@code
+   * CU_MEM_ATTACH_HOST}, which JCuda gives a host view (its buffer); else from {@code
+   * cudaMallocManaged}, which it does not, read and written by synchronous copies.
+   */
+  private static void managed(Sequence seq, Sequence.Kernels k, int rep, float v, boolean driver) {
     CUstream s = stream(NON_BLOCKING);
     CUstream blocking = stream(0);
     CUevent e = event(0);
-    Pointer m = managed(seq, rep);
-    Pointer m2 = managed(seq, rep);
+    Pointer m = allocManaged(seq, rep, driver);
+    Pointer m2 = allocManaged(seq, rep, driver);
     CUdeviceptr d = alloc(BYTES);
 
-    write(seq, rep, m, ramp(v));
+    write(seq, rep, m, ramp(v), driver);
     seq.rc(rep, "slow_axpb m on a non-blocking stream", 0, launch(k.slowAxpb(), s, m, 2f, 1f, N, seq.cycles));
     seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(s));
-    seq.check(rep, "m after the stream's synchronize", describe(axpb(ramp(v), 2f, 1f)), read(seq, rep, m));
+    seq.check(rep, "m after the stream's synchronize", describe(axpb(ramp(v), 2f, 1f)), read(seq, rep, m, driver));
 
-    write(seq, rep, m, ramp(v + 1f));
+    write(seq, rep, m, ramp(v + 1f), driver);
     seq.rc(rep, "slow_axpb m again", 0, launch(k.slowAxpb(), s, m, 1f, 1f, N, seq.cycles));
     seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, s));
     seq.rc(rep, "cuEventSynchronize", 0, cuEventSynchronize(e));
-    seq.check(rep, "m after the event's synchronize", describe(axpb(ramp(v + 1f), 1f, 1f)), read(seq, rep, m));
+    seq.check(rep, "m after the event's synchronize", describe(axpb(ramp(v + 1f), 1f, 1f)),
+        read(seq, rep, m, driver));
 
     seq.rc(rep, "slow_fill m2 on a blocking stream", 0, launch(k.slowFill(), blocking, m2, v + 2f, N, seq.cycles));
     seq.rc(rep, "slow_axpb m2 on the legacy stream", 0, launch(k.slowAxpb(), null, m2, 2f, 0f, N, seq.cycles));
     seq.rc(rep, "cuCtxSynchronize", 0, cuCtxSynchronize());
-    seq.check(rep, "m2 after the context's synchronize", describe(axpb(ramp(v + 2f), 2f, 0f)), read(seq, rep, m2));
+    seq.check(rep, "m2 after the context's synchronize", describe(axpb(ramp(v + 2f), 2f, 0f)),
+        read(seq, rep, m2, driver));
 
-    seq.rc(rep, "cudaMemcpy into m", 0,
-        cudaMemcpy(m, Pointer.to(ramp(v + 3f)), BYTES, cudaMemcpyKind.cudaMemcpyHostToDevice));
-    seq.rc(rep, "slow_axpb m after the copy", 0, launch(k.slowAxpb(), s, m, 1f, 5f, N, seq.cycles));
+    seq.rc(rep, "synchronous copy into m", 0, copyIn(m, ramp(v + 3f), driver));
+    // A copy from pageable memory may still be writing when it returns: a blocking stream follows it.
+    seq.rc(rep, "slow_axpb m after the copy", 0, launch(k.slowAxpb(), blocking, m, 1f, 5f, N, seq.cycles));
     long deadline = System.nanoTime() + seq.timeoutMs * 1_000_000L;
     int code;
-    while ((code = cuStreamQuery(s)) == CUresult.CUDA_ERROR_NOT_READY && System.nanoTime() < deadline) {
+    while ((code = cuStreamQuery(blocking)) == CUresult.CUDA_ERROR_NOT_READY && System.nanoTime() < deadline) {
       Thread.onSpinWait();
     }
     seq.rc(rep, "cuStreamQuery", 0, code);
-    seq.check(rep, "m after the query loop", describe(axpb(ramp(v + 3f), 1f, 5f)), read(seq, rep, m));
+    seq.check(rep, "m after the query loop", describe(axpb(ramp(v + 3f), 1f, 5f)), read(seq, rep, m, driver));
 
     seq.rc(rep, "slow_fill d", 0, launch(k.slowFill(), s, d, v + 4f, N, seq.cycles));
-    seq.rc(rep, "cudaMemcpyAsync m2 <- d", 0,
-        cudaMemcpyAsync(m2, d, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToDevice, new cudaStream_t(s)));
+    seq.rc(rep, "asynchronous copy m2 <- d", 0, driver ? cuMemcpyDtoDAsync((CUdeviceptr) m2, d, BYTES, s)
+        : cudaMemcpyAsync(m2, d, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToDevice, new cudaStream_t(s)));
     seq.rc(rep, "cuEventRecord after the copy", 0, cuEventRecord(e, s));
     seq.rc(rep, "cuStreamWaitEvent blocking", 0, cuStreamWaitEvent(blocking, e, 0));
     seq.rc(rep, "slow_axpb m2 on the blocking stream", 0, launch(k.slowAxpb(), blocking, m2, 3f, 0f, N, seq.cycles));
     float[] out = new float[N];
-    seq.rc(rep, "cudaMemcpy out of m2", 0, cudaMemcpy(Pointer.to(out), m2, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToHost));
+    seq.rc(rep, "synchronous copy out of m2", 0, copyOut(out, m2, driver));
     seq.check(rep, "m2 copied out synchronously", describe(axpb(ramp(v + 4f), 3f, 0f)), describe(out));
+    if (driver) {
+      seq.check(rep, "m2 read by the host", describe(out), read(seq, rep, m2, true));
+    } else {
+      prefetched(seq, k, s, d, rep, v);
+    }
+    seq.rc(rep, "free m", 0, driver ? cuMemFree((CUdeviceptr) m) : cudaFree(m));
+    seq.rc(rep, "free m2", 0, driver ? cuMemFree((CUdeviceptr) m2) : cudaFree(m2));
+    Sequence.release(d, e, s, blocking);
+  }
 
-    // Managed memory of the driver API.
+  /** Managed memory of the driver API prefetched to the device on a stream, then written by a kernel there. */
+  private static void prefetched(Sequence seq, Sequence.Kernels k, CUstream s, CUdeviceptr d, int rep, float v) {
     CUdeviceptr md = new CUdeviceptr();
     seq.rc(rep, "cuMemAllocManaged", 0, cuMemAllocManaged(md, BYTES, CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL));
     seq.rc(rep, "cuMemcpyHtoD into it", 0, cuMemcpyHtoD(md, Pointer.to(ramp(v + 5f)), BYTES));
@@ -268,30 +291,47 @@ public final class UserIdiomsProgram {
     seq.rc(rep, "cuMemcpyDtoDAsync d <- md", 0, cuMemcpyDtoDAsync(d, md, BYTES, s));
     seq.rc(rep, "cuStreamSynchronize after the copy", 0, cuStreamSynchronize(s));
     seq.check(rep, "md through d", describe(axpb(ramp(v + 5f), 2f, 2f)), describe(Sequence.read(d)));
-    seq.rc(rep, "cudaFree m", 0, cudaFree(m));
-    seq.rc(rep, "cudaFree m2", 0, cudaFree(m2));
-    Sequence.release(md, d, e, s, blocking);
+    cuMemFree(md);
   }
 
-  /**
-   * Managed memory from the runtime API. JCuda gives the host no view of it (its pointer holds no
-   * buffer, of either API), so the program reads and writes it with synchronous copies.
-   */
-  private static Pointer managed(Sequence seq, int rep) {
+  private static Pointer allocManaged(Sequence seq, int rep, boolean driver) {
+    if (driver) {
+      CUdeviceptr m = new CUdeviceptr();
+      seq.rc(rep, "cuMemAllocManaged", 0, cuMemAllocManaged(m, BYTES, CUmemAttach_flags.CU_MEM_ATTACH_HOST));
+      return m;
+    }
     Pointer m = new Pointer();
     seq.rc(rep, "cudaMallocManaged", 0, cudaMallocManaged(m, BYTES, cudaMemAttachGlobal));
     return m;
   }
 
-  private static void write(Sequence seq, int rep, Pointer m, float[] values) {
-    seq.rc(rep, "cudaMemcpy into managed memory", 0,
-        cudaMemcpy(m, Pointer.to(values), BYTES, cudaMemcpyKind.cudaMemcpyHostToDevice));
+  /** A synchronous copy of {@link Sequence#BYTES} from a Java array into managed memory. */
+  private static int copyIn(Pointer m, float[] values, boolean driver) {
+    return driver ? cuMemcpyHtoD((CUdeviceptr) m, Pointer.to(values), BYTES)
+        : cudaMemcpy(m, Pointer.to(values), BYTES, cudaMemcpyKind.cudaMemcpyHostToDevice);
   }
 
-  private static String read(Sequence seq, int rep, Pointer m) {
+  /** A synchronous copy of {@link Sequence#BYTES} from managed memory into a Java array. */
+  private static int copyOut(float[] values, Pointer m, boolean driver) {
+    return driver ? cuMemcpyDtoH(Pointer.to(values), (CUdeviceptr) m, BYTES)
+        : cudaMemcpy(Pointer.to(values), m, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToHost);
+  }
+
+  private static void write(Sequence seq, int rep, Pointer m, float[] values, boolean driver) {
+    if (driver) {
+      m.getByteBuffer(0, BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer().put(0, values);
+    } else {
+      seq.rc(rep, "cudaMemcpy into managed memory", 0, copyIn(m, values, false));
+    }
+  }
+
+  private static String read(Sequence seq, int rep, Pointer m, boolean driver) {
     float[] values = new float[N];
-    seq.rc(rep, "cudaMemcpy out of managed memory", 0,
-        cudaMemcpy(Pointer.to(values), m, BYTES, cudaMemcpyKind.cudaMemcpyDeviceToHost));
+    if (driver) {
+      m.getByteBuffer(0, BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer().get(0, values);
+    } else {
+      seq.rc(rep, "cudaMemcpy out of managed memory", 0, copyOut(values, m, false));
+    }
     return describe(values);
   }
 }
