@@ -198,7 +198,11 @@ enum SemanticsCase {
   MEMORY_INFO_AND_LIMITS_THEN_ALMOST_ALL_FREE_MEMORY_ALLOCATED_AUTO(ContractGpuProbesProgram.class, "memory-info",
       ",engage=auto",
       Map.of(), true),
-  // Nor the runtime API's managed memory, nor prefetches.
+  // Nor batched GEMMs, nor the runtime API's managed memory, nor prefetches.
+  BATCHED_GEMMS_OVER_POINTER_ARRAYS_AND_STRIDES_ACROSS_STREAMS(UserIdiomsProgram.class, "blas-batched", "", Map.of(),
+      true),
+  BATCHED_GEMMS_OVER_POINTER_ARRAYS_AND_STRIDES_ACROSS_STREAMS_AUTO(UserIdiomsProgram.class, "blas-batched",
+      ",engage=auto", Map.of(), true),
   MANAGED_MEMORY_OF_THE_RUNTIME_API_AND_A_PREFETCH(UserIdiomsProgram.class, "managed-runtime", "", Map.of(), true),
   MANAGED_MEMORY_OF_THE_RUNTIME_API_AND_A_PREFETCH_AUTO(UserIdiomsProgram.class, "managed-runtime", ",engage=auto",
       Map.of(), true),

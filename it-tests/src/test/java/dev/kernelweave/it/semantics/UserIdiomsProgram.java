@@ -34,6 +34,8 @@ import static jcuda.jcublas.JCublas2.cublasSetStream;
 import static jcuda.jcublas.JCublas2.cublasSetVector;
 import static jcuda.jcublas.JCublas2.cublasSetVectorAsync;
 import static jcuda.jcublas.JCublas2.cublasSgemm;
+import static jcuda.jcublas.JCublas2.cublasSgemmBatched;
+import static jcuda.jcublas.JCublas2.cublasSgemmStridedBatched;
 import static jcuda.jcublas.cublasOperation.CUBLAS_OP_N;
 import static jcuda.runtime.JCuda.cudaFree;
 import static jcuda.runtime.JCuda.cudaMallocManaged;
@@ -67,6 +69,9 @@ import jcuda.runtime.cudaStream_t;
  *       rows, {@code cublasSgemm} on the legacy stream, a kernel on a blocking stream after it and
  *       {@code cublasGetMatrix}; and the asynchronous helpers on the handle's non-blocking stream,
  *       from and into page-locked memory and a Java array, joined by {@code cuStreamSynchronize}.
+ *   <li>{@code blas-batched}: {@code cublasSgemmBatched} over arrays of device pointers the program
+ *       filled, after kernels on a blocking stream wrote the matrices, then {@code
+ *       cublasSgemmStridedBatched} on another stream after an event, read back by the helpers.
  *   <li>{@code managed}: memory from {@code cuMemAllocManaged} with {@code CU_MEM_ATTACH_HOST}
  *       (the flag with which JCuda gives the host a view of it), written and read by the host
  *       directly around kernels on a non-blocking, a blocking and the legacy stream, after {@code
@@ -91,13 +96,19 @@ public final class UserIdiomsProgram {
     Sequence seq = Sequence.start(args, "blas-vectors");
     Sequence.Kernels kernels = Sequence.Kernels.load();
     cublasHandle handle = new cublasHandle();
-    if (seq.variant.equals("blas-vectors")) {
+    if (seq.variant.startsWith("blas-")) {
       seq.rc("cublasCreate", cublasCreate(handle));
     }
     Sequence.engagingRun(kernels.slowFill());
     seq.repeat(7f, kernels, Map.of(
         "blas-vectors", (q, k, rep, v) -> {
           blasVectors(q, k, handle, rep, v);
+          if (rep == q.reps - 1) {
+            cublasDestroy(handle);
+          }
+        },
+        "blas-batched", (q, k, rep, v) -> {
+          blasBatched(q, k, handle, rep, v);
           if (rep == q.reps - 1) {
             cublasDestroy(handle);
           }
@@ -178,17 +189,7 @@ public final class UserIdiomsProgram {
     seq.rc(rep, "slow_axpb C on a blocking stream", 0, launch(k.slowAxpb(), blocking, matC, 2f, 1f, N, seq.cycles));
     float[] hostC = new float[SIDE * SIDE];
     seq.rc(rep, "cublasGetMatrix C", 0, cublasGetMatrix(SIDE, SIDE, 4, matC, SIDE, Pointer.to(hostC), SIDE));
-    float[] expected = new float[SIDE * SIDE];
-    for (int col = 0; col < SIDE; col++) {
-      for (int row = 0; row < SIDE; row++) {
-        float sum = 0f;
-        for (int p = 0; p < SIDE; p++) {
-          sum += hostA[row + p * SIDE] * hostB[p + col * SIDE];
-        }
-        expected[row + col * SIDE] = 2f * sum + 1f;
-      }
-    }
-    seq.check(rep, "2 A B + 1", describe(expected), describe(hostC));
+    seq.check(rep, "2 A B + 1", describe(axpb(product(hostA, hostB), 2f, 1f)), describe(hostC));
     Sequence.release(matA, matB, matC);
   }
 
@@ -216,6 +217,95 @@ public final class UserIdiomsProgram {
     seq.check(rep, "x tripled plus one, in the Java array", describe(axpb(tripled, 1f, 1f)), describe(matrix));
     seq.rc(rep, "cublasSetStream legacy again", 0, cublasSetStream(handle, new cudaStream_t()));
     Sequence.release(pinnedIn, pinnedOut, x);
+  }
+
+  // ---- blas-batched
+
+  private static final int BATCH = 4;
+
+  /**
+   * Batched GEMMs: {@code cublasSgemmBatched} on the legacy stream over matrices a blocking stream's
+   * kernels wrote, named through device arrays of pointers; then {@code cublasSgemmStridedBatched}
+   * on the handle's non-blocking stream after an event of that blocking stream, and one product
+   * scaled on the blocking stream before the reads.
+   */
+  private static void blasBatched(Sequence seq, Sequence.Kernels k, cublasHandle handle, int rep, float v) {
+    CUstream blocking = stream(0);
+    CUstream nonBlocking = stream(NON_BLOCKING);
+    CUevent e = event(0);
+    CUdeviceptr as = alloc(BYTES * BATCH);
+    CUdeviceptr bs = alloc(BYTES * BATCH);
+    CUdeviceptr cs = alloc(BYTES * BATCH);
+    CUdeviceptr strided = alloc(BYTES * BATCH);
+    CUdeviceptr[] arrays = {alloc(8L * BATCH), alloc(8L * BATCH), alloc(8L * BATCH)};
+    float[][] hostB = new float[BATCH][];
+    for (int i = 0; i < BATCH; i++) {
+      for (int j = 0; j < 3; j++) {
+        CUdeviceptr base = j == 0 ? as : j == 1 ? bs : cs;
+        // The pointer's value itself, as a program fills an array of device pointers.
+        seq.rc(rep, "cuMemcpyHtoD pointer " + j + "," + i, 0,
+            cuMemcpyHtoD(arrays[j].withByteOffset(8L * i), Pointer.to(base.withByteOffset(BYTES * i)), 8));
+      }
+      seq.rc(rep, "slow_fill A" + i + " on a blocking stream", 0,
+          launch(k.slowFill(), blocking, as.withByteOffset(BYTES * i), v + i, N, seq.cycles / 4));
+      hostB[i] = new float[N];
+      for (int x = 0; x < N; x++) {
+        hostB[i][x] = (x * 7 + i + rep) % 3;
+      }
+      seq.rc(rep, "cublasSetMatrix B" + i, 0,
+          cublasSetMatrix(SIDE, SIDE, 4, Pointer.to(hostB[i]), SIDE, bs.withByteOffset(BYTES * i), SIDE));
+    }
+    seq.rc(rep, "cublasSetStream legacy", 0, cublasSetStream(handle, new cudaStream_t()));
+    float[] one = {1f};
+    float[] zero = {0f};
+    seq.rc(rep, "cublasSgemmBatched on the legacy stream", 0, cublasSgemmBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N,
+        SIDE, SIDE, SIDE, Pointer.to(one), arrays[0], SIDE, arrays[1], SIDE, Pointer.to(zero), arrays[2], SIDE, BATCH));
+    seq.rc(rep, "slow_axpb C2 on the blocking stream", 0,
+        launch(k.slowAxpb(), blocking, cs.withByteOffset(BYTES * 2), 2f, 1f, N, seq.cycles));
+    seq.rc(rep, "cuEventRecord", 0, cuEventRecord(e, blocking));
+    seq.rc(rep, "cuStreamWaitEvent non-blocking", 0, cuStreamWaitEvent(nonBlocking, e, 0));
+    seq.rc(rep, "cublasSetStream non-blocking", 0, cublasSetStream(handle, new cudaStream_t(nonBlocking)));
+    float[] two = {2f};
+    seq.rc(rep, "cublasSgemmStridedBatched on the non-blocking stream", 0, cublasSgemmStridedBatched(handle,
+        CUBLAS_OP_N, CUBLAS_OP_N, SIDE, SIDE, SIDE, Pointer.to(two), cs, SIDE, N, bs, SIDE, N, Pointer.to(zero),
+        strided, SIDE, N, BATCH));
+    float[][] expectedC = new float[BATCH][];
+    for (int i = 0; i < BATCH; i++) {
+      float[] a = ramp(v + i);
+      expectedC[i] = product(a, hostB[i]);
+      if (i == 2) {
+        expectedC[i] = axpb(expectedC[i], 2f, 1f);
+      }
+    }
+    float[] out = new float[N];
+    for (int i = 0; i < BATCH; i++) {
+      seq.rc(rep, "cublasGetMatrix C" + i, 0,
+          cublasGetMatrix(SIDE, SIDE, 4, cs.withByteOffset(BYTES * i), SIDE, Pointer.to(out), SIDE));
+      seq.check(rep, "C" + i, describe(expectedC[i]), describe(out));
+    }
+    seq.rc(rep, "cuStreamSynchronize non-blocking", 0, cuStreamSynchronize(nonBlocking));
+    for (int i = 0; i < BATCH; i++) {
+      seq.rc(rep, "cublasGetVector strided product " + i, 0,
+          cublasGetVector(N, 4, strided.withByteOffset(BYTES * i), 1, Pointer.to(out), 1));
+      seq.check(rep, "2 C" + i + " B" + i, describe(axpb(product(expectedC[i], hostB[i]), 2f, 0f)), describe(out));
+    }
+    seq.rc(rep, "cublasSetStream legacy again", 0, cublasSetStream(handle, new cudaStream_t()));
+    Sequence.release(as, bs, cs, strided, arrays[0], arrays[1], arrays[2], e, blocking, nonBlocking);
+  }
+
+  /** The column-major product of two {@link #SIDE}-square matrices. */
+  private static float[] product(float[] a, float[] b) {
+    float[] c = new float[SIDE * SIDE];
+    for (int col = 0; col < SIDE; col++) {
+      for (int row = 0; row < SIDE; row++) {
+        float sum = 0f;
+        for (int p = 0; p < SIDE; p++) {
+          sum += a[row + p * SIDE] * b[p + col * SIDE];
+        }
+        c[row + col * SIDE] = sum;
+      }
+    }
+    return c;
   }
 
   // ---- managed, managed-runtime
