@@ -1,5 +1,6 @@
 package dev.kernelweave.it.agent;
 
+import dev.kernelweave.it.bench.ProjectLayout;
 import dev.kernelweave.kernels.Ptx;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,14 +38,15 @@ class MergedKernelsGpuTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"../it-tests/src/test/resources/ptx/smoke.ptx", "../it-tests/src/test/resources/ptx/pointers.ptx",
-      "../scheduler/src/test/resources/ptx/merge-kernels.ptx", "../scheduler/src/test/resources/ptx/forward-indexing.ptx",
-      "../scheduler/src/test/resources/ptx/corpus-sm75.ptx", "../scheduler/src/test/resources/ptx/corpus-sm90.ptx",
-      "../scheduler/src/test/resources/ptx/corpus-sm90-lineinfo.ptx",
-      "../scheduler/src/test/resources/ptx/corpus-sm75-debug.ptx", "../scheduler/src/test/resources/ptx/corpus-sm90-debug.ptx"})
+  @ValueSource(strings = {"it-tests/src/test/resources/ptx/smoke.ptx", "it-tests/src/test/resources/ptx/pointers.ptx",
+      "scheduler/src/test/resources/ptx/merge-kernels.ptx", "scheduler/src/test/resources/ptx/forward-indexing.ptx",
+      "scheduler/src/test/resources/ptx/corpus-sm75.ptx", "scheduler/src/test/resources/ptx/corpus-sm90.ptx",
+      "scheduler/src/test/resources/ptx/corpus-sm90-lineinfo.ptx",
+      "scheduler/src/test/resources/ptx/corpus-sm75-debug.ptx", "scheduler/src/test/resources/ptx/corpus-sm90-debug.ptx"})
   void testCorpora(String path) throws Exception {
     boolean below = path.contains("forward-indexing");
-    MergedKernelsOnCpuDeviceTest.assertMergedEqualsSeparate(Path.of(path),
+    // Relative to the project's root, so that the test runs from any folder (the module's, or the root on a GPU machine).
+    MergedKernelsOnCpuDeviceTest.assertMergedEqualsSeparate(ProjectLayout.discover().root().resolve(path),
         below ? MergedKernelsOnCpuDeviceTest.FORWARD_SPECS : MergedKernelsOnCpuDeviceTest.SPECS,
         below ? List.of("--middle") : List.of(), Map.of(), ORDER_DEPENDENT);
   }
