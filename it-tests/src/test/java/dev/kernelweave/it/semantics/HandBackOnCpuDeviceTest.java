@@ -47,7 +47,7 @@ class HandBackOnCpuDeviceTest {
     assertEquals(0, plain.exitCode(), SemanticsCase.describe("without the agent", plain));
     assertFalse(plain.stdout().contains("WRONG"), SemanticsCase.describe("without the agent", plain));
 
-    ChildJvm.Result handedBack = run(SLOW_LAUNCHES, "journal=off", main, ARGS);
+    ChildJvm.Result handedBack = run(SLOW_LAUNCHES, "journal=off,handback=on", main, ARGS);
     assertEquals(0, handedBack.exitCode(), SemanticsCase.describe("with the agent", handedBack));
     assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(handedBack),
         SemanticsCase.describe("with the agent", handedBack));
