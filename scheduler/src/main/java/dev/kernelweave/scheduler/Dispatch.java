@@ -44,6 +44,13 @@ public final class Dispatch {
   /** Whether threads calling at once cost more than the agent gives back; counted under the lock. */
   private final SharedContextCheck sharing = new SharedContextCheck();
   /**
+   * Set for good by {@link #handOverToTheProgram}; under the lock. A launch that was already on its
+   * way into the agent then (it waited for the lock while another thread handed the program back) is
+   * placed, not held: held, it would wait for a window that the program's later calls, made as
+   * written, never end.
+   */
+  private boolean handedOver;
+  /**
    * Whether launches were held when the lock was last let go: read without the lock by calls that
    * need no placement (they issue what is held only when something is) and by the deadline's thread.
    * Written under the lock, only when it changes.
@@ -114,7 +121,7 @@ public final class Dispatch {
     ticket.locked = this;
     try {
       sharing.entered(call, waited, windows.windowsReplayed(), windows.launchesReplayed());
-      boolean held = !scheduler.capturing() && windows.offer(call);
+      boolean held = !handedOver && !scheduler.capturing() && windows.offer(call);
       noteHolding();
       if (held) {
         ticket.placement = Placement.NONE;
@@ -254,6 +261,7 @@ public final class Dispatch {
   public void handOverToTheProgram() {
     lock.lock();
     try {
+      handedOver = true;
       if (windows != null) {
         windows.end();
         noteHolding();

@@ -477,6 +477,22 @@ class LaunchWindowsTest {
         "a graph of routines waits for the graph of routines before, whose handles it shares: " + routines);
   }
 
+  @Test
+  void aLaunchMadeAfterTheHandOverToTheProgramIsIssuedNotHeld() {
+    boolean heldBefore = false;
+    for (int round = 0; round < 4; round++) {
+      heldBefore |= iteration(5).contains(true);
+    }
+    assertTrue(heldBefore, "a window that repeats is held for its graph: " + graphs.drain());
+    dispatch.handOverToTheProgram();
+    graphs.drain();
+    for (int round = 0; round < 4; round++) {
+      assertEquals(List.of(false, false, false), iteration(5), "round " + round + " after the hand-over");
+    }
+    List<String> after = graphs.drain();
+    assertTrue(after.stream().allMatch(l -> l.startsWith("eager")), "no graph after the hand-over: " + after);
+  }
+
   /**
    * Two windows of {@code kind} on separate memory, split by a pause of the host, repeated until
    * both replay; returns what the stream device was asked while the second replayed the last time.
