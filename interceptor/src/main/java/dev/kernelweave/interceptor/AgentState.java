@@ -112,8 +112,10 @@ public final class AgentState {
         // Said where a journal was written: its reader would otherwise look in vain for the launches.
         // A hand-back before engagement said its own line, and its later calls were not counted.
         if (end.neverEngaged() && end.handedBack().isEmpty()) {
-          AgentLog.info("the agent did not engage: the program's " + end.callsAsWritten() + " launches, copies and"
-              + " waits ran as written and are not in the journal (engage=at-once schedules and journals every call)");
+          String threads = engagement.notEngagedBecause();
+          AgentLog.info("the agent did not engage" + (threads == null ? "" : " (" + threads + ")") + ": the program's "
+              + end.callsAsWritten() + " launches, copies and waits ran as written and are not in the journal"
+              + " (engage=at-once schedules and journals every call)");
         }
         j.endOfRun(end);
       }

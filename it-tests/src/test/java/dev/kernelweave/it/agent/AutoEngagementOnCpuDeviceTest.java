@@ -78,6 +78,33 @@ class AutoEngagementOnCpuDeviceTest {
     assertTrue(agent.stderr().contains("priming the scheduled path: 2 self-test programs in "), agent.stderr());
   }
 
+  @Test
+  void aPoolOfThreadsLaunchingAtOnceRunsAsWrittenPastTheCountUnlessHandbackIsOff() throws Exception {
+    StandInDriver.assumeBuilt();
+    String java = ChildJvm.java(System.getProperty("java.home"));
+    // 8 threads serving requests through one context, a few launches between copies each: about
+    // 11,300 calls, none in a run of 16 launches. The program checks every round against the CPU.
+    String[] args = {"--workers", "8", "--requests", "8", "--rounds", "22", "--warmup-rounds", "0"};
+    String main = "dev.kernelweave.kernels.TenantsServiceMain";
+    ChildJvm.Result pool = ChildJvm.run(java, "engage=auto,journal=off,log=debug,warmup=0", List.of(), StandInDriver.environment(7),
+        main, args);
+    assertEquals(0, pool.exitCode(), pool.stdout() + pool.stderr());
+    assertTrue(pool.stdout().contains("outputs equal the CPU reference"), pool.stdout());
+    assertTrue(Pattern.compile("not scheduling yet: \\d+ of the last 10001 calls made as written began while another"
+        + " thread queued work").matcher(pool.stderr()).find(), pool.stderr());
+    assertFalse(pool.stderr().contains("scheduling from now on"), pool.stderr());
+    assertTrue(pool.stderr().contains("the agent did not engage (") && pool.stderr().contains("queued work"), pool.stderr());
+
+    // Without the hand-back, the agent schedules such a program as any long one.
+    ChildJvm.Result kept = ChildJvm.run(java, "engage=auto,journal=off,log=debug,warmup=0,handback=off", List.of(),
+        StandInDriver.environment(8), main, args);
+    assertEquals(0, kept.exitCode(), kept.stdout() + kept.stderr());
+    assertTrue(kept.stdout().contains("outputs equal the CPU reference"), kept.stdout());
+    assertTrue(kept.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"),
+        kept.stderr());
+    assertFalse(kept.stderr().contains("not scheduling yet"), kept.stderr());
+  }
+
   /**
    * Runs {@code WorkloadMain} with {@code args} without the agent and with {@code engage=auto}; the
    * run with it, whose checksum must be the same.
