@@ -35,7 +35,7 @@ final class CallThread {
   long asWrittenContext;
   /** Launches made as written since the thread's last host wait. */
   int asWrittenLaunchRun;
-  /** In a call made as written that {@link Engagement}'s count of calls in progress holds. */
+  /** In a sampled call made as written that {@link Engagement}'s count of calls in progress holds. */
   boolean asWrittenInProgress;
   /** The thread's current context as last asked of the driver; 0 when unknown or none. */
   long context;

@@ -75,15 +75,15 @@ final class Engagement {
   /** Whether a run of {@link #LAUNCHES_WORTH_A_GRAPH} launches engages: where no count was given. */
   private volatile boolean engagesOnLaunchRuns;
   private final AtomicLong asWrittenCalls = new AtomicLong();
-  /** Calls made as written before engagement and in progress now, on every thread. */
-  private final AtomicInteger asWrittenInProgress = new AtomicInteger();
   /**
-   * Calls made as written before engagement that began while another thread's was in progress,
-   * since {@link #overlapCountedFrom}: how often the program's threads call at once.
+   * The calls made as written just before the count engages the agent in which {@link
+   * #threadsCallAtOnce} looks for threads calling at once; the calls before them pay nothing for it.
    */
+  static final int OVERLAP_SAMPLE_CALLS = 2048;
+  /** Sampled calls made as written that queue work and are in progress now, on every thread. */
+  private final AtomicInteger asWrittenInProgress = new AtomicInteger();
+  /** Sampled calls made as written that began while another thread's such call was in progress. */
   private final AtomicLong overlappingCalls = new AtomicLong();
-  /** The count of calls made as written from which {@link #overlappingCalls} counts. */
-  private volatile long overlapCountedFrom;
   /** Why the count of calls last started again instead of engaging; null where it never did. */
   private volatile String notEngagedBecause;
   /**
@@ -144,14 +144,12 @@ final class Engagement {
       if (asWritten) {
         if (!shouldEngageAt(t, row)) {
           markAsWritten(t);
-          // Host waits are left out: the agent waits outside its lock too, and a thread waiting
-          // for its results while another launches is no pool of threads launching at once.
-          if (engagesOnLaunchRuns && row.blocksHost() == HostBlocking.NO) {
-            t.asWrittenInProgress = true;
+          if (t.asWrittenInProgress) {
             asWrittenInProgress.incrementAndGet();
           }
           return true;
         }
+        t.asWrittenInProgress = false;
       } else if (row.engagesTheAgent()) {
         engage("a stream capture");
       } else {
@@ -190,8 +188,13 @@ final class Engagement {
     if (n == actionAtCallMadeAsWritten) {
       atCallMadeAsWritten.run(); // n is this call's alone: once
     }
-    if (asWrittenInProgress.get() > 0) {
-      overlappingCalls.incrementAndGet();
+    if (n > engageAfterCalls - OVERLAP_SAMPLE_CALLS && engagesOnLaunchRuns && t.state.settings.handBack()) {
+      if (asWrittenInProgress.get() > 0) {
+        overlappingCalls.incrementAndGet();
+      }
+      // Host waits are left out: the agent waits outside its lock too, and a thread waiting for its
+      // results while another launches is no pool of threads launching at once.
+      t.asWrittenInProgress = row.blocksHost() == HostBlocking.NO;
     }
     if (n > engageAfterCalls) {
       if (engagesOnLaunchRuns && t.state.settings.handBack() && threadsCallAtOnce(n)) {
@@ -224,8 +227,8 @@ final class Engagement {
 
   /**
    * Whether the program, long enough to engage by its count of calls, is a pool of threads calling at
-   * once (half or more of the calls since the last count began while another thread's call that
-   * does not wait for the device was in progress) with no run of {@link #LAUNCHES_WORTH_A_GRAPH} launches: then the count starts again
+   * once (half or more of the last {@link #OVERLAP_SAMPLE_CALLS} calls began while another thread's
+   * call that does not wait for the device was in progress) with no run of {@link #LAUNCHES_WORTH_A_GRAPH} launches: then the count starts again
    * and the calls keep running as written. Engaged, such a program waits for each other's calls in
    * the agent, replays only short windows, and is handed back ({@code handback=on}) after paying for
    * the engagement and the waits: on an H200, 16 threads serving requests through one context ran
@@ -236,9 +239,8 @@ final class Engagement {
     if (n <= engageAfterCalls) {
       return true; // another thread's call started the count again meanwhile
     }
-    long calls = n - overlapCountedFrom;
+    long calls = OVERLAP_SAMPLE_CALLS;
     long overlapping = overlappingCalls.getAndSet(0);
-    overlapCountedFrom = n;
     if (overlapping * 2 < calls) {
       return false;
     }
