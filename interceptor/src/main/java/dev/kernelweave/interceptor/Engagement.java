@@ -1,6 +1,7 @@
 package dev.kernelweave.interceptor;
 
 import dev.kernelweave.call.CallKind;
+import dev.kernelweave.call.PriorityClass;
 import dev.kernelweave.calltable.CudaCall;
 import dev.kernelweave.calltable.HostBlocking;
 import dev.kernelweave.calltable.WindowEffect;
@@ -84,6 +85,8 @@ final class Engagement {
   private final AtomicInteger asWrittenInProgress = new AtomicInteger();
   /** Sampled calls made as written that began while another thread's such call was in progress. */
   private final AtomicLong overlappingCalls = new AtomicLong();
+  /** Whether a sampled call's thread is of a priority class other than normal: the agent serves its priority. */
+  private volatile boolean prioritizedCalls;
   /** Why the count of calls last started again instead of engaging; null where it never did. */
   private volatile String notEngagedBecause;
   /**
@@ -192,6 +195,9 @@ final class Engagement {
       if (asWrittenInProgress.get() > 0) {
         overlappingCalls.incrementAndGet();
       }
+      if (!prioritizedCalls && t.priority(t.state.settings.priorities()) != PriorityClass.NORMAL) {
+        prioritizedCalls = true;
+      }
       // Host waits are left out: the agent waits outside its lock too, and a thread waiting for its
       // results while another launches is no pool of threads launching at once.
       t.asWrittenInProgress = row.blocksHost() == HostBlocking.NO;
@@ -202,7 +208,8 @@ final class Engagement {
       }
       asWrittenCalls.decrementAndGet(); // this call is the first tracked one
       if (engagesOnLaunchRuns) {
-        engage("a long program: " + (n - 1) + " calls made as written", false);
+        // The count, not n - 1: threads passing it at once each have their own n.
+        engage("a long program: " + engageAfterCalls + " calls made as written", false);
       } else {
         engage("the engage option's count of calls");
       }
@@ -228,12 +235,14 @@ final class Engagement {
   /**
    * Whether the program, long enough to engage by its count of calls, is a pool of threads calling at
    * once (half or more of the last {@link #OVERLAP_SAMPLE_CALLS} calls began while another thread's
-   * call that does not wait for the device was in progress) with no run of {@link #LAUNCHES_WORTH_A_GRAPH} launches: then the count starts again
-   * and the calls keep running as written. Engaged, such a program waits for each other's calls in
-   * the agent, replays only short windows, and is handed back ({@code handback=on}) after paying for
-   * the engagement and the waits: on an H200, 16 threads serving requests through one context ran
-   * at 0.77 of their speed for it in a short run. A program whose threads call one by one, or that
-   * turns into one, engages at a later count.
+   * call that does not wait for the device was in progress), with no run of {@link
+   * #LAUNCHES_WORTH_A_GRAPH} launches and every thread of normal priority: then the count starts
+   * again and the calls keep running as written. Engaged, such a program waits for each other's
+   * calls in the agent, replays only short windows, and is handed back ({@code handback=on}) after
+   * paying for the engagement and the waits: on an H200, 16 threads serving requests through one
+   * context ran at 0.77 of their speed for it in a short run. A thread of another priority class
+   * engages the agent as before: only the agent gives it its priority, and it is never handed back.
+   * A program whose threads call one by one, or that turns into one, engages at a later count.
    */
   private synchronized boolean threadsCallAtOnce(long n) {
     if (n <= engageAfterCalls) {
@@ -241,7 +250,7 @@ final class Engagement {
     }
     long calls = OVERLAP_SAMPLE_CALLS;
     long overlapping = overlappingCalls.getAndSet(0);
-    if (overlapping * 2 < calls) {
+    if (overlapping * 2 < calls || prioritizedCalls) {
       return false;
     }
     engageAfterCalls = n + CALLS_OF_A_LONG_PROGRAM;

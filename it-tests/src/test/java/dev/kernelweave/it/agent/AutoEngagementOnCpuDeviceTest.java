@@ -79,7 +79,7 @@ class AutoEngagementOnCpuDeviceTest {
   }
 
   @Test
-  void aPoolOfThreadsLaunchingAtOnceRunsAsWrittenPastTheCountUnlessHandbackIsOff() throws Exception {
+  void aPoolOfThreadsLaunchingAtOnceRunsAsWrittenPastTheCountUnlessHandbackIsOffOrItHasPriority() throws Exception {
     StandInDriver.assumeBuilt();
     String java = ChildJvm.java(System.getProperty("java.home"));
     // 8 threads serving requests through one context, a few launches between copies each: about
@@ -103,6 +103,15 @@ class AutoEngagementOnCpuDeviceTest {
     assertTrue(kept.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"),
         kept.stderr());
     assertFalse(kept.stderr().contains("not scheduling yet"), kept.stderr());
+
+    // Threads of a priority class are scheduled whatever their overlap: only the agent serves it.
+    ChildJvm.Result urgent = ChildJvm.run(java, "engage=auto,journal=off,log=debug,warmup=0,priority=high:tenant-*",
+        List.of(), StandInDriver.environment(9), main, args);
+    assertEquals(0, urgent.exitCode(), urgent.stdout() + urgent.stderr());
+    assertTrue(urgent.stdout().contains("outputs equal the CPU reference"), urgent.stdout());
+    assertTrue(urgent.stderr().contains("scheduling from now on (a long program: 10000 calls made as written)"),
+        urgent.stderr());
+    assertFalse(urgent.stderr().contains("not scheduling yet"), urgent.stderr());
   }
 
   /**
