@@ -191,7 +191,10 @@ final class Engagement {
     if (n == actionAtCallMadeAsWritten) {
       atCallMadeAsWritten.run(); // n is this call's alone: once
     }
-    if (n > engageAfterCalls - OVERLAP_SAMPLE_CALLS && engagesOnLaunchRuns && t.state.settings.handBack()) {
+    // Only engage=auto's count gives way to threads calling at once, and only where they would be
+    // handed back; a call past the count is always sampled.
+    boolean sampled = n > engageAfterCalls - OVERLAP_SAMPLE_CALLS && engagesOnLaunchRuns && t.state.settings.handBack();
+    if (sampled) {
       if (asWrittenInProgress.get() > 0) {
         overlappingCalls.incrementAndGet();
       }
@@ -203,7 +206,7 @@ final class Engagement {
       t.asWrittenInProgress = row.blocksHost() == HostBlocking.NO;
     }
     if (n > engageAfterCalls) {
-      if (engagesOnLaunchRuns && t.state.settings.handBack() && threadsCallAtOnce(n)) {
+      if (sampled && threadsCallAtOnce(n)) {
         return false;
       }
       asWrittenCalls.decrementAndGet(); // this call is the first tracked one
@@ -384,7 +387,6 @@ final class Engagement {
     whenEngaged.add(action);
   }
 
-  /** What the journal's calls cannot tell of the run so far: the calls made before engagement, and the hand-back. */
   /**
    * Why the agent, waiting to engage, let a long program's calls run as written where their count
    * would have engaged it (threads calling at once); null where that never happened.
@@ -393,6 +395,7 @@ final class Engagement {
     return notEngagedBecause;
   }
 
+  /** What the journal's calls cannot tell of the run so far: the calls made before engagement, and the hand-back. */
   RunEnd runEnd() {
     String why = engagedBecause;
     String back = handedBackBecause;
