@@ -351,16 +351,9 @@ public final class Calls {
     if (marker.held) {
       // The window journals its copy of the record once it issues the launch.
       marker.held = false;
-      CallThread t = ((CallScope) r).thread;
-      t.depth = 0;
-      // Held after another thread handed the program back (this launch waited for the lock while
-      // that thread joined the streams): the program's later calls run as written and would not
-      // issue it first, so it is handed over now, as any call placed at the mark is.
-      try {
-        t.state.engagement.afterPlacedCall(t.state, t.state.scheduling(r.context));
-      } catch (Throwable e) {
-        t.state.fail(e);
-      }
+      // No later call made as written can overtake it: a context handed over to the program holds
+      // no launch again, and the hand-over issues one held before (Dispatch#handOverToTheProgram).
+      ((CallScope) r).thread.depth = 0;
       return 0;
     }
     end(r, 0, null);
