@@ -5,7 +5,6 @@ import java.util.Arrays;
 import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
 import net.openhft.chronicle.core.io.IORuntimeException;
-import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
 
 /**
  * One intercepted call: what the application asked for, the device memory it touches, what the
@@ -28,7 +27,7 @@ import net.openhft.chronicle.wire.BytesInBinaryMarshallable;
  *
  * <p>Equality is identity: a record is a reused, mutable buffer, not a value.
  */
-public class CallRecord extends BytesInBinaryMarshallable {
+public class CallRecord {
 
   /** The layout {@link #writeMarshallable} writes, stored at the head of every record. */
   public static final int FORMAT_VERSION = 3;
@@ -355,8 +354,18 @@ public class CallRecord extends BytesInBinaryMarshallable {
    * stop-bit length and its UTF-8 bytes, encoded once per distinct string instance and thread, and
    * arrays are written only up to their counts.
    */
-  @Override
   public void writeMarshallable(BytesOut<?> out) {
+    CallRecordCodec.write(this, out);
+  }
+
+  /**
+   * {@link #writeMarshallable} into a plain buffer, from its position, without Chronicle: what the
+   * journal uses where Chronicle has not started (a short program's exit). Sets the buffer's order
+   * to little endian, as Chronicle writes.
+   *
+   * @throws java.nio.BufferOverflowException when the record does not fit
+   */
+  public void writeTo(ByteBuffer out) {
     CallRecordCodec.write(this, out);
   }
 
@@ -367,7 +376,6 @@ public class CallRecord extends BytesInBinaryMarshallable {
    *
    * @throws IORuntimeException when the record has another format version or is malformed
    */
-  @Override
   public void readMarshallable(BytesIn<?> in) {
     CallRecordCodec.read(this, in);
   }
@@ -383,16 +391,6 @@ public class CallRecord extends BytesInBinaryMarshallable {
    */
   public void readFrom(ByteBuffer in) {
     CallRecordCodec.read(this, in);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return this == o;
-  }
-
-  @Override
-  public int hashCode() {
-    return System.identityHashCode(this);
   }
 
   @Override

@@ -25,6 +25,21 @@ final class CallRecordCodec {
   /** See {@link CallRecord#writeMarshallable}. */
   static void write(CallRecord r, BytesOut<?> out) {
     Strings strings = Strings.PER_THREAD.get();
+    ChronicleSink sink = strings.chronicle;
+    sink.out = out;
+    try {
+      write(r, sink, strings);
+    } finally {
+      sink.out = null;
+    }
+  }
+
+  /** See {@link CallRecord#writeTo}. */
+  static void write(CallRecord r, ByteBuffer out) {
+    write(r, new BufferSink(out.order(ByteOrder.LITTLE_ENDIAN)), Strings.PER_THREAD.get());
+  }
+
+  private static void write(CallRecord r, Sink out, Strings strings) {
     out.writeByte((byte) CallRecord.FORMAT_VERSION);
     out.writeLong(r.seq);
     out.writeLong(r.startNanos);
@@ -48,7 +63,7 @@ final class CallRecordCodec {
     for (int i = 0; i < r.paramCount; i++) {
       out.writeStopBit(r.paramSize(i));
     }
-    writeBytes(out, r.paramBytes, 0, r.paramCount == 0 ? 0 : r.paramOffsets[r.paramCount]);
+    out.write(r.paramBytes, 0, r.paramCount == 0 ? 0 : r.paramOffsets[r.paramCount]);
     out.writeLong(r.bytes);
     out.writeStopBit(r.accessCount);
     for (int i = 0; i < r.accessCount; i++) {
@@ -134,6 +149,94 @@ final class CallRecordCodec {
     r.graphWindow = version == FORMAT_VERSION_1 ? 0 : in.readStopBit();
     r.priority = version < CallRecord.FORMAT_VERSION ? PriorityClass.NORMAL
         : PriorityClass.ofOrdinal(checkedOrdinal(in.readByte(), PRIORITY_COUNT, "priority class"));
+  }
+
+  /** The writes a record needs, to Chronicle's bytes or to a plain buffer. */
+  private interface Sink {
+    void writeByte(byte b);
+
+    void writeInt(int v);
+
+    void writeLong(long v);
+
+    /** Chronicle's stop-bit encoding, as {@link Source#readStopBit} reads it. */
+    void writeStopBit(long v);
+
+    void write(byte[] bytes, int from, int length);
+  }
+
+  /** Chronicle's bytes; one per thread, pointed at the record's document while it is written. */
+  private static final class ChronicleSink implements Sink {
+    BytesOut<?> out;
+
+    @Override
+    public void writeByte(byte b) {
+      out.writeByte(b);
+    }
+
+    @Override
+    public void writeInt(int v) {
+      out.writeInt(v);
+    }
+
+    @Override
+    public void writeLong(long v) {
+      out.writeLong(v);
+    }
+
+    @Override
+    public void writeStopBit(long v) {
+      out.writeStopBit(v);
+    }
+
+    /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
+    @Override
+    public void write(byte[] bytes, int from, int length) {
+      if (length > 48) {
+        out.write(bytes, from, length);
+        return;
+      }
+      for (int i = from, end = from + length; i < end; i++) {
+        out.writeByte(bytes[i]);
+      }
+    }
+  }
+
+  private record BufferSink(ByteBuffer out) implements Sink {
+    @Override
+    public void writeByte(byte b) {
+      out.put(b);
+    }
+
+    @Override
+    public void writeInt(int v) {
+      out.putInt(v);
+    }
+
+    @Override
+    public void writeLong(long v) {
+      out.putLong(v);
+    }
+
+    @Override
+    public void writeStopBit(long v) {
+      long n = v < 0 ? ~v : v;
+      while ((n & ~0x7FL) != 0) {
+        out.put((byte) (0x80 | (n & 0x7F)));
+        n >>>= 7;
+      }
+      if (v < 0) {
+        out.put((byte) (0x80 | n));
+        out.put((byte) 0);
+      } else {
+        out.put((byte) n);
+      }
+    }
+
+    @Override
+    public void write(byte[] bytes, int from, int length) {
+      out.put(bytes, from, length);
+    }
   }
 
   /** The reads a record needs, from Chronicle's bytes or from a plain buffer. */
@@ -229,17 +332,6 @@ final class CallRecordCodec {
     }
   }
 
-  /** Chronicle's bulk write has a fixed cost that short arrays (names, a few parameters) never repay. */
-  private static void writeBytes(BytesOut<?> out, byte[] bytes, int from, int length) {
-    if (length > 48) {
-      out.write(bytes, from, length);
-      return;
-    }
-    for (int i = from, end = from + length; i < end; i++) {
-      out.writeByte(bytes[i]);
-    }
-  }
-
   private static final int FLAG_UNKNOWN_MEMORY = 1;
   private static final int FLAG_EVENT_RECORDED = 1 << 1;
   private static final int FLAG_HOST_WAITED = 1 << 2;
@@ -315,10 +407,13 @@ final class CallRecordCodec {
     final byte[][] cachedBytes = new byte[CACHED][];
     final String[] cachedStrings = new String[CACHED];
 
-    void write(BytesOut<?> out, String s) {
+    /** The sink {@link #write(CallRecord, BytesOut)} reuses, so that a record costs no allocation. */
+    final ChronicleSink chronicle = new ChronicleSink();
+
+    void write(Sink out, String s) {
       byte[] utf8 = encode(s == null ? "" : s);
       out.writeStopBit(utf8.length);
-      writeBytes(out, utf8, 0, utf8.length);
+      out.write(utf8, 0, utf8.length);
     }
 
     /** Open addressing by identity, a few probes; a crowded neighbourhood evicts its home slot. */

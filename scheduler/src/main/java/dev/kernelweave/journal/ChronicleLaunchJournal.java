@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.RollCycle;
@@ -31,11 +32,14 @@ import net.openhft.chronicle.wire.DocumentContext;
  *
  * <p>Opening creates the directory, registers Chronicle's shutdown hook on the calling thread (it
  * must be registered before the JVM begins to exit, see {@link JournalStorage#prepareChronicle}) and
- * starts the writer thread, which starts Chronicle and builds the queue and its files: that takes
- * about a second, and the application does not wait for it. Calls appended meanwhile
- * wait in the ring. Once it runs, the writer drains the ring at least every few milliseconds into
- * the memory-mapped file, which outlives the process: {@code Runtime.halt} or {@code kill -9}
- * lose only what was appended since.
+ * starts the writer thread. Chronicle starts in the background ({@link
+ * JournalStorage#startQueueInBackground}): that takes about a second of a small machine, and
+ * neither the application nor the writer waits for it. Until it has started, the writer drains
+ * the ring into the run's spill file ({@link SpillFile}); then it builds the queue and writes the
+ * later calls there, and a short program's exit never waits for Chronicle. The writer drains the
+ * ring at least every few milliseconds, into the spill file or the memory-mapped queue file, which
+ * outlive the process: {@code Runtime.halt} or {@code kill -9} lose only what was appended
+ * since.
  *
  * <p>The directory is opened once ({@link DirectoryHandle}) and every file is created through that
  * handle, never by a name someone could swap meanwhile; Chronicle's files are made rw------- as
@@ -47,8 +51,6 @@ import net.openhft.chronicle.wire.DocumentContext;
  */
 public final class ChronicleLaunchJournal implements LaunchJournal {
 
-  /** The roll cycle of the journals the agent writes: a new file every hour. */
-  public static final RollCycle ROLL_CYCLE = RollCycles.FAST_HOURLY;
   /** Slots in the ring when not configured: about 2 MiB of records. */
   public static final int DEFAULT_RING_CAPACITY = 4096;
   /**
@@ -78,10 +80,11 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final long minFreeBytes;
   private final Runnable housekeeping;
   private final RunHeader header;
+  private final BooleanSupplier queueWhen;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
-  /** Calls written to the queue; the writer thread alone changes it. */
+  /** Calls written to the spill file or the queue; the writer thread alone changes it. */
   private volatile long written;
   /** Written after the last call, where {@link #endOfRun} gave one before {@link #close}. */
   private volatile RunEnd runEnd;
@@ -97,6 +100,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.minFreeBytes = b.minFreeBytes;
     this.housekeeping = b.housekeeping;
     this.header = b.header;
+    this.queueWhen = b.queueWhen;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -171,7 +175,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     return fullWaits.get();
   }
 
-  /** How many calls have been written to the queue. */
+  /** How many calls have been written (to the spill file or the queue). */
   public long written() {
     return written;
   }
@@ -277,8 +281,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     return line;
   }
 
-  /** Drains the ring into the queue; the only thread that touches the appender. */
+  /**
+   * Drains the ring into the spill file until Chronicle has started, then into the queue; the only
+   * thread that touches either.
+   */
   private final class Writer implements Runnable, Consumer<CallRecord> {
+    private SpillFile spill;
     private SingleChronicleQueue queue;
     private ExcerptAppender appender;
     private long nextSpaceCheck;
@@ -286,15 +294,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     @Override
     public void run() {
       try {
-        directory.verify();
-        queue = JournalStorage.writerQueue(directory.access(), rollCycle, blockSize, new OwnerOnlyFiles());
-        appender = queue.createAppender();
-        if (header != null) {
-          try (DocumentContext dc = appender.writingDocument(true)) {
-            header.writeTo(dc.wire().bytes());
-          }
+        if (queueWhen.getAsBoolean()) {
+          openQueue();
+        } else {
+          spill = SpillFile.create(directory, header);
+          JournalStorage.startQueueInBackground();
         }
-        directory.ownerOnlyFiles(); // the queue's table and first data file
         checkSpace(System.nanoTime());
       } catch (Throwable t) {
         stop("off", t);
@@ -308,6 +313,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       try {
         long idle = 0;
         while (true) {
+          if (appender == null && state.get() == OPEN && chronicleStarted()) {
+            openQueue();
+          }
           int n = 0;
           while (state.get() != STOPPED && ring.poll(this)) {
             n++;
@@ -318,6 +326,9 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
           }
           if (n > 0) {
             idle = 0;
+            if (appender == null) {
+              spill.flush();
+            }
             checkSpace(System.nanoTime());
             if (!directory.throughHandle()) {
               directory.verify(); // by path: a swapped directory stops the journal before its next file
@@ -325,12 +336,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
             continue;
           }
           if (s == CLOSING && ring.isEmpty()) {
-            RunEnd end = runEnd;
-            if (end != null) {
-              try (DocumentContext dc = appender.writingDocument(true)) {
-                end.writeTo(dc.wire().bytes());
-              }
-            }
+            writeRunEnd();
             break;
           }
           // Sleep between batches rather than spin: the ring holds milliseconds of calls, and a
@@ -345,10 +351,65 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       }
     }
 
+    /**
+     * Whether Chronicle has started in the background; where that start failed, the writer tries
+     * once more itself, and a second failure stops the journal as any failure to open it does.
+     */
+    private boolean chronicleStarted() {
+      if (queueWhen.getAsBoolean()) {
+        return true;
+      }
+      if (JournalStorage.startFailure() != null) {
+        JournalStorage.startChronicleAndQueueClasses();
+        return true;
+      }
+      return false;
+    }
+
+    /** Ends the spill file where there is one, and builds the queue: the calls after go there. */
+    private void openQueue() throws IOException {
+      if (spill != null) {
+        spill.end();
+      }
+      directory.verify();
+      queue = JournalStorage.writerQueue(directory.access(), rollCycle == null ? RollCycles.FAST_HOURLY : rollCycle,
+          blockSize, new OwnerOnlyFiles());
+      appender = queue.createAppender();
+      if (spill == null && header != null) {
+        try (DocumentContext dc = appender.writingDocument(true)) {
+          dc.wire().bytes().write(header.document());
+        }
+      }
+      directory.ownerOnlyFiles(); // the queue's table and first data file
+    }
+
+    private void writeRunEnd() throws IOException {
+      RunEnd end = runEnd;
+      if (end == null) {
+        return;
+      }
+      if (appender == null) {
+        spill.metadata(end.document());
+        spill.flush();
+      } else {
+        try (DocumentContext dc = appender.writingDocument(true)) {
+          dc.wire().bytes().write(end.document());
+        }
+      }
+    }
+
     private void discardAndClose() {
       state.set(STOPPED);
       while (ring.discard()) {
         // Producers waiting for room see STOPPED; what is left cannot be written any more.
+      }
+      try {
+        if (spill != null) {
+          spill.end();
+          spill.close();
+        }
+      } catch (IOException | RuntimeException ignored) {
+        // Closing after a failure; the warning was given.
       }
       closeQuietly();
       try {
@@ -361,8 +422,16 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
 
     @Override
     public void accept(CallRecord record) {
-      try (DocumentContext dc = appender.writingDocument()) {
-        record.writeMarshallable(dc.wire().bytes());
+      if (appender == null) {
+        try {
+          spill.append(record);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      } else {
+        try (DocumentContext dc = appender.writingDocument()) {
+          record.writeMarshallable(dc.wire().bytes());
+        }
       }
       // Counted before the ring frees the slot, so that a drained ring means a counted one too.
       written++;
@@ -424,10 +493,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private int ringCapacity = DEFAULT_RING_CAPACITY;
     private long blockSize = DEFAULT_BLOCK_SIZE;
     private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
-    private RollCycle rollCycle = ROLL_CYCLE;
+    /** Null for the agent's: a new file every hour, named only where a queue is built. */
+    private RollCycle rollCycle;
     private Consumer<String> warn = System.err::println;
     private Runnable housekeeping;
     private RunHeader header;
+    private BooleanSupplier queueWhen = JournalStorage::queueReady;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -472,6 +543,24 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     /** The journal's first document, before any call: which KernelWeave writes it. None by default. */
     public Builder header(RunHeader runHeader) {
       this.header = Objects.requireNonNull(runHeader, "header");
+      return this;
+    }
+
+    /**
+     * Builds the queue at once on the writer thread, starting Chronicle there where it has not
+     * started, rather than keeping the calls in the spill file ({@link SpillFile}) until it has
+     * started in the background: for a reader of the queue's own files.
+     */
+    public Builder queueAtOnce() {
+      return queueWhen(() -> true);
+    }
+
+    /**
+     * When the writer builds the queue rather than writing to the spill file: asked as it starts and
+     * between batches. By default once Chronicle has started in the background; tests choose.
+     */
+    Builder queueWhen(BooleanSupplier ready) {
+      this.queueWhen = Objects.requireNonNull(ready, "ready");
       return this;
     }
 

@@ -33,6 +33,10 @@ import java.util.stream.Stream;
  * of {@value #WINDOW} bytes, larger only for a larger record (at most {@value #MAX_DOCUMENT}), and
  * the pending gaps of {@link SequenceGaps}.
  *
+ * <p>A run's first calls may be in its spill file ({@link SpillFile}), framed as a queue file is
+ * and read before the queue's files; its end, while its writer appends to it, is where the next
+ * call will be, and a record cut there is the journal's end, as the newest queue file's would be.
+ *
  * <p>Every way a journal can lose calls is damage: an empty or zeroed file (where its queue header
  * should be), a record marked incomplete with records after it, a call's record marked as queue
  * metadata, and any number missing from the records' sequence (checked across files: a deleted
@@ -138,6 +142,12 @@ public final class JournalReader implements AutoCloseable {
     }
     try {
       return nextRecord(into);
+    } catch (java.nio.channels.ClosedByInterruptException interrupted) {
+      // The thread was interrupted mid-read, which closes the channel: not damage. The interrupt
+      // status is kept, and the next call reads the same file again from the same record.
+      channel = null;
+      stale();
+      return false;
     } catch (IOException e) {
       damage = new JournalFormatException(file, position, "it cannot be read: "
           + ChronicleLaunchJournal.describe(e), e);
@@ -147,7 +157,9 @@ public final class JournalReader implements AutoCloseable {
 
   private boolean nextRecord(CallRecord into) throws IOException {
     while (true) {
-      if (channel == null && !openFile(nextFile())) {
+      if (channel == null && file != null) {
+        channel = FileChannel.open(file, StandardOpenOption.READ); // closed by an interrupt
+      } else if (channel == null && !openFile(nextFile())) {
         return false;
       }
       if (!available(position, 4)) {
@@ -158,6 +170,17 @@ public final class JournalReader implements AutoCloseable {
             return false;
           }
           return damaged("the file is empty (0 bytes) where its queue header should be", null);
+        }
+        if (isSpill(file)) {
+          // Where the writer appends next; ended by a mark once it moved on to the queue, so a queue
+          // file after an unmarked end means its writer was stopped there.
+          Path later = nextFile();
+          if (later != null) {
+            openFile(later);
+            continue;
+          }
+          stale();
+          return false;
         }
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
@@ -201,6 +224,15 @@ public final class JournalReader implements AutoCloseable {
       }
       int length = header & LENGTH_MASK;
       if (!available(position + 4, length)) {
+        if (isSpill(file) && nextFile() == null) {
+          // The writer is appending it, or was stopped while it did.
+          if (!following) {
+            partialEnd = "journal ends in a partial record at " + file + " byte " + position
+                + " (the writer stopped mid-record)";
+          }
+          stale();
+          return false;
+        }
         return damaged("the file ends (at byte " + fileEnd() + ") inside a record of " + length + " bytes",
             null);
       }
@@ -368,7 +400,7 @@ public final class JournalReader implements AutoCloseable {
 
   /** For a gap at the start of a file: the files of the roll cycles between it and the one before. */
   private String filesMissingBefore(SequenceGaps.Gap g) {
-    if (!g.atFileStart()) {
+    if (!g.atFileStart() || isSpill(g.file())) {
       return "";
     }
     try {
@@ -408,23 +440,42 @@ public final class JournalReader implements AutoCloseable {
     }
   }
 
-  /** The next data file after the current one, by name (Chronicle's names sort in time order). */
+  /** The data file after the current one in {@link #dataFiles}' order. */
   private Path nextFile() throws IOException {
-    String current = file == null ? "" : file.getFileName().toString();
-    Path next = null;
-    for (Path p : dataFiles(directory)) {
-      String name = p.getFileName().toString();
-      if (name.compareTo(current) > 0 && (next == null || name.compareTo(next.getFileName().toString()) < 0)) {
-        next = p;
+    List<Path> files = dataFiles(directory);
+    if (file == null) {
+      return files.isEmpty() ? null : files.get(0);
+    }
+    if (isSpill(file)) {
+      return files.size() > 1 ? files.get(1) : null;
+    }
+    String current = file.getFileName().toString();
+    for (Path p : files) {
+      if (!isSpill(p) && p.getFileName().toString().compareTo(current) > 0) {
+        return p;
       }
     }
-    return next;
+    return null;
   }
 
+  /**
+   * The run's spill file where it has one ({@link SpillFile}: the calls written before the queue
+   * was built), then the queue's data files by name (Chronicle's names sort in time order).
+   */
   static List<Path> dataFiles(Path directory) throws IOException {
-    try (Stream<Path> files = Files.list(directory)) {
-      return files.filter(p -> p.getFileName().toString().endsWith(JournalStorage.DATA_SUFFIX)).sorted().toList();
+    List<Path> files = new java.util.ArrayList<>();
+    Path spill = directory.resolve(JournalStorage.SPILL_FILE);
+    if (Files.exists(spill, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      files.add(spill);
     }
+    try (Stream<Path> queue = Files.list(directory)) {
+      queue.filter(p -> p.getFileName().toString().endsWith(JournalStorage.DATA_SUFFIX)).sorted().forEach(files::add);
+    }
+    return files;
+  }
+
+  private static boolean isSpill(Path p) {
+    return p.getFileName().toString().equals(JournalStorage.SPILL_FILE);
   }
 
   private boolean openFile(Path next) throws IOException {

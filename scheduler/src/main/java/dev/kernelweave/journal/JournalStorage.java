@@ -37,6 +37,8 @@ final class JournalStorage {
   /** Chronicle's queue files: {@code *.cq4} for data, {@code metadata.cq4t} for the queue's table. */
   static final String DATA_SUFFIX = ".cq4";
   static final String METADATA_FILE = "metadata.cq4t";
+  /** The calls written before the queue was built ({@link SpillFile}): read before the queue's. */
+  static final String SPILL_FILE = "calls-before-queue.spill";
 
   private static final String ANALYTICS_OFF = "chronicle.analytics.disable";
   /** Read by Chronicle's {@code DiskSpaceMonitor} as it initializes. */
@@ -58,6 +60,16 @@ final class JournalStorage {
    */
   private static volatile boolean started;
   private static volatile boolean hookRegistered;
+  private static volatile boolean queueReady;
+  private static volatile Throwable startFailure;
+  /** Whether the background start was begun; guarded by {@link #HOOK}. */
+  private static boolean starting;
+
+  /**
+   * How long after the program loads JCuda (or opens its first journal) Chronicle starts: a program
+   * that has ended by then never starts it.
+   */
+  static final long START_DELAY_MILLIS = 300;
 
   private JournalStorage() {}
 
@@ -104,37 +116,60 @@ final class JournalStorage {
 
   /**
    * Starts Chronicle ahead of the journal, from the first JCuda class the program loads: registers
-   * Chronicle's shutdown hook on this thread, as {@link #prepareChronicle} does, and starts on a
-   * short-lived daemon thread what the journal's writer would otherwise start at the first CUDA
-   * call ({@link #startChronicle} and the classes that build a queue). That takes a few hundred
-   * milliseconds, mostly class loading, which then runs beside the program's own start (loading
-   * JCuda's native library, {@code cuInit}) instead of after it, where a program that exits soon
-   * after its first call would wait for it. No file is made: the queue is still built at the first
-   * CUDA call. Does nothing where the hook is registered already or cannot be (another Chronicle
-   * version, the JVM exiting).
+   * Chronicle's shutdown hook on this thread, as {@link #prepareChronicle} does, and starts the rest
+   * in the background ({@link #startQueueInBackground}). Does nothing where the hook cannot be
+   * registered (another Chronicle version, the JVM exiting): the journal then starts Chronicle
+   * itself.
    */
   static void startChronicleInBackground() {
     try {
-      if (registerHookOnce() != Hook.REGISTERED_NOW) {
+      if (registerHookOnce() == Hook.IMPOSSIBLE) {
         return;
       }
     } catch (IllegalStateException exiting) {
       return;
     }
+    startQueueInBackground();
+  }
+
+  /**
+   * Starts, once per JVM, on a short-lived daemon thread and after {@link #START_DELAY_MILLIS},
+   * what the journal's writer needs before it builds its queue ({@link
+   * #startChronicleAndQueueClasses}): a few hundred milliseconds, mostly class loading. Until then
+   * the writer keeps the calls in its spill file ({@link SpillFile}), so the program waits for none
+   * of it; a program that ends within the delay never starts Chronicle, and on a machine of two
+   * cores its start is not slowed by it. No file is made. Never throws.
+   */
+  static void startQueueInBackground() {
+    synchronized (HOOK) {
+      if (starting || queueReady) {
+        return;
+      }
+      starting = true;
+    }
     Thread starter = new Thread(new Runnable() {
       @Override
       public void run() {
         try {
-          startChronicle();
-          initialize(SingleChronicleQueueBuilder.class);
-          initialize(SingleChronicleQueue.class);
-        } catch (Throwable ignored) {
-          // The writer starts Chronicle again at the first CUDA call and says why if it cannot.
+          Thread.sleep(START_DELAY_MILLIS);
+          startChronicleAndQueueClasses();
+        } catch (Throwable t) {
+          startFailure = t;
         }
       }
     }, "kernelweave-journal-start");
     starter.setDaemon(true);
     starter.start();
+  }
+
+  /** Whether {@link #startChronicleAndQueueClasses} has run: a queue can be built without waiting. */
+  static boolean queueReady() {
+    return queueReady;
+  }
+
+  /** Why the background start failed, or null (not failed, or not done yet). */
+  static Throwable startFailure() {
+    return startFailure;
   }
 
   /** Registers Chronicle's one shutdown hook as its first use would; false where it cannot. */
@@ -308,6 +343,17 @@ final class JournalStorage {
     }
   }
 
+  /**
+   * {@link #startChronicle} and the classes that build a queue: everything of a queue's start that
+   * makes no file. Thread-safe.
+   */
+  static void startChronicleAndQueueClasses() {
+    startChronicle();
+    initialize(SingleChronicleQueueBuilder.class);
+    initialize(SingleChronicleQueue.class);
+    queueReady = true;
+  }
+
   static SingleChronicleQueue writerQueue(Path directory, RollCycle rollCycle, long blockSize,
       StoreFileListener files) {
     startChronicle();
@@ -318,9 +364,9 @@ final class JournalStorage {
         .build();
   }
 
-  /** Whether {@code directory} holds a queue: its metadata table or at least one data file. */
+  /** Whether {@code directory} holds a journal: a queue's metadata table, a data file or a spill file. */
   static boolean holdsJournal(Path directory) throws IOException {
-    if (Files.exists(directory.resolve(METADATA_FILE))) {
+    if (Files.exists(directory.resolve(METADATA_FILE)) || Files.exists(directory.resolve(SPILL_FILE))) {
       return true;
     }
     try (Stream<Path> files = Files.list(directory)) {

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import net.openhft.chronicle.bytes.BytesOut;
 
 /**
  * The text of the agent's own queue metadata documents ({@link RunHeader}, {@link RunEnd}): a
@@ -24,14 +23,13 @@ final class MetadataText {
     return (firstLine + "\n").getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** Writes the document: {@code mark}, then a line per key and value, {@code keysAndValues} alternating. */
-  static void write(BytesOut<?> out, byte[] mark, String... keysAndValues) {
-    StringBuilder text = new StringBuilder();
+  /** The document: {@code mark}, then a line per key and value, {@code keysAndValues} alternating. */
+  static byte[] document(byte[] mark, String... keysAndValues) {
+    StringBuilder text = new StringBuilder(new String(mark, StandardCharsets.US_ASCII));
     for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
       text.append(keysAndValues[i]).append('=').append(oneLine(keysAndValues[i + 1])).append('\n');
     }
-    out.write(mark);
-    out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+    return text.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /** Whether the document (the buffer's bytes from its position to its limit) opens with {@code mark}. */

@@ -2,7 +2,6 @@ package dev.kernelweave.journal;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
-import net.openhft.chronicle.bytes.BytesOut;
 
 /**
  * What the journal's calls alone cannot tell of how the agent scheduled a run: the calls it let
@@ -34,8 +33,9 @@ public record RunEnd(long callsAsWritten, String engaged, String handedBack) {
     return callsAsWritten > 0 && engaged.isEmpty();
   }
 
-  void writeTo(BytesOut<?> out) {
-    MetadataText.write(out, MARK, "calls-as-written", Long.toString(callsAsWritten), "engaged", engaged,
+  /** The document's bytes. */
+  byte[] document() {
+    return MetadataText.document(MARK, "calls-as-written", Long.toString(callsAsWritten), "engaged", engaged,
         "handed-back", handedBack);
   }
 

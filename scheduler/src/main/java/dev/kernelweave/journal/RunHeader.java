@@ -2,7 +2,6 @@ package dev.kernelweave.journal;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
-import net.openhft.chronicle.bytes.BytesOut;
 
 /**
  * Which KernelWeave wrote a journal, and on which Java: the first document the writer puts in the
@@ -29,8 +28,9 @@ public record RunHeader(String version, String java) {
     return new RunHeader(version, System.getProperty("java.version", ""));
   }
 
-  void writeTo(BytesOut<?> out) {
-    MetadataText.write(out, MARK, "version", version, "java", java);
+  /** The document's bytes. */
+  byte[] document() {
+    return MetadataText.document(MARK, "version", version, "java", java);
   }
 
   /** Whether the document (the buffer's bytes from its position to its limit) is a header. */

@@ -1,5 +1,6 @@
 package dev.kernelweave.call;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -26,10 +27,16 @@ class CallRecordCodecTest {
   /**
    * Writes the record and reads it back twice, through Chronicle and from a plain buffer (as the
    * journal reader does): both readers must take exactly the bytes written and agree on every field.
+   * The plain writer (the journal's spill file) must write exactly Chronicle's bytes.
    */
   private CallRecord roundTrip(CallRecord written, CallRecord into) {
     bytes.clear();
     written.writeMarshallable(bytes);
+    byte[] chronicle = bytes.toByteArray();
+    ByteBuffer plainOut = ByteBuffer.allocate(chronicle.length + 64);
+    written.writeTo(plainOut);
+    assertArrayEquals(chronicle, java.util.Arrays.copyOf(plainOut.array(), plainOut.position()),
+        "the plain writer writes Chronicle's bytes");
     ByteBuffer plain = ByteBuffer.wrap(bytes.toByteArray());
     into.readMarshallable(bytes);
     assertEquals(0, bytes.readRemaining(), "the reader consumed exactly what the writer wrote");
@@ -53,6 +60,18 @@ class CallRecordCodecTest {
       written.graphWindow = window;
       assertEquals(window, roundTrip(written, into).graphWindow);
     }
+  }
+
+  @Test
+  void thePlainWriterSaysWhenARecordDoesNotFit() {
+    CallRecord written = TestCalls.fill(new CallRecord(), 3);
+    bytes.clear();
+    written.writeMarshallable(bytes);
+    int size = (int) bytes.readRemaining();
+    assertThrows(java.nio.BufferOverflowException.class, () -> written.writeTo(ByteBuffer.allocate(size - 1)));
+    ByteBuffer exact = ByteBuffer.allocate(size);
+    written.writeTo(exact);
+    assertFalse(exact.hasRemaining());
   }
 
   @Test

@@ -139,7 +139,7 @@ class ChronicleLaunchJournalTest {
   void aQueueChronicleCannotOpenWarnsOnceAndAppendsAreHarmless() throws Exception {
     Path dir = Files.createDirectories(temp.resolve("journal"));
     Files.createDirectory(dir.resolve("metadata.cq4t"));
-    LaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(warnings::add).open();
+    LaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(warnings::add).open();
     CallRecord call = TestCalls.fill(new CallRecord(), 1);
     assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
       for (int i = 0; i < 100_000; i++) {

@@ -28,7 +28,7 @@ class JournalGapsTest {
 
   /** Writes calls with these sequence numbers into {@code dir}; returns its one data file. */
   private static Path journalOf(Path dir, long... seqs) throws IOException {
-    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { }).open();
     CallRecord call = new CallRecord();
     for (long seq : seqs) {
       journal.append(TestCalls.fill(call, seq));

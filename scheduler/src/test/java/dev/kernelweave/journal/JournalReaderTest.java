@@ -126,6 +126,7 @@ class JournalReaderTest {
     Path dir = temp.resolve("journal");
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir)
         .rollCycle(TestRollCycles.TEST_SECONDLY)
+        .queueAtOnce()
         .warn(w -> { })
         .open();
     CallRecord call = new CallRecord();
@@ -191,7 +192,7 @@ class JournalReaderTest {
 
   /** A closed journal of {@code n} calls in {@code dir}, and its one data file. */
   private static Path journalOf(Path dir, int n) throws Exception {
-    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { }).open();
     CallRecord call = new CallRecord();
     for (int i = 0; i < n; i++) {
       journal.append(TestCalls.fill(call, i));

@@ -20,7 +20,7 @@ class RunHeaderTest {
   @TempDir Path temp;
 
   private static Path journal(Path dir, RunHeader header, int calls) throws Exception {
-    ChronicleLaunchJournal.Builder builder = ChronicleLaunchJournal.builder(dir).warn(w -> { });
+    ChronicleLaunchJournal.Builder builder = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { });
     if (header != null) {
       builder.header(header);
     }
@@ -67,7 +67,7 @@ class RunHeaderTest {
   void theHeaderIsTheQueuesFirstDocumentAndChroniclesOwnReadersSkipIt() throws Exception {
     Path dir = journal(temp.resolve("j"), RunHeader.of("0.1.0"), 3);
     try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).readOnly(true)
-        .rollCycle(ChronicleLaunchJournal.ROLL_CYCLE).build()) {
+        .rollCycle(net.openhft.chronicle.queue.RollCycles.FAST_HOURLY).build()) {
       ExcerptTailer tailer = queue.createTailer();
       List<Long> seqs = new ArrayList<>();
       while (true) {

@@ -49,7 +49,7 @@ class InspectDamageTest {
 
   /** A journal of calls {@code first .. first + n - 1}; returns its one data file. */
   private Path journal(Path dir, long first, int n) throws IOException {
-    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { }).open();
     for (long seq = first; seq < first + n; seq++) {
       journal.append(launch(seq));
     }
@@ -241,7 +241,7 @@ class InspectDamageTest {
   @Test
   void dagOfARangeStopsOnceEveryCallOfItIsReadButWaitsForOneReturnedLate() throws Exception {
     Path dir = temp.resolve("j");
-    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { }).open();
     for (long seq = 1; seq <= 300; seq++) {
       if (seq != 15) {
         journal.append(launch(seq));

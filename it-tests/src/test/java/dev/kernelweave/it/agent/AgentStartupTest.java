@@ -228,29 +228,30 @@ class AgentStartupTest {
   }
 
   /**
-   * Chronicle starts beside JCuda's loading and cuInit, not after them: with a cuInit as slow as a
-   * real driver's (half a second here), the program's exit waits for the journal much less than
-   * with an instant one, where nothing hides Chronicle's start. Medians of 5 runs each; the wait is
-   * what {@code log=debug} reports at exit. Where Chronicle started only at the first call's end,
-   * both waits were the whole start (about 300 ms idle, more on a loaded machine).
+   * A program that ends soon after its first CUDA call does not wait for Chronicle at its exit: its
+   * calls are in the journal's spill file, written as it exits, and Chronicle, which starts 300 ms
+   * after JCuda loads, has not started. Medians of 5 runs; the wait is what {@code log=debug}
+   * reports at exit. Before the spill file, the exit waited for Chronicle's whole start (about 400
+   * ms on two cores). The journal is read whole each time.
    */
   @Test
-  void chronicleStartsWhileCuInitRuns() throws Exception {
+  void aShortProgramsExitDoesNotWaitForChronicle() throws Exception {
     Map<String, String> driver = standInDriver();
     assumeTrue(!driver.isEmpty(), "no stand-in CUDA driver (it is built where g++ is present): skipped");
     String java = ChildJvm.java(System.getProperty("java.home"));
     Path journals = Files.createTempDirectory("kw-startup");
     int runs = 5;
-    long[] instant = new long[runs];
-    long[] slow = new long[runs];
+    long[] waits = new long[runs];
     for (int i = 0; i < runs; i++) {
-      instant[i] = exitWait(java, journals.resolve("instant-" + i), driver, 0);
-      slow[i] = exitWait(java, journals.resolve("slow-" + i), driver, 500);
+      Path journal = journals.resolve("instant-" + i);
+      waits[i] = exitWait(java, journal, driver, 0);
+      ChildJvm.Result tail = ChildJvm.command("inspect", "tail", journal.toString());
+      assertEquals(0, tail.exitCode(), tail.stderr());
+      assertTrue(tail.stdout().contains("cuInit"), tail.stdout());
     }
-    System.out.printf("[start-up] the exit waited for the journal %d ms after an instant cuInit, %d ms after"
-        + " one of 500 ms (medians of %d)%n", median(instant), median(slow), runs);
-    assertTrue(median(slow) < median(instant) / 2, "the exit waited " + median(slow) + " ms after a slow cuInit, "
-        + median(instant) + " ms after an instant one: Chronicle did not start while cuInit ran");
+    System.out.printf("[start-up] the exit waited for the journal %d ms after an instant cuInit (median of %d)%n",
+        median(waits), runs);
+    assertTrue(median(waits) < 50, "the exit waited " + median(waits) + " ms for the journal (budget 50)");
   }
 
   private static long exitWait(String java, Path journal, Map<String, String> driver, int cuInitMillis)
@@ -268,9 +269,10 @@ class AgentStartupTest {
   /**
    * The classes the agent adds to a program that only calls cuInit, counted: a count a loaded
    * machine cannot blur, and most start-up regressions load classes (Byte Buddy at run time,
-   * Chronicle on the program's thread, the platform MBean server). Measured on JDK 17: about 230
-   * without a journal, about 1,570 with one (Chronicle's, started on the agent's own threads while
-   * JCuda loads and cuInit runs); before those were moved off the start, 1,870. The MBean's thread
+   * Chronicle on the program's thread, the platform MBean server). Measured on JDK 17: about 260
+   * without a journal, about 470 with one (the journal's spill file; Chronicle, about 1,100 more, starts
+   * 300 ms after JCuda loads, which a machine slow enough may reach, hence the budget); 1,570 when
+   * Chronicle started as JCuda loaded, and 1,870 before that. The MBean's thread
    * waits a second after the first call, so a JVM that a loaded machine keeps alive that long may
    * build the platform MBean server: its classes are not counted, but they must not come sooner.
    */

@@ -244,14 +244,40 @@ class JournalLifecycleTest {
   @Test
   void aFileSizeLimitStopsTheJournalWithOneWarningAndTheProgramGoesOn() throws Exception {
     // A full file system, as a size limit on the files the process writes: Chronicle's first 4 MiB
-    // block cannot be written (the JVM ignores SIGXFSZ, so the write fails with EFBIG).
+    // block cannot be written (the JVM ignores SIGXFSZ, so the write fails with EFBIG). The program
+    // lives long enough for the journal to build its queue.
     assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "no bash to set a file size limit: skipped");
     Path journal = temp.resolve("limited");
+    List<String> err = runWithFileSizeLimit(journal, "exit-after-2s");
+    assertEquals(2, err.size(), String.join("\n", err));
+    assertTrue(err.get(0).startsWith("[kernelweave] journal: "), err.get(0));
+    assertTrue(err.get(1).matches("\\[kernelweave\\] warning: journal (off|stopped), cannot write to .*"), err.get(1));
+    ChildJvm.Result tail = ChildJvm.command("inspect", "tail", journal.toString());
+    assertTrue(tail.exitCode() == 0 || tail.exitCode() == 3, tail.stderr());
+    assertTrue(tail.stderr().lines().count() <= 1, "at most the one line on what is damaged: " + tail.stderr());
+  }
+
+  @Test
+  void aShortProgramsJournalNeedsNoRoomForChroniclesBlock() throws Exception {
+    // The same limit: a program that ends before Chronicle has started leaves its calls in the spill
+    // file, a few kilobytes, and never asks for Chronicle's block.
+    assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "no bash to set a file size limit: skipped");
+    Path journal = temp.resolve("limited");
+    List<String> err = runWithFileSizeLimit(journal, "exit-at-once");
+    assertEquals(1, err.size(), String.join("\n", err));
+    assertTrue(err.get(0).startsWith("[kernelweave] journal: "), err.get(0));
+    List<String> calls = journaledCalls(journal);
+    assertEquals(3, calls.stream().filter(c -> c.contains("cuLaunchKernel")).count(), calls.toString());
+    assertTrue(calls.get(calls.size() - 1).contains("cuMemFree"), "the last call is journaled: " + calls);
+  }
+
+  /** Runs {@link JournalProgram} in {@code mode} under a 1 MiB file size limit; its stderr lines. */
+  private List<String> runWithFileSizeLimit(Path journal, String mode) throws Exception {
     String command = "ulimit -f 1024 && exec \"$0\" \"$@\"";
     List<String> args = new ArrayList<>(List.of("/bin/bash", "-c", command, ChildJvm.java(System.getProperty("java.home")),
         "-javaagent:" + ChildJvm.agentJar() + "=" + ChildJvm.engagedFromTheFirstCall("journal=" + journal), "-cp",
         ChildJvm.programClassPath(List.of()),
-        JournalProgram.class.getName(), "exit-at-once", "3"));
+        JournalProgram.class.getName(), mode, "3"));
     ProcessBuilder builder = new ProcessBuilder(args)
         .redirectOutput(temp.resolve("limited.out").toFile())
         .redirectError(temp.resolve("limited.err").toFile());
@@ -265,13 +291,7 @@ class JournalLifecycleTest {
     String err = read(temp.resolve("limited.err"));
     assertEquals(0, child.exitValue(), err);
     assertTrue(read(temp.resolve("limited.out")).contains("checksum "), "the program finished");
-    List<String> lines = err.lines().toList();
-    assertEquals(2, lines.size(), err);
-    assertTrue(lines.get(0).startsWith("[kernelweave] journal: "), err);
-    assertTrue(lines.get(1).matches("\\[kernelweave\\] warning: journal (off|stopped), cannot write to .*"), err);
-    ChildJvm.Result tail = ChildJvm.command("inspect", "tail", journal.toString());
-    assertTrue(tail.exitCode() == 0 || tail.exitCode() == 3, tail.stderr());
-    assertTrue(tail.stderr().lines().count() <= 1, "at most the one line on what is damaged: " + tail.stderr());
+    return err.lines().toList();
   }
 
   private static long launches(ChildJvm.Result tail) {

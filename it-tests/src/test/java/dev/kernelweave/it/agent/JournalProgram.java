@@ -30,13 +30,15 @@ import jcuda.driver.JCudaDriver;
  * buffer, a few kernels, a read-back, then one of several endings.
  *
  * <p>Usage: {@code JournalProgram
- * exit-at-once|exit-from-thread|busy|read-back-loop|properties|in-shutdown-hook|halt|timezone [launches]}. Every
+ * exit-at-once|exit-after-2s|exit-from-thread|busy|read-back-loop|properties|in-shutdown-hook|halt|timezone [launches]}. Every
  * mode ends its work with {@code cuMemFree}, except {@code busy}, which launches until it is killed
  * and prints {@code launched N} once it has made {@code launches} launches, and {@code halt}, which
  * halts the JVM 50 ms after its last launch. {@code in-shutdown-hook} makes half of its launches
  * and the read-back in a shutdown hook of its own, after the agent's ordinary hooks had time to run;
  * {@code timezone} prints {@code user.timezone} once the program has read the default time zone;
- * {@code read-back-loop} makes {@code launches} rounds of two launches and a read-back.
+ * {@code read-back-loop} makes {@code launches} rounds of two launches and a read-back;
+ * {@code exit-after-2s} waits 2 s between its launches and its {@code cuMemFree}, long enough for
+ * the journal to have built its queue.
  */
 public final class JournalProgram {
 
@@ -57,6 +59,11 @@ public final class JournalProgram {
     switch (mode) {
       case "exit-at-once" -> {
         launch(axpb, out, in, launches);
+        finish(in, out);
+      }
+      case "exit-after-2s" -> {
+        launch(axpb, out, in, launches);
+        sleep(2000);
         finish(in, out);
       }
       case "exit-from-thread" -> {
