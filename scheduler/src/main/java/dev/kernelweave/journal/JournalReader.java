@@ -162,29 +162,23 @@ public final class JournalReader implements AutoCloseable {
       } else if (channel == null && !openFile(nextFile())) {
         return false;
       }
-      if (!available(position, 4)) {
-        if (position == 0 && fileEnd() == 0) {
-          if (following && nextFile() == null) {
-            // The newest file, just created by the writer and not yet extended.
-            stale();
-            return false;
-          }
-          return damaged("the file is empty (0 bytes) where its queue header should be", null);
-        }
-        if (isSpill(file)) {
-          // Where the writer appends next; ended by a mark once it moved on to the queue, so a queue
-          // file after an unmarked end means its writer was stopped there.
-          Path later = nextFile();
-          if (later != null) {
-            openFile(later);
-            continue;
-          }
+      int header;
+      if (available(position, 4)) {
+        header = windowBytes.getInt((int) (position - windowStart));
+      } else if (position == 0 && fileEnd() == 0) {
+        if (following && nextFile() == null) {
+          // The newest file, just created by the writer and not yet extended.
           stale();
           return false;
         }
+        return damaged("the file is empty (0 bytes) where its queue header should be", null);
+      } else if (position > 0 && isSpill(file)) {
+        // The spill file is not extended ahead: its end is where the writer appends next, as a
+        // queue file's zero header is (it ends with a mark once the writer has moved on).
+        header = 0;
+      } else {
         return damaged("the file ends (at byte " + fileEnd() + ") where a record should start", null);
       }
-      int header = windowBytes.getInt((int) (position - windowStart));
       if ((header & LENGTH_MASK) > MAX_DOCUMENT) {
         return damaged("a record header claims " + (header & LENGTH_MASK) + " bytes", null);
       }

@@ -270,8 +270,8 @@ class AgentStartupTest {
    * The classes the agent adds to a program that only calls cuInit, counted: a count a loaded
    * machine cannot blur, and most start-up regressions load classes (Byte Buddy at run time,
    * Chronicle on the program's thread, the platform MBean server). Measured on JDK 17: about 260
-   * without a journal, about 470 with one (the journal's spill file; Chronicle, about 1,100 more, starts
-   * 300 ms after JCuda loads, which a machine slow enough may reach, hence the budget); 1,570 when
+   * without a journal, about 470 with one (the journal's spill file; Chronicle, about 1,100 more,
+   * starts 300 ms after JCuda loads, which a slow machine may reach, hence the budget); 1,570 when
    * Chronicle started as JCuda loaded, and 1,870 before that. The MBean's thread
    * waits a second after the first call, so a JVM that a loaded machine keeps alive that long may
    * build the platform MBean server: its classes are not counted, but they must not come sooner.
