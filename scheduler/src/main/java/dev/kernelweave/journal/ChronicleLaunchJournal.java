@@ -290,6 +290,10 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private SingleChronicleQueue queue;
     private ExcerptAppender appender;
     private long nextSpaceCheck;
+    /** Builds the queue while this thread goes on writing to the spill file; null until then. */
+    private Thread builder;
+    private volatile SingleChronicleQueue built;
+    private volatile Throwable buildFailure;
 
     @Override
     public void run() {
@@ -313,8 +317,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       try {
         long idle = 0;
         while (true) {
-          if (appender == null && state.get() == OPEN && chronicleStarted()) {
-            openQueue();
+          if (appender == null && state.get() == OPEN) {
+            if (builder == null && chronicleStarted()) {
+              buildQueueInBackground();
+            } else if (builder != null && (built != null || buildFailure != null)) {
+              switchToQueue();
+            }
           }
           int n = 0;
           while (state.get() != STOPPED && ring.poll(this)) {
@@ -366,21 +374,50 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       return false;
     }
 
-    /** Ends the spill file where there is one, and builds the queue: the calls after go there. */
+    /** Builds the queue on this thread and writes the header there: the journal has no spill file. */
     private void openQueue() throws IOException {
-      if (spill != null) {
-        spill.end();
-      }
-      directory.verify();
-      queue = JournalStorage.writerQueue(directory.access(), rollCycle == null ? RollCycles.FAST_HOURLY : rollCycle,
-          blockSize, new OwnerOnlyFiles());
+      queue = buildQueue();
       appender = queue.createAppender();
-      if (spill == null && header != null) {
+      if (header != null) {
         try (DocumentContext dc = appender.writingDocument(true)) {
           dc.wire().bytes().write(header.document());
         }
       }
-      directory.ownerOnlyFiles(); // the queue's table and first data file
+      directory.ownerOnlyFiles(); // the queue's first data file
+    }
+
+    private SingleChronicleQueue buildQueue() throws IOException {
+      directory.verify();
+      SingleChronicleQueue q = JournalStorage.writerQueue(directory.access(),
+          rollCycle == null ? RollCycles.FAST_HOURLY : rollCycle, blockSize, new OwnerOnlyFiles());
+      directory.ownerOnlyFiles(); // the queue's table
+      return q;
+    }
+
+    /**
+     * Builds the queue on a thread of its own (a hundred milliseconds or more of a small machine),
+     * so that this thread keeps draining the ring meanwhile and the program never waits for it.
+     */
+    private void buildQueueInBackground() {
+      builder = new Thread(() -> {
+        try {
+          built = buildQueue();
+        } catch (Throwable t) {
+          buildFailure = t;
+        }
+      }, "kernelweave-journal-queue");
+      builder.setDaemon(true);
+      builder.start();
+    }
+
+    /** Ends the spill file and goes on in the queue just built (or says why it could not be). */
+    private void switchToQueue() throws Throwable {
+      if (buildFailure != null) {
+        throw buildFailure;
+      }
+      spill.end();
+      queue = built;
+      appender = queue.createAppender();
     }
 
     private void writeRunEnd() throws IOException {
@@ -402,6 +439,15 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
       state.set(STOPPED);
       while (ring.discard()) {
         // Producers waiting for room see STOPPED; what is left cannot be written any more.
+      }
+      if (builder != null && queue == null) {
+        // The calls are all in the spill file; the queue being built is closed unused, not cut off.
+        try {
+          builder.join(CLOSE_TIMEOUT_MILLIS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        queue = built;
       }
       try {
         if (spill != null) {

@@ -128,7 +128,7 @@ final class DirectoryHandle implements AutoCloseable {
   /**
    * Makes the journal's files readable and writable by their owner only (rw-------): Java has no
    * umask, and Chronicle creates its files rw-r--r--. The directory is rwx------, so no one else can
-   * open a file in the moment before. Writer thread only.
+   * open a file in the moment before. The journal's threads (writer, queue builder); setting a mode twice is harmless.
    */
   void ownerOnlyFiles() throws IOException {
     if (!posix) {

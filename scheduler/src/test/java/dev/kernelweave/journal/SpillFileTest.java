@@ -141,6 +141,39 @@ class SpillFileTest {
   }
 
   @Test
+  void aCloseWhileTheQueueIsBuiltLosesNothing() throws Exception {
+    // Chronicle starts just before the program exits: the writer may have begun building the queue,
+    // built it, or moved on to it by the close. Every way, the journal reads whole.
+    for (int run = 0; run < 20; run++) {
+      Path dir = temp.resolve("journal-" + run);
+      AtomicBoolean started = new AtomicBoolean(false);
+      ChronicleLaunchJournal journal = journal(dir, started);
+      CallRecord call = new CallRecord();
+      int n = 400;
+      for (int i = 0; i < n; i++) {
+        if (i == n / 2) {
+          started.set(true);
+        }
+        journal.append(TestCalls.fill(call, i));
+      }
+      journal.endOfRun(END);
+      journal.close();
+      assertEquals(n, journal.written());
+      assertReadsCalls(dir, n);
+      try (JournalReader reader = JournalReader.open(dir)) {
+        CallRecord r = new CallRecord();
+        while (reader.next(r)) {
+          // to the end
+        }
+        assertEquals(END, reader.runEnd(), "run " + run + ": " + names(dir));
+        assertNull(reader.gapDamage());
+        assertNull(reader.partialEnd());
+      }
+    }
+    assertEquals(List.of(), warnings);
+  }
+
+  @Test
   void aSpillFileCutByAKilledWriterIsReadToItsLastWholeRecord() throws Exception {
     Path dir = temp.resolve("journal");
     ChronicleLaunchJournal journal = journal(dir, new AtomicBoolean(false));
