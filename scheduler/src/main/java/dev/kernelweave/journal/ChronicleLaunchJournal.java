@@ -34,9 +34,10 @@ import net.openhft.chronicle.wire.DocumentContext;
  * must be registered before the JVM begins to exit, see {@link JournalStorage#prepareChronicle}) and
  * starts the writer thread. Chronicle starts in the background ({@link
  * JournalStorage#startQueueInBackground}): that takes about a second of a small machine, and
- * neither the application nor the writer waits for it. Until it has started, the writer drains
- * the ring into the run's spill file ({@link SpillFile}); then it builds the queue and writes the
- * later calls there, and a short program's exit never waits for Chronicle. The writer drains the
+ * neither the application nor the writer waits for it. Until it has started, and while the queue
+ * is then built on a thread of its own, the writer drains the ring into the run's spill file
+ * ({@link SpillFile}); then it writes the later calls to the queue, and a short program's exit
+ * never waits for Chronicle (only a close during the queue's build waits for the build). The writer drains the
  * ring at least every few milliseconds, into the spill file or the memory-mapped queue file, which
  * outlive the process: {@code Runtime.halt} or {@code kill -9} lose only what was appended
  * since.
