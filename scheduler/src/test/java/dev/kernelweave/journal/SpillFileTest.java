@@ -60,6 +60,19 @@ class SpillFileTest {
     }
   }
 
+  /** What a reader knows once it has read the journal to its end. */
+  private record ReadToEnd(RunHeader header, RunEnd end, String partialEnd, JournalFormatException gap) {}
+
+  private static ReadToEnd readToEnd(Path dir) throws Exception {
+    try (JournalReader reader = JournalReader.open(dir)) {
+      CallRecord r = new CallRecord();
+      while (reader.next(r)) {
+        // to the end
+      }
+      return new ReadToEnd(reader.runHeader(), reader.runEnd(), reader.partialEnd(), reader.gapDamage());
+    }
+  }
+
   @Test
   void aRunThatEndsBeforeChronicleStartsIsWholeInTheSpillFileAlone() throws Exception {
     Path dir = temp.resolve("journal");
@@ -75,16 +88,11 @@ class SpillFileTest {
     assertEquals(List.of(JournalStorage.SPILL_FILE), names(dir), "no file of Chronicle's");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(JournalStorage.SPILL_FILE))));
     assertReadsCalls(dir, n);
-    try (JournalReader reader = JournalReader.open(dir)) {
-      CallRecord r = new CallRecord();
-      while (reader.next(r)) {
-        // to the end
-      }
-      assertEquals(HEADER, reader.runHeader());
-      assertEquals(END, reader.runEnd());
-      assertNull(reader.partialEnd());
-      assertNull(reader.gapDamage());
-    }
+    ReadToEnd read = readToEnd(dir);
+    assertEquals(HEADER, read.header());
+    assertEquals(END, read.end());
+    assertNull(read.partialEnd());
+    assertNull(read.gap());
     assertEquals(List.of(), warnings);
   }
 
@@ -128,15 +136,10 @@ class SpillFileTest {
     assertTrue(files.contains(JournalStorage.SPILL_FILE), files.toString());
     assertTrue(files.stream().anyMatch(f -> f.endsWith(JournalStorage.DATA_SUFFIX)), files.toString());
     assertReadsCalls(dir, 2 * half);
-    try (JournalReader reader = JournalReader.open(dir)) {
-      CallRecord r = new CallRecord();
-      while (reader.next(r)) {
-        // to the end
-      }
-      assertEquals(HEADER, reader.runHeader(), "the header is the spill file's");
-      assertEquals(END, reader.runEnd(), "the end is the queue's");
-      assertNull(reader.gapDamage());
-    }
+    ReadToEnd read = readToEnd(dir);
+    assertEquals(HEADER, read.header(), "the header is the spill file's");
+    assertEquals(END, read.end(), "the end is the queue's");
+    assertNull(read.gap());
     assertEquals(List.of(), warnings);
   }
 
@@ -160,15 +163,10 @@ class SpillFileTest {
       journal.close();
       assertEquals(n, journal.written());
       assertReadsCalls(dir, n);
-      try (JournalReader reader = JournalReader.open(dir)) {
-        CallRecord r = new CallRecord();
-        while (reader.next(r)) {
-          // to the end
-        }
-        assertEquals(END, reader.runEnd(), "run " + run + ": " + names(dir));
-        assertNull(reader.gapDamage());
-        assertNull(reader.partialEnd());
-      }
+      ReadToEnd read = readToEnd(dir);
+      assertEquals(END, read.end(), "run " + run + ": " + names(dir));
+      assertNull(read.gap());
+      assertNull(read.partialEnd());
     }
     assertEquals(List.of(), warnings);
   }
@@ -190,26 +188,15 @@ class SpillFileTest {
       ch.truncate(size - 4);
     }
     assertReadsCalls(dir, n);
-    try (JournalReader reader = JournalReader.open(dir)) {
-      CallRecord r = new CallRecord();
-      while (reader.next(r)) {
-        // to the end
-      }
-      assertNull(reader.partialEnd());
-    }
+    assertNull(readToEnd(dir).partialEnd());
     // Inside the last record: the writer stopped while writing it.
     try (FileChannel ch = FileChannel.open(spill, StandardOpenOption.WRITE)) {
       ch.truncate(size - 4 - 10);
     }
     assertReadsCalls(dir, n - 1);
-    try (JournalReader reader = JournalReader.open(dir)) {
-      CallRecord r = new CallRecord();
-      while (reader.next(r)) {
-        // to the end
-      }
-      assertNotNull(reader.partialEnd());
-      assertTrue(reader.partialEnd().contains(JournalStorage.SPILL_FILE), reader.partialEnd());
-    }
+    String partialEnd = readToEnd(dir).partialEnd();
+    assertNotNull(partialEnd);
+    assertTrue(partialEnd.contains(JournalStorage.SPILL_FILE), partialEnd);
   }
 
   @Test
