@@ -16,7 +16,8 @@ final class AgentJournal {
   private AgentJournal() {}
 
   /**
-   * At the first JCuda class: starts Chronicle in the background when the options ask for a journal.
+   * At the first JCuda class: starts Chronicle in the background, a moment later, when the options
+   * ask for a journal (the journal's spill file holds the calls until then).
    * On every Java it prints nothing: the jar's Chronicle reaches memory through the agent's
    * {@code ChronicleUnsafe}, not {@code sun.misc.Unsafe}.
    */

@@ -85,8 +85,8 @@ final class JournalStorage {
    * queue was first built on the writer thread while the program was already exiting.
    *
    * <p>So the hook is registered here, at once and cheaply (Chronicle's {@code PriorityHook},
-   * through its private fields), and the writer thread starts the rest (about a second) without
-   * the application waiting for it. Where that is not possible (another Chronicle version), all of
+   * through its private fields), and the rest starts in the background ({@link
+   * #startQueueInBackground}) without the application waiting for it. Where that is not possible (another Chronicle version), all of
    * {@link #startChronicle} runs here instead.
    *
    * @throws IllegalStateException when the JVM is already shutting down
@@ -210,7 +210,7 @@ final class JournalStorage {
   /**
    * Starts Chronicle's process-wide parts on the calling thread, once: its {@code Jvm} class, the
    * {@code BackgroundResourceReleaser} with its thread, and the usage reports' holder. It runs on
-   * the journal's writer thread once {@link #prepareChronicle} has registered the shutdown hook,
+   * the journal's start thread once {@link #prepareChronicle} has registered the shutdown hook,
    * else where it is first called (the command line's reader).
    *
    * <p>What Chronicle would otherwise do to the host process is settled here:

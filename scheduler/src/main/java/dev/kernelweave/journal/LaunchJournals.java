@@ -9,9 +9,9 @@ public final class LaunchJournals {
   private LaunchJournals() {}
 
   /**
-   * Starts Chronicle in the background ahead of {@link #open}, so that the first CUDA call finds it
-   * (nearly) started; call it when the program loads its first JCuda class. Makes no file; never
-   * throws.
+   * Registers Chronicle's shutdown hook and starts Chronicle in the background, a moment later
+   * ({@link JournalStorage#startQueueInBackground}); call it when the program loads its first JCuda
+   * class. The journal writes to its spill file until then. Makes no file; never throws.
    */
   public static void startChronicleInBackground() {
     try {
