@@ -34,10 +34,11 @@ import net.openhft.chronicle.wire.DocumentContext;
  * must be registered before the JVM begins to exit, see {@link JournalStorage#prepareChronicle}) and
  * starts the writer thread. Chronicle starts in the background ({@link
  * JournalStorage#startQueueInBackground}): that takes about a second of a small machine, and
- * neither the application nor the writer waits for it. Until it has started, and while the queue
- * is then built on a thread of its own, the writer drains the ring into the run's spill file
- * ({@link SpillFile}); then it writes the later calls to the queue, and a short program's exit
- * never waits for Chronicle (only a close during the queue's build waits for the build). The writer drains the
+ * neither the application nor the writer waits for it. Every run begins in its spill file ({@link
+ * SpillFile}): until Chronicle has started, and while the queue is then built on a thread of its
+ * own, the writer drains the ring there; then it writes the later calls to the queue, and a short
+ * program's exit never waits for Chronicle (only a close during the queue's build waits for the
+ * build). {@link Builder#queueAtOnce} builds the queue first instead. The writer drains the
  * ring at least every few milliseconds, into the spill file or the memory-mapped queue file, which
  * outlive the process: {@code Runtime.halt} or {@code kill -9} lose only what was appended
  * since.
@@ -82,11 +83,17 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   private final Runnable housekeeping;
   private final RunHeader header;
   private final BooleanSupplier queueWhen;
+  private final boolean queueAtOnce;
   private final Thread writer;
   private final AtomicInteger state = new AtomicInteger(OPEN);
   private final AtomicLong fullWaits = new AtomicLong();
   /** Calls written to the spill file or the queue; the writer thread alone changes it. */
   private volatile long written;
+  /**
+   * Calls a reader can see: {@link #written} as of the end of the writer's last batch, once the spill
+   * file's buffer has reached the file.
+   */
+  private volatile long readable;
   /** Written after the last call, where {@link #endOfRun} gave one before {@link #close}. */
   private volatile RunEnd runEnd;
 
@@ -102,6 +109,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     this.housekeeping = b.housekeeping;
     this.header = b.header;
     this.queueWhen = b.queueWhen;
+    this.queueAtOnce = b.queueAtOnce;
     this.writer = new Thread(new Writer(), "kernelweave-journal");
     writer.setDaemon(true);
     writer.start();
@@ -192,15 +200,20 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   }
 
   /**
-   * Waits until every call appended before this returns has been written, or the timeout passes.
+   * Waits until every call appended before this is called can be read from the journal's files,
+   * or the timeout passes.
    *
-   * @return whether the ring was drained in time
+   * @return whether they could in time (or, where journaling stopped, whether the ring is empty)
    */
   public boolean awaitWritten(long timeout, TimeUnit unit) {
     long deadline = System.nanoTime() + unit.toNanos(timeout);
-    while (!ring.isEmpty()) {
-      if (!writer.isAlive() || System.nanoTime() - deadline > 0) {
-        return ring.isEmpty();
+    long appended = ring.claimed();
+    while (readable < appended) {
+      if (!writer.isAlive()) {
+        return ring.isEmpty(); // it wrote what it could, and said why not the rest
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return false;
       }
       LockSupport.unpark(writer);
       LockSupport.parkNanos(100_000);
@@ -283,7 +296,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
   }
 
   /**
-   * Drains the ring into the spill file until Chronicle has started, then into the queue; the only
+   * Drains the ring into the spill file until the queue is built, then into the queue; the only
    * thread that touches either.
    */
   private final class Writer implements Runnable, Consumer<CallRecord> {
@@ -299,7 +312,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     @Override
     public void run() {
       try {
-        if (queueWhen.getAsBoolean()) {
+        if (queueAtOnce) {
           openQueue();
         } else {
           spill = SpillFile.create(directory, header);
@@ -338,6 +351,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
             if (appender == null) {
               spill.flush();
             }
+            readable = written;
             checkSpace(System.nanoTime());
             if (!directory.throughHandle()) {
               directory.verify(); // by path: a swapped directory stops the journal before its next file
@@ -546,6 +560,7 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     private Runnable housekeeping;
     private RunHeader header;
     private BooleanSupplier queueWhen = JournalStorage::queueReady;
+    private boolean queueAtOnce;
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -599,12 +614,14 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
      * started in the background: for a reader of the queue's own files.
      */
     public Builder queueAtOnce() {
-      return queueWhen(() -> true);
+      this.queueAtOnce = true;
+      return this;
     }
 
     /**
-     * When the writer builds the queue rather than writing to the spill file: asked as it starts and
-     * between batches. By default once Chronicle has started in the background; tests choose.
+     * When the writer builds the queue, in the background, while it goes on writing to the spill
+     * file: asked between batches. By default once Chronicle has started in the background; tests
+     * choose.
      */
     Builder queueWhen(BooleanSupplier ready) {
       this.queueWhen = Objects.requireNonNull(ready, "ready");

@@ -124,6 +124,11 @@ final class RecordRing {
     return tail == head;
   }
 
+  /** Slots ever claimed by producers: the number of records offered so far. */
+  long claimed() {
+    return tail;
+  }
+
   /** Records claimed but not yet consumed (a moment's estimate when producers are running). */
   long size() {
     return tail - head;

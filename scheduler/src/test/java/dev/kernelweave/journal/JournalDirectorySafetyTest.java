@@ -101,7 +101,7 @@ class JournalDirectorySafetyTest {
   void theJournalsFilesAreOwnerOnlyIncludingThoseOfLaterRolls() throws Exception {
     Path run = JournalDirectories.createRun(dir("journal", "rwx------"));
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(run).warn(warnings::add)
-        .rollCycle(TestRollCycles.TEST_SECONDLY).open();
+        .rollCycle(TestRollCycles.TEST_SECONDLY).queueAtOnce().open();
     CallRecord call = new CallRecord();
     journal.append(TestCalls.fill(call, 0));
     assertTrue(journal.awaitWritten(30, TimeUnit.SECONDS));

@@ -349,9 +349,10 @@ class InspectCommandTest {
     return nodes;
   }
 
+  /** A journal of the calls in the queue's own files (the damage tests cut them). */
   private Path journalOf(List<CallRecord> calls) throws Exception {
     Path dir = Files.createTempDirectory(temp, "journal");
-    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).warn(w -> { }).open();
+    ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(dir).queueAtOnce().warn(w -> { }).open();
     calls.forEach(journal::append);
     journal.close();
     return dir;

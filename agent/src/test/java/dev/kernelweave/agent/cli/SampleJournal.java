@@ -64,6 +64,7 @@ final class SampleJournal {
     }
     ChronicleLaunchJournal journal = ChronicleLaunchJournal.builder(directory)
         .blockSize(64 << 10)
+        .queueAtOnce() // a sample of the queue's own files
         .warn(w -> {
           throw new IllegalStateException(w);
         })
