@@ -193,7 +193,7 @@ final class Engagement {
     }
     // Only engage=auto's count gives way to threads calling at once, and only where they would be
     // handed back; a call past the count is always sampled.
-    boolean sampled = n > engageAfterCalls - OVERLAP_SAMPLE_CALLS && engagesOnLaunchRuns && t.state.settings.handBack();
+    boolean sampled = n > engageAfterCalls - OVERLAP_SAMPLE_CALLS && engagesOnLaunchRuns;
     if (sampled) {
       if (asWrittenInProgress.get() > 0) {
         overlappingCalls.incrementAndGet();
@@ -241,8 +241,8 @@ final class Engagement {
    * call that does not wait for the device was in progress), with no run of {@link
    * #LAUNCHES_WORTH_A_GRAPH} launches and every thread of normal priority: then the count starts
    * again and the calls keep running as written. Engaged, such a program waits for each other's
-   * calls in the agent, replays only short windows, and is handed back ({@code handback=on}) after
-   * paying for the engagement and the waits: on an H200, 16 threads serving requests through one
+   * calls in the agent and replays only short windows (and, with {@code handback=on}, is handed back
+   * after paying for the engagement and the waits): on an H200, 16 threads serving requests through one
    * context ran at 0.77 of their speed for it in a short run. A thread of another priority class
    * engages the agent as before: only the agent gives it its priority, and it is never handed back.
    * A program whose threads call one by one, or that turns into one, engages at a later count.

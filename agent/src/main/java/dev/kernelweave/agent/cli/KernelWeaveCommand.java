@@ -58,7 +58,7 @@ import picocli.CommandLine.Spec;
       "    handback=on|off             stop scheduling for good where threads calling one context",
       "                                at once wait for each other in the agent and few launches",
       "                                are replayed; later calls run as written, unjournaled",
-      "                                (default on)",
+      "                                (default off)",
       "    log=quiet|info|debug|system how much the agent prints on stderr (default info); system:",
       "                                every line through System.Logger \"dev.kernelweave\"",
       "",
