@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code handback}: threads of a pool calling one context at once, each iteration a launch between
@@ -58,6 +60,29 @@ class HandBackOnCpuDeviceTest {
     assertEquals(0, kept.exitCode(), SemanticsCase.describe("with handback=off", kept));
     assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(kept), SemanticsCase.describe("with handback=off", kept));
     assertFalse(kept.stderr().contains(HANDED_BACK), SemanticsCase.describe("with handback=off", kept));
+  }
+
+  /**
+   * Each worker's round trip on its per-thread default stream or a blocking stream of its own, ending
+   * in a {@code cuStreamSynchronize} of that stream: the agent hands the program back while some
+   * worker's copy back is on a lane, and the synchronization, made as written, must still wait for it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"contending-per-thread", "contending-blocking"})
+  void aStreamSynchronizedAfterTheHandBackWaitsForItsMovedWork(String variant) throws Exception {
+    assumeTrue(Files.isRegularFile(SemanticsOnCpuDeviceTest.CPU_DEVICE.resolve("libcuda.so.1")),
+        "no stand-in CUDA driver at " + SemanticsOnCpuDeviceTest.CPU_DEVICE + " (it is built where g++ is present): skipped");
+    String main = ContendingThreadsProgram.class.getName();
+    String[] args = {"--variant", variant, "--reps", "4", "--timeout-ms", "3000", "--calls-never-block", "true"};
+    ChildJvm.Result plain = run(SLOW_LAUNCHES, null, main, args);
+    assertEquals(0, plain.exitCode(), SemanticsCase.describe("without the agent", plain));
+    assertFalse(plain.stdout().contains("WRONG"), SemanticsCase.describe("without the agent", plain));
+
+    ChildJvm.Result handedBack = run(SLOW_LAUNCHES, "journal=off,handback=on", main, args);
+    assertEquals(0, handedBack.exitCode(), SemanticsCase.describe("with the agent", handedBack));
+    assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(handedBack),
+        SemanticsCase.describe("with the agent", handedBack));
+    assertTrue(handedBack.stderr().contains(HANDED_BACK), SemanticsCase.describe("with the agent", handedBack));
   }
 
   @Test

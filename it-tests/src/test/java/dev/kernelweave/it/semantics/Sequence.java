@@ -445,6 +445,11 @@ final class Sequence {
     return values;
   }
 
+  /** Writes {@code values} into page-locked host memory of {@link #BYTES}. */
+  static void write(Pointer host, float[] values) {
+    host.getByteBuffer(0, BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer().put(values);
+  }
+
   static void fill(Pointer host, float value) {
     ByteBuffer b = host.getByteBuffer(0, BYTES).order(ByteOrder.nativeOrder());
     for (int i = 0; i < N; i++) {
