@@ -141,6 +141,7 @@ final class Engagement {
       }
       await(true);
       markAsWritten(t);
+      joinHandOverOntoPerThreadStream(t);
       return true;
     }
     if (!engaged) {
@@ -162,6 +163,22 @@ final class Engagement {
     }
     await(false);
     return false;
+  }
+
+  /**
+   * After the hand-back, before a call made as written: the thread's per-thread default stream
+   * waits for its work the agent moved ({@link dev.kernelweave.scheduler.Dispatch#joinHandOverOntoThisThread}).
+   */
+  private static void joinHandOverOntoPerThreadStream(CallThread t) {
+    ContextScheduling cs = t.state.contexts.get(t.context());
+    if (cs == null) {
+      return;
+    }
+    try {
+      cs.dispatch.joinHandOverOntoThisThread(t.id);
+    } catch (Throwable e) {
+      AgentLog.debug("a per-thread default stream could not join the work handed back: " + e);
+    }
   }
 
   /** Marks the thread as in an untracked call, ended by {@link #untrackedCallEnded}. */

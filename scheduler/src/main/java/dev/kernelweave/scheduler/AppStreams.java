@@ -116,6 +116,36 @@ final class AppStreams {
     }
   }
 
+  /**
+   * Calls {@code action} with every stream a handle of the program names (neither the legacy stream
+   * nor a per-thread default stream), blocking or not, not destroyed since, and its handle.
+   */
+  void forEachLiveNamed(java.util.function.ObjLongConsumer<Stream> action) {
+    for (int i = 0; i < keys.length; i++) {
+      Stream s = values[i];
+      if (s != null && !s.destroyed && !Scheduler.isPerThreadKey(keys[i])) {
+        action.accept(s, keys[i]);
+      }
+    }
+  }
+
+  /** Calls {@code action} with every per-thread default stream met, and the id of its thread. */
+  void forEachPerThread(java.util.function.ObjLongConsumer<Stream> action) {
+    for (int i = 0; i < keys.length; i++) {
+      if (values[i] != null && Scheduler.isPerThreadKey(keys[i])) {
+        action.accept(values[i], Scheduler.threadOfPerThreadKey(keys[i]));
+      }
+    }
+  }
+
+  /** The stream with {@code key}, or null where none was met; creates nothing. */
+  Stream find(long key) {
+    if (key == 0) {
+      return legacy;
+    }
+    return values[indexOf(key)];
+  }
+
   private int indexOf(long key) {
     int mask = keys.length - 1;
     int i = (int) mix(key) & mask;

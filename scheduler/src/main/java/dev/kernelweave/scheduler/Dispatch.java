@@ -50,6 +50,10 @@ public final class Dispatch {
    * written, never end.
    */
   private boolean handedOver;
+  /** Threads whose per-thread default stream must still join the work handed over ({@link #joinHandOverOntoThisThread}). */
+  private final java.util.Set<Long> perThreadJoinsDue = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Whether {@link #perThreadJoinsDue} holds a thread: read without the lock by every call made as written; written under it. */
+  private volatile boolean perThreadJoinDue;
   /**
    * Whether launches were held when the lock was last let go: read without the lock by calls that
    * need no placement (they issue what is held only when something is) and by the deadline's thread.
@@ -267,6 +271,29 @@ public final class Dispatch {
         noteHolding();
       }
       scheduler.joinEveryStreamOntoEverything();
+      scheduler.threadsBehindTheHandOver(perThreadJoinsDue::add);
+      perThreadJoinDue = !perThreadJoinsDue.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Called on a thread, with this context current, before each of its calls made as written after
+   * the hand-over: where the agent moved work of the thread's per-thread default stream, that stream
+   * first waits for it, device-side ({@link Scheduler#joinHandOverOntoPerThreadStream}), so that a
+   * synchronize of it with no later work still waits for that work. Only the thread itself can name
+   * its per-thread stream; no host wait, which could wait for a host function the program releases
+   * later. Takes the lock only where the thread is due, once per hand-over.
+   */
+  public void joinHandOverOntoThisThread(long threadId) {
+    if (!perThreadJoinDue || !perThreadJoinsDue.remove(threadId)) {
+      return;
+    }
+    lock.lock();
+    try {
+      scheduler.joinHandOverOntoPerThreadStream(threadId);
+      perThreadJoinDue = !perThreadJoinsDue.isEmpty();
     } finally {
       lock.unlock();
     }

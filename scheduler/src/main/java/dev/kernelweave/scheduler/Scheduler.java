@@ -207,6 +207,16 @@ public final class Scheduler {
     return handle;
   }
 
+  /** Whether a {@link #streamKey} is a thread's per-thread default stream's. */
+  static boolean isPerThreadKey(long key) {
+    return (key & PER_THREAD_KEY) != 0;
+  }
+
+  /** The thread whose per-thread default stream a key of {@link #isPerThreadKey} names. */
+  static long threadOfPerThreadKey(long key) {
+    return key & ~PER_THREAD_KEY;
+  }
+
   /**
    * The application created a stream: with {@code nonBlocking}, CUDA's legacy stream does not
    * synchronize with it. A stream never seen created is taken for a blocking one, which orders more.
@@ -255,16 +265,35 @@ public final class Scheduler {
   }
 
   /**
-   * Makes the legacy stream and every non-blocking application stream wait, device-side, for every
-   * lane's pending work, so that calls made as written from now on follow all that the agent moved,
-   * as CUDA's stream order would have them. Blocking and per-thread streams follow the legacy
-   * stream's wait through CUDA's implicit synchronization. The host does not wait, and nothing
-   * waits for the streams: only work issued before can be waited for, so no wait can close a cycle.
+   * Makes the legacy stream and every live application stream wait, device-side, for every lane's
+   * pending work, so that calls made as written from now on follow all that the agent moved, as
+   * CUDA's stream order would have them: a synchronize of a stream with no later work must still
+   * wait for the stream's work the agent moved. Per-thread default streams join on their own
+   * threads ({@link #threadsBehindTheHandOver}). The host does not wait, and nothing waits for the
+   * streams: only work issued before can be waited for, so no wait can close a cycle.
    */
   public void joinEveryStreamOntoEverything() {
     needs.clear();
     collectEverything();
     joins.joinEveryStreamOnto(needs);
+  }
+
+  /**
+   * Calls {@code threads} with the id of each thread whose per-thread default stream has not yet
+   * joined all the work handed over ({@link #joinEveryStreamOntoEverything}): only that thread can
+   * name its stream, so it joins it itself, before its next call ({@link
+   * #joinHandOverOntoPerThreadStream}).
+   */
+  public void threadsBehindTheHandOver(java.util.function.LongConsumer threads) {
+    joins.threadsBehindTheHandOver(threads);
+  }
+
+  /**
+   * On thread {@code threadId}, with this scheduler's context current: makes the thread's per-thread
+   * default stream wait, device-side, for the work handed over that is still pending.
+   */
+  public void joinHandOverOntoPerThreadStream(long threadId) {
+    joins.joinHandOverOntoPerThreadStream(threadId);
   }
 
   /**

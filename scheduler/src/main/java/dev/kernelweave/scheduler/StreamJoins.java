@@ -57,6 +57,8 @@ final class StreamJoins {
       recorded = new LanePositions(laneCount);
     }
   }
+  /** Every lane's pending work at each hand-over to the program, newest position per lane. */
+  private final LanePositions handedOver;
   /** Scratch: what a join covers. */
   private final LanePositions needs;
 
@@ -75,6 +77,7 @@ final class StreamJoins {
     this.legacyVisible = legacyVisible;
     this.blockingAll = blockingAll;
     this.completedForHost = new LanePositions(pool.laneCount);
+    this.handedOver = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
   }
 
@@ -233,11 +236,14 @@ final class StreamJoins {
   }
 
   /**
-   * Makes the legacy stream and every live non-blocking application stream wait, device-side, for
-   * {@code pending} (every lane's pending work, when the agent hands the program back its calls),
-   * each lane once. Blocking and per-thread streams follow the legacy stream's wait by CUDA's
-   * implicit synchronization. A destroyed stream's handle is never named: the driver may have freed
-   * what it named.
+   * Makes the legacy stream and every live application stream wait, device-side, for {@code pending}
+   * (every lane's pending work, when the agent hands the program back its calls), each lane once,
+   * and keeps it for the per-thread default streams, which only their own threads can name ({@link
+   * #joinHandOverOntoPerThreadStream}). Blocking streams join too, not only through the legacy
+   * stream: CUDA's implicit synchronization orders their later work after the legacy stream's wait,
+   * but a synchronize or a query of such a stream with no later work would wait for none of the
+   * work the agent moved off it. A destroyed stream's handle is never named: the driver may have
+   * freed what it named.
    */
   void joinEveryStreamOnto(LanePositions pending) {
     for (int i = 0, n = pending.count(); i < n; i++) {
@@ -245,7 +251,40 @@ final class StreamJoins {
       long p = pending.position(lane);
       long seq = pending.seq(lane);
       joinLane(appStreams.legacy(), 0, lane, p, seq);
-      appStreams.forEachLiveNonBlocking((stream, handle) -> joinLane(stream, handle, lane, p, seq));
+      appStreams.forEachLiveNamed((stream, handle) -> joinLane(stream, handle, lane, p, seq));
+      handedOver.add(lane, p, seq);
+    }
+  }
+
+  /** Calls {@code threads} with each thread whose per-thread default stream has not joined every handed-over position still pending. */
+  void threadsBehindTheHandOver(java.util.function.LongConsumer threads) {
+    appStreams.forEachPerThread((stream, thread) -> {
+      for (int i = 0, n = handedOver.count(); i < n; i++) {
+        int lane = handedOver.lane(i);
+        long p = handedOver.position(lane);
+        if (pool.pending(lane, p) && stream.joined.position(lane) < p) {
+          threads.accept(thread);
+          return;
+        }
+      }
+    });
+  }
+
+  /**
+   * On thread {@code thread}: makes its per-thread default stream ({@code CU_STREAM_PER_THREAD},
+   * which names the calling thread's) wait, device-side, for every handed-over position still pending.
+   */
+  void joinHandOverOntoPerThreadStream(long thread) {
+    AppStreams.Stream s = appStreams.find(Scheduler.streamKey(Scheduler.PER_THREAD_HANDLE, thread));
+    if (s == null) {
+      return;
+    }
+    for (int i = 0, n = handedOver.count(); i < n; i++) {
+      int lane = handedOver.lane(i);
+      long p = handedOver.position(lane);
+      if (pool.pending(lane, p)) {
+        joinLane(s, Scheduler.PER_THREAD_HANDLE, lane, p, handedOver.seq(lane));
+      }
     }
   }
 

@@ -1057,7 +1057,7 @@ class SchedulerTest {
   }
 
   @Test
-  void handingBackMakesTheLegacyAndEveryLiveNonBlockingStreamFollowEveryLanesPendingWorkOnce() {
+  void handingBackMakesTheLegacyAndEveryLiveStreamFollowEveryLanesPendingWorkOnce() {
     scheduler.streamCreated(9, true);
     scheduler.streamCreated(8, false);
     scheduler.streamCreated(7, true);
@@ -1069,18 +1069,50 @@ class SchedulerTest {
     scheduler.joinEveryStreamOntoEverything();
     List<String> asked = device.drain();
     for (int lane : new int[] {a, b}) {
-      String event = asked.stream().filter(line -> line.endsWith(" on " + lane)).findFirst()
-          .map(line -> line.substring("record ".length(), line.indexOf(' ', "record ".length())))
-          .orElseThrow(() -> new AssertionError("no event recorded on lane " + lane + ": " + asked));
+      String event = recordedOn(lane, asked);
       assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + event), asked.toString());
       assertTrue(asked.contains("wait app 9 for " + event), "the non-blocking stream: " + asked);
+      // The legacy stream's wait orders only a blocking stream's later work: a synchronize of it with
+      // no later work would wait for none of what the agent moved off it.
+      assertTrue(asked.contains("wait app 8 for " + event), "the blocking stream: " + asked);
     }
-    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 8 ")),
-        "a blocking stream follows the legacy stream's wait by CUDA's own rule: " + asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("sync")), "the host never waits: " + asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 7 ")),
         "a destroyed stream's handle may name freed memory: " + asked);
     scheduler.joinEveryStreamOntoEverything();
     assertEquals(List.of(), device.drain(), "what the streams already follow is not waited for again");
+  }
+
+  @Test
+  void aPerThreadStreamJoinsTheHandedOverWorkOnItsOwnThreadOnce() {
+    CallRecord copy = call(CallKind.LAUNCH, Scheduler.PER_THREAD_HANDLE, 0, W);
+    copy.threadId = 42;
+    int lane = scheduler.beforeAsyncWork(copy);
+    scheduler.afterWork(copy, true);
+    device.drain();
+    scheduler.joinEveryStreamOntoEverything();
+    List<String> asked = device.drain();
+    String event = recordedOn(lane, asked);
+    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 2 ")),
+        "another thread cannot name thread 42's per-thread stream: " + asked);
+    List<Long> due = new java.util.ArrayList<>();
+    scheduler.threadsBehindTheHandOver(due::add);
+    assertEquals(List.of(42L), due);
+
+    scheduler.joinHandOverOntoPerThreadStream(42);
+    assertEquals(List.of("wait app 2 for " + event), device.drain());
+    due.clear();
+    scheduler.threadsBehindTheHandOver(due::add);
+    assertEquals(List.of(), due, "joined once");
+    scheduler.joinHandOverOntoPerThreadStream(42);
+    scheduler.joinHandOverOntoPerThreadStream(43);
+    assertEquals(List.of(), device.drain(), "nothing again, and nothing for a thread with no per-thread stream");
+  }
+
+  /** The event {@code asked} recorded on {@code lane}. */
+  private static String recordedOn(int lane, List<String> asked) {
+    return asked.stream().filter(line -> line.endsWith(" on " + lane)).findFirst()
+        .map(line -> line.substring("record ".length(), line.indexOf(' ', "record ".length())))
+        .orElseThrow(() -> new AssertionError("no event recorded on lane " + lane + ": " + asked));
   }
 }
