@@ -138,6 +138,20 @@ final class AppStreams {
     }
   }
 
+  /**
+   * Calls {@code action} with every stream the legacy stream synchronizes with that cannot be named
+   * from any thread: per-thread default streams (only their own thread names them) and destroyed
+   * blocking streams.
+   */
+  void forEachUnnamedBlocking(java.util.function.Consumer<Stream> action) {
+    for (int i = 0; i < keys.length; i++) {
+      Stream s = values[i];
+      if (s != null && (Scheduler.isPerThreadKey(keys[i]) || s.destroyed && !s.nonBlocking)) {
+        action.accept(s);
+      }
+    }
+  }
+
   /** The stream with {@code key}, or null where none was met; creates nothing. */
   Stream find(long key) {
     if (key == 0) {

@@ -257,10 +257,11 @@ public final class Dispatch {
 
   /**
    * Hands the context back to the program for good, when the agent stops scheduling: issues what is
-   * held, then makes the program's streams follow every lane's pending work ({@link
-   * Scheduler#joinEveryStreamOntoEverything}), so that calls made as written from then on find what
-   * CUDA would have completed before them. Called again after a call that was already placed when
-   * the agent stopped; each time joins only what is still pending.
+   * held, then makes each of the program's streams follow the work the agent moved off it ({@link
+   * Scheduler#handOverEveryStream}; a per-thread default stream at its thread's next call, {@link
+   * #joinHandOverOntoThisThread}), so that calls made as written from then on find what CUDA would
+   * have completed before them. Called again after a call that was already placed when the agent
+   * stopped; each time joins only what is still pending.
    */
   public void handOverToTheProgram() {
     lock.lock();
@@ -270,7 +271,7 @@ public final class Dispatch {
         windows.end();
         noteHolding();
       }
-      scheduler.joinEveryStreamOntoEverything();
+      scheduler.handOverEveryStream();
       scheduler.threadsBehindTheHandOver(perThreadJoinsDue::add);
       perThreadJoinDue = !perThreadJoinsDue.isEmpty();
     } finally {

@@ -90,8 +90,15 @@ final class LaneChoice {
     return !pool.pending(lane, barrier) || needs.position(lane) >= barrier;
   }
 
-  /** Makes {@code lane} wait, device-side, for each need on another lane it does not already follow. */
+  /**
+   * Makes {@code lane} wait, device-side, for each need on another lane it does not already follow;
+   * first, where the call may wait for the host, leaves the lane's pending work an event of its own
+   * ({@link #keepTailCoverable}).
+   */
   void waitForNeeds(CallRecord call, int lane, LanePositions needs) {
+    if (call.touchesUnknownMemory || needsMayWaitForTheHost(lane, needs)) {
+      keepTailCoverable(call, lane);
+    }
     for (int i = 0, n = needs.count(); i < n; i++) {
       int from = needs.lane(i);
       long p = needs.position(from);
@@ -107,6 +114,31 @@ final class LaneChoice {
       device.waitEvent(lane, event);
       pool.mergeWait(lane, from, events.recordedAt(event), events.clocks(), events.clockOffset(event));
       call.addPredecessor(needs.seq(from));
+    }
+  }
+
+  /** Whether a need on a lane other than {@code lane} may wait for the host ({@link StreamPool#mayWaitForTheHost}). */
+  private boolean needsMayWaitForTheHost(int lane, LanePositions needs) {
+    for (int i = 0, n = needs.count(); i < n; i++) {
+      int from = needs.lane(i);
+      if (from != lane && pool.mayWaitForTheHost(from, needs.position(from))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Before {@code lane} queues what may wait for the host (a host function may wait until the
+   * program reads another stream's results), records an event after its pending work where none
+   * covers it: a later join of that work (a synchronize of its stream) then waits for it alone, not
+   * for the host function behind it, which an event recorded at the lane's end would include.
+   */
+  private void keepTailCoverable(CallRecord call, int lane) {
+    long tail = pool.tail(lane);
+    if (tail > 0 && pool.pending(lane, tail) && events.covering(lane, tail) < 0) {
+      events.cover(lane, tail, pool, device);
+      call.eventRecorded |= events.recorded;
     }
   }
 }

@@ -265,22 +265,21 @@ public final class Scheduler {
   }
 
   /**
-   * Makes the legacy stream and every live application stream wait, device-side, for every lane's
-   * pending work, so that calls made as written from now on follow all that the agent moved, as
-   * CUDA's stream order would have them: a synchronize of a stream with no later work must still
-   * wait for the stream's work the agent moved. Per-thread default streams join on their own
-   * threads ({@link #threadsBehindTheHandOver}). The host does not wait, and nothing waits for the
-   * streams: only work issued before can be waited for, so no wait can close a cycle.
+   * Hands the streams back to the program, when the agent stops scheduling: each stream waits,
+   * device-side, for what the agent moved off it and what it was made to follow ({@link
+   * StreamJoins#handOverEveryStream}), so that calls made as written from now on, a synchronize with
+   * no later work among them, follow what CUDA would have completed before them. Per-thread default
+   * streams join on their own threads ({@link #threadsBehindTheHandOver}). The host does not wait,
+   * and nothing waits for the streams: only work issued before can be waited for, so no wait can
+   * close a cycle.
    */
-  public void joinEveryStreamOntoEverything() {
-    needs.clear();
-    collectEverything();
-    joins.joinEveryStreamOnto(needs);
+  public void handOverEveryStream() {
+    joins.handOverEveryStream();
   }
 
   /**
    * Calls {@code threads} with the id of each thread whose per-thread default stream has not yet
-   * joined all the work handed over ({@link #joinEveryStreamOntoEverything}): only that thread can
+   * joined what it must at the hand-over ({@link #handOverEveryStream}): only that thread can
    * name its stream, so it joins it itself, before its next call ({@link
    * #joinHandOverOntoPerThreadStream}).
    */
@@ -290,7 +289,7 @@ public final class Scheduler {
 
   /**
    * On thread {@code threadId}, with this scheduler's context current: makes the thread's per-thread
-   * default stream wait, device-side, for the work handed over that is still pending.
+   * default stream wait, device-side, for what the agent moved off it and what it was made to follow.
    */
   public void joinHandOverOntoPerThreadStream(long threadId) {
     joins.joinHandOverOntoPerThreadStream(threadId);
@@ -544,6 +543,9 @@ public final class Scheduler {
         legacyFollow.add(lane, position, call.seq);
       }
       pool.barrierIssued(lane, position);
+    }
+    if (call.touchesUnknownMemory) {
+      pool.hostWaitIssued(lane, position);
     }
     return position;
   }

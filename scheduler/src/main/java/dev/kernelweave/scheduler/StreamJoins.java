@@ -57,8 +57,6 @@ final class StreamJoins {
       recorded = new LanePositions(laneCount);
     }
   }
-  /** Every lane's pending work at each hand-over to the program, newest position per lane. */
-  private final LanePositions handedOver;
   /** Scratch: what a join covers. */
   private final LanePositions needs;
 
@@ -77,7 +75,6 @@ final class StreamJoins {
     this.legacyVisible = legacyVisible;
     this.blockingAll = blockingAll;
     this.completedForHost = new LanePositions(pool.laneCount);
-    this.handedOver = new LanePositions(pool.laneCount);
     this.needs = new LanePositions(pool.laneCount);
   }
 
@@ -236,33 +233,39 @@ final class StreamJoins {
   }
 
   /**
-   * Makes the legacy stream and every live application stream wait, device-side, for {@code pending}
-   * (every lane's pending work, when the agent hands the program back its calls), each lane once,
-   * and keeps it for the per-thread default streams, which only their own threads can name ({@link
-   * #joinHandOverOntoPerThreadStream}). Blocking streams join too, not only through the legacy
-   * stream: CUDA's implicit synchronization orders their later work after the legacy stream's wait,
-   * but a synchronize or a query of such a stream with no later work would wait for none of the
-   * work the agent moved off it. A destroyed stream's handle is never named: the driver may have
-   * freed what it named.
+   * Hands every stream back to the program (the agent stops scheduling): makes the legacy stream and
+   * every live application stream wait, device-side, for what a synchronize of it would wait for
+   * ({@link #collectHandOver}): the work the agent moved off it and what it was made to follow. A
+   * synchronize of a stream with no later work then waits for its moved work too, which a wait of
+   * the legacy stream alone would not give a blocking stream; and no stream waits for another's
+   * work that CUDA does not order before it, which could be a host function waiting for the
+   * program's next read. CUDA's implicit synchronization between the legacy and blocking streams
+   * then orders each stream's later work after the others' joins, as it ordered it after their work. A per-thread default stream can be named only on its own thread ({@link
+   * #joinHandOverOntoPerThreadStream}), and a destroyed stream's never: the driver may have freed
+   * what it named. The legacy stream waits for the work of both, where they are blocking streams,
+   * which CUDA orders before the legacy stream's next call.
    */
-  void joinEveryStreamOnto(LanePositions pending) {
-    for (int i = 0, n = pending.count(); i < n; i++) {
-      int lane = pending.lane(i);
-      long p = pending.position(lane);
-      long seq = pending.seq(lane);
-      joinLane(appStreams.legacy(), 0, lane, p, seq);
-      appStreams.forEachLiveNamed((stream, handle) -> joinLane(stream, handle, lane, p, seq));
-      handedOver.add(lane, p, seq);
-    }
+  void handOverEveryStream() {
+    AppStreams.Stream legacy = appStreams.legacy();
+    needs.clear();
+    collectHandOver(legacy, needs);
+    appStreams.forEachUnnamedBlocking(stream -> collectHandOver(stream, needs));
+    joinAll(legacy, 0, needs);
+    appStreams.forEachLiveNamed((stream, handle) -> {
+      needs.clear();
+      collectHandOver(stream, needs);
+      joinAll(stream, handle, needs);
+    });
   }
 
-  /** Calls {@code threads} with each thread whose per-thread default stream has not joined every handed-over position still pending. */
+  /** Calls {@code threads} with each thread whose per-thread default stream has not joined all it must at the hand-over. */
   void threadsBehindTheHandOver(java.util.function.LongConsumer threads) {
     appStreams.forEachPerThread((stream, thread) -> {
-      for (int i = 0, n = handedOver.count(); i < n; i++) {
-        int lane = handedOver.lane(i);
-        long p = handedOver.position(lane);
-        if (pool.pending(lane, p) && stream.joined.position(lane) < p) {
+      needs.clear();
+      collectHandOver(stream, needs);
+      for (int i = 0, n = needs.count(); i < n; i++) {
+        int lane = needs.lane(i);
+        if (stream.joined.position(lane) < needs.position(lane)) {
           threads.accept(thread);
           return;
         }
@@ -271,20 +274,34 @@ final class StreamJoins {
   }
 
   /**
-   * On thread {@code thread}: makes its per-thread default stream ({@code CU_STREAM_PER_THREAD},
-   * which names the calling thread's) wait, device-side, for every handed-over position still pending.
+   * On thread {@code thread}, after the hand-over: makes its per-thread default stream ({@code
+   * CU_STREAM_PER_THREAD}, which names the calling thread's) wait, device-side, for what a synchronize
+   * of it would wait for, as {@link #handOverEveryStream} does for the other streams.
    */
   void joinHandOverOntoPerThreadStream(long thread) {
     AppStreams.Stream s = appStreams.find(Scheduler.streamKey(Scheduler.PER_THREAD_HANDLE, thread));
-    if (s == null) {
-      return;
+    if (s != null) {
+      needs.clear();
+      collectHandOver(s, needs);
+      joinAll(s, Scheduler.PER_THREAD_HANDLE, needs);
     }
-    for (int i = 0, n = handedOver.count(); i < n; i++) {
-      int lane = handedOver.lane(i);
-      long p = handedOver.position(lane);
-      if (pool.pending(lane, p)) {
-        joinLane(s, Scheduler.PER_THREAD_HANDLE, lane, p, handedOver.seq(lane));
-      }
+  }
+
+  /**
+   * What a synchronize of stream {@code s} waits for: its own work wherever it went and what it was
+   * made to follow. Not what its new work would follow beyond that: the join is itself work on the
+   * stream, which CUDA's implicit synchronization makes the other streams' later work follow, and
+   * that later work follows their own joins in the same way.
+   */
+  private void collectHandOver(AppStreams.Stream s, LanePositions into) {
+    collectJoin(s, false, into);
+  }
+
+  /** Makes stream {@code s} (handle {@code handle}) wait for each of {@code positions}. */
+  private void joinAll(AppStreams.Stream s, long handle, LanePositions positions) {
+    for (int i = 0, n = positions.count(); i < n; i++) {
+      int lane = positions.lane(i);
+      joinLane(s, handle, lane, positions.position(lane), positions.seq(lane));
     }
   }
 

@@ -34,6 +34,10 @@ final class StreamPool {
   private final long[] lastUse;
   /** Per lane, the position of its newest barrier, 0 for none. */
   private final long[] barrierAt;
+  /** Per lane, the position of the newest call that may wait for the host; 0 for none. */
+  private final long[] hostWaitAt;
+  /** Whether any call that may wait for the host was issued: most programs never issue one. */
+  private boolean anyHostWait;
   private long useClock;
   /** {@code waited[a * laneCount + b]}. */
   private final long[] waited;
@@ -71,6 +75,7 @@ final class StreamPool {
     created = new boolean[laneCount];
     lastUse = new long[laneCount];
     barrierAt = new long[laneCount];
+    hostWaitAt = new long[laneCount];
     waited = new long[laneCount * laneCount];
   }
 
@@ -154,6 +159,34 @@ final class StreamPool {
   /** A barrier was issued at position {@code p} of {@code lane}. */
   void barrierIssued(int lane, long p) {
     barrierAt[lane] = p;
+  }
+
+  /**
+   * A call that may wait for the host (one touching memory the agent cannot see: a host function,
+   * a stream callback, a kernel whose code it cannot read) was issued at position {@code p} of {@code lane}.
+   */
+  void hostWaitIssued(int lane, long p) {
+    hostWaitAt[lane] = p;
+    anyHostWait = true;
+  }
+
+  /**
+   * Whether work on {@code lane} through position {@code p} may wait for a pending call that may
+   * wait for the host: one on the lane itself, or one it waits for on another lane, as far as
+   * {@link #waited} knows (for any position of the lane, so this may answer true for too early a
+   * {@code p}, never false for one that does wait).
+   */
+  boolean mayWaitForTheHost(int lane, long p) {
+    if (!anyHostWait) {
+      return false;
+    }
+    for (int other = 0; other < laneCount; other++) {
+      long h = hostWaitAt[other];
+      if (h > 0 && pending(other, h) && (other == lane ? p >= h : waited(lane, other) >= h)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The newest position of {@code b} that lane {@code a} already waits for. */

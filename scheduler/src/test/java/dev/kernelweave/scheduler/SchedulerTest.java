@@ -161,6 +161,30 @@ class SchedulerTest {
   }
 
   @Test
+  void aBarrierQueuedBehindAnotherStreamsWorkLeavesThatWorkAnEventOfItsOwn() {
+    scheduler.streamCreated(9, true);
+    scheduler.streamCreated(7, true);
+    assertEquals(0, launchOn(9, 0, W));
+    assertEquals(1, launch(1, W));
+    assertEquals(2, launch(2, W));
+    assertEquals(3, launch(3, W));
+    device.drain();
+    CallRecord barrier = call(CallKind.LAUNCH, 7, 4, W);
+    barrier.touchesUnknownMemory = true; // as a host function's: it may wait for the host
+    assertEquals(0, scheduler.beforeAsyncWork(barrier), "the barrier lands behind stream 9's launch");
+    scheduler.afterWork(barrier, true);
+    List<String> placed = device.drain();
+    String before = eventOn(0, placed);
+    int recorded = placed.indexOf("record " + before + " on 0");
+    assertTrue(recorded >= 0 && placed.stream().filter(line -> line.startsWith("wait 0 for "))
+        .allMatch(line -> placed.indexOf(line) > recorded),
+        "an event after stream 9's launch, recorded before the barrier's waits: " + placed);
+    scheduler.handOverEveryStream();
+    assertEquals(List.of("wait app 9 for " + before), waitsOf("app 9", device.drain()),
+        "stream 9 waits for its launch, not for the barrier behind it");
+  }
+
+  @Test
   void workMadeAsWrittenIsFollowedByEachStreamAloneAndByTheBlockingStreamsThroughTheLegacyStream() {
     scheduler.streamCreated(9, true);
     scheduler.streamCreated(7, false); // blocking: the legacy stream's record covers it
@@ -1057,44 +1081,65 @@ class SchedulerTest {
   }
 
   @Test
-  void handingBackMakesTheLegacyAndEveryLiveStreamFollowEveryLanesPendingWorkOnce() {
+  void handingBackMakesEachLiveStreamFollowTheWorkMovedOffItOnce() {
     scheduler.streamCreated(9, true);
     scheduler.streamCreated(8, false);
     scheduler.streamCreated(7, true);
+    int legacy = launchOn(0, 0, W);
+    int nonBlocking = launchOn(9, 1, W);
+    int blocking = launchOn(8, 2, W);
+    int destroyed = launchOn(7, 3, W);
     scheduler.streamDestroyed(7);
-    int a = launch(0, W);
-    int b = launch(1, W);
-    assertNotEquals(a, b);
+    assertEquals(4, java.util.stream.IntStream.of(legacy, nonBlocking, blocking, destroyed).distinct().count(),
+        "four independent launches, four lanes");
     device.drain();
-    scheduler.joinEveryStreamOntoEverything();
+    scheduler.handOverEveryStream();
     List<String> asked = device.drain();
-    for (int lane : new int[] {a, b}) {
-      String event = recordedOn(lane, asked);
-      assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + event), asked.toString());
-      assertTrue(asked.contains("wait app 9 for " + event), "the non-blocking stream: " + asked);
-      // The legacy stream's wait orders only a blocking stream's later work: a synchronize of it with
-      // no later work would wait for none of what the agent moved off it.
-      assertTrue(asked.contains("wait app 8 for " + event), "the blocking stream: " + asked);
-    }
+    assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + recordedOn(legacy, asked))
+        || legacy == scheduler.legacyLane(), "the legacy stream: " + asked);
+    assertEquals(List.of("wait app 9 for " + recordedOn(nonBlocking, asked)), waitsOf("app 9", asked),
+        "the non-blocking stream, for its own work alone");
+    // The legacy stream's wait would order only a blocking stream's later work: a synchronize of it
+    // with no later work would wait for none of what the agent moved off it.
+    assertEquals(List.of("wait app 8 for " + recordedOn(blocking, asked)), waitsOf("app 8", asked),
+        "the blocking stream, for its own work alone");
+    assertEquals(List.of(), waitsOf("app 7", asked), "a destroyed stream's handle may name freed memory");
+    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait " + scheduler.legacyLane() + " for ")
+        && (line.endsWith(" for " + eventOn(nonBlocking, asked)) || line.endsWith(" for " + eventOn(destroyed, asked)))),
+        "the legacy stream does not wait for a non-blocking stream's work, which CUDA never orders before it: " + asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("sync")), "the host never waits: " + asked);
-    assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 7 ")),
-        "a destroyed stream's handle may name freed memory: " + asked);
-    scheduler.joinEveryStreamOntoEverything();
+    scheduler.handOverEveryStream();
     assertEquals(List.of(), device.drain(), "what the streams already follow is not waited for again");
   }
 
   @Test
-  void aPerThreadStreamJoinsTheHandedOverWorkOnItsOwnThreadOnce() {
-    CallRecord copy = call(CallKind.LAUNCH, Scheduler.PER_THREAD_HANDLE, 0, W);
-    copy.threadId = 42;
-    int lane = scheduler.beforeAsyncWork(copy);
-    scheduler.afterWork(copy, true);
+  void handingBackMakesTheLegacyStreamFollowADestroyedBlockingStreamsWork() {
+    scheduler.streamCreated(8, false);
+    int blocking = launchOn(8, 2, W);
+    scheduler.streamDestroyed(8);
     device.drain();
-    scheduler.joinEveryStreamOntoEverything();
+    scheduler.handOverEveryStream();
+    List<String> asked = device.drain();
+    assertEquals(List.of(), waitsOf("app 8", asked), "a destroyed stream's handle may name freed memory");
+    assertTrue(blocking == scheduler.legacyLane()
+        || asked.contains("wait " + scheduler.legacyLane() + " for " + recordedOn(blocking, asked)),
+        "CUDA orders the legacy stream's next call after a blocking stream's work, destroyed or not: " + asked);
+  }
+
+  @Test
+  void aPerThreadStreamJoinsItsMovedWorkOnItsOwnThreadOnceAndTheLegacyStreamMeanwhile() {
+    CallRecord launch = call(CallKind.LAUNCH, Scheduler.PER_THREAD_HANDLE, 0, W);
+    launch.threadId = 42;
+    int lane = scheduler.beforeAsyncWork(launch);
+    scheduler.afterWork(launch, true);
+    device.drain();
+    scheduler.handOverEveryStream();
     List<String> asked = device.drain();
     String event = recordedOn(lane, asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 2 ")),
         "another thread cannot name thread 42's per-thread stream: " + asked);
+    assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + event),
+        "CUDA orders the legacy stream's next call after the per-thread stream's work: " + asked);
     List<Long> due = new java.util.ArrayList<>();
     scheduler.threadsBehindTheHandOver(due::add);
     assertEquals(List.of(42L), due);
@@ -1107,6 +1152,17 @@ class SchedulerTest {
     scheduler.joinHandOverOntoPerThreadStream(42);
     scheduler.joinHandOverOntoPerThreadStream(43);
     assertEquals(List.of(), device.drain(), "nothing again, and nothing for a thread with no per-thread stream");
+  }
+
+  /** The waits {@code asked} queued on {@code stream} ("app 9", or a lane's number). */
+  private static List<String> waitsOf(String stream, List<String> asked) {
+    return asked.stream().filter(line -> line.startsWith("wait " + stream + " for ")).toList();
+  }
+
+  /** The event {@code asked} recorded on {@code lane}, or "none". */
+  private static String eventOn(int lane, List<String> asked) {
+    return asked.stream().filter(line -> line.endsWith(" on " + lane)).findFirst()
+        .map(line -> line.substring("record ".length(), line.indexOf(' ', "record ".length()))).orElse("none");
   }
 
   /** The event {@code asked} recorded on {@code lane}. */

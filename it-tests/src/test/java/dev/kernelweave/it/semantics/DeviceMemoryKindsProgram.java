@@ -8,6 +8,7 @@ import static dev.kernelweave.it.semantics.Sequence.alloc;
 import static dev.kernelweave.it.semantics.Sequence.allocHost;
 import static dev.kernelweave.it.semantics.Sequence.event;
 import static dev.kernelweave.it.semantics.Sequence.stream;
+import static jcuda.driver.JCudaDriver.CU_STREAM_PER_THREAD;
 import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
@@ -59,6 +60,14 @@ import jcuda.driver.CUstreamWaitValue_flags;
  *   <li>{@code host-function-waits}: a host function on one stream waits until the host has read
  *       back the results of 20 kernels on another stream; the streams are independent, so the reads
  *       return while the host function waits.
+ *   <li>{@code barrier-beside-host-function}: {@code host-function-waits} with blocking streams and a
+ *       third stream writing a value between the kernels and the reads: the reads wait for their
+ *       kernels, not for the write, which CUDA does not order before them.
+ *   <li>{@code hand-back-blocking}, {@code hand-back-per-thread}: {@code host-function-waits} with
+ *       blocking streams, the kernels on a stream of its own or the per-thread default stream, and a
+ *       stream waiting for a value already written between the kernels and the reads, where the
+ *       agent hands the program back: the reads, made as written, wait for their kernels and for nothing else, not
+ *       for the host function.
  *   <li>{@code wait-beside-threads}: {@code wait-then-write} while three other threads upload, run
  *       a kernel and read back on the legacy stream in a loop, each checking every result.
  *   <li>{@code threads-event}: a thread records an event after a slow kernel; another thread, told
@@ -82,6 +91,9 @@ public final class DeviceMemoryKindsProgram {
         case "threads-event" -> threadsEvent(seq, slowFill, rep, v);
         case "host-function-waits" -> hostFunctionWaits(seq, slowFill, rep, v);
         case "wait-beside-threads" -> waitBesideThreads(seq, slowFill, rep, v);
+        case "barrier-beside-host-function" -> barrierBesideAHostFunction(seq, slowFill, rep, v);
+        case "hand-back-blocking", "hand-back-per-thread" ->
+            handBackBesideAHostFunction(seq, slowFill, rep, v, seq.variant.equals("hand-back-per-thread"));
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -239,6 +251,54 @@ public final class DeviceMemoryKindsProgram {
       cuMemFree(b);
     }
     Sequence.release(pinned, waiting, working);
+  }
+
+  private static void barrierBesideAHostFunction(Sequence seq, CUfunction slowFill, int rep, float v) {
+    CUdeviceptr flag = alloc(4);
+    cuMemsetD32(flag, 0, 1);
+    cuCtxSynchronize();
+    CUstream waiting = stream(0);
+    CUstream working = stream(0);
+    CUstream valued = stream(NON_BLOCKING);
+    Sequence.Gate readBack = seq.new Gate();
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> readBack.await(), null));
+    Pointer pinned = allocHost(BYTES);
+    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v,
+        () -> seq.rc(rep, "cuStreamWriteValue32", 0, cuStreamWriteValue32(valued, flag, 1, 0)));
+    readBack.open();
+    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
+    seq.check(rep, "the host function was let go by the host", true, readBack.released());
+    for (CUdeviceptr b : buffers) {
+      cuMemFree(b);
+    }
+    cuStreamSynchronize(valued);
+    Sequence.release(pinned, flag, waiting, valued, working);
+  }
+
+  private static void handBackBesideAHostFunction(Sequence seq, CUfunction slowFill, int rep, float v,
+      boolean perThread) {
+    CUdeviceptr flag = alloc(4);
+    cuMemsetD32(flag, 1, 1); // the wait for it below returns at once: only the hand-back is wanted of it
+    cuCtxSynchronize();
+    CUstream waiting = stream(0);
+    CUstream working = perThread ? CU_STREAM_PER_THREAD : stream(0);
+    CUstream valued = stream(NON_BLOCKING);
+    Sequence.Gate readBack = seq.new Gate();
+    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> readBack.await(), null));
+    Pointer pinned = allocHost(BYTES);
+    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v, () -> seq.rc(rep,
+        "cuStreamWaitValue32", 0, cuStreamWaitValue32(valued, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)));
+    readBack.open();
+    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
+    seq.check(rep, "the host function was let go by the host", true, readBack.released());
+    for (CUdeviceptr b : buffers) {
+      cuMemFree(b);
+    }
+    cuStreamSynchronize(valued);
+    Sequence.release(pinned, flag, waiting, valued);
+    if (!perThread) {
+      Sequence.release(working);
+    }
   }
 
   private static void waitBesideThreads(Sequence seq, CUfunction slowFill, int rep, float v) throws Exception {

@@ -55,6 +55,9 @@ enum SemanticsCase {
   ANOTHER_THREAD_WAITS_FOR_THE_EVENT(DeviceMemoryKindsProgram.class, "threads-event", ""),
   A_HOST_FUNCTION_WAITS_WHILE_ANOTHER_STREAM_READS_BACK(DeviceMemoryKindsProgram.class, "host-function-waits", ""),
   THREADS_GO_ON_WHERE_THE_AGENT_STOPS_SCHEDULING(DeviceMemoryKindsProgram.class, "wait-beside-threads", ""),
+  A_SYNCHRONIZE_WAITS_FOR_NO_BARRIER_QUEUED_AFTER_ITS_WORK(DeviceMemoryKindsProgram.class, "barrier-beside-host-function", ""),
+  A_BLOCKING_STREAM_HANDED_BACK_WAITS_FOR_ITS_WORK_ALONE(DeviceMemoryKindsProgram.class, "hand-back-blocking", ""),
+  A_PER_THREAD_STREAM_HANDED_BACK_WAITS_FOR_ITS_WORK_ALONE(DeviceMemoryKindsProgram.class, "hand-back-per-thread", ""),
   THREADS_CONTENDING_FOR_ONE_CONTEXT_KEEP_THEIR_RESULTS(ContendingThreadsProgram.class, "contending", ""),
   // Each of these also with engage=auto, which they make engage by a run of 16 launches first.
   A_HOST_FUNCTION_ON_A_BLOCKING_STREAM_HOLDS_BACK_NO_OTHER(BlockingStreamsProgram.class, "host-function-blocking", ""),

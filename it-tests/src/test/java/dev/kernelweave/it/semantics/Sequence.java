@@ -418,11 +418,18 @@ final class Sequence {
    * Returns the buffers, for the caller to free.
    */
   CUdeviceptr[] fillAndReadBackTwenty(int rep, CUfunction slowFill, CUstream working, Pointer pinned, float v) {
+    return fillAndReadBackTwenty(rep, slowFill, working, pinned, v, () -> { });
+  }
+
+  /** {@link #fillAndReadBackTwenty}, with {@code betweenFillsAndReads} run after the fills. */
+  CUdeviceptr[] fillAndReadBackTwenty(int rep, CUfunction slowFill, CUstream working, Pointer pinned, float v,
+      Runnable betweenFillsAndReads) {
     CUdeviceptr[] buffers = new CUdeviceptr[20];
     for (int k = 0; k < buffers.length; k++) {
       buffers[k] = alloc(BYTES);
       rc(rep, "slow_fill " + k, 0, launch(slowFill, working, buffers[k], v + k, N, cycles / 20));
     }
+    betweenFillsAndReads.run();
     for (int k = 0; k < buffers.length; k++) {
       cuMemcpyDtoHAsync(pinned, buffers[k], BYTES, working);
       rc(rep, "cuStreamSynchronize " + k, 0, cuStreamSynchronize(working));
