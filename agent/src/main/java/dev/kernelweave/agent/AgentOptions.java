@@ -39,11 +39,8 @@ import java.util.Properties;
  *     pays), {@link #ENGAGE_AT_ONCE}, {@link #ENGAGE_WHEN_WARM} (once the warm-up has compiled the
  *     interception, or at once where no warm-up runs), or after that many calls made as written
  * @param handBack whether the agent stops scheduling, for good, where threads calling one context at
- *     once wait for each other in the agent and few launches are replayed ({@code handback=on}): the
- *     program then runs as written, as fast as without the agent. Off by default: a program handed
- *     back mid-run was seen to read a wrong result (rarely: four threads on their per-thread default
- *     streams, where a stream synchronization made as written after the hand-back waited for none of
- *     the work the agent had moved), and a result comes before speed
+ *     once wait for each other in the agent and few launches are replayed ({@code handback=on}, the
+ *     default): the program then runs as written, as fast as without the agent
  */
 public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, boolean graphs, AgentLog.Level log,
     int journalKeep, long journalMaxBytes, ThreadPriorities priority, int warmupMillis, WindowJudging judge,
@@ -108,7 +105,7 @@ public record AgentOptions(Mode mode, Path journal, int streams, boolean ptx, bo
     return new AgentOptions(Mode.SCHEDULE, DEFAULT_JOURNAL, defaultStreams(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS")),
         true, true, AgentLog.Level.INFO, JournalRetention.DEFAULT_KEEP_RUNS, JournalRetention.DEFAULT_MAX_BYTES,
         ThreadPriorities.THREAD, defaultWarmupMillis(Runtime.getRuntime().availableProcessors()), WindowJudging.ON,
-        false, ENGAGE_AUTO, false);
+        false, ENGAGE_AUTO, true);
   }
 
   static int defaultWarmupMillis(int processors) {

@@ -52,8 +52,8 @@ class AgentOptionsTest {
   }
 
   @Test
-  void handBackIsOffByDefaultAndOnOrOff() {
-    assertFalse(AgentOptions.parse(null, none).handBack(), "a program is handed back only where handback=on asks");
+  void handBackIsOnByDefaultAndOnOrOff() {
+    assertTrue(AgentOptions.parse(null, none).handBack(), "a program slower with the agent is handed back by default");
     assertFalse(AgentOptions.parse("handback=off", none).handBack());
     assertTrue(AgentOptions.parse("handback=on", none).handBack());
     var e = assertThrows(AgentOptions.InvalidOption.class, () -> AgentOptions.parse("handback=never", none));
