@@ -66,7 +66,12 @@ public final class OrderingRules {
     /** Launches merged into one never write bytes another of them writes or reads. */
     MERGED_INSTANCES_NEVER_OVERLAP,
     /** A merged launch's table gives each instance its own grid. */
-    MERGED_TABLE_KEEPS_EACH_GRID
+    MERGED_TABLE_KEEPS_EACH_GRID,
+    /**
+     * At the hand-back, each stream waits for what a synchronize of it would (a per-thread default
+     * stream on its own thread), not only the legacy and non-blocking streams for everything.
+     */
+    HAND_BACK_JOINS_EACH_STREAM
   }
 
   /**

@@ -23,6 +23,8 @@ final class StreamJoins {
   private final boolean eventQueriesSeeHostCompletion;
   /** {@link OrderingRules.Rule#HOST_WAITS_COVER_VISIBLE_WORK}. */
   private final boolean hostWaitsCoverVisibleWork;
+  /** {@link OrderingRules.Rule#HAND_BACK_JOINS_EACH_STREAM}. */
+  private final boolean handBackJoinsEachStream;
   /** The scheduler's: barriers every later call of the legacy and blocking streams follows. */
   private final LanePositions blockingFollow;
   /** The scheduler's: barriers of blocking streams that later calls of the legacy stream follow. */
@@ -69,6 +71,7 @@ final class StreamJoins {
     this.appStreams = appStreams;
     this.eventQueriesSeeHostCompletion = rules.keeps(OrderingRules.Rule.EVENT_QUERIES_SEE_HOST_COMPLETION);
     this.hostWaitsCoverVisibleWork = rules.keeps(OrderingRules.Rule.HOST_WAITS_COVER_VISIBLE_WORK);
+    this.handBackJoinsEachStream = rules.keeps(OrderingRules.Rule.HAND_BACK_JOINS_EACH_STREAM);
     this.blockingFollow = blockingFollow;
     this.legacyFollow = legacyFollow;
     this.blockingVisible = blockingVisible;
@@ -248,6 +251,17 @@ final class StreamJoins {
   void handOverEveryStream() {
     AppStreams.Stream legacy = appStreams.legacy();
     needs.clear();
+    if (!handBackJoinsEachStream) {
+      // The deliberate fault: the legacy and non-blocking streams wait for everything, no other stream.
+      for (int lane = 0; lane < pool.laneCount; lane++) {
+        if (pool.tail(lane) > 0 && pool.pending(lane, pool.tail(lane))) {
+          needs.add(lane, pool.tail(lane), 0);
+        }
+      }
+      joinAll(legacy, 0, needs);
+      appStreams.forEachLiveNonBlocking((stream, handle) -> joinAll(stream, handle, needs));
+      return;
+    }
     collectHandOver(legacy, needs);
     appStreams.forEachUnnamedBlocking(stream -> collectHandOver(stream, needs));
     joinAll(legacy, 0, needs);
@@ -260,6 +274,9 @@ final class StreamJoins {
 
   /** Calls {@code threads} with each thread whose per-thread default stream has not joined all it must at the hand-over. */
   void threadsBehindTheHandOver(java.util.function.LongConsumer threads) {
+    if (!handBackJoinsEachStream) {
+      return;
+    }
     appStreams.forEachPerThread((stream, thread) -> {
       needs.clear();
       collectHandOver(stream, needs);

@@ -55,6 +55,22 @@ abstract class CallRecording implements LaunchWindows.Listener {
   long constant;
   long seq;
   int index;
+  /**
+   * Set once the dispatch handed the program back ({@link Dispatch#handOverToTheProgram}): from then
+   * on the calls the interceptor makes as written run on their own streams, untracked; allocations,
+   * streams and constants are still tracked, as the interceptor tracks them.
+   */
+  boolean asWritten;
+
+  /** Whether calls run as written: every call of the serial reference, the calls after a hand-back. */
+  boolean untracked() {
+    return scheduler == null || asWritten;
+  }
+
+  /** The lane of a call made as written on {@code stream}: the legacy lane in the reference, the stream's own after a hand-back. */
+  int asWrittenLane(long stream) {
+    return scheduler == null ? legacy : target.appStreamLane(stream);
+  }
 
   CallRecording(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
       int normalStreams, int classLanes, WindowJudging judging) {
@@ -117,7 +133,7 @@ abstract class CallRecording implements LaunchWindows.Listener {
   }
 
   void syncContext(int thread) {
-    if (scheduler == null) {
+    if (untracked()) {
       target.synchronizeDevice();
       return;
     }

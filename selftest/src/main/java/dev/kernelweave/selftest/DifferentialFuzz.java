@@ -100,7 +100,7 @@ public final class DifferentialFuzz {
     int step = Math.max(1, programs / 10);
     int done = 0;
     for (int i = 0; i < programs; i++) {
-      Program program = generator.generate(programSeed(seed, i));
+      Program program = withHandBackEnd(generator.generate(programSeed(seed, i)));
       program.shapes().forEach((shape, count) -> shapes.merge(shape, count, Integer::sum));
       long targetSeed = mix(program.seed() ^ 0x5DEECE66DL);
       Verdict verdict = verdict(program, targetSeed);
@@ -146,6 +146,76 @@ public final class DifferentialFuzz {
     return pick == 0 ? WindowJudging.IN_ORDER : pick == 1 ? WindowJudging.OFF : WindowJudging.ON;
   }
 
+  /** Whether the program of this seed ends handed back to itself: a quarter of them. */
+  static boolean handedBack(long programSeed) {
+    long h = (programSeed + 0x632BE59BD9B4E019L) * 0x9E3779B97F4A7C15L;
+    return Math.floorMod(h ^ (h >>> 31), 4L) == 0;
+  }
+
+  /**
+   * For a program {@link #handedBack}: the program with a last stream's work that the host then
+   * waits for, as the agent hands a program back where it stops scheduling: on thread 0, a new
+   * buffer filled on a stream (the thread's per-thread default stream, a blocking stream the program
+   * created, or the legacy stream, by the seed) and copied on it into new page-locked memory, then
+   * the stream synchronized and that memory read. The program is handed back after the copy
+   * ({@link #handOverAt}). Others are returned as they are.
+   */
+  static Program withHandBackEnd(Program program) {
+    if (!handedBack(program.seed())) {
+      return program;
+    }
+    int buf = 0;
+    int host = 0;
+    List<Long> blocking = new ArrayList<>();
+    for (Op op : program.ops()) {
+      if (op instanceof Op.Alloc a) {
+        buf = Math.max(buf, a.buf() + 1);
+      } else if (op instanceof Op.AllocHost a) {
+        host = Math.max(host, a.host() + 1);
+      } else if (op instanceof Op.CreateStream c && !c.nonBlocking()) {
+        blocking.add(c.stream());
+      }
+    }
+    long h = mix(program.seed());
+    int pick = (int) Math.floorMod(h, 3L);
+    long stream = pick == 0 ? Scheduler.PER_THREAD_HANDLE : pick == 1 && !blocking.isEmpty()
+        ? blocking.get((int) Math.floorMod(h >>> 8, (long) blocking.size())) : 0;
+    int n = 32;
+    List<Op> ops = new ArrayList<>(program.ops());
+    ops.add(new Op.AllocHost(0, host, n, false));
+    ops.add(new Op.Alloc(0, buf, n, h));
+    ops.add(new Op.Launch(0, stream, SelfTestKernel.FILL, new Op.At(buf, 0), null, null, n, (int) (h >>> 16),
+        Op.LaunchMode.PRECISE));
+    ops.add(new Op.ReadAsync(0, stream, host, 0, new Op.At(buf, 0), n));
+    ops.add(new Op.StreamSync(0, stream));
+    ops.add(new Op.ObserveHost(0, host));
+    return new Program(program.seed(), Program.wellFormed(ops), program.shapes());
+  }
+
+  /**
+   * Where a program {@link #handedBack} is handed back to itself: before the calls at its end that
+   * only synchronize or touch host memory; -1 for the others. Only there: the generator orders
+   * device work by the program's order, as the agent keeps it, while calls made as written keep only
+   * CUDA's stream order; a synchronize, and the host's reads CUDA makes well-defined after it, mean
+   * the same in both.
+   */
+  static int handOverAt(Program program) {
+    if (!handedBack(program.seed())) {
+      return -1;
+    }
+    List<Op> ops = program.ops();
+    int k = ops.size();
+    while (k > 1 && synchronizesOrTouchesTheHostOnly(ops.get(k - 1))) {
+      k--;
+    }
+    return k;
+  }
+
+  private static boolean synchronizesOrTouchesTheHostOnly(Op op) {
+    return op instanceof Op.StreamSync || op instanceof Op.SyncContext || op instanceof Op.EventSync
+        || op instanceof Op.ObserveHost || op instanceof Op.OpenGate || op instanceof Op.HostWrite;
+  }
+
   private Verdict verdict(Program program, long targetSeed) {
     RunResult serial;
     int lanes = Scheduler.poolLanes(streams, classLanes(streams));
@@ -155,7 +225,7 @@ public final class DifferentialFuzz {
     RunResult scheduled;
     try (ProgramTarget target = targets.open(lanes, targetSeed)) {
       scheduled = ProgramRunner.runScheduledWithPriorities(program, target, mutant, graphs, streams, classLanes(streams),
-          judgingOf(program));
+          judgingOf(program), handOverAt(program));
     }
     return new Verdict(compare(program, serial, scheduled), scheduled.stats());
   }

@@ -85,7 +85,11 @@ public enum Mutant {
       without(Rule.MERGED_INSTANCES_NEVER_OVERLAP)),
   MERGE_IGNORES_GRID("merge-ignores-grid",
       "a merged launch's table gives every instance the first instance's grid",
-      without(Rule.MERGED_TABLE_KEEPS_EACH_GRID));
+      without(Rule.MERGED_TABLE_KEEPS_EACH_GRID)),
+  HAND_BACK_JOINS_LEGACY_ONLY("hand-back-joins-legacy-only",
+      "at the hand-back, only the legacy and non-blocking streams wait for the work the agent moved: a blocking or "
+          + "per-thread stream synchronized with no later work waits for none of it",
+      without(Rule.HAND_BACK_JOINS_EACH_STREAM));
 
   /**
    * The system property naming a mutant for the agent, for the fuzz that plays programs through

@@ -69,12 +69,24 @@ public final class ProgramRunner {
   /** The same, known windows issued as {@code judging} says ({@code judge=}). */
   public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
       boolean graphs, int normalStreams, int classLanes, WindowJudging judging) {
+    return runScheduledWithPriorities(program, target, mutant, graphs, normalStreams, classLanes, judging, -1);
+  }
+
+  /**
+   * The same, with the program handed back before its call {@code handOverAt} (none where -1), as
+   * the agent hands it back where it stops scheduling: the dispatch makes the streams follow the
+   * work it moved ({@link dev.kernelweave.scheduler.Dispatch#handOverToTheProgram}), then every
+   * later call the interceptor makes as written runs on its own stream, untracked, each thread's
+   * first one after its per-thread default stream joined.
+   */
+  public static RunResult runScheduledWithPriorities(Program program, ProgramTarget target, Mutant mutant,
+      boolean graphs, int normalStreams, int classLanes, WindowJudging judging, int handOverAt) {
     if (classLanes < 1 || target.streams() != Scheduler.poolLanes(normalStreams, classLanes)) {
       throw new IllegalArgumentException("target has " + target.streams() + " pool lanes, not "
           + normalStreams + " normal and " + classLanes + " of each other class");
     }
-    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes, judging)
-        .execute();
+    return new Run(program, target, true, graphs ? target.graphs() : null, mutant, normalStreams, classLanes, judging,
+        handOverAt).execute();
   }
 
   /** Shared memory no block may have: a launch asking for it fails, as {@link Op.LaunchMode#FAILS} does. */
@@ -84,17 +96,28 @@ public final class ProgramRunner {
     /** The largest read staged ({@link #readStaged}). */
     static final int STAGING_BYTES = 64 << 10;
 
+    /** The index of the call before which the dispatch hands the program back; -1 for none. */
+    private final int handOverAt;
+
     Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
         int normalStreams, int classLanes, WindowJudging judging) {
+      this(program, target, scheduled, graphs, mutant, normalStreams, classLanes, judging, -1);
+    }
+
+    Run(Program program, ProgramTarget target, boolean scheduled, GraphDevice graphs, Mutant mutant,
+        int normalStreams, int classLanes, WindowJudging judging, int handOverAt) {
       super(program, target, scheduled, graphs, mutant, normalStreams, classLanes, judging);
+      this.handOverAt = handOverAt;
     }
 
     RunResult execute() {
       RuntimeException error = null;
       try {
         for (index = 0; index < program.size(); index++) {
+          handOverAt(index);
           execute(program.ops().get(index));
         }
+        handOverAt(program.size());
         syncContext(-1);
         for (Map.Entry<Integer, Long> b : devices.entrySet()) {
           byte[] bytes = new byte[elements.get(b.getKey()) * 4];
@@ -115,8 +138,19 @@ public final class ProgramRunner {
       return new RunResult(List.copyOf(observations), List.copyOf(target.faults()), error, stats);
     }
 
+    /** Hands the program back before call {@code i}, where that is {@link #handOverAt}. */
+    private void handOverAt(int i) {
+      if (i == handOverAt && scheduler != null) {
+        scheduler.handOverToTheProgram();
+        asWritten = true;
+      }
+    }
+
     void execute(Op op) {
       target.callingThread(op.thread());
+      if (asWritten) {
+        scheduler.joinHandOverOntoThisThread(op.thread()); // as the interceptor does before each call made as written
+      }
       if (op instanceof Op.AllocHost a) {
         allocHost(a);
       } else if (op instanceof Op.CreateStream c) {
@@ -214,6 +248,10 @@ public final class ProgramRunner {
       if (scheduler == null) {
         return; // the reference runs on one stream, which orders everything already
       }
+      if (asWritten) {
+        target.waitAppEvent(target.appStreamLane(w.stream()), w.event());
+        return;
+      }
       CallRecord call = start(w.thread(), CudaCallTable.STREAM_WAIT_EVENT, w.stream());
       call.appEvent = w.event() + 1L;
       place(call);
@@ -231,8 +269,8 @@ public final class ProgramRunner {
     void launchIntoHost(Op.LaunchIntoHost l) {
       long out = hostAddress(l.host(), l.hostOffset());
       long in = address(l.in());
-      if (scheduler == null) {
-        target.launch(legacy, SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
+      if (untracked()) {
+        target.launch(asWrittenLane(l.stream()), SelfTestKernel.SCALE, out, in, 0, l.n(), l.k());
         return;
       }
       CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
@@ -246,8 +284,8 @@ public final class ProgramRunner {
     void launchReadingConstant(Op.LaunchReadingConstant l) {
       long out = address(l.out());
       long c = constant(l.thread());
-      if (scheduler == null) {
-        target.launchReadingConstant(legacy, out, l.n(), l.k());
+      if (untracked()) {
+        target.launchReadingConstant(asWrittenLane(l.stream()), out, l.n(), l.k());
         return;
       }
       CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
@@ -268,8 +306,8 @@ public final class ProgramRunner {
         bytes[b] = (byte) (pointer >>> (8 * b));
       }
       write(l.thread(), slot, bytes);
-      if (scheduler == null) {
-        target.launchWithoutPtx(legacy, slot, l.n(), l.k());
+      if (untracked()) {
+        target.launchWithoutPtx(asWrittenLane(l.stream()), slot, l.n(), l.k());
         return;
       }
       CallRecord call = start(l.thread(), CudaCallTable.LAUNCH_KERNEL, l.stream());
@@ -284,8 +322,8 @@ public final class ProgramRunner {
     void hostFunction(Op.HostFunction h) {
       long src = hostAddress(h.srcHost(), h.srcOffset());
       long dst = hostAddress(h.dstHost(), h.dstOffset());
-      if (scheduler == null) {
-        target.launchHostFunction(legacy, h.gate(), src, dst, h.n() * 4);
+      if (untracked()) {
+        target.launchHostFunction(asWrittenLane(h.stream()), h.gate(), src, dst, h.n() * 4);
         return;
       }
       // Its row: a barrier enqueued on a stream, whose effects the agent cannot see.
@@ -298,9 +336,11 @@ public final class ProgramRunner {
     void free(Op.Free f) {
       long address = devices.remove(f.buf());
       elements.remove(f.buf());
-      if (scheduler == null) {
+      if (untracked()) {
+        // cuMemFree: as the reference makes it, the device synchronized first.
         target.synchronizeDevice();
         target.freeDevice(address);
+        table.remove(address);
         return;
       }
       CallRecord call = start(f.thread(), CudaCallTable.FREE, 0);
@@ -316,9 +356,11 @@ public final class ProgramRunner {
       long in1 = l.in1() == null ? 0 : address(l.in1());
       long in2 = l.in2() == null ? 0 : address(l.in2());
       SelfTestKernel kernel = l.kernel();
-      if (scheduler == null) {
+      if (untracked()) {
         if (l.mode() != Op.LaunchMode.FAILS) {
-          target.launch(legacy, kernel, out, in1, in2, l.n(), l.k());
+          // A library call of no stream runs on the legacy stream.
+          target.launch(asWrittenLane(l.mode() == Op.LaunchMode.OPAQUE ? 0 : l.stream()), kernel, out, in1, in2, l.n(),
+              l.k());
         }
         return;
       }
@@ -374,8 +416,8 @@ public final class ProgramRunner {
 
     void memset(Op.Memset m) {
       long dst = address(m.dst());
-      if (scheduler == null) {
-        target.memset(legacy, dst, m.value(), m.n() * 4);
+      if (untracked()) {
+        target.memset(asWrittenLane(m.sync() ? 0 : m.stream()), dst, m.value(), m.n() * 4);
         return;
       }
       CallRecord call = start(m.thread(), m.sync() ? CudaCallTable.MEMSET : CudaCallTable.MEMSET_ASYNC, m.stream());
@@ -386,7 +428,7 @@ public final class ProgramRunner {
     }
 
     void write(int thread, long dst, byte[] data) {
-      if (scheduler == null) {
+      if (untracked()) {
         target.copyHostToDevice(dst, data);
         return;
       }
@@ -401,7 +443,7 @@ public final class ProgramRunner {
     void read(Op.Read r) {
       long src = address(r.src());
       byte[] bytes = new byte[r.n() * 4];
-      if (scheduler == null) {
+      if (untracked()) {
         target.copyDeviceToHost(bytes, src);
       } else {
         CallRecord call = start(r.thread(), CudaCallTable.COPY_TO_HOST, 0);
@@ -458,8 +500,8 @@ public final class ProgramRunner {
      * the row says and made on the lane chosen.
      */
     void copyAsync(int thread, int rowId, long stream, long dst, long src, int bytes, AsyncCopy copy) {
-      if (scheduler == null) {
-        copy.copy(legacy, dst, src, bytes);
+      if (untracked()) {
+        copy.copy(asWrittenLane(stream), dst, src, bytes);
         return;
       }
       CallRecord call = start(thread, rowId, stream);
@@ -469,8 +511,8 @@ public final class ProgramRunner {
     }
 
     void streamSync(Op.StreamSync s) {
-      if (scheduler == null) {
-        target.synchronizeLane(legacy);
+      if (untracked()) {
+        target.synchronizeLane(asWrittenLane(s.stream()));
         return;
       }
       CallRecord call = start(s.thread(), CudaCallTable.STREAM_SYNCHRONIZE, s.stream());
@@ -480,8 +522,8 @@ public final class ProgramRunner {
     }
 
     void eventRecord(Op.EventRecord e) {
-      if (scheduler == null) {
-        target.recordAppEvent(e.event(), legacy);
+      if (untracked()) {
+        target.recordAppEvent(e.event(), asWrittenLane(e.stream()));
         return;
       }
       CallRecord call = start(e.thread(), CudaCallTable.EVENT_RECORD, e.stream());
