@@ -91,9 +91,9 @@ public final class DeviceMemoryKindsProgram {
         case "threads-event" -> threadsEvent(seq, slowFill, rep, v);
         case "host-function-waits" -> hostFunctionWaits(seq, slowFill, rep, v);
         case "wait-beside-threads" -> waitBesideThreads(seq, slowFill, rep, v);
-        case "barrier-beside-host-function" -> barrierBesideAHostFunction(seq, slowFill, rep, v);
+        case "barrier-beside-host-function" -> hostFunctionBesideAStreamValue(seq, slowFill, rep, v, false, false);
         case "hand-back-blocking", "hand-back-per-thread" ->
-            handBackBesideAHostFunction(seq, slowFill, rep, v, seq.variant.equals("hand-back-per-thread"));
+            hostFunctionBesideAStreamValue(seq, slowFill, rep, v, seq.variant.equals("hand-back-per-thread"), true);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -253,32 +253,15 @@ public final class DeviceMemoryKindsProgram {
     Sequence.release(pinned, waiting, working);
   }
 
-  private static void barrierBesideAHostFunction(Sequence seq, CUfunction slowFill, int rep, float v) {
+  /**
+   * A host function on a blocking stream waits until the host has read back 20 kernels of another
+   * ({@code working}); between the kernels and the reads a third stream writes a value ({@code
+   * handBack} false), or waits for one already written, which hands the program back.
+   */
+  private static void hostFunctionBesideAStreamValue(Sequence seq, CUfunction slowFill, int rep, float v,
+      boolean perThread, boolean handBack) {
     CUdeviceptr flag = alloc(4);
-    cuMemsetD32(flag, 0, 1);
-    cuCtxSynchronize();
-    CUstream waiting = stream(0);
-    CUstream working = stream(0);
-    CUstream valued = stream(NON_BLOCKING);
-    Sequence.Gate readBack = seq.new Gate();
-    seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> readBack.await(), null));
-    Pointer pinned = allocHost(BYTES);
-    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v,
-        () -> seq.rc(rep, "cuStreamWriteValue32", 0, cuStreamWriteValue32(valued, flag, 1, 0)));
-    readBack.open();
-    seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
-    seq.check(rep, "the host function was let go by the host", true, readBack.released());
-    for (CUdeviceptr b : buffers) {
-      cuMemFree(b);
-    }
-    cuStreamSynchronize(valued);
-    Sequence.release(pinned, flag, waiting, valued, working);
-  }
-
-  private static void handBackBesideAHostFunction(Sequence seq, CUfunction slowFill, int rep, float v,
-      boolean perThread) {
-    CUdeviceptr flag = alloc(4);
-    cuMemsetD32(flag, 1, 1); // the wait for it below returns at once: only the hand-back is wanted of it
+    cuMemsetD32(flag, handBack ? 1 : 0, 1); // a wait for 1 returns at once: only the hand-back is wanted of it
     cuCtxSynchronize();
     CUstream waiting = stream(0);
     CUstream working = perThread ? CU_STREAM_PER_THREAD : stream(0);
@@ -286,8 +269,14 @@ public final class DeviceMemoryKindsProgram {
     Sequence.Gate readBack = seq.new Gate();
     seq.rc(rep, "cuLaunchHostFunc", 0, cuLaunchHostFunc(waiting, data -> readBack.await(), null));
     Pointer pinned = allocHost(BYTES);
-    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v, () -> seq.rc(rep,
-        "cuStreamWaitValue32", 0, cuStreamWaitValue32(valued, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ)));
+    CUdeviceptr[] buffers = seq.fillAndReadBackTwenty(rep, slowFill, working, pinned, v, () -> {
+      if (handBack) {
+        seq.rc(rep, "cuStreamWaitValue32", 0,
+            cuStreamWaitValue32(valued, flag, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ));
+      } else {
+        seq.rc(rep, "cuStreamWriteValue32", 0, cuStreamWriteValue32(valued, flag, 1, 0));
+      }
+    });
     readBack.open();
     seq.rc(rep, "cuStreamSynchronize waiting", 0, cuStreamSynchronize(waiting));
     seq.check(rep, "the host function was let go by the host", true, readBack.released());

@@ -31,58 +31,49 @@ class HandBackOnCpuDeviceTest {
   static final Map<String, String> SLOW_LAUNCHES = Map.of("LD_LIBRARY_PATH",
       SemanticsOnCpuDeviceTest.CPU_DEVICE.toAbsolutePath().toString(), "KW_CPU_DEVICE_SEED", "1",
       "KW_CPU_DEVICE_STALE_STREAMS", "abort", "KW_CPU_DEVICE_LAUNCH_US", "10000");
-  /** Four repetitions: periods enough for two in a row to show the contention on a loaded 2-core machine. */
-  static final String[] ARGS = {"--variant", "contending", "--reps", "4", "--timeout-ms", "3000",
-      "--calls-never-block", "true"};
 
   private static ChildJvm.Result run(Map<String, String> env, String agentOptions, String main, String... args)
       throws Exception {
     return ChildJvm.run(ChildJvm.java(System.getProperty("java.home")), agentOptions, List.of(), env, main, args);
   }
 
-  @Test
-  void threadsWaitingForEachOtherInTheAgentGetTheirProgramBackWithItsResults() throws Exception {
-    assumeTrue(Files.isRegularFile(SemanticsOnCpuDeviceTest.CPU_DEVICE.resolve("libcuda.so.1")),
-        "no stand-in CUDA driver at " + SemanticsOnCpuDeviceTest.CPU_DEVICE + " (it is built where g++ is present): skipped");
-    String main = ContendingThreadsProgram.class.getName();
-    ChildJvm.Result plain = run(SLOW_LAUNCHES, null, main, ARGS);
-    assertEquals(0, plain.exitCode(), SemanticsCase.describe("without the agent", plain));
-    assertFalse(plain.stdout().contains("WRONG"), SemanticsCase.describe("without the agent", plain));
-
-    ChildJvm.Result handedBack = run(SLOW_LAUNCHES, "journal=off,handback=on", main, ARGS);
-    assertEquals(0, handedBack.exitCode(), SemanticsCase.describe("with the agent", handedBack));
-    assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(handedBack),
-        SemanticsCase.describe("with the agent", handedBack));
+  /**
+   * Each worker's round trips on the legacy stream, on its per-thread default stream or on a
+   * blocking stream of its own, the last two ending in a {@code cuStreamSynchronize} of that
+   * stream: the agent hands the program back while some worker's copy back is on one of its
+   * streams, and every result, the synchronized ones too, must be CUDA's.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"contending", "contending-per-thread", "contending-blocking"})
+  void threadsWaitingForEachOtherInTheAgentGetTheirProgramBackWithItsResults(String variant) throws Exception {
+    ChildJvm.Result handedBack = runBesideThePlainRun(variant, "journal=off,handback=on");
     assertTrue(handedBack.stderr().contains(HANDED_BACK) && handedBack.stderr().contains("waited for each other"),
         SemanticsCase.describe("with the agent", handedBack));
+  }
 
-    ChildJvm.Result kept = run(SLOW_LAUNCHES, "journal=off,handback=off", main, ARGS);
-    assertEquals(0, kept.exitCode(), SemanticsCase.describe("with handback=off", kept));
-    assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(kept), SemanticsCase.describe("with handback=off", kept));
+  @Test
+  void withHandbackOffTheAgentKeepsSchedulingThem() throws Exception {
+    ChildJvm.Result kept = runBesideThePlainRun("contending", "journal=off,handback=off");
     assertFalse(kept.stderr().contains(HANDED_BACK), SemanticsCase.describe("with handback=off", kept));
   }
 
   /**
-   * Each worker's round trip on its per-thread default stream or a blocking stream of its own, ending
-   * in a {@code cuStreamSynchronize} of that stream: the agent hands the program back while some
-   * worker's copy back is on a lane, and the synchronization, made as written, must still wait for it.
+   * Runs {@link ContendingThreadsProgram}'s {@code variant} without the agent, then with it and
+   * {@code agentOptions}: both exit 0 and observe the same, CUDA's; returns the run with the agent.
    */
-  @ParameterizedTest
-  @ValueSource(strings = {"contending-per-thread", "contending-blocking"})
-  void aStreamSynchronizedAfterTheHandBackWaitsForItsMovedWork(String variant) throws Exception {
+  private static ChildJvm.Result runBesideThePlainRun(String variant, String agentOptions) throws Exception {
     assumeTrue(Files.isRegularFile(SemanticsOnCpuDeviceTest.CPU_DEVICE.resolve("libcuda.so.1")),
         "no stand-in CUDA driver at " + SemanticsOnCpuDeviceTest.CPU_DEVICE + " (it is built where g++ is present): skipped");
     String main = ContendingThreadsProgram.class.getName();
+    // Four repetitions: periods enough for two in a row to show the contention on a loaded 2-core machine.
     String[] args = {"--variant", variant, "--reps", "4", "--timeout-ms", "3000", "--calls-never-block", "true"};
     ChildJvm.Result plain = run(SLOW_LAUNCHES, null, main, args);
     assertEquals(0, plain.exitCode(), SemanticsCase.describe("without the agent", plain));
     assertFalse(plain.stdout().contains("WRONG"), SemanticsCase.describe("without the agent", plain));
-
-    ChildJvm.Result handedBack = run(SLOW_LAUNCHES, "journal=off,handback=on", main, args);
-    assertEquals(0, handedBack.exitCode(), SemanticsCase.describe("with the agent", handedBack));
-    assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(handedBack),
-        SemanticsCase.describe("with the agent", handedBack));
-    assertTrue(handedBack.stderr().contains(HANDED_BACK), SemanticsCase.describe("with the agent", handedBack));
+    ChildJvm.Result agent = run(SLOW_LAUNCHES, agentOptions, main, args);
+    assertEquals(0, agent.exitCode(), SemanticsCase.describe("with " + agentOptions, agent));
+    assertEquals(SemanticsCase.observed(plain), SemanticsCase.observed(agent), SemanticsCase.describe("with " + agentOptions, agent));
+    return agent;
   }
 
   @Test
