@@ -64,6 +64,10 @@ public final class DifferentialFuzz {
         s.append(", shrunk from ").append(originalSize).append(" to ").append(program.size()).append(" calls");
       }
       s.append(":\n").append(program.describe());
+      int handOver = handOverAt(program);
+      if (handOver >= 0) {
+        s.append("  handed back to itself before call #").append(handOver).append(", as the agent hands a program back\n");
+      }
       s.append(reason.indent(2));
       return s.toString();
     }
