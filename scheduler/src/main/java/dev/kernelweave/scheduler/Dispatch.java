@@ -50,10 +50,11 @@ public final class Dispatch {
    * written, never end.
    */
   private boolean handedOver;
-  /** Threads whose per-thread default stream must still join the work handed over ({@link #joinHandOverOntoThisThread}). */
+  /**
+   * Threads whose per-thread default stream must still join the work handed over ({@link
+   * #joinHandOverOntoThisThread}); added to under the lock, read and removed from without it.
+   */
   private final java.util.Set<Long> perThreadJoinsDue = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  /** Whether {@link #perThreadJoinsDue} holds a thread: read without the lock by every call made as written; written under it. */
-  private volatile boolean perThreadJoinDue;
   /**
    * Whether launches were held when the lock was last let go: read without the lock by calls that
    * need no placement (they issue what is held only when something is) and by the deadline's thread.
@@ -273,7 +274,6 @@ public final class Dispatch {
       }
       scheduler.handOverEveryStream();
       scheduler.threadsBehindTheHandOver(perThreadJoinsDue::add);
-      perThreadJoinDue = !perThreadJoinsDue.isEmpty();
     } finally {
       lock.unlock();
     }
@@ -288,13 +288,13 @@ public final class Dispatch {
    * later. Takes the lock only where the thread is due, once per hand-over.
    */
   public void joinHandOverOntoThisThread(long threadId) {
-    if (!perThreadJoinDue || !perThreadJoinsDue.remove(threadId)) {
+    // Empty, as it is for almost every call: no id boxed.
+    if (perThreadJoinsDue.isEmpty() || !perThreadJoinsDue.remove(threadId)) {
       return;
     }
     lock.lock();
     try {
       scheduler.joinHandOverOntoPerThreadStream(threadId);
-      perThreadJoinDue = !perThreadJoinsDue.isEmpty();
     } finally {
       lock.unlock();
     }

@@ -256,13 +256,9 @@ public final class Scheduler {
 
   /** Adds every lane's pending tail: what a call touching unknown memory must follow. */
   private void collectEverything() {
-    for (int lane = 0; lane < pool.laneCount; lane++) {
-      long p = pool.tail(lane);
-      if (p > 0 && pool.pending(lane, p)) {
-        needs.add(lane, p, 0);
-      }
-    }
+    pool.addPendingTails(needs);
   }
+
 
   /**
    * Hands the streams back to the program, when the agent stops scheduling: each stream waits,

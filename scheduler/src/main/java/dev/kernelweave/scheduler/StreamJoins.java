@@ -243,7 +243,8 @@ final class StreamJoins {
    * the legacy stream alone would not give a blocking stream; and no stream waits for another's
    * work that CUDA does not order before it, which could be a host function waiting for the
    * program's next read. CUDA's implicit synchronization between the legacy and blocking streams
-   * then orders each stream's later work after the others' joins, as it ordered it after their work. A per-thread default stream can be named only on its own thread ({@link
+   * then orders each stream's later work after the others' joins, as it ordered it after their work.
+   * A per-thread default stream can be named only on its own thread ({@link
    * #joinHandOverOntoPerThreadStream}), and a destroyed stream's never: the driver may have freed
    * what it named. The legacy stream waits for the work of both, where they are blocking streams,
    * which CUDA orders before the legacy stream's next call.
@@ -253,11 +254,7 @@ final class StreamJoins {
     needs.clear();
     if (!handBackJoinsEachStream) {
       // The deliberate fault: the legacy and non-blocking streams wait for everything, no other stream.
-      for (int lane = 0; lane < pool.laneCount; lane++) {
-        if (pool.tail(lane) > 0 && pool.pending(lane, pool.tail(lane))) {
-          needs.add(lane, pool.tail(lane), 0);
-        }
-      }
+      pool.addPendingTails(needs);
       joinAll(legacy, 0, needs);
       appStreams.forEachLiveNonBlocking((stream, handle) -> joinAll(stream, handle, needs));
       return;

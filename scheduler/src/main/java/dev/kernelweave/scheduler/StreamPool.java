@@ -84,6 +84,16 @@ final class StreamPool {
     return position[lane];
   }
 
+  /** Adds each lane's tail that may still be running to {@code into}: what follows everything pending. */
+  void addPendingTails(LanePositions into) {
+    for (int lane = 0; lane < laneCount; lane++) {
+      long p = position[lane];
+      if (p > 0 && pending(lane, p)) {
+        into.add(lane, p, 0);
+      }
+    }
+  }
+
   /** Whether position {@code p} of {@code lane} may still be running. */
   boolean pending(int lane, long p) {
     return p > completed[lane];

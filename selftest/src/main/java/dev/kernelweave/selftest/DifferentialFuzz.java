@@ -152,8 +152,7 @@ public final class DifferentialFuzz {
 
   /** Whether the program of this seed ends handed back to itself: a quarter of them. */
   static boolean handedBack(long programSeed) {
-    long h = (programSeed + 0x632BE59BD9B4E019L) * 0x9E3779B97F4A7C15L;
-    return Math.floorMod(h ^ (h >>> 31), 4L) == 0;
+    return Math.floorMod(mix(programSeed + 0x632BE59BD9B4E019L), 4L) == 0;
   }
 
   /**
