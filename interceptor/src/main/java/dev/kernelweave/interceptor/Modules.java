@@ -11,6 +11,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -36,22 +38,67 @@ public final class Modules {
 
   /** Ends a {@code cuModuleLoad}: analyzes the file where the load succeeded, then {@link Calls#end}. */
   public static void endLoadFile(CallRecord r, CUmodule module, String fileName, int result, Throwable thrown) {
-    if (loadSucceeded(r, result, thrown)) {
-      loadedFile(r, module, fileName);
+    if (succeeded(result, thrown)) {
+      forget(module);
+      if (r != null) {
+        loadedFile(r, module, fileName);
+      }
     }
     Calls.end(r, result, thrown);
   }
 
   /** Ends a {@code cuModuleLoadData} and its kin: analyzes the image where the load succeeded, then {@link Calls#end}. */
   public static void endLoadImage(CallRecord r, CUmodule module, Object image, int result, Throwable thrown) {
-    if (loadSucceeded(r, result, thrown)) {
-      loadedImage(r, module, image);
+    if (succeeded(result, thrown)) {
+      forget(module);
+      if (r != null) {
+        loadedImage(r, module, image);
+      }
     }
     Calls.end(r, result, thrown);
   }
 
-  private static boolean loadSucceeded(CallRecord r, int result, Throwable thrown) {
-    return r != null && thrown == null && result == 0;
+  /** Ends a {@code cuModuleUnload}: forgets the module's kernels where it succeeded, then {@link Calls#end}. */
+  public static void endUnload(CallRecord r, CUmodule module, int result, Throwable thrown) {
+    if (succeeded(result, thrown)) {
+      forget(module);
+    }
+    Calls.end(r, result, thrown);
+  }
+
+  private static boolean succeeded(int result, Throwable thrown) {
+    return thrown == null && result == 0;
+  }
+
+  /**
+   * Forgets what the agent read of a module's kernels. The driver may give an unloaded module's
+   * handle, and its functions' handles, to a module loaded later, whose kernels of the same names
+   * may read and write other memory; a function handle the agent has not seen found is a barrier.
+   */
+  static void forget(CUmodule module) {
+    if (module == null) {
+      return;
+    }
+    AgentState state = AgentState.current();
+    long handle = JCudaPointers.nativePointer(module);
+    Map<String, KernelInfo> kernels = state.kernelsByModule.get(handle);
+    state.kernelsByModule.remove(handle);
+    state.ptxByModule.remove(handle);
+    if (kernels == null) {
+      return;
+    }
+    List<Long> functions = new ArrayList<>();
+    state.kernels.forEach((function, info) -> {
+      for (KernelInfo k : kernels.values()) {
+        if (k == info) {
+          functions.add(function);
+        }
+      }
+    });
+    for (long function : functions) {
+      state.kernels.remove(function);
+      state.ptxByFunction.remove(function);
+    }
   }
 
   /** After a module loaded from a file: analyzes it when it is PTX text. */

@@ -237,6 +237,38 @@ class ModulesTest {
   }
 
   @Test
+  void theFunctionsOfAnUnloadedModuleAreUnknownWhicheverModuleTheirHandlesGoToNext() {
+    CUmodule module = new CUmodule();
+    JCudaPointers.setNativePointer(module, 0x6789_ABCDL);
+    state.kernelsByModule.put(0x6789_ABCDL, load(finder("flag", "coeffs", "scratch")));
+    CUfunction scale = new CUfunction();
+    JCudaPointers.setNativePointer(scale, 0x789A_BCDEL);
+    Modules.functionFound(scale, module, "scale");
+    assertFalse(Modules.kernel(scale).touchesOtherMemory());
+
+    Modules.endUnload(null, module, 400, null); // CUDA_ERROR_INVALID_HANDLE: nothing was unloaded
+    assertFalse(Modules.kernel(scale).touchesOtherMemory());
+    Modules.endUnload(null, module, 0, null);
+    assertTrue(Modules.kernel(scale).touchesOtherMemory(), "a handle found no longer is a barrier");
+    // A cubin loaded at the same handle: what the PTX said of its "scale" is not its kernel's.
+    Modules.endLoadImage(null, module, new byte[] {0x7f, 'E', 'L', 'F'}, 0, null);
+    Modules.functionFound(scale, module, "scale");
+    assertTrue(Modules.kernel(scale).touchesOtherMemory());
+  }
+
+  @Test
+  void aModuleLoadedAtAHandleTheAgentDidNotSeeUnloadedForgetsTheOldModulesKernels() {
+    CUmodule module = new CUmodule();
+    JCudaPointers.setNativePointer(module, 0x6789_ABCDL);
+    state.kernelsByModule.put(0x6789_ABCDL, load(finder("flag", "coeffs", "scratch")));
+    Modules.endLoadFile(null, module, "/no/such/module.cubin", 0, null);
+    CUfunction scale = new CUfunction();
+    JCudaPointers.setNativePointer(scale, 0x789A_BCDEL);
+    Modules.functionFound(scale, module, "scale");
+    assertTrue(Modules.kernel(scale).touchesOtherMemory());
+  }
+
+  @Test
   void ptxOffLeavesEveryKernelOfAPtxModuleUnknown() {
     Interception.activate(new InterceptorSettings(Mode.PASSTHROUGH, 4, false, true, () -> LaunchJournal.OFF));
     CUmodule module = new CUmodule();

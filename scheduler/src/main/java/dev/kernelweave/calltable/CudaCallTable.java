@@ -161,6 +161,7 @@ public final class CudaCallTable {
     // ------------------------------------------------ added later: rows are only ever appended
     "cuStreamDestroy              STREAM                NONE          -            NEUTRAL                NO            -  -  -",
     "cudaStreamDestroy            STREAM                NONE          -            NEUTRAL                NO            -  -  -",
+    "cuModuleUnload               OPAQUE                BARRIER       -            FORGOTTEN              YES           -  -  -",
   };
 
   private static final CudaCallTable CANONICAL = new CudaCallTable(parse(ROWS));

@@ -84,6 +84,7 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     visitor.visit(CallAdvice.PLACED, "EventCreate", named("cuEventCreate").and(takesArguments(2)));
     visitor.visit(CallAdvice.PLACED, "ModuleLoadFile", named("cuModuleLoad"));
     visitor.visit(CallAdvice.PLACED, "ModuleLoadImage", namedOneOf("cuModuleLoadData", "cuModuleLoadDataEx"));
+    visitor.visit(CallAdvice.PLACED, "ModuleUnload", named("cuModuleUnload"));
     visitor.visit(CallAdvice.PLACED, "GetFunction", named("cuModuleGetFunction"));
     visitor.visit(CallAdvice.PLACED, "GetGlobal", named("cuModuleGetGlobal"));
     visitor.visitEndingCommonly(CallAdvice.EVENT_QUERY, named("cuEventQuery").and(api));
@@ -248,6 +249,14 @@ public final class JCudaDriverInstrumentation implements Instrumentation {
     static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
         @Advice.Argument(1) Object image, @Advice.Return int result, @Advice.Thrown Throwable thrown) {
       Modules.endLoadImage(r, module, image, result, thrown);
+    }
+  }
+
+  static final class ModuleUnload {
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter CallRecord r, @Advice.Argument(0) CUmodule module,
+        @Advice.Return int result, @Advice.Thrown Throwable thrown) {
+      Modules.endUnload(r, module, result, thrown);
     }
   }
 

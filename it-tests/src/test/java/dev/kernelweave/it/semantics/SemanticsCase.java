@@ -18,6 +18,8 @@ enum SemanticsCase {
   KERNEL_WITHOUT_PTX_ANALYSIS_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "ptx", ",ptx=off"),
   CUBIN_KERNEL_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "cubin", ""),
   FATBIN_KERNEL_IS_ORDERED_BEFORE_A_READ(IndirectWriteProgram.class, "fatbin", ""),
+  A_CUBIN_KERNEL_LOADED_AFTER_A_PTX_MODULES_UNLOAD(IndirectWriteProgram.class, "cubin-after-unload", ""),
+  A_FATBIN_KERNEL_LOADED_AFTER_A_PTX_MODULES_UNLOAD(IndirectWriteProgram.class, "fatbin-after-unload", ""),
   LEGACY_AND_PER_THREAD_STREAM_HANDLES(StreamHandlesProgram.class, "handles", ""),
   REGISTERED_HOST_MEMORY_KEEPS_STREAM_ORDER(RegisteredMemoryProgram.class, "registered", ""),
   HOST_FUNCTION_ENQUEUE_DOES_NOT_BLOCK(HostFunctionProgram.class, "hostfunc", ""),
