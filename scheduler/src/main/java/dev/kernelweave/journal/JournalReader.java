@@ -112,7 +112,7 @@ public final class JournalReader implements AutoCloseable {
       requireRegularFile(f);
     }
     JournalReader reader = new JournalReader(directory);
-    reader.metadataDamage = checkMetadata(directory.resolve(JournalStorage.METADATA_FILE));
+    reader.metadataDamage = QueueMetadata.damage(directory.resolve(JournalStorage.METADATA_FILE));
     return reader;
   }
 
@@ -150,7 +150,7 @@ public final class JournalReader implements AutoCloseable {
       return false;
     } catch (IOException e) {
       damage = new JournalFormatException(file, position, "it cannot be read: "
-          + ChronicleLaunchJournal.describe(e), e);
+          + JournalFailures.describe(e), e);
       throw damage;
     }
   }
@@ -236,7 +236,7 @@ public final class JournalReader implements AutoCloseable {
         try {
           decode(start, length, into);
         } catch (RuntimeException e) {
-          return damaged("a record cannot be decoded: " + ChronicleLaunchJournal.describe(e), e);
+          return damaged("a record cannot be decoded: " + JournalFailures.describe(e), e);
         }
         gaps.seen(into.seq, file, position, !readInFile);
         readInFile = true;
@@ -521,46 +521,6 @@ public final class JournalReader implements AutoCloseable {
     }
     windowLength = buffer.position();
     return windowLength >= n;
-  }
-
-  /**
-   * Checks the queue's metadata table: every document in it must lie within the file.
-   *
-   * @return the damage, or null when it is whole (or absent: the calls do not need it)
-   */
-  static JournalFormatException checkMetadata(Path metadata) {
-    if (!Files.exists(metadata)) {
-      return null;
-    }
-    if (!Files.isRegularFile(metadata)) {
-      return new JournalFormatException(metadata, 0, "it is not a file", null);
-    }
-    long at = 0;
-    try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.READ)) {
-      long size = ch.size();
-      ByteBuffer header = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-      while (true) {
-        header.clear();
-        if (at + 4 > size || ch.read(header, at) < 4) {
-          return new JournalFormatException(metadata, at, "the file ends (at byte " + size + ")", null);
-        }
-        int h = header.getInt(0);
-        int length = h & LENGTH_MASK;
-        if (length > MAX_DOCUMENT || at == 0 && h != 0 && (h & META_DATA) == 0) {
-          return new JournalFormatException(metadata, at, "its table is not well formed", null);
-        }
-        if (h == 0 || (h & NOT_COMPLETE) != 0) {
-          // The end of the table, or an entry its writer is writing (or was killed while writing).
-          return null;
-        }
-        if (at + 4 + length > size) {
-          return new JournalFormatException(metadata, at, "the file ends (at byte " + size + ")", null);
-        }
-        at = (at + 4 + length + 3) & ~3L;
-      }
-    } catch (IOException e) {
-      return new JournalFormatException(metadata, at, "it cannot be read: " + ChronicleLaunchJournal.describe(e), e);
-    }
   }
 
   /**

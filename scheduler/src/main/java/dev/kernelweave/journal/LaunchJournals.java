@@ -64,7 +64,7 @@ public final class LaunchJournals {
       try {
         warn.accept("kernelweave: journal off, cannot use "
             + (where == null ? "the default journal directory" : where)
-            + ": " + ChronicleLaunchJournal.describe(t));
+            + ": " + JournalFailures.describe(t));
       } catch (Throwable ignored) {
         // Nothing more to say.
       }
@@ -82,7 +82,7 @@ public final class LaunchJournals {
       } catch (Throwable t) {
         try {
           warn.accept("kernelweave: old journal runs in " + parent + " not removed: "
-              + ChronicleLaunchJournal.describe(t));
+              + JournalFailures.describe(t));
         } catch (Throwable ignored) {
           // Nothing more to say.
         }

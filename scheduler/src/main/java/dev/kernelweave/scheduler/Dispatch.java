@@ -24,10 +24,9 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Dispatch {
 
   /**
-   * A {@link Placement#STAGED} copy larger than this runs as written ({@link Placement#SYNC}) when
-   * the synchronous copy would wait for nothing: staging then saves no wait, and CUDA's own copy from
-   * pageable memory, which overlaps its host copy with the transfer, is faster than the agent's
-   * (a 1 MiB upload on an H100: about 100 us against 125).
+   * A {@link Placement#STAGED} copy larger than this runs as written ({@link Placement#SYNC}) when it
+   * would wait for nothing: staging saves no wait, and CUDA's own copy from pageable memory, which
+   * overlaps its host copy with the transfer, is faster (a 1 MiB upload on an H100: 100 us, not 125).
    */
   public static final long STAGED_WHEN_IDLE_BYTES = 256L << 10;
 
@@ -44,16 +43,11 @@ public final class Dispatch {
   /** Whether threads calling at once cost more than the agent gives back; counted under the lock. */
   private final SharedContextCheck sharing = new SharedContextCheck();
   /**
-   * Set for good by {@link #handOverToTheProgram}; under the lock. A launch that was already on its
-   * way into the agent then (it waited for the lock while another thread handed the program back) is
-   * placed, not held: held, it would wait for a window that the program's later calls, made as
-   * written, never end.
+   * Set for good by {@link #handOverToTheProgram}, under the lock. A launch already on its way in then
+   * is placed, not held: it would wait for a window that calls made as written never end.
    */
   private boolean handedOver;
-  /**
-   * Threads whose per-thread default stream must still join the work handed over ({@link
-   * #joinHandOverOntoThisThread}); added to under the lock, read and removed from without it.
-   */
+  /** Threads whose per-thread stream must still join ({@link #joinHandOverOntoThisThread}); added to under the lock. */
   private final java.util.Set<Long> perThreadJoinsDue = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /**
    * Whether launches were held when the lock was last let go: read without the lock by calls that
@@ -62,9 +56,8 @@ public final class Dispatch {
    */
   private volatile boolean holdingHint;
   /**
-   * {@link LaunchWindows#lastLaunchNanos} when the lock was last let go with launches held: the
-   * deadline's thread checks it without the lock ({@link #issueIfIdle}). Written before {@link
-   * #holdingHint}, so that a reader who sees the hint set sees this time or a later one.
+   * {@link LaunchWindows#lastLaunchNanos} when the lock was last let go with launches held, for
+   * {@link #issueIfIdle}. Written before {@link #holdingHint}: a reader who sees it set sees this.
    */
   private volatile long lastLaunchHint;
   /** {@link OrderingRules.Rule#HOST_FUNCTIONS_QUEUE_ON_DEVICE}: false, a barrier first waits on the host. */
@@ -74,18 +67,9 @@ public final class Dispatch {
   /** {@link OrderingRules.Rule#STREAM_QUERIES_SEE_HOST_COMPLETION}. */
   private final boolean streamQueriesSeeHostCompletion;
 
-  /** @param rules {@link OrderingRules#CUDA}, or rules the self-test broke on purpose */
+  /** Graphs off, one class of lanes; {@code rules}: {@link OrderingRules#CUDA}, or rules the self-test broke on purpose. */
   public Dispatch(StreamDevice device, int streams, OrderingRules rules) {
-    this(device, streams, rules, null, null);
-  }
-
-  /**
-   * @param graphs how held launches are issued, or null to hold none (graphs off)
-   * @param listener hears of held launches once issued; needed with {@code graphs}
-   */
-  public Dispatch(StreamDevice device, int streams, OrderingRules rules, GraphDevice graphs,
-      LaunchWindows.Listener listener) {
-    this(device, streams, 0, rules, graphs, listener);
+    this(device, streams, 0, rules, null, null);
   }
 
   /**
@@ -228,6 +212,16 @@ public final class Dispatch {
     return holdingHint;
   }
 
+  /** Runs {@code action} under the lock; for calls rare enough that a lambda costs nothing. */
+  private void underLock(Runnable action) {
+    lock.lock();
+    try {
+      action.run();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Runs {@code action} on the windows under the lock; nothing when graphs are off. */
   private void withWindows(java.util.function.Consumer<LaunchWindows> action) {
     if (windows == null) {
@@ -259,7 +253,7 @@ public final class Dispatch {
   /**
    * Hands the context back to the program for good, when the agent stops scheduling: issues what is
    * held, then makes each of the program's streams follow the work the agent moved off it ({@link
-   * Scheduler#handOverEveryStream}; a per-thread default stream at its thread's next call, {@link
+   * StreamJoins#handOverEveryStream}; a per-thread default stream at its thread's next call, {@link
    * #joinHandOverOntoThisThread}), so that calls made as written from then on find what CUDA would
    * have completed before them. Called again after a call that was already placed when the agent
    * stopped; each time joins only what is still pending.
@@ -272,8 +266,8 @@ public final class Dispatch {
         windows.end();
         noteHolding();
       }
-      scheduler.handOverEveryStream();
-      scheduler.threadsBehindTheHandOver(perThreadJoinsDue::add);
+      scheduler.joins().handOverEveryStream();
+      scheduler.joins().threadsBehindTheHandOver(perThreadJoinsDue::add);
     } finally {
       lock.unlock();
     }
@@ -282,7 +276,7 @@ public final class Dispatch {
   /**
    * Called on a thread, with this context current, before each of its calls made as written after
    * the hand-over: where the agent moved work of the thread's per-thread default stream, that stream
-   * first waits for it, device-side ({@link Scheduler#joinHandOverOntoPerThreadStream}), so that a
+   * first waits for it, device-side ({@link StreamJoins#joinHandOverOntoPerThreadStream}), so that a
    * synchronize of it with no later work still waits for that work. Only the thread itself can name
    * its per-thread stream; no host wait, which could wait for a host function the program releases
    * later. Takes the lock only where the thread is due, once per hand-over.
@@ -292,12 +286,7 @@ public final class Dispatch {
     if (perThreadJoinsDue.isEmpty() || !perThreadJoinsDue.remove(threadId)) {
       return;
     }
-    lock.lock();
-    try {
-      scheduler.joinHandOverOntoPerThreadStream(threadId);
-    } finally {
-      lock.unlock();
-    }
+    underLock(() -> scheduler.joins().joinHandOverOntoPerThreadStream(threadId));
   }
 
   /**
@@ -306,12 +295,7 @@ public final class Dispatch {
    * is placed. Takes the lock.
    */
   public void followWorkIssuedAsWritten() {
-    lock.lock();
-    try {
-      scheduler.followWorkIssuedAsWritten();
-    } finally {
-      lock.unlock();
-    }
+    underLock(scheduler::followWorkIssuedAsWritten);
   }
 
   /** Whether a stream of this context captures a graph now; takes the lock briefly. */
@@ -324,7 +308,7 @@ public final class Dispatch {
     }
   }
 
-  /** Whether launches are held now. */
+  /** Whether launches are held now; takes the lock. */
   public boolean holding() {
     if (windows == null) {
       return false;
@@ -349,22 +333,12 @@ public final class Dispatch {
 
   /** Tells the scheduler that the application destroyed a stream, under the lock. */
   public void streamDestroyed(long handle) {
-    lock.lock();
-    try {
-      scheduler.streamDestroyed(handle);
-    } finally {
-      lock.unlock();
-    }
+    underLock(() -> scheduler.streamDestroyed(handle));
   }
 
   /** Tells the scheduler about a stream the application created, under the lock. */
   public void streamCreated(long handle, boolean nonBlocking) {
-    lock.lock();
-    try {
-      scheduler.streamCreated(handle, nonBlocking);
-    } finally {
-      lock.unlock();
-    }
+    underLock(() -> scheduler.streamCreated(handle, nonBlocking));
   }
 
   /**

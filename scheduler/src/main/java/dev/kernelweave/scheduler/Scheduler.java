@@ -261,37 +261,6 @@ public final class Scheduler {
 
 
   /**
-   * Hands the streams back to the program, when the agent stops scheduling: each stream waits,
-   * device-side, for what the agent moved off it and what it was made to follow ({@link
-   * StreamJoins#handOverEveryStream}), so that calls made as written from now on, a synchronize with
-   * no later work among them, follow what CUDA would have completed before them. Per-thread default
-   * streams join on their own threads ({@link #threadsBehindTheHandOver}). The host does not wait,
-   * and nothing waits for the streams: only work issued before can be waited for, so no wait can
-   * close a cycle.
-   */
-  public void handOverEveryStream() {
-    joins.handOverEveryStream();
-  }
-
-  /**
-   * Calls {@code threads} with the id of each thread whose per-thread default stream has not yet
-   * joined what it must at the hand-over ({@link #handOverEveryStream}): only that thread can
-   * name its stream, so it joins it itself, before its next call ({@link
-   * #joinHandOverOntoPerThreadStream}).
-   */
-  public void threadsBehindTheHandOver(java.util.function.LongConsumer threads) {
-    joins.threadsBehindTheHandOver(threads);
-  }
-
-  /**
-   * On thread {@code threadId}, with this scheduler's context current: makes the thread's per-thread
-   * default stream wait, device-side, for what the agent moved off it and what it was made to follow.
-   */
-  public void joinHandOverOntoPerThreadStream(long threadId) {
-    joins.joinHandOverOntoPerThreadStream(threadId);
-  }
-
-  /**
    * Orders every application stream's later work after all work issued on it so far by calls made
    * as written before the agent engaged, none of which the scheduler knows; device-side, and only as
    * CUDA orders it: the legacy stream's record (after every blocking and per-thread stream's work,

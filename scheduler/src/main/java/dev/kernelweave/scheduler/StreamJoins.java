@@ -247,7 +247,8 @@ final class StreamJoins {
    * A per-thread default stream can be named only on its own thread ({@link
    * #joinHandOverOntoPerThreadStream}), and a destroyed stream's never: the driver may have freed
    * what it named. The legacy stream waits for the work of both, where they are blocking streams,
-   * which CUDA orders before the legacy stream's next call.
+   * which CUDA orders before the legacy stream's next call. The host does not wait, and nothing
+   * waits for the streams: only work issued before can be waited for, so no wait can close a cycle.
    */
   void handOverEveryStream() {
     AppStreams.Stream legacy = appStreams.legacy();

@@ -226,11 +226,11 @@ class ChronicleLaunchJournalTest {
   @Test
   void aFileErrorIsDescribedByTheSystemsReasonAndItsFile() {
     assertEquals("permission denied: /j/a.cq4",
-        ChronicleLaunchJournal.describe(new java.nio.file.AccessDeniedException("/j/a.cq4")));
+        JournalFailures.describe(new java.nio.file.AccessDeniedException("/j/a.cq4")));
     assertEquals("no such file or directory: /j/b.cq4",
-        ChronicleLaunchJournal.describe(new java.nio.file.NoSuchFileException("/j/b.cq4")));
+        JournalFailures.describe(new java.nio.file.NoSuchFileException("/j/b.cq4")));
     assertEquals("Input/output error: /j/c.cq4",
-        ChronicleLaunchJournal.describe(new java.nio.file.FileSystemException("/j/c.cq4", null, "Input/output error")));
-    assertEquals("disk nearly full", ChronicleLaunchJournal.describe(new java.io.IOException("disk nearly full")));
+        JournalFailures.describe(new java.nio.file.FileSystemException("/j/c.cq4", null, "Input/output error")));
+    assertEquals("disk nearly full", JournalFailures.describe(new java.io.IOException("disk nearly full")));
   }
 }

@@ -160,9 +160,9 @@ class JournalDirectorySafetyTest {
   @Test
   void aFullDiskIsNamedAsSuch() {
     assertEquals("disk full (No space left on device)",
-        ChronicleLaunchJournal.describe(new IOException("write failed", new IOException("No space left on device"))));
+        JournalFailures.describe(new IOException("write failed", new IOException("No space left on device"))));
     InternalError fault = new InternalError("a fault occurred in a recent unsafe memory access operation");
-    String unknownSpace = ChronicleLaunchJournal.describeWriteFailure(fault, null, 1);
+    String unknownSpace = JournalFailures.describeWrite(fault, null, 1);
     assertTrue(unknownSpace.contains("disk full (No space left on device), or the file was truncated"), unknownSpace);
     assertFalse(unknownSpace.contains("InternalError"), unknownSpace);
   }

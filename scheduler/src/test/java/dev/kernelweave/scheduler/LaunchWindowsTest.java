@@ -111,7 +111,7 @@ class LaunchWindowsTest {
 
   /** A dispatch whose windows see no pause of the host unless a test makes one. */
   private Dispatch dispatch(OrderingRules rules) {
-    Dispatch d = new Dispatch(new RecordingDevice(), 4, rules, graphs, graphs);
+    Dispatch d = new Dispatch(new RecordingDevice(), 4, 0, rules, graphs, graphs);
     d.windows().useClock(() -> 0L);
     return d;
   }
@@ -499,7 +499,7 @@ class LaunchWindowsTest {
    */
   private List<String> secondWindowsReplay(CallKind kind) {
     RecordingDevice device = new RecordingDevice();
-    dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, graphs);
+    dispatch = new Dispatch(device, 4, 0, OrderingRules.CUDA, graphs, graphs);
     long[] now = {0};
     dispatch.windows().useClock(() -> now[0]);
     List<String> second = List.of();

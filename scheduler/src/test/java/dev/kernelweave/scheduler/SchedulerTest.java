@@ -179,7 +179,7 @@ class SchedulerTest {
     assertTrue(recorded >= 0 && placed.stream().filter(line -> line.startsWith("wait 0 for "))
         .allMatch(line -> placed.indexOf(line) > recorded),
         "an event after stream 9's launch, recorded before the barrier's waits: " + placed);
-    scheduler.handOverEveryStream();
+    scheduler.joins().handOverEveryStream();
     assertEquals(List.of("wait app 9 for " + before), waitsOf("app 9", device.drain()),
         "stream 9 waits for its launch, not for the barrier behind it");
   }
@@ -1093,7 +1093,7 @@ class SchedulerTest {
     assertEquals(4, java.util.stream.IntStream.of(legacy, nonBlocking, blocking, destroyed).distinct().count(),
         "four independent launches, four lanes");
     device.drain();
-    scheduler.handOverEveryStream();
+    scheduler.joins().handOverEveryStream();
     List<String> asked = device.drain();
     assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + recordedOn(legacy, asked))
         || legacy == scheduler.legacyLane(), "the legacy stream: " + asked);
@@ -1108,7 +1108,7 @@ class SchedulerTest {
         && (line.endsWith(" for " + eventOn(nonBlocking, asked)) || line.endsWith(" for " + eventOn(destroyed, asked)))),
         "the legacy stream does not wait for a non-blocking stream's work, which CUDA never orders before it: " + asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("sync")), "the host never waits: " + asked);
-    scheduler.handOverEveryStream();
+    scheduler.joins().handOverEveryStream();
     assertEquals(List.of(), device.drain(), "what the streams already follow is not waited for again");
   }
 
@@ -1118,7 +1118,7 @@ class SchedulerTest {
     int blocking = launchOn(8, 2, W);
     scheduler.streamDestroyed(8);
     device.drain();
-    scheduler.handOverEveryStream();
+    scheduler.joins().handOverEveryStream();
     List<String> asked = device.drain();
     assertEquals(List.of(), waitsOf("app 8", asked), "a destroyed stream's handle may name freed memory");
     assertTrue(blocking == scheduler.legacyLane()
@@ -1133,7 +1133,7 @@ class SchedulerTest {
     int lane = scheduler.beforeAsyncWork(launch);
     scheduler.afterWork(launch, true);
     device.drain();
-    scheduler.handOverEveryStream();
+    scheduler.joins().handOverEveryStream();
     List<String> asked = device.drain();
     String event = recordedOn(lane, asked);
     assertTrue(asked.stream().noneMatch(line -> line.startsWith("wait app 2 ")),
@@ -1141,16 +1141,16 @@ class SchedulerTest {
     assertTrue(asked.contains("wait " + scheduler.legacyLane() + " for " + event),
         "CUDA orders the legacy stream's next call after the per-thread stream's work: " + asked);
     List<Long> due = new java.util.ArrayList<>();
-    scheduler.threadsBehindTheHandOver(due::add);
+    scheduler.joins().threadsBehindTheHandOver(due::add);
     assertEquals(List.of(42L), due);
 
-    scheduler.joinHandOverOntoPerThreadStream(42);
+    scheduler.joins().joinHandOverOntoPerThreadStream(42);
     assertEquals(List.of("wait app 2 for " + event), device.drain());
     due.clear();
-    scheduler.threadsBehindTheHandOver(due::add);
+    scheduler.joins().threadsBehindTheHandOver(due::add);
     assertEquals(List.of(), due, "joined once");
-    scheduler.joinHandOverOntoPerThreadStream(42);
-    scheduler.joinHandOverOntoPerThreadStream(43);
+    scheduler.joins().joinHandOverOntoPerThreadStream(42);
+    scheduler.joins().joinHandOverOntoPerThreadStream(43);
     assertEquals(List.of(), device.drain(), "nothing again, and nothing for a thread with no per-thread stream");
   }
 

@@ -46,7 +46,7 @@ class WindowJudgingTest {
   private final LaunchWindowsTest.FakeGraphs graphs = new LaunchWindowsTest.FakeGraphs();
   private final TimedDevice device = new TimedDevice(graphs.log);
   private final List<String> timed = graphs.timed;
-  private final Dispatch dispatch = new Dispatch(device, 4, OrderingRules.CUDA, graphs, graphs);
+  private final Dispatch dispatch = new Dispatch(device, 4, 0, OrderingRules.CUDA, graphs, graphs);
   private final Ticket ticket = new Ticket();
   private long seq;
 
