@@ -317,18 +317,12 @@ public final class ChronicleLaunchJournal implements LaunchJournal {
     }
 
     /**
-     * Whether Chronicle has started in the background; where that start failed, the writer tries
-     * once more itself, and a second failure stops the journal as any failure to open it does.
+     * Whether the queue can be built now: Chronicle has started in the background, or that start
+     * failed. Building the queue, on a thread of its own, then tries the start once more, and a
+     * second failure stops the journal as any failure to open it does; this thread never waits for it.
      */
     private boolean chronicleStarted() {
-      if (queueWhen.getAsBoolean()) {
-        return true;
-      }
-      if (JournalStorage.startFailure() != null) {
-        JournalStorage.startChronicleAndQueueClasses();
-        return true;
-      }
-      return false;
+      return queueWhen.getAsBoolean() || JournalStorage.startFailure() != null;
     }
 
     /** Builds the queue on this thread and writes the header there: the journal has no spill file. */
