@@ -159,8 +159,15 @@ public final class AllocationPadding {
   /** Corrects a {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} answer written to a Java {@code long[]}. */
   public static void correctRangeSizeAttribute(Pointer data, long address) {
     if (data != null && JCudaPointers.buffer(data) instanceof LongBuffer answer) {
-      int at = answer.position() + (int) (JCudaPointers.byteOffset(data) / Long.BYTES);
-      answer.put(at, visibleRangeSize(address, answer.get(at)));
+      // Where JCuda wrote it: the buffer's position does not count, nor a heap buffer's array offset.
+      int at = JCudaPointers.elementIndex(data, Long.BYTES);
+      if (!answer.isDirect() && answer.hasArray()) {
+        long[] array = answer.array();
+        array[at] = visibleRangeSize(address, array[at]);
+      } else if (at < answer.capacity()) {
+        LongBuffer whole = answer.duplicate().clear();
+        whole.put(at, visibleRangeSize(address, whole.get(at)));
+      }
     }
   }
 

@@ -7,7 +7,6 @@ import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.ptx.PtxAnalyzer;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,9 +126,8 @@ public final class Modules {
         bytes = b;
       } else if (image instanceof String s) {
         bytes = s.getBytes(StandardCharsets.ISO_8859_1);
-      } else if (image instanceof Pointer p && JCudaPointers.buffer(p) instanceof ByteBuffer bb) {
-        bytes = new byte[bb.remaining()];
-        bb.duplicate().get(bytes);
+      } else if (image instanceof Pointer p) {
+        bytes = JCudaPointers.bytes(p);
       }
       if (bytes != null) {
         loaded(r, module, bytes);

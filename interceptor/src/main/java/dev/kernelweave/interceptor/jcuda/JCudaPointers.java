@@ -120,9 +120,41 @@ public final class JCudaPointers {
   }
 
   /**
+   * The bytes a pointer to a byte buffer or array hands the driver, from its byte offset to the end
+   * of the buffer as JCuda sees it ({@link #element}); null when it wraps no bytes.
+   */
+  public static byte[] bytes(Pointer pointer) {
+    if (!(BUFFER.get(pointer) instanceof ByteBuffer buffer)) {
+      return null;
+    }
+    long offset = (long) BYTE_OFFSET.get(pointer);
+    int length = elements(buffer);
+    if (offset < 0 || offset > length) {
+      return null;
+    }
+    byte[] bytes = new byte[length - (int) offset];
+    if (!buffer.isDirect() && buffer.hasArray()) {
+      System.arraycopy(buffer.array(), (int) offset, bytes, 0, bytes.length);
+    } else {
+      buffer.duplicate().clear().position((int) offset).get(bytes);
+    }
+    return bytes;
+  }
+
+  /**
+   * The index of the element at a pointer's byte offset, counted from where JCuda's native code
+   * starts its buffer (a heap buffer's array, a direct buffer's address), not from the buffer's
+   * position ({@link #element}).
+   */
+  public static int elementIndex(Pointer pointer, int elementSize) {
+    return (int) ((long) BYTE_OFFSET.get(pointer) / elementSize);
+  }
+
+  /**
    * Copies the bytes a kernel parameter pointer designates into {@code into} at {@code at}, in the
    * device's little-endian order, and returns how many were written, or -1 when they cannot be
    * read from Java (a native host address). {@link #parameterSize} gives the size to reserve.
+   * Reads what JCuda hands the driver ({@link #element}), which is not where the buffer's position is.
    */
   public static int copyParameter(Pointer parameter, byte[] into, int at) {
     NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
@@ -141,14 +173,20 @@ public final class JCudaPointers {
     long offset = (long) BYTE_OFFSET.get(parameter);
     int n = parameterSize(parameter);
     int size = elementSize(buffer);
-    int first = (int) (buffer.position() + offset / size);
+    if (offset % size != 0) {
+      return -1;
+    }
+    int first = (int) (offset / size);
     for (int i = 0; i < n / size; i++) {
-      putBytes(into, at + size * i, elementBits(buffer, first + i), size);
+      putBytes(into, at + size * i, element(buffer, first + i), size);
     }
     return n;
   }
 
-  /** The number of bytes a kernel parameter pointer designates, as far as Java can tell; -1 when unknown. */
+  /**
+   * The number of bytes a kernel parameter pointer designates, as far as Java can tell (at most
+   * 4096); -1 when unknown. From JCuda's start of the buffer to its end ({@link #element}).
+   */
   public static int parameterSize(Pointer parameter) {
     NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
     if (pointers != null) {
@@ -160,14 +198,14 @@ public final class JCudaPointers {
     }
     long offset = (long) BYTE_OFFSET.get(parameter);
     int elementSize = elementSize(buffer);
-    long bytes = (long) buffer.remaining() * elementSize - offset;
+    long bytes = (long) elements(buffer) * elementSize - offset;
     return (int) Math.max(0, Math.min(bytes, 4096));
   }
 
   private static int elementSize(Buffer buffer) {
     if (buffer instanceof ByteBuffer) {
       return 1;
-    } else if (buffer instanceof ShortBuffer) {
+    } else if (buffer instanceof ShortBuffer || buffer instanceof CharBuffer) {
       return 2;
     } else if (buffer instanceof IntBuffer || buffer instanceof FloatBuffer) {
       return 4;
@@ -176,21 +214,78 @@ public final class JCudaPointers {
     }
   }
 
-  /** Element {@code index} of a buffer of numbers, as the bits the device holds (sign-extended). */
-  private static long elementBits(Buffer buffer, int index) {
-    if (buffer instanceof ByteBuffer b) {
-      return b.get(index);
-    } else if (buffer instanceof ShortBuffer b) {
-      return b.get(index);
-    } else if (buffer instanceof IntBuffer b) {
-      return b.get(index);
-    } else if (buffer instanceof FloatBuffer b) {
-      return Float.floatToRawIntBits(b.get(index));
-    } else if (buffer instanceof LongBuffer b) {
-      return b.get(index);
-    } else {
-      return Double.doubleToRawLongBits(((DoubleBuffer) buffer).get(index));
+  /**
+   * How many elements JCuda's native code may read from a buffer: its whole backing array, or a
+   * direct buffer's capacity.
+   */
+  private static int elements(Buffer buffer) {
+    if (buffer.isDirect() || !buffer.hasArray()) {
+      return buffer.capacity();
     }
+    Object array = buffer.array();
+    if (array instanceof byte[] a) {
+      return a.length;
+    } else if (array instanceof short[] a) {
+      return a.length;
+    } else if (array instanceof int[] a) {
+      return a.length;
+    } else if (array instanceof float[] a) {
+      return a.length;
+    } else if (array instanceof long[] a) {
+      return a.length;
+    } else if (array instanceof double[] a) {
+      return a.length;
+    }
+    return ((char[]) array).length;
+  }
+
+  /**
+   * Element {@code index} of a buffer as JCuda's {@code Pointer.to(buffer)} hands it to the driver,
+   * as the bits the device holds (sign-extended). JCuda ignores the buffer's position and array
+   * offset: a heap buffer is its whole backing array from index 0 (a slice's too), a direct buffer
+   * its memory from the buffer's address, in that memory's byte order ({@code Pointer.toBuffer}
+   * puts the position into the pointer's byte offset instead). Allocates nothing.
+   */
+  static long element(Buffer buffer, int index) {
+    if (!buffer.isDirect() && buffer.hasArray()) {
+      Object array = buffer.array();
+      if (array instanceof byte[] a) {
+        return a[index];
+      } else if (array instanceof short[] a) {
+        return a[index];
+      } else if (array instanceof int[] a) {
+        return a[index];
+      } else if (array instanceof float[] a) {
+        return Float.floatToRawIntBits(a[index]);
+      } else if (array instanceof long[] a) {
+        return a[index];
+      } else if (array instanceof double[] a) {
+        return Double.doubleToRawLongBits(a[index]);
+      }
+      return ((char[]) array)[index];
+    }
+    // A direct buffer: absolute reads, bounded by the limit the program may have set below the capacity.
+    Buffer b = index < buffer.limit() ? buffer : buffer.duplicate().limit(buffer.capacity());
+    if (b instanceof ByteBuffer d) {
+      return d.get(index);
+    } else if (b instanceof ShortBuffer d) {
+      short v = d.get(index);
+      return d.order() == ByteOrder.LITTLE_ENDIAN ? v : Short.reverseBytes(v);
+    } else if (b instanceof IntBuffer d) {
+      int v = d.get(index);
+      return d.order() == ByteOrder.LITTLE_ENDIAN ? v : Integer.reverseBytes(v);
+    } else if (b instanceof FloatBuffer d) {
+      int v = Float.floatToRawIntBits(d.get(index));
+      return d.order() == ByteOrder.LITTLE_ENDIAN ? v : Integer.reverseBytes(v);
+    } else if (b instanceof LongBuffer d) {
+      long v = d.get(index);
+      return d.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v);
+    } else if (b instanceof DoubleBuffer d) {
+      long v = Double.doubleToRawLongBits(d.get(index));
+      return d.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v);
+    }
+    char v = ((CharBuffer) b).get(index);
+    return ((CharBuffer) b).order() == ByteOrder.LITTLE_ENDIAN ? v : Character.reverseBytes(v);
   }
 
   /** Writes the low {@code size} bytes of {@code bits} into {@code a} at {@code at}, lowest first. */

@@ -9,6 +9,9 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.util.Map;
 import jcuda.Pointer;
 import jcuda.Sizeof;
@@ -39,6 +42,10 @@ import jcuda.driver.CUstream;
  *       odd ones (an upload between the runs), so the same run writes the other buffer.
  *   <li>{@code moving-offset}: a fill and six scales of a third of a buffer of three, at an offset that
  *       moves from one repetition to the next; the whole buffer read back.
+ *   <li>{@code scalar-in-a-buffer}: as {@code scalar-change}, with each scale's {@code b} put into a
+ *       {@code FloatBuffer} kept from launch to launch ({@code clear(); put(b)}, so its position is 1),
+ *       a heap one and a direct one in turn: {@code Pointer.to(buffer)} hands the driver the buffer
+ *       from its start, whatever its position.
  * </ul>
  */
 public final class WindowReplayProgram {
@@ -57,7 +64,8 @@ public final class WindowReplayProgram {
         "same-address-other-size", (q, k, rep, v) -> sameAddress(q, k, rep, v, true),
         "two-shapes", (q, k, rep, v) -> twoShapes(q, k, rep, v),
         "indirect", (q, k, rep, v) -> indirect(q, k, rep),
-        "moving-offset", (q, k, rep, v) -> movingOffset(q, k, rep, v)));
+        "moving-offset", (q, k, rep, v) -> movingOffset(q, k, rep, v),
+        "scalar-in-a-buffer", (q, k, rep, v) -> scalarInABuffer(q, k, rep)));
   }
 
   private static CUstream shared() {
@@ -84,6 +92,28 @@ public final class WindowReplayProgram {
     for (int j = 0; j < 10; j++) {
       float b = j == 5 ? rep % 3 : 1f;
       seq.rc(rep, "slow_axpb " + j, 0, Sequence.launch(k.slowAxpb(), s, x, 1f, b, N, seq.cycles / 10));
+      expected = Sequence.axpb(expected, 1f, b);
+    }
+    seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
+  }
+
+  private static final FloatBuffer HEAP_B = FloatBuffer.wrap(new float[] {0f, 99f});
+  private static final FloatBuffer DIRECT_B =
+      ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder()).asFloatBuffer().put(1, 99f);
+
+  private static void scalarInABuffer(Sequence seq, Sequence.Kernels k, int rep) {
+    CUstream s = shared();
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(k.slowFill(), s, x, 1f, N, seq.cycles / 10));
+    float[] expected = Sequence.ramp(1f);
+    for (int j = 0; j < 10; j++) {
+      float b = j == 5 ? rep % 3 : 1f + (j % 2);
+      FloatBuffer bBuffer = j % 2 == 0 ? HEAP_B : DIRECT_B;
+      bBuffer.clear();
+      bBuffer.put(b);
+      Pointer params = Pointer.to(Pointer.to(x), Pointer.to(new float[] {1f}), Pointer.to(bBuffer),
+          Pointer.to(new int[] {N}), Pointer.to(new long[] {seq.cycles / 10}));
+      int code = cuLaunchKernel(k.slowAxpb(), Sequence.BLOCKS, 1, 1, Sequence.THREADS, 1, 1, 0, s, params, null);
+      seq.rc(rep, "slow_axpb " + j, 0, code);
       expected = Sequence.axpb(expected, 1f, b);
     }
     seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
