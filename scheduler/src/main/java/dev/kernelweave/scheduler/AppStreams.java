@@ -22,9 +22,10 @@ final class AppStreams {
     /** Positions this stream's later work must follow: barriers on it, events it was made to wait for. */
     final LanePositions follow;
     /**
-     * Lanes' waits for this stream's own records of timed events, which its later work follows too.
-     * Unlike {@link #follow}, no join of the stream itself covers them: they wait for the stream, so
-     * making the stream wait for them would only queue work on it (a query would answer not ready).
+     * Lanes' waits for this stream's own records of timed events, and for events it waited for that
+     * the agent did not see recorded: its later work follows them too. Unlike {@link #follow}, no
+     * join of the stream itself covers them: the stream already waits for what they wait for, so
+     * making it wait for them would only queue work on it (a query would answer not ready).
      */
     final LanePositions recordFollow;
     /** Positions this stream was already made to wait for: joining them again adds nothing. */

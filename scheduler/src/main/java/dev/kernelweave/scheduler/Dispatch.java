@@ -487,11 +487,8 @@ public final class Dispatch {
       switch (placement) {
         // A staged read still placed at exit fell back to JCuda's synchronous copy.
         case SYNC, STAGED_READ -> scheduler.afterSyncWork(call, succeeded);
-        case EVENT_RECORD -> {
-          if (succeeded) {
-            scheduler.joins().afterAppEventRecord(call);
-          }
-        }
+        case EVENT_RECORD -> scheduler.joins().afterAppEventRecord(call, succeeded);
+        case STREAM_WAIT_EVENT -> scheduler.joins().afterAppStreamWait(call, succeeded);
         case ASYNC, STAGED -> {
           scheduler.afterWork(call, succeeded);
           if (succeeded && windows != null && placement == Placement.ASYNC) {

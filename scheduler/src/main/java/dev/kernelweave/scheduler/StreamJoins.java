@@ -348,14 +348,10 @@ final class StreamJoins {
    * Events created without timing order nothing more. A pool lane waits for the record,
    * device-side, and the stream's later work follows that wait; the next of it chains there.
    */
-  void afterAppEventRecord(CallRecord call) {
-    if (call.appEvent == 0 || !call.timedEvent) {
-      return;
+  void afterAppEventRecord(CallRecord call, boolean succeeded) {
+    if (succeeded && call.appEvent != 0 && call.timedEvent) {
+      laterWorkFollowsAppEvent(call);
     }
-    int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
-    pool.ensureCreated(lane, device);
-    device.laneWaitsForAppEvent(lane, call.appEvent);
-    appStreams.of(call).recordFollow.add(lane, pool.issue(lane), call.seq);
   }
 
   /** The application made a stream wait for an event: its later work follows what the event stands for. */
@@ -366,6 +362,27 @@ final class StreamJoins {
       e.recorded.addPendingTo(s.follow, pool);
       noteStreamWork(s); // the stream now waits for that work, which no earlier copy completed
     }
+  }
+
+  /**
+   * After the application's stream waited for an event whose record the agent did not see (made
+   * before it engaged, or in another context): the stream itself waits for it, but its later work,
+   * which the agent moves off the stream, must follow it too. A pool lane waits for the event,
+   * device-side, and the stream's later work follows that wait, as after a timed record.
+   */
+  void afterAppStreamWait(CallRecord call, boolean succeeded) {
+    if (succeeded && call.appEvent != 0 && !appEvents.containsKey(call.appEvent)) {
+      laterWorkFollowsAppEvent(call);
+      noteStreamWork(appStreams.of(call));
+    }
+  }
+
+  /** A pool lane waits for the call's application event; the call's stream's later work follows that wait. */
+  private void laterWorkFollowsAppEvent(CallRecord call) {
+    int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
+    pool.ensureCreated(lane, device);
+    device.laneWaitsForAppEvent(lane, call.appEvent);
+    appStreams.of(call).recordFollow.add(lane, pool.issue(lane), call.seq);
   }
 
   /**

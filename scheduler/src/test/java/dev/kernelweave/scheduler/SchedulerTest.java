@@ -669,6 +669,34 @@ class SchedulerTest {
   }
 
   @Test
+  void workAfterAWaitForAnEventTheAgentDidNotSeeRecordedFollowsTheEvent() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(8, true);
+    // Event 99 was recorded before the agent engaged: only the device knows what it stands for.
+    CallRecord wait = call(CallKind.EVENT, 8);
+    wait.appEvent = 99;
+    d.enter(wait, Placement.STREAM_WAIT_EVENT, ticket);
+    d.exit(wait, true, ticket);
+    List<String> issued = device.drain();
+    assertFalse(issued.isEmpty(), "nothing made the stream's later work follow the event");
+    String waitForEvent = issued.get(issued.size() - 1);
+    assertTrue(waitForEvent.matches("wait \\d+ for app event 99"), issued.toString());
+    int waiting = Integer.parseInt(waitForEvent.split(" ")[1]);
+    assertEquals(waiting, launchOn(8, 1, W), "stream 8's next launch follows the lane's wait for the event");
+  }
+
+  @Test
+  void aFailedWaitForAnUnknownEventOrdersNothing() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(8, true);
+    CallRecord wait = call(CallKind.EVENT, 8);
+    wait.appEvent = 99;
+    d.enter(wait, Placement.STREAM_WAIT_EVENT, ticket);
+    d.exit(wait, false, ticket); // an invalid event: CUDA returned an error
+    assertEquals(List.of(), device.drain());
+  }
+
+  @Test
   void anUntimedEventRecordOrdersNothingMore() {
     Dispatch d = dispatch();
     scheduler.streamCreated(7, false);

@@ -1,6 +1,7 @@
 package dev.kernelweave.it.semantics;
 
 import static dev.kernelweave.it.semantics.Sequence.N;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -28,6 +29,10 @@ import jcuda.driver.CUstream;
  *   <li>{@code event}: a fill of {@code x} on one non-blocking stream and an event recorded after it,
  *       which a second non-blocking stream waits for; on the second, 15 fills of a scratch buffer,
  *       then (engaging) a scale of {@code x}, the second stream synchronized and {@code x} read back.
+ *   <li>{@code events-waited-after}: eight blocking streams each fill their {@code x} and record an
+ *       event after it; 16 fills of a scratch buffer on another non-blocking stream (engaging); then
+ *       eight non-blocking streams each wait for one of the events, recorded before the agent
+ *       engaged, and scale that {@code x}; the context synchronized and every {@code x} read back.
  * </ul>
  */
 public final class HandOverProgram {
@@ -44,6 +49,7 @@ public final class HandOverProgram {
         case "blocking" -> oneStream(seq, rep, v, slowFill, slowAxpb, 0);
         case "legacy" -> oneStream(seq, rep, v, slowFill, slowAxpb, -1);
         case "event" -> event(seq, rep, v, slowFill, slowAxpb);
+        case "events-waited-after" -> eventsWaitedAfter(seq, rep, v, slowFill, slowAxpb);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -88,6 +94,41 @@ public final class HandOverProgram {
     cuEventDestroy(filled);
     cuStreamDestroy(first);
     cuStreamDestroy(second);
+  }
+
+  private static void eventsWaitedAfter(Sequence seq, int rep, float v, CUfunction slowFill, CUfunction slowAxpb) {
+    int pairs = 8;
+    CUstream[] recorders = new CUstream[pairs];
+    CUstream[] waiters = new CUstream[pairs];
+    CUevent[] filled = new CUevent[pairs];
+    CUdeviceptr[] x = new CUdeviceptr[pairs];
+    for (int i = 0; i < pairs; i++) {
+      recorders[i] = Sequence.stream(0);
+      waiters[i] = Sequence.stream(Sequence.NON_BLOCKING);
+      filled[i] = Sequence.event(0);
+      x[i] = Sequence.alloc(4L * N);
+      seq.rc(rep, "slow_fill x" + i, 0, Sequence.launch(slowFill, recorders[i], x[i], v + i, N, seq.cycles));
+      seq.rc(rep, "cuEventRecord " + i, 0, cuEventRecord(filled[i], recorders[i]));
+    }
+    CUstream run = Sequence.stream(Sequence.NON_BLOCKING);
+    CUdeviceptr scratch = Sequence.alloc(4L * N);
+    for (int i = 0; i < 16; i++) {
+      seq.rc(rep, "slow_fill scratch", 0, Sequence.launch(slowFill, run, scratch, (float) i, N, seq.cycles / 10));
+    }
+    for (int i = 0; i < pairs; i++) {
+      seq.rc(rep, "cuStreamWaitEvent " + i, 0, cuStreamWaitEvent(waiters[i], filled[i], 0));
+      seq.rc(rep, "slow_axpb x" + i, 0, Sequence.launch(slowAxpb, waiters[i], x[i], 2f, 1f, N, seq.cycles / 10));
+    }
+    seq.rc(rep, "cuCtxSynchronize", 0, cuCtxSynchronize());
+    for (int i = 0; i < pairs; i++) {
+      seq.check(rep, "x" + i, describe(2 * (v + i) + 1, 2), read(x[i]));
+      cuMemFree(x[i]);
+      cuEventDestroy(filled[i]);
+      cuStreamDestroy(recorders[i]);
+      cuStreamDestroy(waiters[i]);
+    }
+    cuMemFree(scratch);
+    cuStreamDestroy(run);
   }
 
   private static String read(CUdeviceptr x) {
