@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * interpreter ({@code KW_CPU_DEVICE_PTX=interpret}) rather than compiled in: no observation may be
  * wrong, and all must be the compiled-in run's: for the printing kernels of the pointer programs,
  * the same lines in the same order from the interpreter's {@code vprintf}. Left out: the cubin and
- * fatbin variants (no PTX to interpret) and the stream callback and the two allocation-range programs
+ * fatbin variants, the unload ones too (no PTX of theirs to interpret), and the stream callback and the two allocation-range programs
  * (they load no module).
  */
 class SemanticsInterpretedOnCpuDeviceTest {
@@ -29,6 +29,7 @@ class SemanticsInterpretedOnCpuDeviceTest {
   @ParameterizedTest
   @EnumSource(value = SemanticsCase.class, mode = EnumSource.Mode.EXCLUDE,
       names = {"CUBIN_KERNEL_IS_ORDERED_BEFORE_A_READ", "FATBIN_KERNEL_IS_ORDERED_BEFORE_A_READ",
+          "A_CUBIN_KERNEL_LOADED_AFTER_A_PTX_MODULES_UNLOAD", "A_FATBIN_KERNEL_LOADED_AFTER_A_PTX_MODULES_UNLOAD",
           "STREAM_CALLBACK_RECEIVES_ITS_STREAM", "ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR",
           "THE_BYTE_PAST_AN_ALLOCATION_IS_NOT_IN_ITS_RANGE"})
   void interpretedKernelsObserveWhatCompiledInKernelsDo(SemanticsCase c) throws Exception {
