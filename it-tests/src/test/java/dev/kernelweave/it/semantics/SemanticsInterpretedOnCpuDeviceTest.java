@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * interpreter ({@code KW_CPU_DEVICE_PTX=interpret}) rather than compiled in: no observation may be
  * wrong, and all must be the compiled-in run's: for the printing kernels of the pointer programs,
  * the same lines in the same order from the interpreter's {@code vprintf}. Left out: the cubin and
- * fatbin variants, the unload ones too (no PTX of theirs to interpret), and the stream callback and the two allocation-range programs
- * (they load no module).
+ * fatbin variants, the unload ones too (no PTX of theirs to interpret), and the stream callback and
+ * the two allocation-range programs (they load no module).
  */
 class SemanticsInterpretedOnCpuDeviceTest {
 
