@@ -160,7 +160,7 @@ public final class AllocationPadding {
   public static void correctRangeSizeAttribute(Pointer data, long address) {
     if (data != null && JCudaPointers.buffer(data) instanceof LongBuffer answer) {
       // Where JCuda wrote it: the buffer's position does not count, nor a heap buffer's array offset.
-      int at = JCudaPointers.elementIndex(data, Long.BYTES);
+      int at = (int) (JCudaPointers.byteOffset(data) / Long.BYTES);
       if (!answer.isDirect() && answer.hasArray()) {
         long[] array = answer.array();
         array[at] = visibleRangeSize(address, array[at]);

@@ -142,15 +142,6 @@ public final class JCudaPointers {
   }
 
   /**
-   * The index of the element at a pointer's byte offset, counted from where JCuda's native code
-   * starts its buffer (a heap buffer's array, a direct buffer's address), not from the buffer's
-   * position ({@link #element}).
-   */
-  public static int elementIndex(Pointer pointer, int elementSize) {
-    return (int) ((long) BYTE_OFFSET.get(pointer) / elementSize);
-  }
-
-  /**
    * Copies the bytes a kernel parameter pointer designates into {@code into} at {@code at}, in the
    * device's little-endian order, and returns how many were written, or -1 when they cannot be
    * read from Java (a native host address). {@link #parameterSize} gives the size to reserve.
@@ -222,21 +213,7 @@ public final class JCudaPointers {
     if (buffer.isDirect() || !buffer.hasArray()) {
       return buffer.capacity();
     }
-    Object array = buffer.array();
-    if (array instanceof byte[] a) {
-      return a.length;
-    } else if (array instanceof short[] a) {
-      return a.length;
-    } else if (array instanceof int[] a) {
-      return a.length;
-    } else if (array instanceof float[] a) {
-      return a.length;
-    } else if (array instanceof long[] a) {
-      return a.length;
-    } else if (array instanceof double[] a) {
-      return a.length;
-    }
-    return ((char[]) array).length;
+    return java.lang.reflect.Array.getLength(buffer.array()); // an intrinsic: no reflection at run time
   }
 
   /**
