@@ -55,6 +55,9 @@ public final class TimedRepetitions {
       for (int r = 0; warmups < 0 || r < warmups + reps; r++) {
         workload.reset();
         Cuda.synchronize();
+        if (r == 0) {
+          warmupStart = System.nanoTime(); // the warm-up time counts from the first run, not its reset
+        }
         if (warmups < 0 && r >= warmup && System.nanoTime() - warmupStart >= warmupTime.toNanos()) {
           warmups = r;
           timedFrom = Instant.now();
