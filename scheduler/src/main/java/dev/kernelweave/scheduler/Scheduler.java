@@ -265,8 +265,9 @@ public final class Scheduler {
    * as written before the agent engaged, none of which the scheduler knows; device-side, and only as
    * CUDA orders it: the legacy stream's record (after every blocking and per-thread stream's work,
    * by CUDA's implicit synchronization) for the legacy and blocking streams, each non-blocking
-   * stream's own record for that stream alone. A request's stream then never waits for a background
-   * stream's kernels, as it would behind a host synchronization of the context.
+   * stream's own record for that stream alone, unless all of its work has completed. A request's
+   * stream then never waits for a background stream's kernels, as it would behind a host
+   * synchronization of the context.
    *
    * <p>Each join is a lane waiting for the stream, which the stream's later work follows as a
    * barrier's; kept as a timed record's wait is ({@link AppStreams.Stream#recordFollow}): the lane
@@ -276,6 +277,9 @@ public final class Scheduler {
     int legacyJoin = laneFollowing(0);
     blockingFollow.add(legacyJoin, pool.tail(legacyJoin), 0);
     appStreams.forEachLiveNonBlocking((stream, handle) -> {
+      if (device.appStreamIdle(handle)) {
+        return; // nothing left to follow, and nothing recorded on it that a query of it would see running
+      }
       int lane = laneFollowing(handle);
       stream.recordFollow.add(lane, pool.tail(lane), 0);
     });

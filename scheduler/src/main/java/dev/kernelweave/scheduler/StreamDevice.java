@@ -62,6 +62,15 @@ public interface StreamDevice {
   }
 
   /**
+   * Whether all work issued so far on the application's non-blocking stream {@code appStream} (a
+   * handle) has completed, as {@code cuStreamQuery} tells; never called for a capturing stream. The
+   * default does not know, and says no: the stream is then followed.
+   */
+  default boolean appStreamIdle(long appStream) {
+    return false;
+  }
+
+  /**
    * Whether the application's stream {@code appStream} (a handle, never the legacy stream) is
    * capturing a graph now. The default says it is: the call then passes through as written.
    */

@@ -10,12 +10,19 @@ final class RecordingDevice implements StreamDevice {
   private final List<String> log = new ArrayList<>();
   /** Application streams that say they are not capturing; every other one says it is. */
   final java.util.Set<Long> notCapturing = new java.util.HashSet<>();
+  /** Application streams whose work has all completed; every other one has some running. */
+  final java.util.Set<Long> idle = new java.util.HashSet<>();
   /** Runs inside the next {@link #synchronizeLane}, where the host waits without the lock: what another thread does meanwhile. */
   Runnable duringNextLaneSynchronize;
 
   @Override
   public boolean appStreamCapturing(long appStream) {
     return !notCapturing.contains(appStream);
+  }
+
+  @Override
+  public boolean appStreamIdle(long appStream) {
+    return idle.contains(appStream);
   }
 
   /** Everything asked since the last call, and forgets it. */

@@ -218,6 +218,21 @@ class SchedulerTest {
   }
 
   @Test
+  void aNonBlockingStreamWhoseWorkHasCompletedIsNotFollowedSoNothingIsRecordedOnIt() {
+    scheduler.streamCreated(9, true);
+    scheduler.streamCreated(5, true);
+    device.idle.add(9L);
+    scheduler.followWorkIssuedAsWritten();
+    List<String> asked = device.drain();
+    assertEquals(List.of("lane", "lane"), asked.stream().filter(l -> l.startsWith("lane ")).map(l -> "lane").toList(),
+        "the legacy stream and stream 5 alone: " + asked);
+    assertTrue(asked.stream().anyMatch(l -> l.endsWith(" follows app 5")), "busy stream 5 is followed: " + asked);
+    assertFalse(asked.stream().anyMatch(l -> l.contains("app 9")), "idle stream 9 is left alone: " + asked);
+    launchOn(9, 1, W);
+    assertFalse(device.drain().stream().anyMatch(l -> l.contains("app 9")), "nor touched by its first call");
+  }
+
+  @Test
   void waitReusesAnEventRecordedAtOrAfterThePosition() {
     launch(0, W);
     launch(0, R, 1, W);

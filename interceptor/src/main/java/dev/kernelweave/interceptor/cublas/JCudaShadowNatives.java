@@ -1,5 +1,6 @@
 package dev.kernelweave.interceptor.cublas;
 
+import dev.kernelweave.interceptor.jcuda.JCublasNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import java.util.function.IntSupplier;
@@ -22,42 +23,42 @@ enum JCudaShadowNatives implements ShadowNatives {
 
   @Override
   public int create(cublasHandle handle) {
-    return guarded(() -> JCudaNatives.createBlasHandle(handle));
+    return guarded(() -> JCublasNatives.createBlasHandle(handle));
   }
 
   @Override
   public int destroy(cublasHandle handle) {
-    return guarded(() -> JCudaNatives.destroyBlasHandle(handle));
+    return guarded(() -> JCublasNatives.destroyBlasHandle(handle));
   }
 
   @Override
   public int setStream(cublasHandle handle, cudaStream_t stream) {
-    return guarded(() -> JCudaNatives.setBlasStream(handle, stream));
+    return guarded(() -> JCublasNatives.setBlasStream(handle, stream));
   }
 
   @Override
   public int set(cublasHandle handle, BlasSetting setting, int value) {
     return guarded(() -> switch (setting) {
-      case POINTER_MODE -> JCudaNatives.setBlasPointerMode(handle, value);
-      case MATH_MODE -> JCudaNatives.setBlasMathMode(handle, value);
-      case ATOMICS_MODE -> JCudaNatives.setBlasAtomicsMode(handle, value);
-      case SM_COUNT_TARGET -> JCudaNatives.setBlasSmCountTarget(handle, value);
+      case POINTER_MODE -> JCublasNatives.setBlasPointerMode(handle, value);
+      case MATH_MODE -> JCublasNatives.setBlasMathMode(handle, value);
+      case ATOMICS_MODE -> JCublasNatives.setBlasAtomicsMode(handle, value);
+      case SM_COUNT_TARGET -> JCublasNatives.setBlasSmCountTarget(handle, value);
     });
   }
 
   @Override
   public int get(cublasHandle handle, BlasSetting setting, int[] value) {
     return guarded(() -> switch (setting) {
-      case POINTER_MODE -> JCudaNatives.getBlasPointerMode(handle, value);
-      case MATH_MODE -> JCudaNatives.getBlasMathMode(handle, value);
-      case ATOMICS_MODE -> JCudaNatives.getBlasAtomicsMode(handle, value);
-      case SM_COUNT_TARGET -> JCudaNatives.getBlasSmCountTarget(handle, value);
+      case POINTER_MODE -> JCublasNatives.getBlasPointerMode(handle, value);
+      case MATH_MODE -> JCublasNatives.getBlasMathMode(handle, value);
+      case ATOMICS_MODE -> JCublasNatives.getBlasAtomicsMode(handle, value);
+      case SM_COUNT_TARGET -> JCublasNatives.getBlasSmCountTarget(handle, value);
     });
   }
 
   @Override
   public int setWorkspace(cublasHandle handle, CUdeviceptr workspace, long bytes) {
-    return guarded(() -> JCudaNatives.setBlasWorkspace(handle, workspace, bytes));
+    return guarded(() -> JCublasNatives.setBlasWorkspace(handle, workspace, bytes));
   }
 
   @Override

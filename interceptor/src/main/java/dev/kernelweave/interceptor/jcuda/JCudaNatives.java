@@ -14,8 +14,6 @@ import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
-import jcuda.jcublas.cublasHandle;
-import jcuda.runtime.cudaStream_t;
 
 /**
  * The agent's own CUDA calls. They go straight to JCuda's private native methods, so they are
@@ -52,6 +50,7 @@ public final class JCudaNatives {
     static final MethodHandle MODULE_GET_GLOBAL =
         find("cuModuleGetGlobalNative", int.class, CUdeviceptr.class, long[].class, CUmodule.class, String.class);
     static final MethodHandle STREAM_SYNCHRONIZE = find("cuStreamSynchronizeNative", int.class, CUstream.class);
+    static final MethodHandle STREAM_QUERY = find("cuStreamQueryNative", int.class, CUstream.class);
     static final MethodHandle MODULE_LOAD_DATA = find("cuModuleLoadDataNative", int.class, CUmodule.class, byte[].class);
     static final MethodHandle MODULE_GET_FUNCTION =
         find("cuModuleGetFunctionNative", int.class, CUfunction.class, CUmodule.class, String.class);
@@ -70,27 +69,6 @@ public final class JCudaNatives {
 
     private static MethodHandle find(String name, Class<?> ret, Class<?>... params) {
       return findNative("jcuda.driver.JCudaDriver", name, ret, params);
-    }
-  }
-
-  private static final class Blas {
-    static final MethodHandle CREATE = find("cublasCreateNative", cublasHandle.class);
-    static final MethodHandle DESTROY = find("cublasDestroyNative", cublasHandle.class);
-    static final MethodHandle SET_STREAM = find("cublasSetStreamNative", cublasHandle.class, cudaStream_t.class);
-    static final MethodHandle SET_WORKSPACE =
-        find("cublasSetWorkspaceNative", cublasHandle.class, Pointer.class, long.class);
-    static final MethodHandle SET_POINTER_MODE = find("cublasSetPointerModeNative", cublasHandle.class, int.class);
-    static final MethodHandle SET_MATH_MODE = find("cublasSetMathModeNative", cublasHandle.class, int.class);
-    static final MethodHandle SET_ATOMICS_MODE = find("cublasSetAtomicsModeNative", cublasHandle.class, int.class);
-    static final MethodHandle SET_SM_COUNT_TARGET = find("cublasSetSmCountTargetNative", cublasHandle.class, int.class);
-    static final MethodHandle GET_POINTER_MODE = find("cublasGetPointerModeNative", cublasHandle.class, int[].class);
-    static final MethodHandle GET_MATH_MODE = find("cublasGetMathModeNative", cublasHandle.class, int[].class);
-    static final MethodHandle GET_ATOMICS_MODE = find("cublasGetAtomicsModeNative", cublasHandle.class, int[].class);
-    static final MethodHandle GET_SM_COUNT_TARGET =
-        find("cublasGetSmCountTargetNative", cublasHandle.class, Pointer.class);
-
-    private static MethodHandle find(String name, Class<?>... params) {
-      return findNative("jcuda.jcublas.JCublas2", name, int.class, params);
     }
   }
 
@@ -342,6 +320,15 @@ public final class JCudaNatives {
     }
   }
 
+  /** CUDA_SUCCESS when all of the stream's work has completed, CUDA_ERROR_NOT_READY while some runs. */
+  public static int queryStream(CUstream stream) {
+    try {
+      return (int) Driver.STREAM_QUERY.invokeExact(stream);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
   /** Allocates device memory of the agent's own, in the current context; the agent's tables never see it. */
   public static int allocate(CUdeviceptr pointer, long bytes) {
     try {
@@ -488,107 +475,7 @@ public final class JCudaNatives {
     }
   }
 
-  // The cuBLAS handle calls below are made on the agent's own handles only, never on the application's.
-
-  public static int createBlasHandle(cublasHandle handle) {
-    try {
-      return (int) Blas.CREATE.invokeExact(handle);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int destroyBlasHandle(cublasHandle handle) {
-    try {
-      return (int) Blas.DESTROY.invokeExact(handle);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  /** Points a cuBLAS handle at a stream (which also puts it back on cuBLAS's default workspace). */
-  public static int setBlasStream(cublasHandle handle, cudaStream_t stream) {
-    try {
-      return (int) Blas.SET_STREAM.invokeExact(handle, stream);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int setBlasWorkspace(cublasHandle handle, Pointer workspace, long bytes) {
-    try {
-      return (int) Blas.SET_WORKSPACE.invokeExact(handle, workspace, bytes);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int setBlasPointerMode(cublasHandle handle, int mode) {
-    try {
-      return (int) Blas.SET_POINTER_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int setBlasMathMode(cublasHandle handle, int mode) {
-    try {
-      return (int) Blas.SET_MATH_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int setBlasAtomicsMode(cublasHandle handle, int mode) {
-    try {
-      return (int) Blas.SET_ATOMICS_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int setBlasSmCountTarget(cublasHandle handle, int target) {
-    try {
-      return (int) Blas.SET_SM_COUNT_TARGET.invokeExact(handle, target);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  /** Reads a handle's pointer mode into {@code mode[0]}; reading changes nothing. */
-  public static int getBlasPointerMode(cublasHandle handle, int[] mode) {
-    try {
-      return (int) Blas.GET_POINTER_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int getBlasMathMode(cublasHandle handle, int[] mode) {
-    try {
-      return (int) Blas.GET_MATH_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int getBlasAtomicsMode(cublasHandle handle, int[] mode) {
-    try {
-      return (int) Blas.GET_ATOMICS_MODE.invokeExact(handle, mode);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  public static int getBlasSmCountTarget(cublasHandle handle, int[] target) {
-    try {
-      return (int) Blas.GET_SM_COUNT_TARGET.invokeExact(handle, Pointer.to(target));
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  private static RuntimeException rethrow(Throwable t) {
+  static RuntimeException rethrow(Throwable t) {
     if (t instanceof RuntimeException r) {
       return r;
     }

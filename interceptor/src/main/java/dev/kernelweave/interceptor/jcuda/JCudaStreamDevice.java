@@ -187,6 +187,12 @@ public final class JCudaStreamDevice implements StreamDevice {
     check("cuStreamWaitEvent", JCudaNatives.waitEvent(lanes[lane], appEventScratch));
   }
 
+  /** A sticky error or any other answer than CUDA_SUCCESS counts as busy: the stream is then followed. */
+  @Override
+  public boolean appStreamIdle(long appStream) {
+    return JCudaNatives.queryStream(appStream(appStream)) == 0;
+  }
+
   @Override
   public boolean appStreamCapturing(long appStream) {
     JCudaPointers.setNativePointer(appStreamScratch, appStream);

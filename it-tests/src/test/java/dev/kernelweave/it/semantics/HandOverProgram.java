@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -33,6 +34,9 @@ import jcuda.driver.CUstream;
  *       event after it; 16 fills of a scratch buffer on another non-blocking stream (engaging); then
  *       eight non-blocking streams each wait for one of the events, recorded before the agent
  *       engaged, and scale that {@code x}; the context synchronized and every {@code x} read back.
+ *   <li>{@code idle-stream-queried}: a fill of {@code x} on a non-blocking stream, which is then
+ *       synchronized; 16 fills of a scratch buffer on another (engaging); then a query of the first
+ *       stream, which CUDA answers with success: all of its work has completed.
  * </ul>
  */
 public final class HandOverProgram {
@@ -50,6 +54,7 @@ public final class HandOverProgram {
         case "legacy" -> oneStream(seq, rep, v, slowFill, slowAxpb, -1);
         case "event" -> event(seq, rep, v, slowFill, slowAxpb);
         case "events-waited-after" -> eventsWaitedAfter(seq, rep, v, slowFill, slowAxpb);
+        case "idle-stream-queried" -> idleStreamQueried(seq, rep, v, slowFill);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
     });
@@ -128,6 +133,25 @@ public final class HandOverProgram {
       cuStreamDestroy(waiters[i]);
     }
     cuMemFree(scratch);
+    cuStreamDestroy(run);
+  }
+
+  private static void idleStreamQueried(Sequence seq, int rep, float v, CUfunction slowFill) {
+    CUstream idle = Sequence.stream(Sequence.NON_BLOCKING);
+    CUstream run = Sequence.stream(Sequence.NON_BLOCKING);
+    CUdeviceptr x = Sequence.alloc(4L * N);
+    CUdeviceptr scratch = Sequence.alloc(4L * N);
+    seq.rc(rep, "slow_fill x", 0, Sequence.launch(slowFill, idle, x, v, N, seq.cycles));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(idle));
+    for (int i = 0; i < 16; i++) {
+      seq.rc(rep, "slow_fill scratch", 0, Sequence.launch(slowFill, run, scratch, (float) i, N, seq.cycles / 10));
+    }
+    seq.rc(rep, "cuStreamQuery of a stream whose work has all completed", 0, cuStreamQuery(idle));
+    seq.rc(rep, "cuStreamSynchronize", 0, cuStreamSynchronize(run));
+    seq.check(rep, "x", describe(v, 1), read(x));
+    cuMemFree(x);
+    cuMemFree(scratch);
+    cuStreamDestroy(idle);
     cuStreamDestroy(run);
   }
 
