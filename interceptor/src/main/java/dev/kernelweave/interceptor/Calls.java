@@ -493,6 +493,23 @@ public final class Calls {
     }
   }
 
+  /**
+   * An event was created: every context's scheduler forgets what an event at its handle stood for,
+   * in whichever context (a stream may wait for another context's event, which it then counts as
+   * one it never saw recorded).
+   */
+  static void eventCreated(CallRecord r, long handle) {
+    if (r == null || handle == 0 || !stateOf(r).scheduling) {
+      return;
+    }
+    AgentState s = stateOf(r);
+    try {
+      s.contexts.forEach((context, cs) -> cs.dispatch.eventCreated(handle));
+    } catch (Throwable e) {
+      s.fail(e);
+    }
+  }
+
   /** Ends a stream destruction: once the application destroyed the stream, the agent never names its handle again. */
   public static void endStreamDestroy(CallRecord r, NativePointerObject stream, int result, Throwable thrown) {
     if (thrown == null && result == 0) {

@@ -31,10 +31,15 @@ public final class UntimedEvents {
     }
   }
 
-  /** Ends an event's creation: notes its flags where it succeeded, then {@link Calls#end}. */
+  /**
+   * Ends an event's creation: where it succeeded, notes its flags and has the schedulers forget the
+   * handle's earlier event ({@link Calls#eventCreated}), then {@link Calls#end}.
+   */
   public static void endCreate(CallRecord r, jcuda.NativePointerObject event, int flags, int result, Throwable thrown) {
     if (thrown == null && result == 0) {
-      created(JCudaPointers.nativePointer(event), flags);
+      long handle = JCudaPointers.nativePointer(event);
+      created(handle, flags);
+      Calls.eventCreated(r, handle);
     }
     Calls.end(r, result, thrown);
   }

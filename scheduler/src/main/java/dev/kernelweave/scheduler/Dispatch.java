@@ -289,11 +289,7 @@ public final class Dispatch {
     underLock(() -> scheduler.joins().joinHandOverOntoPerThreadStream(threadId));
   }
 
-  /**
-   * Where the agent engages after calls made as written: each stream's later work follows their
-   * work, device-side ({@link Scheduler#followWorkIssuedAsWritten}), before any call of the context
-   * is placed. Takes the lock.
-   */
+  /** Where the agent engages after calls made as written: {@link Scheduler#followWorkIssuedAsWritten}, under the lock. */
   public void followWorkIssuedAsWritten() {
     underLock(scheduler::followWorkIssuedAsWritten);
   }
@@ -339,6 +335,11 @@ public final class Dispatch {
   /** Tells the scheduler about a stream the application created, under the lock. */
   public void streamCreated(long handle, boolean nonBlocking) {
     underLock(() -> scheduler.streamCreated(handle, nonBlocking));
+  }
+
+  /** Tells the scheduler about an event the application created (perhaps at a reused handle), under the lock. */
+  public void eventCreated(long handle) {
+    underLock(() -> scheduler.joins().eventCreated(handle));
   }
 
   /**

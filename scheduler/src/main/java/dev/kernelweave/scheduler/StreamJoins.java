@@ -354,6 +354,15 @@ final class StreamJoins {
     }
   }
 
+  /**
+   * The application created an event: whatever a handle reused by it stood for is forgotten, so that
+   * the new event counts as never recorded here until it is (a record of it in another context, which
+   * this scheduler never sees, is then an unknown event's, which a stream's wait follows).
+   */
+  void eventCreated(long appEvent) {
+    appEvents.remove(appEvent);
+  }
+
   /** The application made a stream wait for an event: its later work follows what the event stands for. */
   void streamWaitsForEvent(CallRecord call) {
     AppEvent e = appEvents.get(call.appEvent);

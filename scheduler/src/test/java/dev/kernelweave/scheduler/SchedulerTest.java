@@ -701,6 +701,28 @@ class SchedulerTest {
   }
 
   @Test
+  void anEventCreatedAtARecordedEventsHandleIsUnknownUntilRecordedHere() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, true);
+    scheduler.streamCreated(8, true);
+    launchOn(7, 0, W);
+    CallRecord record = call(CallKind.EVENT, 7);
+    record.appEvent = 99;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    d.exit(record, true, ticket);
+    // Destroyed; a new event of another context gets handle 99 and is recorded there, unseen here.
+    d.eventCreated(99);
+    device.drain();
+    CallRecord wait = call(CallKind.EVENT, 8);
+    wait.appEvent = 99;
+    d.enter(wait, Placement.STREAM_WAIT_EVENT, ticket);
+    d.exit(wait, true, ticket);
+    List<String> issued = device.drain();
+    assertTrue(issued.stream().anyMatch(l -> l.matches("wait \\d+ for app event 99")),
+        "the wait follows the new event on the device, not the old one's record: " + issued);
+  }
+
+  @Test
   void aFailedWaitForAnUnknownEventOrdersNothing() {
     Dispatch d = dispatch();
     scheduler.streamCreated(8, true);
