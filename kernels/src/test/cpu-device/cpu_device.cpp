@@ -40,6 +40,9 @@
 //
 // KW_CPU_DEVICE_FREE=legacy: cuMemFree waits only for the legacy and blocking streams (see there).
 //
+// KW_CPU_DEVICE_REUSE_HANDLES=1: a new stream or event takes the handle of the one destroyed last,
+// as a GPU's driver soon does, so that what a tool keeps by handle is seen going stale.
+//
 // Not modelled: several devices; contexts other than the primary one share its streams (the legacy
 // default stream included) and memory, so that one context's work is ordered at least as CUDA orders
 // it; a context's destroy completes all work and frees nothing.
@@ -360,6 +363,18 @@ bool staleStreamsAbort() {
   }();
   return abortOnStale;
 }
+
+bool reuseHandles() {
+  static const bool reuse = [] {
+    const char *v = std::getenv("KW_CPU_DEVICE_REUSE_HANDLES");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return reuse;
+}
+
+// Destroyed streams and events whose handles a new one takes (KW_CPU_DEVICE_REUSE_HANDLES=1).
+std::vector<Stream *> retiredStreams;
+std::vector<Event *> retiredEvents;
 
 CUresult resolve(CUstream handle, Stream **stream) {
   if (handle == nullptr || handle == CU_STREAM_LEGACY) {
@@ -1357,7 +1372,14 @@ CUresult cuStreamWriteValue64_v2(CUstream s, CUdeviceptr a, uint64_t v, unsigned
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
   std::lock_guard<std::mutex> guard(lock);
-  Stream *s = new Stream{(flags & CU_STREAM_NON_BLOCKING) == 0};
+  Stream *s;
+  if (reuseHandles() && !retiredStreams.empty()) {
+    s = retiredStreams.back();  // its work ran through at its destroy: nothing refers to it now
+    retiredStreams.pop_back();
+    *s = Stream{(flags & CU_STREAM_NON_BLOCKING) == 0};
+  } else {
+    s = new Stream{(flags & CU_STREAM_NON_BLOCKING) == 0};
+  }
   streams.insert(s);
   *stream = reinterpret_cast<CUstream>(s);
   return CUDA_SUCCESS;
@@ -1401,6 +1423,7 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
   if (CUresult r = resolve(stream, &s)) return r;
   streams.erase(s);
   runThrough(guard, s->last);  // its work completes; the Stream stays for operations that follow it
+  if (reuseHandles()) retiredStreams.push_back(s);
   return CUDA_SUCCESS;
 }
 
@@ -1448,7 +1471,14 @@ CUresult cuStreamQuery(CUstream stream) {
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags) {
   std::lock_guard<std::mutex> guard(lock);
-  Event *e = new Event();
+  Event *e;
+  if (reuseHandles() && !retiredEvents.empty()) {
+    e = retiredEvents.back();  // work waiting for its old record holds that record's operation, not the event
+    retiredEvents.pop_back();
+    *e = Event();
+  } else {
+    e = new Event();
+  }
   e->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
   events.insert(e);
   *event = reinterpret_cast<CUevent>(e);
@@ -1458,7 +1488,8 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags) {
 CUresult cuEventDestroy_v2(CUevent event) {
   std::lock_guard<std::mutex> guard(lock);
   if (!events.erase(reinterpret_cast<Event *>(event))) return fail(CUDA_ERROR_INVALID_HANDLE, "cuEventDestroy of no event");
-  return CUDA_SUCCESS;  // not freed: a stale handle must find no live event
+  if (reuseHandles()) retiredEvents.push_back(reinterpret_cast<Event *>(event));
+  return CUDA_SUCCESS;  // not freed: a stale handle must find no live event, or (reused) the new one
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream) {
