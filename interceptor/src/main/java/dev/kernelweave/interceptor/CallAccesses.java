@@ -137,7 +137,7 @@ public final class CallAccesses {
     if (kernelParams == null) {
       return;
     }
-    NativePointerObject[] params = JCudaPointers.pointers(kernelParams);
+    NativePointerObject[] params = JCudaPointers.kernelParameters(kernelParams);
     if (params == null) {
       r.touchesUnknownMemory = true;
       return;
@@ -155,25 +155,47 @@ public final class CallAccesses {
         continue;
       }
       int at = r.addParam(size);
-      JCudaPointers.copyParameter(p, r.paramBytes, at);
-      int use = kernel.use(i);
-      if (use == KernelInfo.VALUE) {
+      if (JCudaPointers.copyParameter(p, r.paramBytes, at) != size) {
+        r.touchesUnknownMemory = true; // bytes Java cannot read: neither tracked nor held for a graph
         continue;
       }
-      AccessMode mode = AccessMode.ofOrdinal(use);
-      // Every 4-byte-aligned word: a structure packed to 4 bytes holds pointers at offsets 4 mod 8.
-      for (int word = 0; word + 8 <= size; word += 4) {
-        long value = littleEndianLong(r.paramBytes, at + word);
-        if (value == 0) {
-          continue;
-        }
-        // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
-        if (!addParameterAccess(scope, kernel, i, size, value, mode, params) && (word & 7) == 0 && value >= LOWEST_ADDRESS
-            && value < HIGHEST_ADDRESS) {
-          r.touchesUnknownMemory = true;
-        }
+      int use = kernel.use(i);
+      if (use != KernelInfo.VALUE && !addParameterAccesses(scope, kernel, i, size, at, AccessMode.ofOrdinal(use), params)) {
+        r.touchesUnknownMemory = true;
       }
     }
+  }
+
+  /**
+   * Adds what parameter {@code i} (its {@code size} bytes in the record at {@code at}), which the
+   * kernel's PTX makes part of an address, lets the kernel touch: every 8-byte word at a 4-byte-aligned
+   * offset (a structure packed to 4 bytes holds pointers at offsets 4 mod 8) that lies in a known
+   * allocation.
+   *
+   * @return false where the kernel may touch memory no known allocation covers: a word at a multiple
+   *     of 8 where CUDA's addresses lie, in no allocation; or, where the PTX says an address is made
+   *     of the parameter and no word is in a known allocation, any word far from 0 (a pointer packed
+   *     unaligned, encoded or offset); small words are offsets and counts
+   */
+  private static boolean addParameterAccesses(CallScope scope, KernelInfo kernel, int i, int size, int at,
+      AccessMode mode, NativePointerObject[] params) {
+    boolean known = true;
+    boolean anyFound = false;
+    boolean anyFar = false;
+    for (int word = 0; word + 8 <= size; word += 4) {
+      long value = littleEndianLong(scope.paramBytes, at + word);
+      if (value == 0) {
+        continue;
+      }
+      if (addParameterAccess(scope, kernel, i, size, value, mode, params)) {
+        anyFound = true;
+        continue;
+      }
+      anyFar |= value >= LOWEST_ADDRESS || value <= -LOWEST_ADDRESS;
+      // A word at 4 mod 8 mostly joins the halves of two fields: only a known allocation counts there.
+      known &= (word & 7) != 0 || value < LOWEST_ADDRESS || value >= HIGHEST_ADDRESS;
+    }
+    return known && (anyFound || !anyFar || kernel.parameterUses() == null);
   }
 
   /** Records a new allocation after the real call succeeded, and shows it in the call's record. */

@@ -225,6 +225,26 @@ class CallsTest {
   }
 
   @Test
+  void aParameterThePtxMakesAnAddressOfThatNamesNoKnownMemoryIsABarrier() {
+    KernelInfo writesThroughBoth = new KernelInfo("k", new byte[] {W, W}, false);
+    // A pointer passed as a double, or as an offset from a far constant: no word names an allocation.
+    double pointerAsDouble = (double) (BASE + 8);
+    assertTrue(launch(writesThroughBoth, Pointer.to(Pointer.to(new double[] {pointerAsDouble}),
+        Pointer.to(new long[] {0}))).touchesUnknownMemory);
+    assertTrue(launch(writesThroughBoth, Pointer.to(Pointer.to(new long[] {BASE + (1L << 60)}),
+        Pointer.to(new long[] {-(1L << 60)}))).touchesUnknownMemory);
+    // A pointer with a small offset beside it, and a null optional pointer: as before.
+    CallRecord r = launch(writesThroughBoth, Pointer.to(Pointer.to(new long[] {BASE}), Pointer.to(new long[] {-16})));
+    assertFalse(r.touchesUnknownMemory);
+    assertEquals(1, r.accessCount);
+    assertFalse(launch(writesThroughBoth, Pointer.to(Pointer.to(new long[] {BASE}), Pointer.to(new long[] {0})))
+        .touchesUnknownMemory);
+    // A structure of a known pointer and a double.
+    assertFalse(launch(writesThroughBoth, Pointer.to(Pointer.to(new long[] {BASE, Double.doubleToLongBits(2.5)}),
+        Pointer.to(new long[] {0}))).touchesUnknownMemory);
+  }
+
+  @Test
   void pointerInsideAStructParameterIsFound() {
     Pointer params = Pointer.to(Pointer.to(new long[] {7, BASE + 8}));
     CallRecord r = launch(EVERY_POINTER_READ_WRITE, params);

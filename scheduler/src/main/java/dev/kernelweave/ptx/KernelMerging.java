@@ -281,7 +281,7 @@ public final class KernelMerging {
   /** Each {@code ld.param [P+k]} of parameter {@code p} becomes a load of the row's bytes. */
   private static String rewriteParamLoads(String body, Param p, MergedLaunchTable table) throws Refusal {
     Pattern load = Pattern.compile("(?<![\\w$.])ld\\.param(?:::entry)?((?:\\.[\\w]+)*)(\\s[^;\\[]*\\[)\\s*"
-        + Pattern.quote(p.name) + "\\s*(?:\\+\\s*(\\d+))?\\s*]");
+        + Pattern.quote(p.name) + "\\s*(?:\\+\\s*(\\d\\w*))?\\s*]");
     Matcher m = load.matcher(body);
     StringBuilder out = new StringBuilder(body.length());
     int loads = 0;
@@ -293,8 +293,9 @@ public final class KernelMerging {
         else if (PtxSyntax.typeBytes("." + mod) > 0 && bytes == 0) bytes = PtxSyntax.typeBytes("." + mod);
         else throw new Refusal("parameter " + p.index + " loaded in a form not understood");
       }
-      long at = m.group(3) == null ? 0 : Long.parseLong(m.group(3));
-      if (bytes == 0 || at + (long) lanes * bytes > p.size) {
+      // PTX's integers: 010 is octal, 0x10 hexadecimal.
+      Long at = m.group(3) == null ? Long.valueOf(0) : PtxSyntax.integer(m.group(3));
+      if (bytes == 0 || at == null || at < 0 || at + (long) lanes * bytes > p.size) {
         throw new Refusal("parameter " + p.index + " loaded outside its bytes");
       }
       long rowOffset = table.parametersOffset() + p.offset + at;

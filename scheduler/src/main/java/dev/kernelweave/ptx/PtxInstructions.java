@@ -305,7 +305,11 @@ final class PtxInstructions {
     return insn;
   }
 
-  /** {@code a * b [+ c]}: a factor multiplied by an integer constant of magnitude 2+ is scaled. */
+  /**
+   * {@code a * b [+ c]}: a factor multiplied by an even integer constant is scaled; by an odd one it
+   * keeps its provenance, since a second odd constant can undo the first (modulo 2^64 every odd
+   * number has an inverse), which no count of an index times a stride can tell from a pointer.
+   */
   private Insn product(String dst, String a, String b, String addend, boolean wide) {
     Long ca = integer(a);
     Long cb = integer(b);
@@ -316,7 +320,7 @@ final class PtxInstructions {
       String factor = ca != null ? b : a;
       if (c != 0) {
         long m = Math.abs(c);
-        byte f = (byte) ((m >= 2 ? Insn.SCALED : 0) | (wide && m >= 256 ? Insn.PROMOTE : 0));
+        byte f = (byte) ((m >= 2 && (m & 1) == 0 ? Insn.SCALED : 0) | (wide && m >= 256 ? Insn.PROMOTE : 0));
         terms.add(factor);
         flags.add(f);
       }

@@ -109,6 +109,19 @@ class KernelMergingTest {
   }
 
   @Test
+  void parameterOffsetsAreReadAsPtxIntegers() {
+    // 010 is octal: byte 8 of the structure, where its pointer is.
+    String body = "\tld.param.u64 %rd1, [k_p0+010];\n\tld.param.u32 %r1, [k_p0+0x4];\n"
+        + "\tcvta.to.global.u64 %rd2, %rd1;\n\tst.global.u32 [%rd2], %r1;";
+    MergedKernel m = KernelMerging.merge(module(".param .align 8 .b8 k_p0[16]", body), "k");
+    assertTrue(m.mergeable(), m.verdict());
+    int row = m.table().parametersOffset() + m.table().parameterOffset(0);
+    String entry = m.entryText();
+    assertTrue(entry.contains("ld.global.u64 %rd1, [%__kw_row+" + (row + 8) + "]"), entry);
+    assertTrue(entry.contains("ld.global.u32 %r1, [%__kw_row+" + (row + 4) + "]"), entry);
+  }
+
+  @Test
   void theMergedEntryFollowsTheOriginalInTheModule() {
     String text = PtxCorpus.ptx("merge-kernels");
     MergedKernel m = KernelMerging.merge(text, "rows_2d");

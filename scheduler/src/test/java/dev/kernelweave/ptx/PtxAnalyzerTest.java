@@ -206,6 +206,19 @@ class PtxAnalyzerTest {
   }
 
   @Test
+  void pointerTimesAnOddConstantAndItsInverseIsStillAPointer() {
+    // 3 * 0xAAAAAAAAAAAAAAAB is 1 modulo 2^64: p again. An even factor has no inverse.
+    assertEquals("k\tW V", kernel(TWO_POINTERS, """
+        .reg .b64 %rd<9>;
+        ld.param.u64 %rd1, [k_p0];
+        ld.param.u64 %rd2, [k_p1];
+        mul.lo.s64 %rd3, %rd1, 3;
+        mul.lo.s64 %rd4, %rd3, -6148914691236517205;
+        st.global.u32 [%rd4], 1;
+        ret;"""));
+  }
+
+  @Test
   void addressFromConstantsOnlyIsOtherMemory() {
     assertEquals("k\tV OTHER", kernel(".param .u64 k_p0", """
         .reg .b64 %rd1;

@@ -188,10 +188,9 @@ final class HeldRoutines implements HeldCallIssuer {
         // The value, read now: the application may change its array once the call returned.
         int size = role.access() == AccessMode.READ && JCudaPointers.isJavaMemory(p)
             ? JCudaPointers.parameterSize(p) : -1;
-        if (size <= 0) {
+        if (size <= 0 || JCudaPointers.copyParameter(p, r.paramBytes, r.addParam(size)) != size) {
           return false;
         }
-        JCudaPointers.copyParameter(p, r.paramBytes, r.addParam(size));
       } else {
         long address = JCudaPointers.isJavaMemory(p) ? 0 : JCudaPointers.address(p);
         if (address == 0) {

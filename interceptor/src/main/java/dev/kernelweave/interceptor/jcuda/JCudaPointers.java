@@ -53,6 +53,9 @@ public final class JCudaPointers {
     NATIVE_POINTER.set(object, value);
   }
 
+  /** The most bytes of parameters a kernel takes (CUDA 12.1 and later; 4096 before). */
+  public static final int MAX_PARAMETER_BYTES = 32764;
+
   /**
    * The address a pointer designates: its native address plus its byte offset. Meaningful for
    * device pointers and native host pointers, 0 for a null pointer.
@@ -107,6 +110,21 @@ public final class JCudaPointers {
   }
 
   /**
+   * A launch's parameters as JCuda hands them to the driver: the pointers {@code kernelParams}
+   * holds, from its byte offset on (a copy where that is not 0); null where it holds none, or its
+   * offset is not a whole number of entries.
+   */
+  public static NativePointerObject[] kernelParameters(Pointer kernelParams) {
+    NativePointerObject[] all = pointers(kernelParams);
+    long offset = byteOffset(kernelParams);
+    if (all == null || offset == 0) {
+      return all;
+    }
+    return offset % 8 == 0 && offset > 0 && offset <= 8L * all.length
+        ? java.util.Arrays.copyOfRange(all, (int) (offset / 8), all.length) : null;
+  }
+
+  /**
    * Whether the pointer designates Java memory (an array, a heap buffer, an array of pointers)
    * rather than native memory. A direct buffer is native memory: page-locked memory from
    * {@code cuMemAllocHost} carries one, and one may be registered with {@code cuMemHostRegister}.
@@ -143,54 +161,65 @@ public final class JCudaPointers {
 
   /**
    * Copies the bytes a kernel parameter pointer designates into {@code into} at {@code at}, in the
-   * device's little-endian order, and returns how many were written, or -1 when they cannot be
-   * read from Java (a native host address). {@link #parameterSize} gives the size to reserve.
-   * Reads what JCuda hands the driver ({@link #element}), which is not where the buffer's position is.
+   * device's little-endian order, and returns how many were written ({@link #parameterSize}, which
+   * gives the size to reserve), or -1 when they cannot be read from Java (a native host address).
+   * Reads what JCuda hands the driver ({@link #element}), which is not where the buffer's position
+   * is, from the pointer's byte offset, whole elements or not.
    */
   public static int copyParameter(Pointer parameter, byte[] into, int at) {
-    NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
+    int n = parameterSize(parameter);
+    long offset = byteOffset(parameter);
+    NativePointerObject[] pointers = pointers(parameter);
     if (pointers != null) {
-      int n = 0;
-      for (NativePointerObject p : pointers) {
-        putBytes(into, at + n, address(p), 8);
-        n += 8;
+      for (int k = 0; k < n; k++) {
+        long b = offset + k;
+        into[at + k] = (byte) (address(pointers[(int) (b >>> 3)]) >>> (8 * (b & 7)));
       }
       return n;
     }
-    Buffer buffer = (Buffer) BUFFER.get(parameter);
-    if (buffer == null || buffer instanceof CharBuffer) {
-      return -1; // no kernel parameter is made of chars
-    }
-    long offset = (long) BYTE_OFFSET.get(parameter);
-    int n = parameterSize(parameter);
-    int size = elementSize(buffer);
-    if (offset % size != 0) {
+    Buffer buffer = buffer(parameter);
+    if (n < 0 || buffer == null) {
       return -1;
     }
-    int first = (int) (offset / size);
-    for (int i = 0; i < n / size; i++) {
-      putBytes(into, at + size * i, element(buffer, first + i), size);
+    int size = elementSize(buffer);
+    if (offset % size == 0) {
+      int first = (int) (offset / size);
+      for (int i = 0; i < n / size; i++) {
+        putBytes(into, at + size * i, element(buffer, first + i), size);
+      }
+      for (int k = n / size * size; k < n; k++) { // a parameter cut at MAX_PARAMETER_BYTES
+        into[at + k] = (byte) (element(buffer, first + k / size) >>> (8 * (k % size)));
+      }
+      return n;
+    }
+    for (int k = 0; k < n; k++) {
+      long b = offset + k;
+      into[at + k] = (byte) (element(buffer, (int) (b / size)) >>> (8 * (b % size)));
     }
     return n;
   }
 
   /**
    * The number of bytes a kernel parameter pointer designates, as far as Java can tell (at most
-   * 4096); -1 when unknown. From JCuda's start of the buffer to its end ({@link #element}).
+   * {@link #MAX_PARAMETER_BYTES}); -1 when unknown. From the pointer's byte offset to the end of what
+   * JCuda hands the driver: an array of pointers, or a buffer from its start ({@link #element}).
    */
   public static int parameterSize(Pointer parameter) {
-    NativePointerObject[] pointers = (NativePointerObject[]) POINTERS.get(parameter);
-    if (pointers != null) {
-      return 8 * pointers.length;
-    }
-    Buffer buffer = (Buffer) BUFFER.get(parameter);
-    if (buffer == null) {
+    long offset = byteOffset(parameter);
+    if (offset < 0) {
       return -1;
     }
-    long offset = (long) BYTE_OFFSET.get(parameter);
-    int elementSize = elementSize(buffer);
-    long bytes = (long) elements(buffer) * elementSize - offset;
-    return (int) Math.max(0, Math.min(bytes, 4096));
+    NativePointerObject[] pointers = pointers(parameter);
+    Buffer buffer = buffer(parameter);
+    long bytes;
+    if (pointers != null) {
+      bytes = 8L * pointers.length - offset;
+    } else if (buffer != null) {
+      bytes = (long) elements(buffer) * elementSize(buffer) - offset;
+    } else {
+      return -1;
+    }
+    return (int) Math.max(0, Math.min(bytes, MAX_PARAMETER_BYTES));
   }
 
   private static int elementSize(Buffer buffer) {

@@ -2,12 +2,16 @@ package dev.kernelweave.interceptor.jcuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import jcuda.NativePointerObject;
 import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +27,70 @@ class JCudaPointersTest {
     byte[] bytes = new byte[4096];
     assertEquals(JCudaPointers.parameterSize(p), JCudaPointers.copyParameter(p, bytes, 0));
     return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getFloat(0);
+  }
+
+  /** The bytes the agent records for a parameter, checked to be as many as it reserves. */
+  private static byte[] recorded(Pointer p) {
+    int size = JCudaPointers.parameterSize(p);
+    byte[] bytes = new byte[size];
+    assertEquals(size, JCudaPointers.copyParameter(p, bytes, 0));
+    return bytes;
+  }
+
+  /** {@code values}' bytes in the host's order, as JCuda hands an array to the driver, from byte {@code from}. */
+  private static byte[] hostBytes(long[] values, int from) {
+    ByteBuffer b = ByteBuffer.allocate(8 * values.length).order(ByteOrder.nativeOrder());
+    b.asLongBuffer().put(values);
+    return java.util.Arrays.copyOfRange(b.array(), from, b.capacity());
+  }
+
+  @Test
+  void charsAreRecordedAsTheTwoBytesEachTheyAre() {
+    assertArrayEquals(new byte[] {(byte) 0xfe, (byte) 0xca, 1, 0}, recorded(Pointer.to(new char[] {0xcafe, 1})));
+    java.nio.CharBuffer direct = ByteBuffer.allocateDirect(4).order(ByteOrder.LITTLE_ENDIAN).asCharBuffer();
+    direct.put(0, (char) 0xcafe);
+    assertArrayEquals(new byte[] {(byte) 0xfe, (byte) 0xca, 0, 0}, recorded(Pointer.to(direct)));
+  }
+
+  @Test
+  void aByteOffsetInsideAnElementIsRecordedFromThatByte() {
+    long[] values = {0x0102030405060708L, 0x1112131415161718L};
+    assertArrayEquals(hostBytes(values, 3), recorded(Pointer.to(values).withByteOffset(3)));
+    assertArrayEquals(hostBytes(values, 8), recorded(Pointer.to(values).withByteOffset(8)));
+  }
+
+  @Test
+  void anArrayOfPointersWithAByteOffsetIsRecordedFromThatByte() {
+    long[] addresses = {0x7f0000001000L, 0x7f0000002000L, 0x7f0000003000L};
+    Pointer table = Pointer.to(new CUdeviceptr(), new CUdeviceptr(), new CUdeviceptr());
+    NativePointerObject[] entries = JCudaPointers.pointers(table);
+    for (int i = 0; i < 3; i++) {
+      JCudaPointers.setNativePointer(entries[i], addresses[i]);
+    }
+    assertArrayEquals(hostBytes(addresses, 8), recorded(table.withByteOffset(8)), "entries 1 and 2, as the driver reads them");
+    assertArrayEquals(hostBytes(addresses, 12), recorded(table.withByteOffset(12)));
+  }
+
+  @Test
+  void aLaunchsParametersStartAtItsPointersByteOffset() {
+    Pointer a = Pointer.to(new float[] {1f});
+    Pointer b = Pointer.to(new int[] {2});
+    Pointer params = Pointer.to(a, b);
+    assertArrayEquals(new NativePointerObject[] {a, b}, JCudaPointers.kernelParameters(params));
+    assertArrayEquals(new NativePointerObject[] {b}, JCudaPointers.kernelParameters(params.withByteOffset(8)));
+    assertNull(JCudaPointers.kernelParameters(params.withByteOffset(4)), "half an entry: not a list of parameters");
+  }
+
+  @Test
+  void aParameterOfMoreThan4096BytesIsRecordedWhole() {
+    float[] big = new float[2048];
+    big[2047] = 5f;
+    byte[] bytes = recorded(Pointer.to(big));
+    assertEquals(8192, bytes.length);
+    assertEquals(5f, ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getFloat(8188));
+    assertEquals(JCudaPointers.MAX_PARAMETER_BYTES, JCudaPointers.parameterSize(Pointer.to(new double[8192])),
+        "no more than a kernel can take");
+    assertEquals(JCudaPointers.MAX_PARAMETER_BYTES, recorded(Pointer.to(new double[8192])).length);
   }
 
   @Test
