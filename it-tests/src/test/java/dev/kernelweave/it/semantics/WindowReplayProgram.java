@@ -46,6 +46,11 @@ import jcuda.driver.CUstream;
  *       {@code FloatBuffer} kept from launch to launch ({@code clear(); put(b)}, so its position is 1),
  *       a heap one and a direct one in turn: {@code Pointer.to(buffer)} hands the driver the buffer
  *       from its start, whatever its position.
+ *   <li>{@code parameters-at-offsets}: as {@code scalar-change}, with the scales' parameters passed
+ *       at byte offsets in turn: the whole {@code kernelParams} array past a first entry naming
+ *       {@code y}; {@code b} in the upper half of a {@code long} ({@code withByteOffset(4)}); and
+ *       {@code x} from a table {@code {y, x}} at byte offset 8. The driver reads from each offset, so
+ *       only {@code x} changes; {@code x} and {@code y} read back.
  * </ul>
  */
 public final class WindowReplayProgram {
@@ -65,7 +70,8 @@ public final class WindowReplayProgram {
         "two-shapes", (q, k, rep, v) -> twoShapes(q, k, rep, v),
         "indirect", (q, k, rep, v) -> indirect(q, k, rep),
         "moving-offset", (q, k, rep, v) -> movingOffset(q, k, rep, v),
-        "scalar-in-a-buffer", (q, k, rep, v) -> scalarInABuffer(q, k, rep)));
+        "scalar-in-a-buffer", (q, k, rep, v) -> scalarInABuffer(q, k, rep),
+        "parameters-at-offsets", (q, k, rep, v) -> parametersAtOffsets(q, k, rep)));
   }
 
   private static CUstream shared() {
@@ -117,6 +123,30 @@ public final class WindowReplayProgram {
       expected = Sequence.axpb(expected, 1f, b);
     }
     seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
+  }
+
+  private static void parametersAtOffsets(Sequence seq, Sequence.Kernels k, int rep) {
+    CUstream s = shared();
+    cuMemcpyHtoD(y, Pointer.to(Sequence.ramp(5f)), BYTES);
+    seq.rc(rep, "slow_fill", 0, Sequence.launch(k.slowFill(), s, x, 1f, N, seq.cycles / 10));
+    float[] expected = Sequence.ramp(1f);
+    for (int j = 0; j < 10; j++) {
+      float b = j == 5 ? rep % 3 : 1f + (j % 2);
+      Pointer one = Pointer.to(new float[] {1f});
+      Pointer n = Pointer.to(new int[] {N});
+      Pointer cycles = Pointer.to(new long[] {seq.cycles / 10});
+      Pointer params = switch (j % 3) {
+        case 0 -> Pointer.to(Pointer.to(y), Pointer.to(x), one, Pointer.to(new float[] {b}), n, cycles).withByteOffset(8);
+        case 1 -> Pointer.to(Pointer.to(x), one,
+            Pointer.to(new long[] {(long) Float.floatToRawIntBits(b) << 32}).withByteOffset(4), n, cycles);
+        default -> Pointer.to(Pointer.to(y, x).withByteOffset(8), one, Pointer.to(new float[] {b}), n, cycles);
+      };
+      int code = cuLaunchKernel(k.slowAxpb(), Sequence.BLOCKS, 1, 1, Sequence.THREADS, 1, 1, 0, s, params, null);
+      seq.rc(rep, "slow_axpb " + j, 0, code);
+      expected = Sequence.axpb(expected, 1f, b);
+    }
+    seq.check(rep, "x", Sequence.describe(expected), Sequence.describe(Sequence.read(x)));
+    seq.check(rep, "y", Sequence.describe(Sequence.ramp(5f)), Sequence.describe(Sequence.read(y)));
   }
 
   private static void newBuffer(Sequence seq, Sequence.Kernels k, int rep) {
