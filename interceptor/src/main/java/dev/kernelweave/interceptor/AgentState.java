@@ -51,6 +51,8 @@ public final class AgentState {
   final LongMap<String> ptxByModule = new LongMap<>();
   final LongMap<String> ptxByFunction = new LongMap<>();
   final LongMap<ContextScheduling> contexts = new LongMap<>();
+  /** The context each live stream the program created belongs to, by stream handle. */
+  final LongMap<Long> streamContexts = new LongMap<>();
   /** Primary context handles by device ordinal, as the program retained them. */
   private final LongMap<Long> primaryContexts = new LongMap<>();
   final AtomicLong sequence = new AtomicLong();

@@ -32,6 +32,8 @@ final class CallScope extends CallRecord {
   long startNano;
   /** The agent gave up on this call: the rest of it passes through and it is not journaled. */
   boolean abandoned;
+  /** The thread's current context to make current again when the call ends; 0 when it was not changed. */
+  long restoreContext;
 
   CallScope(CallThread thread) {
     this.thread = thread;
@@ -45,6 +47,7 @@ final class CallScope extends CallRecord {
     this.row = row;
     scheduling = null;
     abandoned = false;
+    restoreContext = 0;
     startNano = System.nanoTime();
     threadId = thread.id;
     threadName = thread.name;

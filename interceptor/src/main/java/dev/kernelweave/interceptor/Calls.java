@@ -101,6 +101,7 @@ public final class Calls {
       r.name = name;
       r.appStream = appStream;
       r.context = t.context();
+      enterTheStreamsContext(s, r, appStream);
       if (HeldWork.reportsOrObserves(kind)) {
         HeldWork.issueBefore(s, r);
       }
@@ -111,6 +112,25 @@ public final class Calls {
     } catch (Throwable e) {
       s.fail(e);
       return null;
+    }
+  }
+
+  /**
+   * A call naming a stream the program created in another context than the thread's current one
+   * (CUDA lets a thread synchronize, query, copy on, record on or make wait any context's stream) is
+   * placed by the stream's context, which is current until the call ends ({@link #end}): the agent
+   * moved that stream's work to lanes of that context, and only its scheduler joins them. Launches
+   * and routines stay with the current context, where CUDA refuses them.
+   */
+  private static void enterTheStreamsContext(AgentState s, CallScope r, long appStream) {
+    if (r.context == 0 || appStream == 0 || appStream == 1 || appStream == 2 || r.kind == CallKind.LAUNCH
+        || r.kind == CallKind.BLAS || s.streamContexts.size() == 0) {
+      return;
+    }
+    Long owner = s.streamContexts.get(appStream);
+    if (owner != null && owner != r.context && JCudaNatives.makeCurrent(owner) == 0) {
+      r.restoreContext = r.context;
+      r.context = owner;
     }
   }
 
@@ -427,6 +447,18 @@ public final class Calls {
       return;
     }
     CallScope scope = (CallScope) r;
+    try {
+      finish(scope, result, thrown);
+    } finally {
+      if (scope.restoreContext != 0) {
+        JCudaNatives.makeCurrent(scope.restoreContext);
+        scope.restoreContext = 0;
+      }
+    }
+  }
+
+  private static void finish(CallScope scope, int result, Throwable thrown) {
+    CallRecord r = scope;
     CallThread t = scope.thread;
     AgentState s = t.state;
     t.depth = 0;
@@ -487,7 +519,9 @@ public final class Calls {
     }
     AgentState s = stateOf(r);
     try {
-      s.scheduling(r.context).dispatch.streamCreated(JCudaPointers.nativePointer(stream), nonBlocking);
+      long handle = JCudaPointers.nativePointer(stream);
+      s.streamContexts.put(handle, r.context);
+      s.scheduling(r.context).dispatch.streamCreated(handle, nonBlocking);
     } catch (Throwable e) {
       s.fail(e);
     }
@@ -524,7 +558,9 @@ public final class Calls {
     }
     AgentState s = stateOf(r);
     try {
-      s.scheduling(r.context).dispatch.streamDestroyed(JCudaPointers.nativePointer(stream));
+      long handle = JCudaPointers.nativePointer(stream);
+      s.streamContexts.remove(handle);
+      s.scheduling(r.context).dispatch.streamDestroyed(handle);
     } catch (Throwable e) {
       s.fail(e);
     }

@@ -9,9 +9,14 @@ import static jcuda.driver.JCudaDriver.cuCtxDestroy;
 import static jcuda.driver.JCudaDriver.cuCtxPopCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxPushCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
 import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import dev.kernelweave.it.semantics.Sequence.Kernels;
+import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
@@ -30,6 +35,11 @@ import jcuda.driver.CUstream;
  *   <li>{@code two-threads}: a second thread makes the second context current and fills, scales and
  *       reads back a buffer of its own on that context's legacy stream, three times, while the main
  *       thread does the same in the primary context.
+ *   <li>{@code each-stream-synchronized}: as a program serving several devices does it, a fill and a
+ *       scale of a buffer on a non-blocking stream of each context, each read back into page-locked
+ *       memory on its stream, with that context current; then, with the second context still
+ *       current, each stream synchronized (CUDA lets a thread synchronize any context's stream) and
+ *       each page-locked copy read with no other call.
  * </ul>
  */
 public final class ContextsProgram {
@@ -49,6 +59,7 @@ public final class ContextsProgram {
       switch (seq.variant) {
         case "push-pop" -> pushPop(seq, rep, v, primary, other, kernels, otherKernels);
         case "two-threads" -> twoThreads(seq, rep, v, other, kernels, otherKernels);
+        case "each-stream-synchronized" -> eachStreamSynchronized(seq, rep, v, primary, other, kernels, otherKernels);
         default -> throw new IllegalArgumentException("unknown variant " + seq.variant);
       }
       seq.rc(rep, "cuCtxDestroy", 0, cuCtxDestroy(other));
@@ -78,6 +89,38 @@ public final class ContextsProgram {
     seq.rc(rep, "cuCtxPopCurrent again", 0, cuCtxPopCurrent(popped));
     seq.check(rep, "x", Sequence.describe(Sequence.axpb(Sequence.ramp(v), 3f, -1f)), Sequence.describe(Sequence.read(x)));
     Sequence.release(x, s);
+  }
+
+  private static void eachStreamSynchronized(Sequence seq, int rep, float v, CUcontext primary, CUcontext other,
+      Kernels kernels, Kernels otherKernels) {
+    CUstream[] streams = new CUstream[2];
+    CUdeviceptr[] buffers = new CUdeviceptr[2];
+    Pointer[] pinned = new Pointer[2];
+    for (int c = 0; c < 2; c++) {
+      if (c == 1) {
+        seq.rc(rep, "cuCtxSetCurrent the second context", 0, cuCtxSetCurrent(other));
+      }
+      Kernels k = c == 0 ? kernels : otherKernels;
+      streams[c] = stream(Sequence.NON_BLOCKING);
+      buffers[c] = alloc(BYTES);
+      pinned[c] = new Pointer();
+      seq.rc(rep, "cuMemAllocHost " + c, 0, cuMemAllocHost(pinned[c], BYTES));
+      seq.rc(rep, "slow_fill " + c, 0, Sequence.launch(k.slowFill(), streams[c], buffers[c], v + c, N, seq.cycles));
+      seq.rc(rep, "slow_axpb " + c, 0, Sequence.launch(k.slowAxpb(), streams[c], buffers[c], 2f, 1f, N, seq.cycles));
+      seq.rc(rep, "cuMemcpyDtoHAsync " + c, 0, cuMemcpyDtoHAsync(pinned[c], buffers[c], BYTES, streams[c]));
+    }
+    for (int c = 0; c < 2; c++) {
+      seq.rc(rep, "cuStreamSynchronize " + c + " from the second context", 0, cuStreamSynchronize(streams[c]));
+      float[] back = new float[N];
+      pinned[c].getByteBuffer(0, BYTES).order(java.nio.ByteOrder.nativeOrder()).asFloatBuffer().get(back);
+      seq.check(rep, "buffer " + c, Sequence.describe(Sequence.axpb(Sequence.ramp(v + c), 2f, 1f)),
+          Sequence.describe(back));
+    }
+    for (int c = 1; c >= 0; c--) {
+      cuCtxSetCurrent(c == 1 ? other : primary);
+      cuMemFreeHost(pinned[c]);
+      Sequence.release(buffers[c], streams[c]);
+    }
   }
 
   private static void twoThreads(Sequence seq, int rep, float v, CUcontext other, Kernels kernels,
