@@ -3,7 +3,6 @@ package dev.kernelweave.interceptor;
 import dev.kernelweave.interceptor.jcuda.JCudaNatives;
 import dev.kernelweave.interceptor.jcuda.JCudaPointers;
 import dev.kernelweave.memory.AllocationTable;
-import java.nio.LongBuffer;
 import java.util.Map;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -156,18 +155,24 @@ public final class AllocationPadding {
     return state.allocations.lookup(address, found) ? visibleSize(state, found.base, reported) : reported;
   }
 
-  /** Corrects a {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} answer written to a Java {@code long[]}. */
+  /**
+   * Corrects a {@code CU_POINTER_ATTRIBUTE_RANGE_SIZE} answer written into Java memory (a {@code
+   * long[]}, a {@code byte[8]}, any array or buffer JCuda hands the driver), where JCuda had it
+   * written: from the pointer's byte offset, whatever the buffer's position.
+   */
   public static void correctRangeSizeAttribute(Pointer data, long address) {
-    if (data != null && JCudaPointers.buffer(data) instanceof LongBuffer answer) {
-      // Where JCuda wrote it: the buffer's position does not count, nor a heap buffer's array offset.
-      int at = (int) (JCudaPointers.byteOffset(data) / Long.BYTES);
-      if (!answer.isDirect() && answer.hasArray()) {
-        long[] array = answer.array();
-        array[at] = visibleRangeSize(address, array[at]);
-      } else if (at < answer.capacity()) {
-        LongBuffer whole = answer.duplicate().clear();
-        whole.put(at, visibleRangeSize(address, whole.get(at)));
-      }
+    int size = data == null ? -1 : JCudaPointers.parameterSize(data);
+    if (size < Long.BYTES) {
+      return;
+    }
+    byte[] answer = new byte[size]; // a rare query: a few bytes
+    if (JCudaPointers.copyParameter(data, answer, 0) < Long.BYTES) {
+      return;
+    }
+    long reported = java.nio.ByteBuffer.wrap(answer).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+    long visible = visibleRangeSize(address, reported);
+    if (visible != reported) {
+      JCudaPointers.writeLong(data, visible);
     }
   }
 

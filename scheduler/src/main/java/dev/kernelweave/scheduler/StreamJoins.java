@@ -205,6 +205,10 @@ final class StreamJoins {
     AppStreams.Stream s = appStreams.of(call);
     needs.clear();
     collectJoin(s, newWork, needs);
+    if (call.timedEvent && s == appStreams.legacy()) {
+      // CUDA's legacy stream follows every blocking stream's earlier work: so does a timed record on it.
+      blockingAll.addPendingTo(needs, pool);
+    }
     for (int i = 0, n = needs.count(); i < n; i++) {
       int lane = needs.lane(i);
       long p = needs.position(lane);
@@ -386,12 +390,20 @@ final class StreamJoins {
     }
   }
 
-  /** A pool lane waits for the call's application event; the call's stream's later work follows that wait. */
+  /**
+   * A pool lane waits for the call's application event; the call's stream's later work follows that
+   * wait, and, on the legacy stream, every blocking stream's later work too, as CUDA orders it.
+   */
   private void laterWorkFollowsAppEvent(CallRecord call) {
     int lane = pool.leastRecentlyUsed(call.priority); // the stream's next call, of this thread, chains there
     pool.ensureCreated(lane, device);
     device.laneWaitsForAppEvent(lane, call.appEvent);
-    appStreams.of(call).recordFollow.add(lane, pool.issue(lane), call.seq);
+    long at = pool.issue(lane);
+    AppStreams.Stream s = appStreams.of(call);
+    s.recordFollow.add(lane, at, call.seq);
+    if (s == appStreams.legacy()) {
+      blockingFollow.add(lane, at, call.seq);
+    }
   }
 
   /**

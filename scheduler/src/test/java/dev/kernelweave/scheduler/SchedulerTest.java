@@ -684,6 +684,29 @@ class SchedulerTest {
   }
 
   @Test
+  void aTimedRecordOnTheLegacyStreamFollowsBlockingStreamsWorkAndTheirLaterWorkFollowsIt() {
+    Dispatch d = dispatch();
+    scheduler.streamCreated(7, false);
+    int moved = launchOn(7, 0, W);
+    device.drain();
+    CallRecord record = call(CallKind.EVENT, 0);
+    record.appEvent = 77;
+    record.timedEvent = true;
+    d.enter(record, Placement.EVENT_RECORD, ticket);
+    List<String> joins = device.drain();
+    assertTrue(joins.contains("record e0 on " + moved) && joins.stream().anyMatch(l -> l.matches("wait \\d+ for e0")),
+        "the legacy stream waits for blocking stream 7's moved launch on lane " + moved + ": " + joins);
+    d.exit(record, true, ticket);
+    List<String> issued = device.drain();
+    String waitForRecord = issued.get(issued.size() - 1);
+    assertTrue(waitForRecord.matches("wait \\d+ for app event 77"), issued.toString());
+    int waiting = Integer.parseInt(waitForRecord.split(" ")[1]);
+    int next = launchOn(7, 1, W); // shares nothing with the launch before the record
+    assertTrue(next == waiting || device.drain().stream().anyMatch(l -> l.startsWith("wait " + next + " for e")),
+        "blocking stream 7's next launch follows the legacy stream's record");
+  }
+
+  @Test
   void workAfterAWaitForAnEventTheAgentDidNotSeeRecordedFollowsTheEvent() {
     Dispatch d = dispatch();
     scheduler.streamCreated(8, true);

@@ -294,6 +294,83 @@ public final class JCudaPointers {
     return ((CharBuffer) b).order() == ByteOrder.LITTLE_ENDIAN ? v : Character.reverseBytes(v);
   }
 
+  /**
+   * Writes {@code value} as the 8 bytes the driver writes through {@code pointer} (a {@code size_t}
+   * answer), into the Java array or buffer JCuda hands it, from the pointer's byte offset, in the
+   * host's order; false where the pointer names no Java memory or fewer than 8 bytes.
+   */
+  public static boolean writeLong(Pointer pointer, long value) {
+    Buffer buffer = buffer(pointer);
+    long offset = byteOffset(pointer);
+    if (buffer == null || buffer.isReadOnly() || parameterSize(pointer) < Long.BYTES) {
+      return false;
+    }
+    int size = elementSize(buffer);
+    for (int k = 0; k < Long.BYTES; k++) {
+      long b = offset + k;
+      int index = (int) (b / size);
+      int shift = (int) (8 * (b % size));
+      long bits = element(buffer, index) & ~(0xFFL << shift) | ((value >>> (8 * k)) & 0xFFL) << shift;
+      setElement(buffer, index, bits);
+    }
+    return true;
+  }
+
+  /** Sets element {@code index} of a buffer as JCuda hands it to the driver to {@code bits}: {@link #element}'s inverse. */
+  private static void setElement(Buffer buffer, int index, long bits) {
+    Buffer b = buffer.isDirect() ? buffer.duplicate().limit(buffer.capacity()) : buffer;
+    boolean swap = b.isDirect() && order(b) != ByteOrder.LITTLE_ENDIAN; // what element() undoes
+    if (!b.isDirect() && b.hasArray()) {
+      Object array = b.array();
+      if (array instanceof byte[] a) {
+        a[index] = (byte) bits;
+      } else if (array instanceof short[] a) {
+        a[index] = (short) bits;
+      } else if (array instanceof char[] a) {
+        a[index] = (char) bits;
+      } else if (array instanceof int[] a) {
+        a[index] = (int) bits;
+      } else if (array instanceof float[] a) {
+        a[index] = Float.intBitsToFloat((int) bits);
+      } else if (array instanceof long[] a) {
+        a[index] = bits;
+      } else if (array instanceof double[] a) {
+        a[index] = Double.longBitsToDouble(bits);
+      }
+    } else if (b instanceof ByteBuffer d) {
+      d.put(index, (byte) bits);
+    } else if (b instanceof ShortBuffer d) {
+      d.put(index, swap ? Short.reverseBytes((short) bits) : (short) bits);
+    } else if (b instanceof CharBuffer d) {
+      d.put(index, swap ? Character.reverseBytes((char) bits) : (char) bits);
+    } else if (b instanceof IntBuffer d) {
+      d.put(index, swap ? Integer.reverseBytes((int) bits) : (int) bits);
+    } else if (b instanceof FloatBuffer d) {
+      d.put(index, Float.intBitsToFloat(swap ? Integer.reverseBytes((int) bits) : (int) bits));
+    } else if (b instanceof LongBuffer d) {
+      d.put(index, swap ? Long.reverseBytes(bits) : bits);
+    } else if (b instanceof DoubleBuffer d) {
+      d.put(index, Double.longBitsToDouble(swap ? Long.reverseBytes(bits) : bits));
+    }
+  }
+
+  private static ByteOrder order(Buffer b) {
+    if (b instanceof ShortBuffer d) {
+      return d.order();
+    } else if (b instanceof CharBuffer d) {
+      return d.order();
+    } else if (b instanceof IntBuffer d) {
+      return d.order();
+    } else if (b instanceof FloatBuffer d) {
+      return d.order();
+    } else if (b instanceof LongBuffer d) {
+      return d.order();
+    } else if (b instanceof DoubleBuffer d) {
+      return d.order();
+    }
+    return ByteOrder.LITTLE_ENDIAN; // bytes have no order
+  }
+
   /** Writes the low {@code size} bytes of {@code bits} into {@code a} at {@code at}, lowest first. */
   private static void putBytes(byte[] a, int at, long bits, int size) {
     for (int k = 0; k < size; k++) {

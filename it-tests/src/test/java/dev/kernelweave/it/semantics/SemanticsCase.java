@@ -44,6 +44,7 @@ enum SemanticsCase {
   STREAM_QUERY_AFTER_A_PAGEABLE_SYNC_COPY(StreamOrderProgram.class, "query-after-copy", ""),
   STREAM_QUERY_AFTER_A_LEGACY_STREAM_SYNCHRONIZE(StreamOrderProgram.class, "query-after-legacy-sync", ""),
   TIMING_EVENTS_BRACKET_THE_WORK_BETWEEN_THEM(StreamOrderProgram.class, "timing", ""),
+  LEGACY_TIMING_EVENTS_BRACKET_A_BLOCKING_STREAMS_WORK(StreamOrderProgram.class, "legacy-timing", ""),
   WORK_BESIDE_A_CAPTURE_STAYS_IN_STREAM_ORDER(StreamOrderProgram.class, "capture-other-stream", ""),
   ALLOCATION_RANGES_HAVE_THE_SIZE_ASKED_FOR(AllocationProgram.class, "range", ""),
   THE_BYTE_PAST_AN_ALLOCATION_IS_NOT_IN_ITS_RANGE(AllocationProgram.class, "past", ""),

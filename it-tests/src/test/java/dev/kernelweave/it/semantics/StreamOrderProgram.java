@@ -67,6 +67,9 @@ import jcuda.driver.CUstreamCaptureMode;
  *   <li>{@code timing}: a long kernel on {@code s}, then records of two timing events around a
  *       kernel on {@code s}: their elapsed time covers the kernel between them (at least half of
  *       what the same kernel alone between two records takes).
+ *   <li>{@code legacy-timing}: a long kernel on the legacy stream, then records of two timing events
+ *       on the legacy stream around a kernel on the blocking stream {@code s}: CUDA starts that kernel
+ *       after the first record and ends the second after it, so their elapsed time covers it too.
  * </ul>
  */
 public final class StreamOrderProgram {
@@ -111,7 +114,8 @@ public final class StreamOrderProgram {
           seq.rc(rep, "cuStreamSynchronize(legacy)", 0, cuStreamSynchronize(null));
           seq.rc(rep, "cuStreamQuery(s) after the legacy stream's synchronize", 0, cuStreamQuery(s));
         }
-        case "timing" -> timing(seq, rep, slowFill, s, x, y, value);
+        case "timing" -> timing(seq, rep, slowFill, s, x, y, value, s);
+        case "legacy-timing" -> timing(seq, rep, slowFill, s, x, y, value, null);
         case "capture-other-stream" -> captureOtherStream(seq, rep, slowFill, slowAxpb, s, x, y, value);
         case "free-beside-capture" -> freeBesideCapture(seq, rep, slowFill, s, y, value);
         default -> throw new IllegalArgumentException("variant " + seq.variant);
@@ -200,8 +204,9 @@ public final class StreamOrderProgram {
     cuStreamDestroy(capturing);
   }
 
+  /** {@code recordOn}: the stream of the long kernel and of the records around the bracketed kernel on {@code s}. */
   private static void timing(Sequence seq, int rep, CUfunction slowFill, CUstream s, CUdeviceptr x, CUdeviceptr y,
-      float value) {
+      float value, CUstream recordOn) {
     CUevent[] e = new CUevent[4];
     for (int i = 0; i < e.length; i++) {
       e[i] = new CUevent();
@@ -215,10 +220,10 @@ public final class StreamOrderProgram {
     float[] alone = {0};
     seq.rc(rep, "cuEventElapsedTime alone", 0, cuEventElapsedTime(alone, e[0], e[1]));
     // The same kernel behind a long independent one on the same stream.
-    seq.rc(rep, "slow_fill on s", 0, Sequence.launch(slowFill, s, x, value, N, 20 * seq.cycles));
-    seq.rc(rep, "cuEventRecord start", 0, cuEventRecord(e[2], s));
+    seq.rc(rep, "slow_fill before", 0, Sequence.launch(slowFill, recordOn, x, value, N, 20 * seq.cycles));
+    seq.rc(rep, "cuEventRecord start", 0, cuEventRecord(e[2], recordOn));
     Sequence.launch(slowFill, s, y, value + 1, N, seq.cycles);
-    seq.rc(rep, "cuEventRecord end", 0, cuEventRecord(e[3], s));
+    seq.rc(rep, "cuEventRecord end", 0, cuEventRecord(e[3], recordOn));
     seq.rc(rep, "cuEventSynchronize end", 0, cuEventSynchronize(e[3]));
     float[] between = {0};
     seq.rc(rep, "cuEventElapsedTime", 0, cuEventElapsedTime(between, e[2], e[3]));
