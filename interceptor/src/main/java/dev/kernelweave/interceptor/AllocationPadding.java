@@ -161,15 +161,10 @@ public final class AllocationPadding {
    * written: from the pointer's byte offset, whatever the buffer's position.
    */
   public static void correctRangeSizeAttribute(Pointer data, long address) {
-    int size = data == null ? -1 : JCudaPointers.parameterSize(data);
-    if (size < Long.BYTES) {
+    if (data == null || !JCudaPointers.holdsLong(data)) {
       return;
     }
-    byte[] answer = new byte[size]; // a rare query: a few bytes
-    if (JCudaPointers.copyParameter(data, answer, 0) < Long.BYTES) {
-      return;
-    }
-    long reported = java.nio.ByteBuffer.wrap(answer).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+    long reported = JCudaPointers.readLong(data);
     long visible = visibleRangeSize(address, reported);
     if (visible != reported) {
       JCudaPointers.writeLong(data, visible);

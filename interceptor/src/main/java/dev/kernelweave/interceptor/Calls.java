@@ -15,6 +15,7 @@ import dev.kernelweave.memory.AllocationTable;
 import dev.kernelweave.memory.MemoryKind;
 import dev.kernelweave.scheduler.Dispatch;
 import dev.kernelweave.scheduler.Placement;
+import dev.kernelweave.scheduler.Scheduler;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
@@ -123,7 +124,8 @@ public final class Calls {
    * and routines stay with the current context, where CUDA refuses them.
    */
   private static void enterTheStreamsContext(AgentState s, CallScope r, long appStream) {
-    if (r.context == 0 || appStream == 0 || appStream == 1 || appStream == 2 || r.kind == CallKind.LAUNCH
+    if (r.context == 0 || appStream == 0 || appStream == Scheduler.LEGACY_HANDLE
+        || appStream == Scheduler.PER_THREAD_HANDLE || r.kind == CallKind.LAUNCH
         || r.kind == CallKind.BLAS || s.streamContexts.size() == 0) {
       return;
     }

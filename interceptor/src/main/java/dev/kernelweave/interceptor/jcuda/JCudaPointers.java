@@ -182,21 +182,22 @@ public final class JCudaPointers {
       return -1;
     }
     int size = elementSize(buffer);
-    if (offset % size == 0) {
+    int k = 0;
+    if (offset % size == 0) { // whole elements at once; what is left (a cut parameter) byte by byte
       int first = (int) (offset / size);
-      for (int i = 0; i < n / size; i++) {
-        putBytes(into, at + size * i, element(buffer, first + i), size);
+      for (; k + size <= n; k += size) {
+        putBytes(into, at + k, element(buffer, first + k / size), size);
       }
-      for (int k = n / size * size; k < n; k++) { // a parameter cut at MAX_PARAMETER_BYTES
-        into[at + k] = (byte) (element(buffer, first + k / size) >>> (8 * (k % size)));
-      }
-      return n;
     }
-    for (int k = 0; k < n; k++) {
-      long b = offset + k;
-      into[at + k] = (byte) (element(buffer, (int) (b / size)) >>> (8 * (b % size)));
+    for (; k < n; k++) {
+      into[at + k] = byteAt(buffer, size, offset + k);
     }
     return n;
+  }
+
+  /** Byte {@code b} of what JCuda hands the driver for {@code buffer}, whose elements are {@code size} bytes. */
+  private static byte byteAt(Buffer buffer, int size, long b) {
+    return (byte) (element(buffer, (int) (b / size)) >>> (8 * (b % size)));
   }
 
   /**
@@ -294,15 +295,32 @@ public final class JCudaPointers {
     return ((CharBuffer) b).order() == ByteOrder.LITTLE_ENDIAN ? v : Character.reverseBytes(v);
   }
 
+  /** Whether {@code pointer} names at least 8 bytes of a Java array or buffer: a {@code size_t} answer the driver wrote there. */
+  public static boolean holdsLong(Pointer pointer) {
+    return buffer(pointer) != null && parameterSize(pointer) >= Long.BYTES;
+  }
+
+  /** The 8 bytes at a pointer that {@link #holdsLong}, as the driver wrote them (the host's order). */
+  public static long readLong(Pointer pointer) {
+    Buffer buffer = buffer(pointer);
+    int size = elementSize(buffer);
+    long offset = byteOffset(pointer);
+    long value = 0;
+    for (int k = 0; k < Long.BYTES; k++) {
+      value |= (byteAt(buffer, size, offset + k) & 0xFFL) << (8 * k);
+    }
+    return value;
+  }
+
   /**
    * Writes {@code value} as the 8 bytes the driver writes through {@code pointer} (a {@code size_t}
    * answer), into the Java array or buffer JCuda hands it, from the pointer's byte offset, in the
-   * host's order; false where the pointer names no Java memory or fewer than 8 bytes.
+   * host's order; false where the pointer does not {@link #holdsLong}, or its buffer is read-only.
    */
   public static boolean writeLong(Pointer pointer, long value) {
     Buffer buffer = buffer(pointer);
     long offset = byteOffset(pointer);
-    if (buffer == null || buffer.isReadOnly() || parameterSize(pointer) < Long.BYTES) {
+    if (!holdsLong(pointer) || buffer.isReadOnly()) {
       return false;
     }
     int size = elementSize(buffer);
